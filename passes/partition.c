@@ -4,6 +4,7 @@
  * Compile cost does not depend on the number of devices: nothing here
  * loops over devices. */
 #include <string.h>
+#include "shardc/layout.h"
 #include "shardc/partition_ctx.h"
 #include "shardc/pass.h"
 #include "shardc/verify.h"
@@ -21,24 +22,15 @@ static bool used_by_custom_op(const Module *m, const Func *f)
     return false;
 }
 
-/* Every sharding of the function is on one mesh and divides its dims. */
+/* Every sharding of the function is on one mesh. (Dims need not divide:
+ * uneven ones are padded, docs/partitioning.md "Uneven dims".) */
 static bool check_value(PartitionCtx *pc, const Value *v)
 {
-    if (!v->sharding)
+    if (!v->sharding || v->sharding->mesh == pc->mesh)
         return true;
-    if (v->sharding->mesh != pc->mesh) {
-        diag_error(pc->diag, v->loc, "%%%s is sharded on mesh '@%s' but the function on '@%s'; one mesh per "
-                   "function is supported", v->name, v->sharding->mesh->name, pc->mesh->name);
-        return false;
-    }
-    for (int d = 0; d < v->type.rank; d++)
-        if (v->type.dims[d] % sharding_dim_shards(v->sharding, d) != 0) {
-            diag_error(pc->diag, v->loc, "dim %d of %%%s (size %lld) does not divide into its %lld shards; uneven "
-                       "shardings are not supported by the partitioner", d, v->name, (long long)v->type.dims[d],
-                       (long long)sharding_dim_shards(v->sharding, d));
-            return false;
-        }
-    return true;
+    diag_error(pc->diag, v->loc, "%%%s is sharded on mesh '@%s' but the function on '@%s'; one mesh per "
+               "function is supported", v->name, v->sharding->mesh->name, pc->mesh->name);
+    return false;
 }
 
 static bool check_func(PartitionCtx *pc, const Func *f)
@@ -154,6 +146,22 @@ static int64_t peak_live_bytes(const Block *body, Arena *scratch, int num_values
     return peak > live ? peak : live;
 }
 
+static bool any_uneven(Value *const *values, int count, Sharding *const *specs)
+{
+    for (int i = 0; i < count; i++)
+        if (specs[i] && !sharding_divides(specs[i], &values[i]->type))
+            return true;
+    return false;
+}
+
+static bool any_uneven_results(const Func *f, Sharding *const *specs)
+{
+    for (int j = 0; j < f->num_results; j++)
+        if (specs[j] && !sharding_divides(specs[j], &f->result_types[j]))
+            return true;
+    return false;
+}
+
 /* func @f(args) { %r = shard_map args {...} (locals) { body } ; return %r } */
 static void install_spmd_body(PartitionCtx *pc, Func *f, Block *body)
 {
@@ -171,6 +179,8 @@ static void install_spmd_body(PartitionCtx *pc, Func *f, Block *body)
     pc_set_attr(pc, smap, "mesh", symbol_attr(pc, pc->mesh->name));
     pc_set_attr(pc, smap, "in_specs", specs_attr(pc, in, f->body->num_args));
     pc_set_attr(pc, smap, "out_specs", specs_attr(pc, out, f->num_results));
+    if (any_uneven(f->body->args, f->body->num_args, in) || any_uneven_results(f, out))
+        pc_set_attr(pc, smap, "pad_uneven", pc_bool_attr(pc, true));
     Block *outer = ARENA_NEW(&m->arena, Block);
     *outer = (Block){f->body->num_args, f->body->args, NULL, NULL, 0, NULL, f->body->return_loc, NULL, f};
     SymTab outer_names;

@@ -37,22 +37,51 @@ static AxisList pick_candidate(const ShardingProjection *p, int f)
 
 static int kind_rank(FactorKind kind) { return kind == FACTOR_PASS_THROUGH ? 0 : 1; }
 
-/* Whether `sharded` divides factor f in every tensor that has it: a
- * sliced, padded or concatenated dim has another size in the operand than
- * in the result, and the partitioner never pads. */
-static bool divides_everywhere(const ShardingProjection *p, int f, int64_t sharded)
+/* Whether factor f is a whole dim, of one size, in every tensor that has
+ * it: then a shard of it is a padded block like any other (a slice of
+ * the factor's positions), and an uneven sharding is safe for an op that
+ * is independent along it, or that masks the padding before reducing. */
+static bool whole_dim_everywhere(const ShardingProjection *p, int f)
 {
-    if (p->rule->factors[f].size % sharded != 0)
-        return false;
-    for (int t = 0; t < p->num_tensors; t++)
-        if (p->tensors[t].factors[f].present && p->tensors[t].factors[f].size % sharded != 0)
+    const OpShardingRule *rule = p->rule;
+    for (int t = 0; t < p->num_tensors; t++) {
+        if (!p->tensors[t].factors[f].present)
+            continue;
+        if (p->tensors[t].factors[f].size != rule->factors[f].size)
             return false;
+        for (int d = 0; d < tensor_rank(rule, t); d++) {
+            const DimFactors *df = tensor_dim(rule, t, d);
+            for (int k = 0; k < df->count; k++)
+                if (df->factors[k] == f && df->count != 1)
+                    return false;
+        }
+    }
     return true;
 }
 
-/* Drop axes already given to another factor, and axes that would not
- * divide the factor. */
-static void claim_axes(const ShardingProjection *p, int f, AxisList *axes, AxisList *taken)
+/* Whether factor f may be sharded `sharded` ways: evenly where it divides
+ * every tensor's size; unevenly (padded, docs/partitioning.md "Uneven
+ * dims") for a whole-dim pass-through factor, or a whole-dim reduction
+ * factor of an op whose padding the partitioner masks, as `uneven` allows. A sliced, padded
+ * or concatenated dim has another size in the operand than in the result,
+ * and is never padded. */
+static bool may_shard(const ShardingProjection *p, int f, int64_t sharded, UnevenPolicy uneven)
+{
+    bool divides = p->rule->factors[f].size % sharded == 0;
+    for (int t = 0; t < p->num_tensors; t++)
+        if (p->tensors[t].factors[f].present && p->tensors[t].factors[f].size % sharded != 0)
+            divides = false;
+    if (divides)
+        return true;
+    FactorKind kind = p->rule->factors[f].kind;
+    return uneven != UNEVEN_NONE &&
+           (kind == FACTOR_PASS_THROUGH || (kind == FACTOR_REDUCTION && uneven == UNEVEN_MASKED_REDUCTIONS)) &&
+           whole_dim_everywhere(p, f);
+}
+
+/* Drop axes already given to another factor, and axes the factor may not
+ * be sharded by. */
+static void claim_axes(const ShardingProjection *p, int f, AxisList *axes, AxisList *taken, UnevenPolicy uneven)
 {
     int64_t sharded = 1;
     for (int i = 0; i < axes->count; i++) {
@@ -60,7 +89,7 @@ static void claim_axes(const ShardingProjection *p, int f, AxisList *axes, AxisL
         for (int k = 0; k < taken->count; k++)
             clash |= axis_ref_overlaps(taken->axes[k], axes->axes[i]);
         sharded *= axes->axes[i].size;
-        if (clash || !divides_everywhere(p, f, sharded)) {
+        if (clash || !may_shard(p, f, sharded, uneven)) {
             axes->count = i;
             break;
         }
@@ -115,7 +144,7 @@ static void drop_one_sided(const OpShardingRule *rule, AxisList *axes, int num_t
 
 void factor_assignment(AxisList *axes_per_factor, const OpShardingRule *rule, const Mesh *mesh,
                        Sharding *const *shardings, const TensorType *const *types, int count,
-                       int num_operands, Arena *scratch)
+                       int num_operands, UnevenPolicy uneven, Arena *scratch)
 {
     ShardingProjection p;
     projection_build(&p, scratch, rule, mesh, shardings, types, num_operands, count);
@@ -129,7 +158,7 @@ void factor_assignment(AxisList *axes_per_factor, const OpShardingRule *rule, co
             if (kind == FACTOR_NEED_REPLICATION || kind == FACTOR_PERMUTATION)
                 continue;
             axes_per_factor[f] = pick_candidate(&p, f);
-            claim_axes(&p, f, &axes_per_factor[f], &taken);
+            claim_axes(&p, f, &axes_per_factor[f], &taken, uneven);
         }
     drop_one_sided(rule, axes_per_factor, count);
     while (drop_strided(rule, axes_per_factor, count))

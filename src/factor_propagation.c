@@ -73,7 +73,7 @@ static bool within_factor(AxisRef a, const TensorProjection *tp, int f, int64_t 
     for (int i = 0; i < fs->axes.count; i++)
         if (axis_ref_contains(fs->axes.axes[i], a))
             return *out = a, true;
-    if (!fs->is_closed && fs->overflow.count == 0 && fs->size % sharded == 0)
+    if (!fs->is_closed && fs->overflow.count == 0 && (fs->size % sharded == 0 || fs->whole_dim))
         return *out = a, true;
     if (fs->axes.count && axis_ref_prefix_of(fs->axes.axes[fs->axes.count - 1], a))
         return *out = fs->axes.axes[fs->axes.count - 1], true;

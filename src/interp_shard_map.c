@@ -148,10 +148,12 @@ static bool split_operand(DeviceRun *d, int i, Tensor **block)
         *block = tensor_retain(d->received[i]);
         return true;
     }
-    int64_t offsets[SHARDC_MAX_RANK], sizes[SHARDC_MAX_RANK];
-    sharding_block(r->in_specs[i], &r->op->operands[i]->type, d->device.position, offsets, sizes);
+    const TensorType *global = &r->op->operands[i]->type;
+    int64_t offsets[SHARDC_MAX_RANK], sizes[SHARDC_MAX_RANK], local[SHARDC_MAX_RANK];
+    sharding_block(r->in_specs[i], global, d->device.position, offsets, sizes);
+    sharding_local_dims(r->in_specs[i], global, local);
     return exec_kernel(&d->exec, r->op,
-                       tensor_extract_block(&d->exec.tensors, r->globals[i], offsets, sizes, block));
+                       tensor_extract_padded(&d->exec.tensors, r->globals[i], offsets, sizes, local, block));
 }
 
 /* The device holds only its own blocks: copies, charged to it. */
@@ -235,7 +237,8 @@ static bool assemble_result(ExecCtx *x, const ShardMapRun *r, int res, Tensor **
             continue;
         seen[id] = true;
         sharding_block(spec, global, r->active[k], offsets, sizes);
-        ok = exec_kernel(x, r->op, tensor_insert_block(&x->tensors, *out, r->devices[k].blocks[res], offsets));
+        ok = exec_kernel(x, r->op,
+                         tensor_insert_valid(&x->tensors, *out, r->devices[k].blocks[res], offsets, sizes));
     }
     free(seen);
     return ok;

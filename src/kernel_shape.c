@@ -349,3 +349,40 @@ TensorStatus tensor_insert_block(TensorCtx *ctx, Tensor *dst, const Tensor *src,
         copy_block_into(dst, src, offsets);
     return st;
 }
+
+TensorStatus tensor_extract_padded(TensorCtx *ctx, const Tensor *src, const int64_t *offsets,
+                                   const int64_t *valid, const int64_t *local_dims, Tensor **out)
+{
+    Tensor *block;
+    TensorStatus st = tensor_extract_block(ctx, src, offsets, valid, &block);
+    int64_t low[SHARDC_MAX_RANK] = {0}, high[SHARDC_MAX_RANK];
+    bool padded = false;
+    for (int d = 0; d < src->rank; d++) {
+        high[d] = local_dims[d] - valid[d];
+        padded |= high[d] != 0;
+    }
+    if (st != TENSOR_OK || !padded) {
+        *out = block;
+        return st;
+    }
+    st = kern_pad(ctx, block, low, high, NULL, (TensorScalar){0}, out);
+    tensor_release(block);
+    return st;
+}
+
+TensorStatus tensor_insert_valid(TensorCtx *ctx, Tensor *dst, const Tensor *src, const int64_t *offsets,
+                                 const int64_t *valid)
+{
+    bool whole = true;
+    int64_t start[SHARDC_MAX_RANK] = {0};
+    for (int d = 0; d < src->rank; d++)
+        whole &= valid[d] == src->dims[d];
+    if (whole)
+        return tensor_insert_block(ctx, dst, src, offsets);
+    Tensor *block;
+    TensorStatus st = kern_slice(ctx, src, start, valid, NULL, &block);
+    if (st == TENSOR_OK)
+        st = tensor_insert_block(ctx, dst, block, offsets);
+    tensor_release(block);
+    return st;
+}

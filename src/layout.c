@@ -74,6 +74,14 @@ int64_t mesh_group_member(const Mesh *mesh, int64_t position, const AxisRef *axe
     return position;
 }
 
+/* Shards of a dim of `size` split `shards` ways hold ceil(size / shards)
+ * elements each (GSPMD's padding); the last ones may hold fewer real
+ * elements, or none. */
+static int64_t padded_shard_size(int64_t size, int64_t shards)
+{
+    return (size + shards - 1) / shards;
+}
+
 void sharding_block(const Sharding *s, const TensorType *global, int64_t position, int64_t *offsets,
                     int64_t *sizes)
 {
@@ -81,16 +89,26 @@ void sharding_block(const Sharding *s, const TensorType *global, int64_t positio
         const DimSharding *dim = &s->dims[d];
         int64_t shards = axis_refs_size(dim->axes, dim->num_axes);
         int64_t index = mesh_group_index(s->mesh, position, dim->axes, dim->num_axes);
-        sizes[d] = global->dims[d] / shards;
-        offsets[d] = index * sizes[d];
+        int64_t local = padded_shard_size(global->dims[d], shards);
+        offsets[d] = index * local;
+        if (offsets[d] > global->dims[d])
+            offsets[d] = global->dims[d];
+        sizes[d] = global->dims[d] - offsets[d] < local ? global->dims[d] - offsets[d] : local;
     }
+}
+
+void sharding_local_dims(const Sharding *s, const TensorType *global, int64_t *dims)
+{
+    for (int d = 0; d < global->rank; d++)
+        dims[d] = s && d < s->rank
+                      ? padded_shard_size(global->dims[d], axis_refs_size(s->dims[d].axes, s->dims[d].num_axes))
+                      : global->dims[d];
 }
 
 TensorType sharding_local_type(Arena *arena, const Sharding *s, const TensorType *global)
 {
     TensorType t = type_make(arena, global->dtype, global->rank, global->dims);
-    for (int d = 0; d < t.rank && s && d < s->rank; d++)
-        t.dims[d] /= axis_refs_size(s->dims[d].axes, s->dims[d].num_axes);
+    sharding_local_dims(s, global, t.dims);
     return t;
 }
 

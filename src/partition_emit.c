@@ -107,11 +107,34 @@ AttrValue *pc_sharding_attr(PartitionCtx *pc, const DimAxes *layout)
     return a;
 }
 
+int64_t pc_shard_size(int64_t size, const AxisList *axes)
+{
+    int64_t shards = axis_list_size(axes);
+    return (size + shards - 1) / shards;
+}
+
+AttrValue *pc_int_array_attr(PartitionCtx *pc, const int64_t *values, int count)
+{
+    AttrValue *a = attr_new(&pc->module->arena, ATTR_ARRAY, (Loc){0});
+    a->u.array.count = count;
+    a->u.array.items = ARENA_ARRAY(&pc->module->arena, AttrValue *, count + 1);
+    for (int i = 0; i < count; i++)
+        a->u.array.items[i] = pc_int_attr(pc, values[i]);
+    return a;
+}
+
+AttrValue *pc_float_attr(PartitionCtx *pc, double v)
+{
+    AttrValue *a = attr_new(&pc->module->arena, ATTR_FLOAT, (Loc){0});
+    a->u.f = v;
+    return a;
+}
+
 TensorType pc_local_type(PartitionCtx *pc, const TensorType *global, const DimAxes *layout)
 {
     TensorType t = type_make(&pc->module->arena, global->dtype, global->rank, global->dims);
     for (int d = 0; d < t.rank && d < layout->rank; d++)
-        t.dims[d] /= axis_list_size(&layout->dims[d]);
+        t.dims[d] = pc_shard_size(t.dims[d], &layout->dims[d]);
     return t;
 }
 

@@ -1,6 +1,8 @@
 /* Partitioning one op by its sharding rule: choose the factors' axes,
  * reshard operands to them, run the op on local shapes, then reduce
  * partial results and reshard results to their propagated shardings. */
+#include <math.h>
+#include <stdint.h>
 #include <string.h>
 #include "shardc/ir_clone.h"
 #include "shardc/partition_ctx.h"
@@ -60,6 +62,59 @@ static Value *localize_iota(PartitionCtx *pc, Op *local, const DimAxes *layout)
     pc_set_attr(pc, op, "value", pc_int_attr(pc, base->type.dims[dim]));
     Value *offset = pc_emit1(pc, OP_MUL, local->loc, (Value *[]){shard, size}, 2, "iota.offset", scalar, NULL);
     return pc_emit1(pc, OP_ADD, local->loc, (Value *[]){base, offset}, 2, base->name, base->type, NULL);
+}
+
+/* Ops whose padding along a sharded reduction factor the partitioner
+ * masks (mask_reduced_padding): their reduction is known. */
+static bool masks_reductions(OpKind kind)
+{
+    return kind == OP_EINSUM || op_info(kind)->op_class == OPC_REDUCE;
+}
+
+static AttrValue *reduction_identity(PartitionCtx *pc, ReductionKind reduction, DType dtype)
+{
+    bool wide = dtype == DT_I64, is_float = dtype_is_float(dtype);
+    switch (reduction) {
+    case REDUCE_MAX:
+        return is_float ? pc_float_attr(pc, -INFINITY) : pc_int_attr(pc, wide ? INT64_MIN : INT32_MIN);
+    case REDUCE_MIN:
+        return is_float ? pc_float_attr(pc, INFINITY) : pc_int_attr(pc, wide ? INT64_MAX : INT32_MAX);
+    default:
+        return pc_int_attr(pc, 0);
+    }
+}
+
+/* Operand dims of a sharded reduction factor that are padded: their
+ * padding becomes the reduction's identity, so partial results only
+ * count real elements. True if any was masked. */
+static bool mask_reduced_padding(PartitionCtx *pc, const Op *op, const OpShardingRule *rule,
+                                 const AxisList *assignment, Value **operands)
+{
+    bool masked = false;
+    DimAxes *want = ARENA_NEW(&pc->scratch, DimAxes);
+    for (int i = 0; i < op->num_operands; i++) {
+        assignment_tensor_axes(want, rule, assignment, i);
+        for (int d = 0; d < want->rank; d++) {
+            const DimFactors *df = &rule->operands[i].dims[d];
+            if (df->count != 1 || rule->factors[df->factors[0]].kind != FACTOR_REDUCTION ||
+                !pc_dim_uneven(&op->operands[i]->type, want, d))
+                continue;
+            AttrValue *identity = reduction_identity(pc, op_reduction(op), operands[i]->type.dtype);
+            operands[i] = pc_mask_padding(pc, operands[i], &op->operands[i]->type, want, d, identity, op->loc);
+            masked = true;
+        }
+    }
+    return masked;
+}
+
+/* The number of elements a reduce op reduces per result element. */
+static int64_t reduced_count(const Op *op)
+{
+    int64_t dims[SHARDC_MAX_RANK], count = 1;
+    int n = attr_int_array(op_attr_value(op, "dims"), dims, SHARDC_MAX_RANK);
+    for (int i = 0; i < n; i++)
+        count *= op->operands[0]->type.dims[dims[i]];
+    return count;
 }
 
 static void gather_shardings(const Op *op, Sharding **shardings, const TensorType **types)
@@ -168,8 +223,20 @@ static bool same_layout(const DimAxes *a, const DimAxes *b)
     return true;
 }
 
-/* Results: reduce partials, then reshard to the propagated shardings. */
-static void finish_results(PartitionCtx *pc, const Op *op, Op *local, const DimAxes *layouts, const AxisList *partial)
+/* reduce_mean over a padded dim runs as a masked local sum; the mean is
+ * the reduced sum divided by the global count of reduced elements. */
+static Value *divide_by_count(PartitionCtx *pc, Value *sum, int64_t count, Loc loc)
+{
+    Op *op;
+    Value *n = pc_emit1(pc, OP_FULL, loc, NULL, 0, "mean.count", (TensorType){sum->type.dtype, 0, NULL}, &op);
+    pc_set_attr(pc, op, "value", pc_int_attr(pc, count));
+    return pc_emit1(pc, OP_DIV, loc, (Value *[]){sum, n}, 2, sum->name, sum->type, NULL);
+}
+
+/* Results: reduce partials (combined by `reduction`), then reshard to the
+ * propagated shardings; divided by `mean_count` when nonzero. */
+static void finish_results(PartitionCtx *pc, const Op *op, Op *local, const DimAxes *layouts, const AxisList *partial,
+                           ReductionKind reduction, int64_t mean_count)
 {
     for (int j = 0; j < op->num_results; j++) {
         Value *r = local->results[j];
@@ -182,8 +249,10 @@ static void finish_results(PartitionCtx *pc, const Op *op, Op *local, const DimA
          * and formatting it for every op took a third of partitioning. */
         if (partial->count || !same_layout(&layouts[j], &want))
             pc->reason = result_reason(pc, op, j, &layouts[j], partial, &want);
-        r = pc_reshard(pc, r, &op->results[j]->type, &layouts[j], partial, op_reduction(op), &want,
+        r = pc_reshard(pc, r, &op->results[j]->type, &layouts[j], partial, reduction, &want,
                        op->results[j]->name, op->loc);
+        if (r && mean_count)
+            r = divide_by_count(pc, r, mean_count, op->loc);
         if (r)
             pc_add_version(pc, op->results[j], r, &want);
     }
@@ -225,7 +294,7 @@ static void partition_replicated_op(PartitionCtx *pc, Op *op)
     for (int j = 0; j < op->num_results; j++)
         layouts[j] = (DimAxes){.rank = op->results[j]->type.rank};
     AxisList none = {0};
-    finish_results(pc, op, emit_local_op(pc, op, operands, layouts), layouts, &none);
+    finish_results(pc, op, emit_local_op(pc, op, operands, layouts), layouts, &none, REDUCE_SUM, 0);
 }
 
 void pc_partition_op(PartitionCtx *pc, Op *op)
@@ -252,7 +321,8 @@ void pc_partition_op(PartitionCtx *pc, Op *op)
     const TensorType *types[count + 1];
     gather_shardings(op, shardings, types);
     AxisList *assignment = ARENA_ARRAY(&pc->scratch, AxisList, rule->num_factors + 1);
-    factor_assignment(assignment, rule, pc->mesh, shardings, types, count, op->num_operands, &pc->scratch);
+    factor_assignment(assignment, rule, pc->mesh, shardings, types, count, op->num_operands,
+                      masks_reductions(op->kind) ? UNEVEN_MASKED_REDUCTIONS : UNEVEN_PASS_THROUGH, &pc->scratch);
     if (is_valued_constant(op))
         memset(assignment, 0, sizeof(AxisList) * (size_t)rule->num_factors);
     Value *operands[op->num_operands + 1];
@@ -269,5 +339,14 @@ void pc_partition_op(PartitionCtx *pc, Op *op)
         assignment_tensor_axes(&layouts[j], rule, assignment, op->num_operands + j);
     AxisList partial;
     partial_axes(&partial, rule, assignment);
-    finish_results(pc, op, emit_local_op(pc, op, operands, layouts), layouts, &partial);
+    bool masked = mask_reduced_padding(pc, op, rule, assignment, operands);
+    Op *local = emit_local_op(pc, op, operands, layouts);
+    ReductionKind reduction = op_reduction(op);
+    int64_t mean_count = 0;
+    if (masked && op->kind == OP_REDUCE_MEAN) {
+        local->kind = OP_REDUCE_SUM;
+        reduction = REDUCE_SUM;
+        mean_count = reduced_count(op);
+    }
+    finish_results(pc, op, local, layouts, &partial, reduction, mean_count);
 }

@@ -165,6 +165,6 @@ void pc_partition_custom(PartitionCtx *pc, Op *op)
         types[t] = &v->type;
     }
     AxisList *assignment = ARENA_ARRAY(&pc->scratch, AxisList, rule->num_factors + 1);
-    factor_assignment(assignment, rule, pc->mesh, shardings, types, count, op->num_operands, &pc->scratch);
+    factor_assignment(assignment, rule, pc->mesh, shardings, types, count, op->num_operands, UNEVEN_NONE, &pc->scratch);
     partition_with_function(pc, op, module_find_func(pc->module, partition->u.s), rule, assignment);
 }

@@ -2,15 +2,22 @@
 #include <string.h>
 #include "shardc/partition_ctx.h"
 
-/* Whether dim axes `a` (n of them) and `b` are the same once sub-axes are merged. */
-static bool dim_equal(const AxisRef *a, int n, const AxisList *b)
+bool pc_axes_same(const AxisList *a, const AxisList *b)
 {
     AxisList ma = {0}, mb = {0};
-    for (int i = 0; i < n; i++)
-        axis_list_add_or_merge(&ma, a[i], NULL);
+    for (int i = 0; i < a->count; i++)
+        axis_list_add_or_merge(&ma, a->axes[i], NULL);
     for (int i = 0; i < b->count; i++)
         axis_list_add_or_merge(&mb, b->axes[i], NULL);
     return axis_list_equal(&ma, &mb);
+}
+
+/* Whether dim axes `a` (n of them) and `b` are the same once sub-axes are merged. */
+static bool dim_equal(const AxisRef *a, int n, const AxisList *b)
+{
+    AxisList la = {.count = n};
+    memcpy(la.axes, a, sizeof(AxisRef) * (size_t)n);
+    return pc_axes_same(&la, b);
 }
 
 static bool version_has_layout(const LocalVersion *v, const DimAxes *want)
@@ -149,14 +156,13 @@ static void set_step_attrs(PartitionCtx *pc, Op *op, const ReshardStep *s, const
         pc_set_attr(pc, op, "reduction", pc_string_attr(pc, reduction_name(reduction)));
 }
 
-static Value *emit_step(PartitionCtx *pc, Value *in, const TensorType *global, const ReshardStep *s,
-                        const DimAxes *before, ReductionKind reduction, const char *base, Loc loc)
+Value *pc_emit_step(PartitionCtx *pc, Value *in, TensorType type, const TensorType *global, const ReshardStep *s,
+                    const DimAxes *before, ReductionKind reduction, const char *base, Loc loc)
 {
     if (s->kind == STEP_ALL_TO_ALL && s->num_moves > 1)
         return pc_emit_merged_all_to_all(pc, in, global, s, base, loc);
     char name[256];
     snprintf(name, sizeof name, "%s.%s", base, step_ops[s->kind].suffix);
-    TensorType type = pc_local_type(pc, global, &s->after);
     Op *op = pc_append_op(pc, step_ops[s->kind].kind, loc, &in, 1);
     Value *out = pc_new_value(pc, name, type, loc);
     out->def = op;
@@ -171,21 +177,37 @@ static Value *emit_step(PartitionCtx *pc, Value *in, const TensorType *global, c
     return out;
 }
 
+bool pc_plan(PartitionCtx *pc, ReshardPlan *plan, const DimAxes *from, const AxisList *partial, const DimAxes *to,
+             const char *base, Loc loc)
+{
+    if (reshard_plan(plan, pc->mesh, from, partial, to))
+        return true;
+    diag_error(pc->diag, loc, "cannot plan the reshard of %%%s (more than %d collectives)", base, RESHARD_MAX_STEPS);
+    pc->ok = false;
+    return false;
+}
+
+Value *pc_emit_plan(PartitionCtx *pc, Value *local, const TensorType *global, const ReshardPlan *plan,
+                    const DimAxes *from, ReductionKind reduction, const char *base, Loc loc)
+{
+    pc->stats->full_replications += plan->full_replication;
+    DimAxes before = *from;
+    for (int i = 0; i < plan->num_steps; i++) {
+        const ReshardStep *s = &plan->steps[i];
+        local = pc_emit_step(pc, local, pc_local_type(pc, global, &s->after), global, s, &before, reduction, base,
+                             loc);
+        before = s->after;
+    }
+    return local;
+}
+
 Value *pc_reshard(PartitionCtx *pc, Value *local, const TensorType *global, const DimAxes *from,
                   const AxisList *partial, ReductionKind reduction, const DimAxes *to, const char *base, Loc loc)
 {
+    if (pc_layout_uneven(global, from) || pc_layout_uneven(global, to))
+        return pc_reshard_uneven(pc, local, global, from, partial, reduction, to, base, loc);
     ReshardPlan plan;
-    if (!reshard_plan(&plan, pc->mesh, from, partial, to)) {
-        diag_error(pc->diag, loc, "cannot plan the reshard of %%%s (more than %d collectives)", base,
-                   RESHARD_MAX_STEPS);
-        pc->ok = false;
+    if (!pc_plan(pc, &plan, from, partial, to, base, loc))
         return NULL;
-    }
-    pc->stats->full_replications += plan.full_replication;
-    DimAxes before = *from;
-    for (int i = 0; i < plan.num_steps; i++) {
-        local = emit_step(pc, local, global, &plan.steps[i], &before, reduction, base, loc);
-        before = plan.steps[i].after;
-    }
-    return local;
+    return pc_emit_plan(pc, local, global, &plan, from, reduction, base, loc);
 }

@@ -75,6 +75,7 @@ static void project_dim(TensorProjection *tp, const OpShardingRule *rule, const 
         fs->present = true;
         fs->is_minor_most = k == df->count - 1;
         fs->size = df->count == 1 ? dim_size : rule->factors[f].size;
+        fs->whole_dim = df->count == 1 && dim_size == rule->factors[f].size;
         fs->is_closed = closed || overflowed;
         if (overflowed)
             break;

@@ -12,12 +12,17 @@ static bool axis_is_manual(const int *manual, int num_manual, int axis)
 }
 
 /* Global type -> per-device type under a spec; false (reported) if a dim
- * does not divide. */
+ * does not divide, unless the shard_map pads uneven dims (pad_uneven, as
+ * the partitioner's SPMD programs do: ceil(dim / shards) per device). */
 static bool local_type(VerifyCtx *vc, const Sharding *spec, const TensorType *global, int64_t *dims,
-                       TensorType *out, Loc loc)
+                       TensorType *out, Loc loc, bool pad_uneven)
 {
     for (int d = 0; d < global->rank; d++) {
         int64_t shards = sharding_dim_shards(spec, d);
+        if (pad_uneven) {
+            dims[d] = (global->dims[d] + shards - 1) / shards;
+            continue;
+        }
         if (global->dims[d] % shards != 0) {
             diag_error(vc->diag, loc, "dim %d of size %lld is not divisible by its %lld shards", d,
                        (long long)global->dims[d], (long long)shards);
@@ -80,6 +85,8 @@ static void report_local_type(VerifyCtx *vc, const Op *op, bool is_result, const
 static void check_specs(VerifyCtx *vc, Op *op, const char *name, Value **globals, Value **locals, int count,
                         const Mesh *mesh, const int *manual, int num_manual)
 {
+    bool pad_uneven;
+    va_bool(vc, op, "pad_uneven", false, &pad_uneven);
     const AttrValue *v = op_attr_value(op, name);
     if (!v || v->kind != ATTR_ARRAY || v->u.array.count != count) {
         diag_error(vc->diag, v ? v->loc : op->loc, "'shard_map' needs '%s': a list of %d sharding%s", name,
@@ -95,7 +102,7 @@ static void check_specs(VerifyCtx *vc, Op *op, const char *name, Value **globals
         int64_t dims[SHARDC_MAX_RANK];
         TensorType local;
         if (!check_spec(vc, &item->u.sharding, &globals[i]->type, mesh, manual, num_manual, item->loc) ||
-            !local_type(vc, item->u.sharding, &globals[i]->type, dims, &local, item->loc) || !locals)
+            !local_type(vc, item->u.sharding, &globals[i]->type, dims, &local, item->loc, pad_uneven) || !locals)
             continue;
         if (!type_equal(&local, &locals[i]->type))
             report_local_type(vc, op, strcmp(name, "out_specs") == 0, &local, locals[i]);

@@ -154,6 +154,13 @@ TensorStatus tensor_extract_block(TensorCtx *ctx, const Tensor *src, const int64
 /* Overwrite the block of dst at `offsets` with src (same dtype and rank). */
 TensorStatus tensor_insert_block(TensorCtx *ctx, Tensor *dst, const Tensor *src,
                                  const int64_t *offsets);
+/* A padded shard (sharding_block): the `valid` elements of src at
+ * `offsets`, zero-padded at the high end to `local_dims`. */
+TensorStatus tensor_extract_padded(TensorCtx *ctx, const Tensor *src, const int64_t *offsets,
+                                   const int64_t *valid, const int64_t *local_dims, Tensor **out);
+/* Insert only the first `valid` elements per dim of src (a padded shard). */
+TensorStatus tensor_insert_valid(TensorCtx *ctx, Tensor *dst, const Tensor *src, const int64_t *offsets,
+                                 const int64_t *valid);
 
 /* ---- sorting (kernel_sort.c) --------------------------------------------- */
 

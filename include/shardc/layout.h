@@ -35,11 +35,16 @@ int64_t axis_refs_size(const AxisRef *axes, int num_axes);
 int64_t mesh_group_member(const Mesh *mesh, int64_t position, const AxisRef *axes, int num_axes, int64_t index);
 
 /* The block of a global tensor that position p holds under sharding s:
- * per dim, offsets[d] and sizes[d] (sizes are dim / shards; dims must
- * divide). */
+ * per dim, offsets[d] and the number of real elements sizes[d]. A dim of
+ * size N split n ways gives every shard ceil(N / n) elements (GSPMD's
+ * padding, docs/partitioning.md "Uneven dims"): shard i starts at
+ * i * ceil(N / n), and sizes[d] is less than the local dim (zero for
+ * shards wholly past the end) when n does not divide N. */
 void sharding_block(const Sharding *s, const TensorType *global, int64_t position, int64_t *offsets,
                     int64_t *sizes);
-/* The per-device type under s (dims divided by their shard counts). */
+/* The per-device dims under s: ceil(dim / shards), padding included. */
+void sharding_local_dims(const Sharding *s, const TensorType *global, int64_t *dims);
+/* The per-device type under s (sharding_local_dims). */
 TensorType sharding_local_type(Arena *arena, const Sharding *s, const TensorType *global);
 /* Whether every dim divides by its shard count. */
 bool sharding_divides(const Sharding *s, const TensorType *global);

@@ -67,19 +67,28 @@ bool reshard_plan(ReshardPlan *plan, const Mesh *mesh, const DimAxes *from, cons
                   const DimAxes *to);
 const char *reduction_name(ReductionKind kind);
 
+/* Which factors may be sharded unevenly (padded) for an op: none (a
+ * partition function must not see padding), pass-through ones (the op is
+ * independent along them), or reduction ones too (the partitioner masks
+ * the padding to the reduction's identity first). */
+typedef enum { UNEVEN_NONE, UNEVEN_PASS_THROUGH, UNEVEN_MASKED_REDUCTIONS } UnevenPolicy;
+
 /* ---- factor assignment (factor_assignment.c) ----------------------------
  * One sharding per factor for an op, from its tensors' final shardings:
  * each factor takes the axes held by the largest total size of tensors
  * (ties: more axes, then the lower tensor), need_replication and
  * permutation factors are replicated, and an axis goes to one factor only
  * (pass-through factors choose first, then reduction factors). Axes must
- * divide the factor's dim in every tensor. The result is one the local op
+ * divide the factor's dim in every tensor, except where `uneven` allows
+ * padding (docs/partitioning.md "Uneven dims"): for whole-dim pass-through
+ * factors, and whole-dim reduction factors when the caller masks the
+ * padding before reducing. The result is one the local op
  * is valid for: no one-sided factor of a reshape is sharded, and a minor
  * factor of a compound dim only when the factors major to it are fully
  * sharded (sharding less where needed). */
 void factor_assignment(AxisList *axes_per_factor, const OpShardingRule *rule, const Mesh *mesh,
                        Sharding *const *shardings, const TensorType *const *types, int count,
-                       int num_operands, Arena *scratch);
+                       int num_operands, UnevenPolicy uneven, Arena *scratch);
 /* Why the assignment left factor f unsharded for the local op to be valid
  * (a reshape factor one side lacks, a minor factor behind a partly sharded
  * one), as " (...)" for --explain; "" if for neither. */

@@ -47,6 +47,11 @@ AttrValue *pc_string_attr(PartitionCtx *pc, const char *s);
 AttrValue *pc_axes_attr(PartitionCtx *pc, const AxisList *axes);
 AttrValue *pc_sharding_attr(PartitionCtx *pc, const DimAxes *layout);
 Sharding *pc_sharding(PartitionCtx *pc, const DimAxes *layout);
+AttrValue *pc_int_array_attr(PartitionCtx *pc, const int64_t *values, int count);
+AttrValue *pc_float_attr(PartitionCtx *pc, double v);
+/* A dim of `size` split over `axes`: ceil(size / shards) per device, the
+ * last shards padded (docs/partitioning.md "Uneven dims"). */
+int64_t pc_shard_size(int64_t size, const AxisList *axes);
 TensorType pc_local_type(PartitionCtx *pc, const TensorType *global, const DimAxes *layout);
 int64_t pc_type_bytes(const TensorType *t);
 /* `[{"x"}, {}]`, arena-allocated (for --explain). */
@@ -67,6 +72,32 @@ Value *pc_local_as(PartitionCtx *pc, const Value *global, const DimAxes *want, L
 Value *pc_reshard(PartitionCtx *pc, Value *local, const TensorType *global, const DimAxes *from,
                   const AxisList *partial, ReductionKind reduction, const DimAxes *to, const char *base, Loc loc);
 void pc_layout_of(DimAxes *out, const Value *global);
+/* Whether two dims' axes are the same once sub-axes are merged. */
+bool pc_axes_same(const AxisList *a, const AxisList *b);
+/* Plan a reshard (reporting failure), emit a plan's collectives, or emit
+ * one step with the given result type. */
+bool pc_plan(PartitionCtx *pc, ReshardPlan *plan, const DimAxes *from, const AxisList *partial, const DimAxes *to,
+             const char *base, Loc loc);
+Value *pc_emit_plan(PartitionCtx *pc, Value *local, const TensorType *global, const ReshardPlan *plan,
+                    const DimAxes *from, ReductionKind reduction, const char *base, Loc loc);
+Value *pc_emit_step(PartitionCtx *pc, Value *in, TensorType type, const TensorType *global, const ReshardStep *s,
+                    const DimAxes *before, ReductionKind reduction, const char *base, Loc loc);
+
+/* ---- uneven dims (partition_padding.c) ----
+ * A dim whose size its shards do not divide is padded: ceil(size / n) per
+ * device, the padding's contents unspecified unless masked. */
+bool pc_dim_uneven(const TensorType *global, const DimAxes *layout, int d);
+bool pc_layout_uneven(const TensorType *global, const DimAxes *layout);
+/* pc_reshard where `from` or `to` has an uneven dim: such dims, where the
+ * layouts differ, are gathered whole (padding cut off) before the even
+ * part of the plan and padded and sliced after it. */
+Value *pc_reshard_uneven(PartitionCtx *pc, Value *local, const TensorType *global, const DimAxes *from,
+                         const AxisList *partial, ReductionKind reduction, const DimAxes *to, const char *base,
+                         Loc loc);
+/* `local` (laid out as `layout`) with the padding of dim d set to `fill`,
+ * so that a reduction over d does not see it. */
+Value *pc_mask_padding(PartitionCtx *pc, Value *local, const TensorType *global, const DimAxes *layout, int d,
+                       AttrValue *fill, Loc loc);
 /* A merged all-to-all step (more than one move) as one all_to_all between
  * local reshapes and transposes (partition_all_to_all.c). */
 Value *pc_emit_merged_all_to_all(PartitionCtx *pc, Value *in, const TensorType *global, const ReshardStep *s,

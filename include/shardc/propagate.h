@@ -41,8 +41,11 @@ typedef struct FactorSharding {
     /* The factor's size in this tensor: its dim's size when the dim has
      * only this factor (slice, pad and concatenate give operand and result
      * dims of different sizes under one factor), else the factor's. Axes
-     * must divide it in every tensor: shardc never pads. */
+     * must divide it, unless the factor is the whole dim (`whole_dim`): a
+     * padded shard of a whole dim is still a block of the factor
+     * (docs/partitioning.md "Uneven dims"). */
     int64_t size;
+    bool whole_dim;     /* the dim's only factor, of the factor's full size */
     AxisList axes;
     AxisList overflow;  /* axes that do not divide the factor */
 } FactorSharding;

@@ -1,0 +1,198 @@
+/* Uneven dims, GSPMD style (docs/partitioning.md "Uneven dims"): a dim of
+ * size N split n ways holds c = ceil(N / n) elements per device, shard i
+ * covering [i*c, i*c + c) of the dim padded to n*c. Ops independent along
+ * the dim run on the padded blocks as they are; the padding's contents
+ * are unspecified, so a reduction over the dim first masks it to the
+ * reduction's identity, and a reshard between layouts whose paddings do
+ * not line up goes through the whole dim. */
+#include <math.h>
+#include <stdint.h>
+#include "shardc/partition_ctx.h"
+
+bool pc_dim_uneven(const TensorType *global, const DimAxes *layout, int d)
+{
+    return global->dims[d] % axis_list_size(&layout->dims[d]) != 0;
+}
+
+bool pc_layout_uneven(const TensorType *global, const DimAxes *layout)
+{
+    for (int d = 0; d < global->rank && d < layout->rank; d++)
+        if (pc_dim_uneven(global, layout, d))
+            return true;
+    return false;
+}
+
+/* ---- reshards ---------------------------------------------------------- */
+
+/* Which dims a reshard takes through their whole size: first only the
+ * uneven dims it changes; if the plan between the rest still touches an
+ * uneven dim, every uneven dim; as a last resort every dim. */
+typedef enum { CUT_CHANGED_UNEVEN, CUT_UNEVEN, CUT_ALL } CutPolicy;
+
+static void dims_to_cut(bool *cut, const TensorType *global, const DimAxes *from, const DimAxes *to,
+                        CutPolicy policy)
+{
+    for (int d = 0; d < global->rank; d++) {
+        bool uneven = pc_dim_uneven(global, from, d) || pc_dim_uneven(global, to, d);
+        bool changed = !pc_axes_same(&from->dims[d], &to->dims[d]);
+        cut[d] = policy == CUT_ALL || (uneven && (policy == CUT_UNEVEN || changed));
+    }
+}
+
+static void clear_dims(DimAxes *out, const DimAxes *in, const bool *cut)
+{
+    *out = *in;
+    for (int d = 0; d < in->rank; d++)
+        if (cut[d])
+            out->dims[d] = (AxisList){0};
+}
+
+/* Whether no step of the plan changes an uneven dim: collectives split
+ * and concatenate padded blocks as if they were whole. */
+static bool plan_keeps_padding(const ReshardPlan *plan, const TensorType *global, const DimAxes *from)
+{
+    const DimAxes *before = from;
+    for (int i = 0; i < plan->num_steps; i++) {
+        const DimAxes *after = &plan->steps[i].after;
+        for (int d = 0; d < global->rank; d++)
+            if (!pc_axes_same(&before->dims[d], &after->dims[d]) &&
+                (pc_dim_uneven(global, before, d) || pc_dim_uneven(global, after, d)))
+                return false;
+        before = after;
+    }
+    return true;
+}
+
+static Value *cut_padding(PartitionCtx *pc, Value *padded, int d, int64_t size, const char *base, Loc loc)
+{
+    int rank = padded->type.rank;
+    int64_t start[SHARDC_MAX_RANK] = {0}, stride[SHARDC_MAX_RANK], limit[SHARDC_MAX_RANK];
+    for (int k = 0; k < rank; k++) {
+        stride[k] = 1;
+        limit[k] = k == d ? size : padded->type.dims[k];
+    }
+    TensorType type = type_make(&pc->module->arena, padded->type.dtype, rank, limit);
+    Op *op;
+    char name[256];
+    snprintf(name, sizeof name, "%s.unpad", base);
+    Value *out = pc_emit1(pc, OP_SLICE, loc, &padded, 1, name, type, &op);
+    pc_set_attr(pc, op, "start", pc_int_array_attr(pc, start, rank));
+    pc_set_attr(pc, op, "limit", pc_int_array_attr(pc, limit, rank));
+    pc_set_attr(pc, op, "stride", pc_int_array_attr(pc, stride, rank));
+    return out;
+}
+
+static Value *add_padding(PartitionCtx *pc, Value *whole, int d, int64_t padded_size, const char *base, Loc loc)
+{
+    int rank = whole->type.rank;
+    int64_t zeros[SHARDC_MAX_RANK] = {0}, high[SHARDC_MAX_RANK] = {0};
+    high[d] = padded_size - whole->type.dims[d];
+    TensorType type = type_make(&pc->module->arena, whole->type.dtype, rank, whole->type.dims);
+    type.dims[d] = padded_size;
+    Op *op;
+    char name[256];
+    snprintf(name, sizeof name, "%s.pad", base);
+    Value *out = pc_emit1(pc, OP_PAD, loc, &whole, 1, name, type, &op);
+    pc_set_attr(pc, op, "low", pc_int_array_attr(pc, zeros, rank));
+    pc_set_attr(pc, op, "high", pc_int_array_attr(pc, high, rank));
+    pc_set_attr(pc, op, "interior", pc_int_array_attr(pc, zeros, rank));
+    pc_set_attr(pc, op, "value", pc_int_attr(pc, 0));
+    return out;
+}
+
+/* All-gather dim d whole: the blocks concatenate to the padded size, then
+ * the padding is cut off. */
+static Value *gather_whole_dim(PartitionCtx *pc, Value *local, const TensorType *global, DimAxes *layout, int d,
+                               const char *base, Loc loc)
+{
+    ReshardStep *step = ARENA_NEW(&pc->scratch, ReshardStep);
+    DimAxes *before = ARENA_NEW(&pc->scratch, DimAxes);
+    *before = *layout;
+    *step = (ReshardStep){.kind = STEP_ALL_GATHER, .dim = d, .axes = layout->dims[d]};
+    layout->dims[d] = (AxisList){0};
+    step->after = *layout;
+    TensorType padded = type_make(&pc->module->arena, local->type.dtype, local->type.rank, local->type.dims);
+    padded.dims[d] *= axis_list_size(&step->axes);
+    Value *whole = pc_emit_step(pc, local, padded, global, step, before, REDUCE_SUM, base, loc);
+    return padded.dims[d] == global->dims[d] ? whole : cut_padding(pc, whole, d, global->dims[d], base, loc);
+}
+
+/* Pad the whole dim d to a multiple of the shards, then slice it locally. */
+static Value *slice_whole_dim(PartitionCtx *pc, Value *local, const TensorType *global, DimAxes *layout, int d,
+                              const AxisList *axes, const char *base, Loc loc)
+{
+    int64_t padded = pc_shard_size(global->dims[d], axes) * axis_list_size(axes);
+    if (padded != global->dims[d])
+        local = add_padding(pc, local, d, padded, base, loc);
+    ReshardStep *step = ARENA_NEW(&pc->scratch, ReshardStep);
+    DimAxes *before = ARENA_NEW(&pc->scratch, DimAxes);
+    *before = *layout;
+    *step = (ReshardStep){.kind = STEP_ALL_SLICE, .dim = d, .axes = *axes};
+    layout->dims[d] = *axes;
+    step->after = *layout;
+    return pc_emit_step(pc, local, pc_local_type(pc, global, layout), global, step, before, REDUCE_SUM, base, loc);
+}
+
+Value *pc_reshard_uneven(PartitionCtx *pc, Value *local, const TensorType *global, const DimAxes *from,
+                         const AxisList *partial, ReductionKind reduction, const DimAxes *to, const char *base,
+                         Loc loc)
+{
+    bool cut[SHARDC_MAX_RANK];
+    DimAxes *mid_from = ARENA_NEW(&pc->scratch, DimAxes), *mid_to = ARENA_NEW(&pc->scratch, DimAxes);
+    ReshardPlan *plan = ARENA_NEW(&pc->scratch, ReshardPlan);
+    for (CutPolicy policy = CUT_CHANGED_UNEVEN;; policy++) {
+        dims_to_cut(cut, global, from, to, policy);
+        clear_dims(mid_from, from, cut);
+        clear_dims(mid_to, to, cut);
+        if (!pc_plan(pc, plan, mid_from, partial, mid_to, base, loc))
+            return NULL;
+        if (policy == CUT_ALL || plan_keeps_padding(plan, global, mid_from))
+            break;
+    }
+    DimAxes *layout = ARENA_NEW(&pc->scratch, DimAxes);
+    *layout = *from;
+    for (int d = 0; d < global->rank; d++)
+        if (cut[d] && from->dims[d].count)
+            local = gather_whole_dim(pc, local, global, layout, d, base, loc);
+    local = pc_emit_plan(pc, local, global, plan, mid_from, reduction, base, loc);
+    *layout = *mid_to;
+    for (int d = 0; d < global->rank; d++)
+        if (cut[d] && to->dims[d].count)
+            local = slice_whole_dim(pc, local, global, layout, d, &to->dims[d], base, loc);
+    return local;
+}
+
+/* ---- masking ----------------------------------------------------------- */
+
+static Value *scalar_constant(PartitionCtx *pc, DType dtype, AttrValue *value, const char *base, Loc loc)
+{
+    Op *op;
+    Value *v = pc_emit1(pc, OP_FULL, loc, NULL, 0, base, (TensorType){dtype, 0, NULL}, &op);
+    pc_set_attr(pc, op, "value", value);
+    return v;
+}
+
+/* select(axis_index * c + iota_d < N, local, fill): the device's position
+ * along d is real where it falls inside the global dim. */
+Value *pc_mask_padding(PartitionCtx *pc, Value *local, const TensorType *global, const DimAxes *layout, int d,
+                       AttrValue *fill, Loc loc)
+{
+    TensorType scalar = {DT_I32, 0, NULL};
+    TensorType index = type_make(&pc->module->arena, DT_I32, local->type.rank, local->type.dims);
+    TensorType pred = type_make(&pc->module->arena, DT_BOOL, local->type.rank, local->type.dims);
+    Op *op;
+    Value *shard = pc_emit1(pc, OP_AXIS_INDEX, loc, NULL, 0, "pad.shard", scalar, &op);
+    pc_set_attr(pc, op, "axes", pc_axes_attr(pc, &layout->dims[d]));
+    Value *size = scalar_constant(pc, DT_I32, pc_int_attr(pc, local->type.dims[d]), "pad.size", loc);
+    Value *offset = pc_emit1(pc, OP_MUL, loc, (Value *[]){shard, size}, 2, "pad.offset", scalar, NULL);
+    Value *iota = pc_emit1(pc, OP_IOTA, loc, NULL, 0, "pad.iota", index, &op);
+    pc_set_attr(pc, op, "dimension", pc_int_attr(pc, d));
+    Value *position = pc_emit1(pc, OP_ADD, loc, (Value *[]){iota, offset}, 2, "pad.position", index, NULL);
+    Value *limit = scalar_constant(pc, DT_I32, pc_int_attr(pc, global->dims[d]), "pad.limit", loc);
+    Value *real = pc_emit1(pc, OP_COMPARE, loc, (Value *[]){position, limit}, 2, "pad.real", pred, &op);
+    pc_set_attr(pc, op, "direction", pc_string_attr(pc, "lt"));
+    Value *identity = scalar_constant(pc, local->type.dtype, fill, "pad.identity", loc);
+    char name[256];
+    snprintf(name, sizeof name, "%s.masked", local->name);
+    return pc_emit1(pc, OP_SELECT, loc, (Value *[]){real, local, identity}, 3, name, local->type, NULL);
+}
