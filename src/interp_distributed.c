@@ -51,16 +51,26 @@ bool dist_open(ExecCtx *x, ShardMapRun *r)
 
 /* ---- packing ------------------------------------------------------------------------------- */
 
-/* Copy between the block of `global` at offsets (of sizes) and a dense buffer. */
-static void copy_block(Tensor *global, const int64_t *offsets, const int64_t *sizes, char *buf, bool to_buf)
+/* Copy between the block of `global` at offsets (of sizes real elements
+ * per dim) and a dense buffer holding a padded shard of shape `local`
+ * (sharding_block): packing zeroes the padding. */
+static void copy_block(Tensor *global, const int64_t *offsets, const int64_t *sizes, const int64_t *local, char *buf,
+                       bool to_buf)
 {
-    int64_t gstrides[SHARDC_MAX_RANK], bstrides[SHARDC_MAX_RANK], at = 0;
+    int64_t gstrides[SHARDC_MAX_RANK], bstrides[SHARDC_MAX_RANK], at = 0, count = 1, real = 1;
     shape_strides(global->rank, global->dims, gstrides);
-    shape_strides(global->rank, sizes, bstrides);
-    for (int d = 0; d < global->rank; d++)
+    shape_strides(global->rank, local, bstrides);
+    for (int d = 0; d < global->rank; d++) {
         at += offsets[d] * gstrides[d];
+        count *= local[d];
+        real *= sizes[d];
+    }
     size_t elem = dtype_size(global->dtype);
     char *base = (char *)global->data + (size_t)at * elem;
+    if (to_buf && real != count)
+        memset(buf, 0, (size_t)count * elem);
+    if (real == 0)
+        return;
     if (to_buf)
         strided_copy(elem, global->rank, sizes, buf, bstrides, base, gstrides);
     else
@@ -116,13 +126,13 @@ static bool receive_buffers(ExecCtx *x, ShardMapRun *r, int i, Transfer *t)
     const TensorType *type = &r->op->operands[i]->type;
     for (int64_t k = 0; k < r->num_active; k++) {
         DeviceRun *d = &r->devices[k];
-        int64_t proc = r->owner[r->active[k]], offsets[SHARDC_MAX_RANK], sizes[SHARDC_MAX_RANK];
+        int64_t proc = r->owner[r->active[k]], local[SHARDC_MAX_RANK];
         if (proc == ROOT)
             continue;
-        sharding_block(r->in_specs[i], type, r->active[k], offsets, sizes);
-        t->bytes[proc] = block_bytes(type, sizes);
+        sharding_local_dims(r->in_specs[i], type, local);
+        t->bytes[proc] = block_bytes(type, local);
         t->position[proc] = r->active[k];
-        if (d->local && tensor_new_uninit(&d->exec.tensors, type->dtype, type->rank, sizes, &d->received[i]) != TENSOR_OK)
+        if (d->local && tensor_new_uninit(&d->exec.tensors, type->dtype, type->rank, local, &d->received[i]) != TENSOR_OK)
             return exec_fail(x, r->op, "'shard_map': device %lld: %s", (long long)d->device.device_id,
                              d->exec.tensors.msg);
     }
@@ -133,11 +143,12 @@ static void pack_operand(const ShardMapRun *r, int i, Transfer *t)
 {
     char *at = t->packed;
     for (int64_t p = 0; p < r->world->size; p++) {
-        int64_t offsets[SHARDC_MAX_RANK], sizes[SHARDC_MAX_RANK];
+        int64_t offsets[SHARDC_MAX_RANK], sizes[SHARDC_MAX_RANK], local[SHARDC_MAX_RANK];
         if (t->position[p] < 0)
             continue;
         sharding_block(r->in_specs[i], &r->op->operands[i]->type, t->position[p], offsets, sizes);
-        copy_block(r->globals[i], offsets, sizes, at, true);
+        sharding_local_dims(r->in_specs[i], &r->op->operands[i]->type, local);
+        copy_block(r->globals[i], offsets, sizes, local, at, true);
         at += t->bytes[p];
     }
 }
@@ -182,13 +193,13 @@ static bool plan_gather(ExecCtx *x, const ShardMapRun *r, int res, Transfer *t, 
         return exec_fail(x, r->op, "out of memory");
     for (int64_t k = 0; k < r->num_active; k++) {
         int64_t id = sharding_block_id(spec, r->active[k]), proc = r->owner[r->active[k]];
-        int64_t offsets[SHARDC_MAX_RANK], sizes[SHARDC_MAX_RANK];
+        int64_t local[SHARDC_MAX_RANK];
         if (seen[id])
             continue;
         seen[id] = true;
-        sharding_block(spec, &r->op->results[res]->type, r->active[k], offsets, sizes);
+        sharding_local_dims(spec, &r->op->results[res]->type, local);
         t->position[proc] = r->active[k];
-        t->bytes[proc] = proc == ROOT ? 0 : block_bytes(&r->op->results[res]->type, sizes);
+        t->bytes[proc] = proc == ROOT ? 0 : block_bytes(&r->op->results[res]->type, local);
         if (r->devices[k].local)
             *mine = r->devices[k].blocks[res];
     }
@@ -201,11 +212,12 @@ static void unpack_result(const ShardMapRun *r, int res, const Transfer *t, cons
 {
     const char *at = t->packed;
     for (int64_t p = 0; p < r->world->size; p++) {
-        int64_t offsets[SHARDC_MAX_RANK], sizes[SHARDC_MAX_RANK];
+        int64_t offsets[SHARDC_MAX_RANK], sizes[SHARDC_MAX_RANK], local[SHARDC_MAX_RANK];
         if (t->position[p] < 0)
             continue;
         sharding_block(r->out_specs[res], &r->op->results[res]->type, t->position[p], offsets, sizes);
-        copy_block(global, offsets, sizes, p == ROOT ? (char *)mine->data : (char *)at, false);
+        sharding_local_dims(r->out_specs[res], &r->op->results[res]->type, local);
+        copy_block(global, offsets, sizes, local, p == ROOT ? (char *)mine->data : (char *)at, false);
         at += t->bytes[p];
     }
 }

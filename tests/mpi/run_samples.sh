@@ -98,7 +98,7 @@ check_sample() {
 }
 
 echo "MPI: samples under mpirun -n <mesh size>, against the in-process runs" >&2
-for file in samples/*.shir tests/mpi/*.shir; do
+for file in samples/*.shir tests/mpi/*.shir tests/partition/uneven/*.shir; do
     check_sample "$file"
 done
 
