@@ -162,6 +162,25 @@ static bool any_uneven_results(const Func *f, Sharding *const *specs)
     return false;
 }
 
+/* The shard_map's j-th result keeps the returned value's name unless the
+ * outer function already uses it (an argument, an earlier result): then
+ * "result", "result.1", ... */
+static const char *outer_result_name(SymTab *names, Arena *arena, const char *wanted)
+{
+    const char *name = wanted;
+    char buf[64];
+    for (int n = 0; symtab_get(names, name); n++) {
+        if (n == 0)
+            snprintf(buf, sizeof buf, "result");
+        else
+            snprintf(buf, sizeof buf, "result.%d", n);
+        name = buf;
+    }
+    name = arena_strdup(arena, name);
+    symtab_put(names, name, (void *)name);
+    return name;
+}
+
 /* func @f(args) { %r = shard_map args {...} (locals) { body } ; return %r } */
 static void install_spmd_body(PartitionCtx *pc, Func *f, Block *body)
 {
@@ -192,8 +211,8 @@ static void install_spmd_body(PartitionCtx *pc, Func *f, Block *body)
     outer->returns = smap->results;
     outer->num_returns = f->num_results;
     for (int j = 0; j < f->num_results; j++) {
-        const char *name = symtab_get(&outer_names, f->body->returns[j]->name) ? "result" : f->body->returns[j]->name;
-        Value *r = value_new(m, name, f->result_types[j], f->body->return_loc);
+        Value *r = value_new(m, outer_result_name(&outer_names, &m->arena, f->body->returns[j]->name),
+                             f->result_types[j], f->body->return_loc);
         r->def = smap;
         r->index = j;
         r->sharding = out[j];

@@ -7,12 +7,19 @@
 
 static void print_slice(FILE *out, const Sharding *s, const TensorType *t, int64_t position)
 {
-    int64_t offsets[SHARDC_MAX_RANK], sizes[SHARDC_MAX_RANK];
+    int64_t offsets[SHARDC_MAX_RANK], sizes[SHARDC_MAX_RANK], local[SHARDC_MAX_RANK];
     sharding_block(s, t, position, offsets, sizes);
+    sharding_local_dims(s, t, local);
+    bool padded = false;
     fputc('[', out);
-    for (int d = 0; d < t->rank; d++)
+    for (int d = 0; d < t->rank; d++) {
         fprintf(out, "%s%lld:%lld", d ? ", " : "", (long long)offsets[d], (long long)(offsets[d] + sizes[d]));
+        padded |= sizes[d] != local[d];
+    }
     fputc(']', out);
+    /* An uneven dim's shard holds padding past the tensor's end. */
+    for (int d = 0; padded && d < t->rank; d++)
+        fprintf(out, "%s%lld", d ? "x" : " padded to ", (long long)local[d]);
 }
 
 static void print_group(FILE *out, const Mesh *mesh, const Op *op, int64_t position)

@@ -13,6 +13,17 @@ static int tensor_rank(const OpShardingRule *rule, int t)
     return t < rule->num_operands ? rule->operands[t].rank : rule->results[t - rule->num_operands].rank;
 }
 
+/* Whether factor f maps to a dim of a tensor in [first, last). */
+static bool factor_in(const OpShardingRule *rule, int f, int first, int last)
+{
+    for (int t = first; t < last; t++)
+        for (int d = 0; d < tensor_rank(rule, t); d++)
+            for (int k = 0; k < tensor_dim(rule, t, d)->count; k++)
+                if (tensor_dim(rule, t, d)->factors[k] == f)
+                    return true;
+    return false;
+}
+
 /* The candidate held by the largest total size of tensors wins; ties go
  * to more axes (compute on the more-sharded side), then the lower tensor. */
 static AxisList pick_candidate(const ShardingProjection *p, int f)
@@ -73,9 +84,14 @@ static bool may_shard(const ShardingProjection *p, int f, int64_t sharded, Uneve
             divides = false;
     if (divides)
         return true;
-    FactorKind kind = p->rule->factors[f].kind;
-    return uneven != UNEVEN_NONE &&
-           (kind == FACTOR_PASS_THROUGH || (kind == FACTOR_REDUCTION && uneven == UNEVEN_MASKED_REDUCTIONS)) &&
+    /* A pass-through factor only operands have (a size-1 dim a broadcast
+     * expands) would leave its padding in the result. */
+    const OpShardingRule *rule = p->rule;
+    FactorKind kind = rule->factors[f].kind;
+    bool in_result = factor_in(rule, f, rule->num_operands, p->num_tensors);
+    return uneven != UNEVEN_NONE && rule->factors[f].size > 1 &&
+           ((kind == FACTOR_PASS_THROUGH && in_result) ||
+            (kind == FACTOR_REDUCTION && uneven == UNEVEN_MASKED_REDUCTIONS)) &&
            whole_dim_everywhere(p, f);
 }
 
@@ -118,17 +134,6 @@ static bool drop_strided(const OpShardingRule *rule, AxisList *axes, int num_ten
             }
         }
     return dropped;
-}
-
-/* Whether factor f maps to a dim of a tensor in [first, last). */
-static bool factor_in(const OpShardingRule *rule, int f, int first, int last)
-{
-    for (int t = first; t < last; t++)
-        for (int d = 0; d < tensor_rank(rule, t); d++)
-            for (int k = 0; k < tensor_dim(rule, t, d)->count; k++)
-                if (tensor_dim(rule, t, d)->factors[k] == f)
-                    return true;
-    return false;
 }
 
 /* A reshape is only local when every sharded factor has the same axes on

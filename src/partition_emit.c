@@ -123,6 +123,11 @@ AttrValue *pc_int_array_attr(PartitionCtx *pc, const int64_t *values, int count)
     return a;
 }
 
+AttrValue *pc_zero_attr(PartitionCtx *pc, DType dtype)
+{
+    return dtype == DT_BOOL ? pc_bool_attr(pc, false) : pc_int_attr(pc, 0);
+}
+
 AttrValue *pc_float_attr(PartitionCtx *pc, double v)
 {
     AttrValue *a = attr_new(&pc->module->arena, ATTR_FLOAT, (Loc){0});

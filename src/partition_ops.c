@@ -74,13 +74,15 @@ static bool masks_reductions(OpKind kind)
 static AttrValue *reduction_identity(PartitionCtx *pc, ReductionKind reduction, DType dtype)
 {
     bool wide = dtype == DT_I64, is_float = dtype_is_float(dtype);
+    if (dtype == DT_BOOL)
+        return pc_bool_attr(pc, reduction == REDUCE_MIN);
     switch (reduction) {
     case REDUCE_MAX:
         return is_float ? pc_float_attr(pc, -INFINITY) : pc_int_attr(pc, wide ? INT64_MIN : INT32_MIN);
     case REDUCE_MIN:
         return is_float ? pc_float_attr(pc, INFINITY) : pc_int_attr(pc, wide ? INT64_MAX : INT32_MAX);
     default:
-        return pc_int_attr(pc, 0);
+        return pc_zero_attr(pc, dtype);
     }
 }
 

@@ -24,10 +24,10 @@ bool pc_layout_uneven(const TensorType *global, const DimAxes *layout)
 
 /* ---- reshards ---------------------------------------------------------- */
 
-/* Which dims a reshard takes through their whole size: first only the
- * uneven dims it changes; if the plan between the rest still touches an
- * uneven dim, every uneven dim; as a last resort every dim. */
-typedef enum { CUT_CHANGED_UNEVEN, CUT_UNEVEN, CUT_ALL } CutPolicy;
+/* Which dims a reshard takes through their whole size: none if the plan
+ * keeps every padding (plan_keeps_padding); else the uneven dims it
+ * changes; else every uneven dim; as a last resort every dim. */
+typedef enum { CUT_NONE, CUT_CHANGED_UNEVEN, CUT_UNEVEN, CUT_ALL } CutPolicy;
 
 static void dims_to_cut(bool *cut, const TensorType *global, const DimAxes *from, const DimAxes *to,
                         CutPolicy policy)
@@ -35,7 +35,7 @@ static void dims_to_cut(bool *cut, const TensorType *global, const DimAxes *from
     for (int d = 0; d < global->rank; d++) {
         bool uneven = pc_dim_uneven(global, from, d) || pc_dim_uneven(global, to, d);
         bool changed = !pc_axes_same(&from->dims[d], &to->dims[d]);
-        cut[d] = policy == CUT_ALL || (uneven && (policy == CUT_UNEVEN || changed));
+        cut[d] = policy == CUT_ALL || (policy != CUT_NONE && uneven && (policy == CUT_UNEVEN || changed));
     }
 }
 
@@ -47,8 +47,16 @@ static void clear_dims(DimAxes *out, const DimAxes *in, const bool *cut)
             out->dims[d] = (AxisList){0};
 }
 
-/* Whether no step of the plan changes an uneven dim: collectives split
- * and concatenate padded blocks as if they were whole. */
+/* The size dim d is padded to under a layout: shards * ceil(size / shards). */
+static int64_t padded_size(const TensorType *global, const DimAxes *layout, int d)
+{
+    return pc_shard_size(global->dims[d], &layout->dims[d]) * axis_list_size(&layout->dims[d]);
+}
+
+/* Whether every step of the plan keeps the padded size of the dims it
+ * changes: then the collectives split and concatenate padded blocks of
+ * one padded tensor exactly as if it were even (7 on 4 shards and on 2
+ * both pad to 8; 10 on 2 and on 4 pad to 10 and 12, and do not line up). */
 static bool plan_keeps_padding(const ReshardPlan *plan, const TensorType *global, const DimAxes *from)
 {
     const DimAxes *before = from;
@@ -56,7 +64,7 @@ static bool plan_keeps_padding(const ReshardPlan *plan, const TensorType *global
         const DimAxes *after = &plan->steps[i].after;
         for (int d = 0; d < global->rank; d++)
             if (!pc_axes_same(&before->dims[d], &after->dims[d]) &&
-                (pc_dim_uneven(global, before, d) || pc_dim_uneven(global, after, d)))
+                padded_size(global, before, d) != padded_size(global, after, d))
                 return false;
         before = after;
     }
@@ -96,7 +104,7 @@ static Value *add_padding(PartitionCtx *pc, Value *whole, int d, int64_t padded_
     pc_set_attr(pc, op, "low", pc_int_array_attr(pc, zeros, rank));
     pc_set_attr(pc, op, "high", pc_int_array_attr(pc, high, rank));
     pc_set_attr(pc, op, "interior", pc_int_array_attr(pc, zeros, rank));
-    pc_set_attr(pc, op, "value", pc_int_attr(pc, 0));
+    pc_set_attr(pc, op, "value", pc_zero_attr(pc, whole->type.dtype));
     return out;
 }
 
@@ -140,7 +148,7 @@ Value *pc_reshard_uneven(PartitionCtx *pc, Value *local, const TensorType *globa
     bool cut[SHARDC_MAX_RANK];
     DimAxes *mid_from = ARENA_NEW(&pc->scratch, DimAxes), *mid_to = ARENA_NEW(&pc->scratch, DimAxes);
     ReshardPlan *plan = ARENA_NEW(&pc->scratch, ReshardPlan);
-    for (CutPolicy policy = CUT_CHANGED_UNEVEN;; policy++) {
+    for (CutPolicy policy = CUT_NONE;; policy++) {
         dims_to_cut(cut, global, from, to, policy);
         clear_dims(mid_from, from, cut);
         clear_dims(mid_to, to, cut);
@@ -172,25 +180,46 @@ static Value *scalar_constant(PartitionCtx *pc, DType dtype, AttrValue *value, c
     return v;
 }
 
-/* select(axis_index * c + iota_d < N, local, fill): the device's position
- * along d is real where it falls inside the global dim. */
-Value *pc_mask_padding(PartitionCtx *pc, Value *local, const TensorType *global, const DimAxes *layout, int d,
-                       AttrValue *fill, Loc loc)
+static PaddingMask *find_mask(PartitionCtx *pc, const TensorType *pred, int d, int64_t size, const AxisList *axes)
 {
+    for (PaddingMask *m = pc->masks; m; m = m->next)
+        if (m->dim == d && m->global_size == size && type_equal(&m->local, pred) && pc_axes_same(&m->axes, axes))
+            return m;
+    return NULL;
+}
+
+/* axis_index * c + iota_d < N: the device's positions along d that fall
+ * inside the global dim. */
+static Value *real_elements(PartitionCtx *pc, const TensorType *pred, int d, int64_t size, const AxisList *axes,
+                            Loc loc)
+{
+    PaddingMask *cached = find_mask(pc, pred, d, size, axes);
+    if (cached)
+        return cached->real;
     TensorType scalar = {DT_I32, 0, NULL};
-    TensorType index = type_make(&pc->module->arena, DT_I32, local->type.rank, local->type.dims);
-    TensorType pred = type_make(&pc->module->arena, DT_BOOL, local->type.rank, local->type.dims);
+    TensorType index = type_make(&pc->module->arena, DT_I32, pred->rank, pred->dims);
     Op *op;
     Value *shard = pc_emit1(pc, OP_AXIS_INDEX, loc, NULL, 0, "pad.shard", scalar, &op);
-    pc_set_attr(pc, op, "axes", pc_axes_attr(pc, &layout->dims[d]));
-    Value *size = scalar_constant(pc, DT_I32, pc_int_attr(pc, local->type.dims[d]), "pad.size", loc);
-    Value *offset = pc_emit1(pc, OP_MUL, loc, (Value *[]){shard, size}, 2, "pad.offset", scalar, NULL);
+    pc_set_attr(pc, op, "axes", pc_axes_attr(pc, axes));
+    Value *local_size = scalar_constant(pc, DT_I32, pc_int_attr(pc, pred->dims[d]), "pad.size", loc);
+    Value *offset = pc_emit1(pc, OP_MUL, loc, (Value *[]){shard, local_size}, 2, "pad.offset", scalar, NULL);
     Value *iota = pc_emit1(pc, OP_IOTA, loc, NULL, 0, "pad.iota", index, &op);
     pc_set_attr(pc, op, "dimension", pc_int_attr(pc, d));
     Value *position = pc_emit1(pc, OP_ADD, loc, (Value *[]){iota, offset}, 2, "pad.position", index, NULL);
-    Value *limit = scalar_constant(pc, DT_I32, pc_int_attr(pc, global->dims[d]), "pad.limit", loc);
-    Value *real = pc_emit1(pc, OP_COMPARE, loc, (Value *[]){position, limit}, 2, "pad.real", pred, &op);
+    Value *limit = scalar_constant(pc, DT_I32, pc_int_attr(pc, size), "pad.limit", loc);
+    Value *real = pc_emit1(pc, OP_COMPARE, loc, (Value *[]){position, limit}, 2, "pad.real", *pred, &op);
     pc_set_attr(pc, op, "direction", pc_string_attr(pc, "lt"));
+    PaddingMask *m = ARENA_NEW(&pc->tables, PaddingMask);
+    *m = (PaddingMask){*pred, d, size, *axes, real, pc->masks};
+    pc->masks = m;
+    return real;
+}
+
+Value *pc_mask_padding(PartitionCtx *pc, Value *local, const TensorType *global, const DimAxes *layout, int d,
+                       AttrValue *fill, Loc loc)
+{
+    TensorType pred = type_make(&pc->module->arena, DT_BOOL, local->type.rank, local->type.dims);
+    Value *real = real_elements(pc, &pred, d, global->dims[d], &layout->dims[d], loc);
     Value *identity = scalar_constant(pc, local->type.dtype, fill, "pad.identity", loc);
     char name[256];
     snprintf(name, sizeof name, "%s.masked", local->name);

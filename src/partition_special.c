@@ -47,6 +47,22 @@ static void bind_results(PartitionCtx *pc, const Op *op, Value **locals, const D
     }
 }
 
+static bool pads_uneven(const Op *op)
+{
+    const AttrValue *pad = op_attr_value(op, "pad_uneven");
+    return pad && pad->kind == ATTR_BOOL && pad->u.b;
+}
+
+/* A shard_map with pad_uneven promises its body zero padding; a value
+ * computed on padded blocks has unspecified padding, so it is masked. */
+static Value *zero_padding(PartitionCtx *pc, Value *local, const TensorType *global, const DimAxes *layout, Loc loc)
+{
+    for (int d = 0; d < global->rank; d++)
+        if (pc_dim_uneven(global, layout, d))
+            local = pc_mask_padding(pc, local, global, layout, d, pc_zero_attr(pc, local->type.dtype), loc);
+    return local;
+}
+
 void pc_partition_shard_map(PartitionCtx *pc, Op *op)
 {
     const AttrValue *manual = op_attr_value(op, "manual_axes");
@@ -64,6 +80,8 @@ void pc_partition_shard_map(PartitionCtx *pc, Op *op)
                                pc_format_layout(pc, &want));
         if (!(args[i] = pc_local_as(pc, op->operands[i], &want, op->loc)))
             return;
+        if (pads_uneven(op))
+            args[i] = zero_padding(pc, args[i], &op->operands[i]->type, &want, op->loc);
     }
     pc_inline_block(pc, op->region, args, returns);
     DimAxes layouts[op->num_results + 1];

@@ -1,6 +1,7 @@
 /* Random meshes and shardings for shirgen. Shardings only use axes whose
- * product divides the dim (unless GenOpts.uneven): the partitioner rejects
- * uneven shardings, so they would only test a diagnostic. */
+ * product divides the dim, unless GenOpts.uneven: then half the time an
+ * axis that does not divide it is kept too, and the partitioner pads
+ * (docs/partitioning.md "Uneven dims"). */
 #include <string.h>
 #include "shirgen.h"
 

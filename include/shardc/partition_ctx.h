@@ -18,6 +18,17 @@ typedef struct LocalVersion {
     struct LocalVersion *next;
 } LocalVersion;
 
+/* A padding predicate (axis_index * c + iota < N over a local shape)
+ * already in the body: masks of the same dim, axes and shape share it. */
+typedef struct PaddingMask {
+    TensorType local;       /* the local shape (dtype bool) */
+    int dim;
+    int64_t global_size;
+    AxisList axes;
+    Value *real;            /* true where the element is not padding */
+    struct PaddingMask *next;
+} PaddingMask;
+
 typedef struct PartitionCtx {
     Module *module;
     DiagEngine *diag;
@@ -30,6 +41,7 @@ typedef struct PartitionCtx {
     SymTab names;           /* names used in the body */
     Arena scratch;
     const char *reason;     /* why the collectives being emitted are needed */
+    PaddingMask *masks;     /* in `tables` */
     bool ok;
 } PartitionCtx;
 
@@ -49,6 +61,8 @@ AttrValue *pc_sharding_attr(PartitionCtx *pc, const DimAxes *layout);
 Sharding *pc_sharding(PartitionCtx *pc, const DimAxes *layout);
 AttrValue *pc_int_array_attr(PartitionCtx *pc, const int64_t *values, int count);
 AttrValue *pc_float_attr(PartitionCtx *pc, double v);
+/* 0, or false for bool: a value attribute of a `full` or `pad` of dtype. */
+AttrValue *pc_zero_attr(PartitionCtx *pc, DType dtype);
 /* A dim of `size` split over `axes`: ceil(size / shards) per device, the
  * last shards padded (docs/partitioning.md "Uneven dims"). */
 int64_t pc_shard_size(int64_t size, const AxisList *axes);
