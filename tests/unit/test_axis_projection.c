@@ -5,6 +5,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 #include <string.h>
+#include "shardc/layout.h"
 #include "shardc/propagate.h"
 
 static const MeshAxis axes4x2[] = {{"x", 4, false, {0}}, {"y", 2, false, {0}}};
@@ -30,6 +31,38 @@ static void test_prefix_without_overlap(void **state)
     AxisRef y = {1, 1, 2};
     assert_true(axis_ref_prefix_without_overlap(x, y, &out));
     assert_true(axis_ref_equal(out, x));
+}
+
+/* Uneven shards (docs/partitioning.md "Uneven dims"): 10 rows on "x"=4
+ * are 3 per device, device x=3 holding 1 real row; 2 rows on ("x","y") = 8
+ * shards are 1 per device, 6 of them wholly padding. */
+static void test_uneven_blocks(void **state)
+{
+    AxisRef x = {0, 1, 4}, xy[] = {{0, 1, 4}, {1, 1, 2}};
+    DimSharding dims[] = {{1, &x, true, -1}, {0, NULL, true, -1}};
+    Sharding s = {&mesh, 2, dims, 0, NULL, {0}};
+    int64_t shape[] = {10, 5}, offsets[2], sizes[2], local[2];
+    TensorType t = {DT_F32, 2, shape};
+    sharding_local_dims(&s, &t, local);
+    assert_int_equal(local[0], 3);
+    assert_int_equal(local[1], 5);
+    int64_t want_offsets[] = {0, 3, 6, 9}, want_sizes[] = {3, 3, 3, 1};
+    for (int64_t k = 0; k < 4; k++) {
+        sharding_block(&s, &t, k * 2, offsets, sizes); /* position = x * 2 + y */
+        assert_int_equal(offsets[0], want_offsets[k]);
+        assert_int_equal(sizes[0], want_sizes[k]);
+        assert_int_equal(sizes[1], 5);
+    }
+    dims[0] = (DimSharding){2, xy, true, -1};
+    shape[0] = 2;
+    sharding_local_dims(&s, &t, local);
+    assert_int_equal(local[0], 1);
+    sharding_block(&s, &t, 1, offsets, sizes);
+    assert_int_equal(offsets[0], 1);
+    assert_int_equal(sizes[0], 1);
+    sharding_block(&s, &t, 5, offsets, sizes);
+    assert_int_equal(offsets[0], 2);
+    assert_int_equal(sizes[0], 0);
 }
 
 static void test_merge_sub_axes(void **state)
@@ -165,6 +198,7 @@ int main(void)
         cmocka_unit_test(test_prefix_and_contains),
         cmocka_unit_test(test_prefix_without_overlap),
         cmocka_unit_test(test_merge_sub_axes),
+        cmocka_unit_test(test_uneven_blocks),
         cmocka_unit_test(test_strict_prefix),
         cmocka_unit_test(test_projection_splits_axis),
         cmocka_unit_test(test_projection_tensor_sizes),

@@ -994,6 +994,30 @@ static void test_slice(void **state)
     tensor_release(x);
 }
 
+/* A padded shard (sharding_block of 10 rows on 4 devices): device 3 holds
+ * row 9 and two rows of zeros; inserting it back writes only row 9. */
+static void test_padded_blocks(void **state)
+{
+    TensorCtx ctx;
+    tensor_ctx_init(&ctx, NULL);
+    Tensor *x = make_i(DT_I32, 2, DIMS(10, 2), INTS(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17,
+                                                     18, 19)), *y, *z;
+    assert_int_equal(tensor_extract_padded(&ctx, x, INTS(9, 0), INTS(1, 2), INTS(3, 2), &y), TENSOR_OK);
+    check_shape(y, 2, DIMS(3, 2));
+    Tensor *copy = tensor_retain(y);
+    check_i(y, 6, INTS(18, 19, 0, 0, 0, 0));
+    assert_int_equal(tensor_extract_padded(&ctx, x, INTS(3, 0), INTS(3, 2), INTS(3, 2), &z), TENSOR_OK);
+    check_i(z, 6, INTS(6, 7, 8, 9, 10, 11));
+    Tensor *dst = make_i(DT_I32, 2, DIMS(10, 2), INTS(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0));
+    assert_int_equal(tensor_insert_valid(&ctx, dst, copy, INTS(9, 0), INTS(1, 2)), TENSOR_OK);
+    check_i(dst, 20, INTS(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 18, 19));
+    /* A shard wholly past the end: no real element. */
+    assert_int_equal(tensor_extract_padded(&ctx, x, INTS(10, 0), INTS(0, 2), INTS(3, 2), &y), TENSOR_OK);
+    check_i(y, 6, INTS(0, 0, 0, 0, 0, 0));
+    tensor_release(copy);
+    tensor_release(x);
+}
+
 static void test_pad(void **state)
 {
     TensorCtx ctx;
@@ -1391,6 +1415,7 @@ int main(void)
         cmocka_unit_test(test_sort_and_top_k_agree_on_random_data),
         cmocka_unit_test(test_top_k_and_argmax_other_dtypes),
         cmocka_unit_test(test_einsum_degenerate_matmuls),
+        cmocka_unit_test(test_padded_blocks),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
