@@ -71,6 +71,17 @@ static bool plan_keeps_padding(const ReshardPlan *plan, const TensorType *global
     return true;
 }
 
+/* A local op on `in` named BASE.SUFFIX; its attributes are the caller's. */
+static Op *emit_local(PartitionCtx *pc, OpKind kind, Value *in, TensorType type, const char *base,
+                      const char *suffix, Loc loc)
+{
+    Op *op;
+    char name[256];
+    snprintf(name, sizeof name, "%s.%s", base, suffix);
+    pc_emit1(pc, kind, loc, &in, 1, name, type, &op);
+    return op;
+}
+
 static Value *cut_padding(PartitionCtx *pc, Value *padded, int d, int64_t size, const char *base, Loc loc)
 {
     int rank = padded->type.rank;
@@ -80,14 +91,11 @@ static Value *cut_padding(PartitionCtx *pc, Value *padded, int d, int64_t size, 
         limit[k] = k == d ? size : padded->type.dims[k];
     }
     TensorType type = type_make(&pc->module->arena, padded->type.dtype, rank, limit);
-    Op *op;
-    char name[256];
-    snprintf(name, sizeof name, "%s.unpad", base);
-    Value *out = pc_emit1(pc, OP_SLICE, loc, &padded, 1, name, type, &op);
+    Op *op = emit_local(pc, OP_SLICE, padded, type, base, "unpad", loc);
     pc_set_attr(pc, op, "start", pc_int_array_attr(pc, start, rank));
     pc_set_attr(pc, op, "limit", pc_int_array_attr(pc, limit, rank));
     pc_set_attr(pc, op, "stride", pc_int_array_attr(pc, stride, rank));
-    return out;
+    return op->results[0];
 }
 
 static Value *add_padding(PartitionCtx *pc, Value *whole, int d, int64_t padded_size, const char *base, Loc loc)
@@ -97,15 +105,12 @@ static Value *add_padding(PartitionCtx *pc, Value *whole, int d, int64_t padded_
     high[d] = padded_size - whole->type.dims[d];
     TensorType type = type_make(&pc->module->arena, whole->type.dtype, rank, whole->type.dims);
     type.dims[d] = padded_size;
-    Op *op;
-    char name[256];
-    snprintf(name, sizeof name, "%s.pad", base);
-    Value *out = pc_emit1(pc, OP_PAD, loc, &whole, 1, name, type, &op);
+    Op *op = emit_local(pc, OP_PAD, whole, type, base, "pad", loc);
     pc_set_attr(pc, op, "low", pc_int_array_attr(pc, zeros, rank));
     pc_set_attr(pc, op, "high", pc_int_array_attr(pc, high, rank));
     pc_set_attr(pc, op, "interior", pc_int_array_attr(pc, zeros, rank));
     pc_set_attr(pc, op, "value", pc_zero_attr(pc, whole->type.dtype));
-    return out;
+    return op->results[0];
 }
 
 /* All-gather dim d whole: the blocks concatenate to the padded size, then
