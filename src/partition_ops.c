@@ -341,7 +341,8 @@ void pc_partition_op(PartitionCtx *pc, Op *op)
         assignment_tensor_axes(&layouts[j], rule, assignment, op->num_operands + j);
     AxisList partial;
     partial_axes(&partial, rule, assignment);
-    bool masked = mask_reduced_padding(pc, op, rule, assignment, operands);
+    /* Only a sharded reduction factor (partial results) can need a mask. */
+    bool masked = partial.count && mask_reduced_padding(pc, op, rule, assignment, operands);
     Op *local = emit_local_op(pc, op, operands, layouts);
     ReductionKind reduction = op_reduction(op);
     int64_t mean_count = 0;

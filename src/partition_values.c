@@ -12,9 +12,16 @@ bool pc_axes_same(const AxisList *a, const AxisList *b)
     return axis_list_equal(&ma, &mb);
 }
 
-/* Whether dim axes `a` (n of them) and `b` are the same once sub-axes are merged. */
+/* Whether dim axes `a` (n of them) and `b` are the same once sub-axes are
+ * merged. (Called for every operand of every op: no AxisList copies when
+ * the lists are equal as they are, the common case.) */
 static bool dim_equal(const AxisRef *a, int n, const AxisList *b)
 {
+    bool same = n == b->count;
+    for (int i = 0; same && i < n; i++)
+        same = axis_ref_equal(a[i], b->axes[i]);
+    if (same)
+        return true;
     AxisList la = {.count = n};
     memcpy(la.axes, a, sizeof(AxisRef) * (size_t)n);
     return pc_axes_same(&la, b);
