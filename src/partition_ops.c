@@ -225,6 +225,8 @@ static bool same_layout(const DimAxes *a, const DimAxes *b)
     return true;
 }
 
+enum { NO_MEAN = -1 };
+
 /* reduce_mean over a padded dim runs as a masked local sum; the mean is
  * the reduced sum divided by the global count of reduced elements. */
 static Value *divide_by_count(PartitionCtx *pc, Value *sum, int64_t count, Loc loc)
@@ -236,7 +238,8 @@ static Value *divide_by_count(PartitionCtx *pc, Value *sum, int64_t count, Loc l
 }
 
 /* Results: reduce partials (combined by `reduction`), then reshard to the
- * propagated shardings; divided by `mean_count` when nonzero. */
+ * propagated shardings; divided by `mean_count` unless it is NO_MEAN (a count
+ * of 0 reduced elements divides too: the mean of nothing is NaN). */
 static void finish_results(PartitionCtx *pc, const Op *op, Op *local, const DimAxes *layouts, const AxisList *partial,
                            ReductionKind reduction, int64_t mean_count)
 {
@@ -253,7 +256,7 @@ static void finish_results(PartitionCtx *pc, const Op *op, Op *local, const DimA
             pc->reason = result_reason(pc, op, j, &layouts[j], partial, &want);
         r = pc_reshard(pc, r, &op->results[j]->type, &layouts[j], partial, reduction, &want,
                        op->results[j]->name, op->loc);
-        if (r && mean_count)
+        if (r && mean_count != NO_MEAN)
             r = divide_by_count(pc, r, mean_count, op->loc);
         if (r)
             pc_add_version(pc, op->results[j], r, &want);
@@ -296,7 +299,7 @@ static void partition_replicated_op(PartitionCtx *pc, Op *op)
     for (int j = 0; j < op->num_results; j++)
         layouts[j] = (DimAxes){.rank = op->results[j]->type.rank};
     AxisList none = {0};
-    finish_results(pc, op, emit_local_op(pc, op, operands, layouts), layouts, &none, REDUCE_SUM, 0);
+    finish_results(pc, op, emit_local_op(pc, op, operands, layouts), layouts, &none, REDUCE_SUM, NO_MEAN);
 }
 
 void pc_partition_op(PartitionCtx *pc, Op *op)
@@ -345,7 +348,7 @@ void pc_partition_op(PartitionCtx *pc, Op *op)
     bool masked = partial.count && mask_reduced_padding(pc, op, rule, assignment, operands);
     Op *local = emit_local_op(pc, op, operands, layouts);
     ReductionKind reduction = op_reduction(op);
-    int64_t mean_count = 0;
+    int64_t mean_count = NO_MEAN;
     if (masked && op->kind == OP_REDUCE_MEAN) {
         local->kind = OP_REDUCE_SUM;
         reduction = REDUCE_SUM;
