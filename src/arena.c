@@ -61,9 +61,10 @@ static ArenaChunk *arena_new_chunk(size_t min_size)
     return chunk;
 }
 
-/* Uninitialised memory, for the copying helpers below: zeroing what
- * memcpy overwrites at once doubled the cost of every copy (bench/). */
-static void *arena_alloc_uninit(Arena *arena, size_t size)
+/* Uninitialised memory, for the copying helpers below and hot paths:
+ * zeroing what memcpy overwrites at once doubled the cost of every copy
+ * (bench/). */
+void *arena_alloc_uninit(Arena *arena, size_t size)
 {
     /* Rounding up or adding the chunk header must not wrap a huge size
      * (e.g. an overflowed count * size) around to a small allocation. */

@@ -199,8 +199,7 @@ const char *assignment_unsharded_reason(const OpShardingRule *rule, const AxisLi
 
 void assignment_tensor_axes(DimAxes *out, const OpShardingRule *rule, const AxisList *axes_per_factor, int t)
 {
-    memset(out, 0, sizeof *out);
-    out->rank = tensor_rank(rule, t);
+    dim_axes_clear(out, tensor_rank(rule, t));
     for (int d = 0; d < out->rank; d++) {
         const DimFactors *df = tensor_dim(rule, t, d);
         for (int k = 0; k < df->count; k++) {

@@ -35,7 +35,7 @@ static bool merge_major_axes(AxisList *result, const AxisList *other, bool can_e
 
 static void compatible_major_axes(const ShardingProjection *p, int f, PropagationDirection dir, AxisList *out)
 {
-    memset(out, 0, sizeof *out);
+    out->count = 0; /* lists are read up to count: no need to clear them */
     if (dir == DIR_NONE)
         return;
     bool can_expand = true;
@@ -203,14 +203,16 @@ static bool claim_beats(FactorClaim a, int fa, FactorClaim b, int fb)
 static void propagate_aggressive(ShardingProjection *p, const PropagationDirection *dirs, bool *updated, Arena *arena)
 {
     int n = p->rule->num_factors;
-    AxisList *axes = ARENA_ARRAY(arena, AxisList, n), *snapshot = ARENA_ARRAY(arena, AxisList, n);
-    FactorClaim *claims = ARENA_ARRAY(arena, FactorClaim, n);
-    bool *beats = ARENA_ARRAY(arena, bool, n);
+    /* Every op visit comes here: the lists are filled before they are read. */
+    AxisList *axes = ARENA_ARRAY_UNINIT(arena, AxisList, n), *snapshot = ARENA_ARRAY_UNINIT(arena, AxisList, n);
+    FactorClaim *claims = ARENA_ARRAY_UNINIT(arena, FactorClaim, n);
+    bool *beats = ARENA_ARRAY_UNINIT(arena, bool, n);
     for (int f = 0; f < n; f++) {
         compatible_major_axes(p, f, dirs[f], &axes[f]);
         truncate_within(p, f, &axes[f]);
+        snapshot[f].count = axes[f].count;
+        memcpy(snapshot[f].axes, axes[f].axes, sizeof(AxisRef) * (size_t)axes[f].count);
     }
-    memcpy(snapshot, axes, sizeof(AxisList) * (size_t)n);
     for (int f = 0; f < n; f++)
         claims[f] = factor_claim(p, f, &snapshot[f]);
     for (int f = 0; f < n; f++) {

@@ -40,12 +40,10 @@ static bool version_has_layout(const LocalVersion *v, const DimAxes *want)
     return true;
 }
 
-/* The version's layout as a DimAxes (zeroed past the axes, as
- * dim_axes_from_sharding makes them). */
+/* The version's layout as a DimAxes. */
 static void version_layout(DimAxes *out, const LocalVersion *v)
 {
-    memset(out, 0, sizeof *out);
-    out->rank = v->rank;
+    dim_axes_clear(out, v->rank);
     const AxisRef *axes = v->axes;
     for (int d = 0; d < v->rank; d++) {
         out->dims[d].count = v->counts[d];

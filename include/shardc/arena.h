@@ -18,6 +18,8 @@ void arena_free(Arena *arena);
 void arena_reset(Arena *arena);
 /* Zeroed, 16-byte aligned memory; never returns NULL (aborts only on OOM). */
 void *arena_alloc(Arena *arena, size_t size);
+/* The same, not zeroed: for hot paths that set every field they read. */
+void *arena_alloc_uninit(Arena *arena, size_t size);
 char *arena_strdup(Arena *arena, const char *s);
 char *arena_strndup(Arena *arena, const char *s, size_t n);
 /* Copy n elements of size elem_size; returns NULL when n == 0. */
@@ -25,5 +27,6 @@ void *arena_memdup(Arena *arena, const void *src, size_t n, size_t elem_size);
 
 #define ARENA_NEW(arena, T) ((T *)arena_alloc((arena), sizeof(T)))
 #define ARENA_ARRAY(arena, T, n) ((T *)arena_alloc((arena), sizeof(T) * (size_t)(n)))
+#define ARENA_ARRAY_UNINIT(arena, T, n) ((T *)arena_alloc_uninit((arena), sizeof(T) * (size_t)(n)))
 
 #endif
