@@ -102,6 +102,8 @@ static bool inline_block(Inliner *in, Block *b)
 
 static bool run_inline_calls(Module *m, PassContext *ctx)
 {
+    if (!m->ops_created[OP_CALL])
+        return true;
     Inliner in = {.m = m, .diag = ctx->diag};
     arena_init(&in.sweep);
     arena_init(&in.call);

@@ -132,7 +132,8 @@ static bool run_logical_axes(Module *m, PassContext *ctx)
 {
     const Config *c = ctx->options->config;
     SiteCount sites = {0};
-    visit_module(m, count_site, &sites);
+    if (m->logical_annotations)
+        visit_module(m, count_site, &sites);
     if (!c)
         return sites.count == 0 || ctx->options->emit < EMIT_PROPAGATED || report_no_config(&sites, ctx->diag);
     if (!logical_merge_meshes(m, c, ctx->diag))

@@ -72,6 +72,7 @@ Op *op_new(Module *m, OpKind kind, Loc loc)
     op->kind = kind;
     op->loc = loc;
     op->id = m->num_ops++;
+    m->ops_created[kind]++;
     return op;
 }
 

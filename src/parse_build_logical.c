@@ -33,6 +33,7 @@ LogicalAxes *build_logical_axes(ParseCtx *ctx, const NamedAttr *a, const TensorT
     if (!check_logical_form(ctx, v, type))
         return NULL;
     LogicalAxes *names = ARENA_NEW(ctx->arena, LogicalAxes);
+    ctx->module->logical_annotations++;
     names->rank = v->u.array.count;
     names->names = ARENA_ARRAY(ctx->arena, const char *, names->rank + 1);
     names->locs = ARENA_ARRAY(ctx->arena, Loc, names->rank + 1);

@@ -200,6 +200,12 @@ typedef struct Module {
     Func **funcs;
     int num_values;     /* next Value.id */
     int num_ops;        /* next Op.id */
+    /* A census for passes that act on few ops: ops ever created per kind
+     * and logical annotations ever parsed. Upper bounds (inlining removes
+     * calls): a pass whose ops never existed skips its walk, which on a
+     * 1e5-op module is a cache miss per op for nothing. */
+    int ops_created[OP_COUNT];
+    int logical_annotations;
 } Module;
 
 /* ---- construction and queries (ir.c) ------------------------------------- */
