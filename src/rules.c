@@ -5,9 +5,13 @@
 
 void rule_builder_init(RuleBuilder *b, Arena *arena, const Op *op)
 {
-    memset(b, 0, sizeof *b);
     b->arena = arena;
     b->op = op;
+    b->num_factors = b->num_mappings = 0;
+    b->factor_cap = RULE_BUILDER_FACTORS;
+    b->mapping_cap = RULE_BUILDER_MAPPINGS;
+    b->factors = b->factor_buf;
+    b->mappings = b->mapping_buf;
 }
 
 int rule_builder_num_tensors(const RuleBuilder *b)
@@ -26,7 +30,7 @@ static void *grow(Arena *arena, void *items, int count, int *cap, size_t elem_si
 {
     if (count < *cap)
         return items;
-    int new_cap = *cap ? *cap * 2 : 8;
+    int new_cap = *cap * 2;
     void *bigger = arena_alloc(arena, elem_size * (size_t)new_cap);
     if (count)
         memcpy(bigger, items, elem_size * (size_t)count);
@@ -70,10 +74,15 @@ int rule_builder_add_pointwise(RuleBuilder *b, int dim, int64_t size, FactorKind
 
 static TensorFactors *alloc_tensors(RuleBuilder *b, int first, int count)
 {
+    int dims = 0;
+    for (int i = 0; i < count; i++)
+        dims += rule_builder_type(b, first + i)->rank;
     TensorFactors *tensors = ARENA_ARRAY(b->arena, TensorFactors, count + 1);
+    DimFactors *all = ARENA_ARRAY(b->arena, DimFactors, dims + 1);
     for (int i = 0; i < count; i++) {
         tensors[i].rank = rule_builder_type(b, first + i)->rank;
-        tensors[i].dims = ARENA_ARRAY(b->arena, DimFactors, tensors[i].rank + 1);
+        tensors[i].dims = all;
+        all += tensors[i].rank;
     }
     return tensors;
 }
@@ -84,15 +93,25 @@ static DimFactors *dim_factors(OpShardingRule *rule, int t, int dim)
     return &tensor->dims[dim];
 }
 
-/* Two passes over the mappings: count per dim, then fill in mapping order. */
+/* Two passes over the mappings: count per dim, then fill in mapping order.
+ * One array holds every dim's factors, with a slot for each empty dim's
+ * size-1 factor (add_size_one_factors). */
 static void fill_dims(RuleBuilder *b, OpShardingRule *rule)
 {
     for (int i = 0; i < b->num_mappings; i++)
         dim_factors(rule, b->mappings[i].tensor, b->mappings[i].dim)->count++;
+    int slots = 0;
+    for (int t = 0; t < rule_builder_num_tensors(b); t++)
+        for (int d = 0; d < rule_builder_type(b, t)->rank; d++) {
+            int count = dim_factors(rule, t, d)->count;
+            slots += count ? count : 1;
+        }
+    int *all = ARENA_ARRAY_UNINIT(b->arena, int, slots + 1);
     for (int t = 0; t < rule_builder_num_tensors(b); t++)
         for (int d = 0; d < rule_builder_type(b, t)->rank; d++) {
             DimFactors *df = dim_factors(rule, t, d);
-            df->factors = ARENA_ARRAY(b->arena, int, df->count + 1);
+            df->factors = all;
+            all += df->count ? df->count : 1;
             df->count = 0;
         }
     for (int i = 0; i < b->num_mappings; i++) {
@@ -110,9 +129,19 @@ static void add_size_one_factors(RuleBuilder *b, OpShardingRule *rule)
             DimFactors *df = dim_factors(rule, t, d);
             if (df->count)
                 continue;
-            df->factors = ARENA_ARRAY(b->arena, int, 1);
             df->factors[df->count++] = rule_builder_new_factor(b, 1, FACTOR_PASS_THROUGH);
         }
+}
+
+/* "i", "j", ...: the common names are constants, not copies. */
+static const char *factor_name(Arena *arena, int index)
+{
+    static const char *const names[] = {"i", "j", "k", "l", "m", "n", "o", "p", "q", "r", "s", "t", "u", "v", "w",
+                                         "x", "y", "z"};
+    char buf[16];
+    if (index < (int)(sizeof names / sizeof names[0]) && strcmp(names[index], factor_symbol(index, buf)) == 0)
+        return names[index];
+    return arena_strdup(arena, factor_symbol(index, buf));
 }
 
 OpShardingRule *rule_builder_build(RuleBuilder *b)
@@ -124,12 +153,10 @@ OpShardingRule *rule_builder_build(RuleBuilder *b)
     rule->results = alloc_tensors(b, rule->num_operands, rule->num_results);
     fill_dims(b, rule);
     add_size_one_factors(b, rule);
-    for (int i = 0; i < b->num_factors; i++) {
-        char buf[16];
-        b->factors[i].name = arena_strdup(b->arena, factor_symbol(i, buf));
-    }
     rule->num_factors = b->num_factors;
-    rule->factors = b->factors;
+    rule->factors = arena_memdup(b->arena, b->factors, (size_t)b->num_factors, sizeof(Factor));
+    for (int i = 0; i < b->num_factors; i++)
+        rule->factors[i].name = factor_name(b->arena, i);
     rule->is_custom = false;
     return rule;
 }

@@ -35,6 +35,12 @@ typedef struct DimMapping {
     int tensor, dim, factor;
 } DimMapping;
 
+/* The builder's working lists start in its own buffers (on the caller's
+ * stack) and move to the arena only if they outgrow them; the built rule
+ * is then one compact copy: propagation keeps a rule per op, and the
+ * builder's leftovers were two thirds of a 1e5-op module's rules. */
+enum { RULE_BUILDER_FACTORS = 16, RULE_BUILDER_MAPPINGS = 48 };
+
 typedef struct RuleBuilder {
     Arena *arena;
     const Op *op;
@@ -42,6 +48,8 @@ typedef struct RuleBuilder {
     Factor *factors;
     int num_mappings, mapping_cap;
     DimMapping *mappings;
+    Factor factor_buf[RULE_BUILDER_FACTORS];
+    DimMapping mapping_buf[RULE_BUILDER_MAPPINGS];
 } RuleBuilder;
 
 void rule_builder_init(RuleBuilder *b, Arena *arena, const Op *op);
