@@ -54,28 +54,18 @@ static int kind_rank(FactorKind kind) { return kind == FACTOR_PASS_THROUGH ? 0 :
  * is independent along it, or that masks the padding before reducing. */
 static bool whole_dim_everywhere(const ShardingProjection *p, int f)
 {
-    const OpShardingRule *rule = p->rule;
-    for (int t = 0; t < p->num_tensors; t++) {
-        if (!p->tensors[t].factors[f].present)
-            continue;
-        if (p->tensors[t].factors[f].size != rule->factors[f].size)
+    for (int t = 0; t < p->num_tensors; t++)
+        if (p->tensors[t].factors[f].present && !p->tensors[t].factors[f].whole_dim)
             return false;
-        for (int d = 0; d < tensor_rank(rule, t); d++) {
-            const DimFactors *df = tensor_dim(rule, t, d);
-            for (int k = 0; k < df->count; k++)
-                if (df->factors[k] == f && df->count != 1)
-                    return false;
-        }
-    }
     return true;
 }
 
 /* Whether factor f may be sharded `sharded` ways: evenly where it divides
  * every tensor's size; unevenly (padded, docs/partitioning.md "Uneven
  * dims") for a whole-dim pass-through factor, or a whole-dim reduction
- * factor of an op whose padding the partitioner masks, as `uneven` allows. A sliced, padded
- * or concatenated dim has another size in the operand than in the result,
- * and is never padded. */
+ * factor of an op whose padding the partitioner masks, as `uneven`
+ * allows. A sliced, padded or concatenated dim has another size in the
+ * operand than in the result, and is never padded. */
 static bool may_shard(const ShardingProjection *p, int f, int64_t sharded, UnevenPolicy uneven)
 {
     bool divides = p->rule->factors[f].size % sharded == 0;
