@@ -173,8 +173,28 @@ check_inputs() {
     rm "$dir/files/w2.5.npy" # for check_failures
 }
 
+# An uneven dim: 7 rows on 4 ranks, each file holding its real rows only
+# (tests/run/per_device_inputs_uneven.shir cuts them).
+check_uneven_inputs() {
+    local file=tests/run/per_device_inputs_uneven.shir dir="$out/per_device_uneven" k ok=1
+    mkdir -p "$dir"
+    "$shardc" run "$file" --func=make --seed=4 --outputs="$dir" > "$dir/made.out" 2>&1 || ok=0
+    for k in 0 1 2 3; do
+        mv "$dir/result_$((k + 1)).npy" "$dir/x.$k.npy" 2> /dev/null || ok=0
+    done
+    "$shardc" run "$file" --inputs="$dir/result_0.npy" --outputs="$dir/global" > "$dir/global.out" 2>&1 || ok=0
+    mpi 4 "$file" --inputs="$dir/x.{device}.npy" --outputs="$dir/mpi" > "$dir/mpi.out" 2>&1 || ok=0
+    cmp -s "$dir/global/result_0.npy" "$dir/mpi/result_0.npy" || ok=0
+    if [ $ok = 1 ]; then
+        pass; echo "  ok   per-device inputs of an uneven dim (mpirun -n 4) = the global file" >&2
+    else
+        fail "per-device inputs of an uneven dim"; tail -5 "$dir"/*.out >&2
+    fi
+}
+
 echo "MPI: per-device input files" >&2
 check_inputs
+check_uneven_inputs
 
 # ---- 3. failures: a message from every rank, never a hang ------------------------
 
