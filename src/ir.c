@@ -1,4 +1,5 @@
 /* IR construction and lookup. */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include "shardc/ir.h"
@@ -56,8 +57,19 @@ Func *module_find_func(const Module *m, const char *name)
     return NULL;
 }
 
+static int64_t value_bytes(const TensorType *type)
+{
+    int64_t count, bytes;
+    if (!type_num_elements(type, &count) || __builtin_mul_overflow(count, (int64_t)dtype_size(type->dtype), &bytes))
+        return INT64_MAX;
+    return bytes;
+}
+
 Value *value_new(Module *m, const char *name, TensorType type, Loc loc)
 {
+    int64_t bytes = value_bytes(&type);
+    if (bytes > m->largest_value_bytes)
+        m->largest_value_bytes = bytes;
     Value *v = ARENA_NEW(&m->arena, Value);
     v->name = name;
     v->type = type;

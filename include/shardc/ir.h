@@ -206,6 +206,7 @@ typedef struct Module {
      * 1e5-op module is a cache miss per op for nothing. */
     int ops_created[OP_COUNT];
     int logical_annotations;
+    int64_t largest_value_bytes;    /* of every value created; INT64_MAX on overflow */
 } Module;
 
 /* ---- construction and queries (ir.c) ------------------------------------- */
