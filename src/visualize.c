@@ -70,6 +70,20 @@ static bool round_trips(const char *text, double v, DType dtype)
     return back == v;
 }
 
+/* "d.ddde+XX" -> the digits without the point or trailing zeros, and XX. */
+static void e_notation_digits(const char *text, char *digits, int *exp10)
+{
+    const char *e = strchr(text, 'e');
+    *exp10 = atoi(e + 1);
+    int n = 0;
+    for (const char *p = text; p < e; p++)
+        if (*p != '.')
+            digits[n++] = *p;
+    while (n > 1 && digits[n - 1] == '0')
+        n--;
+    digits[n] = '\0';
+}
+
 /* The shortest decimal d.ddd x 10^exp10 that reads back as |v|: its digits
  * (no point) and exponent. v finite. */
 static void shortest_digits(double v, DType dtype, char *digits, int *exp10)
@@ -80,15 +94,7 @@ static void shortest_digits(double v, DType dtype, char *digits, int *exp10)
         if (round_trips(text, fabs(v), dtype))
             break;
     }
-    char *e = strchr(text, 'e');
-    *exp10 = atoi(e + 1);
-    int n = 0;
-    for (const char *p = text; p < e; p++)
-        if (*p != '.')
-            digits[n++] = *p;
-    while (n > 1 && digits[n - 1] == '0')
-        n--;
-    digits[n] = '\0';
+    e_notation_digits(text, digits, exp10);
 }
 
 /* ---- float formats ---------------------------------------------------------------------------- */
@@ -138,15 +144,7 @@ static void scientific_parts(double v, DType dtype, char *lead, char *fraction, 
     if ((int)strlen(digits) > PRECISION + 1) {
         char text[NUM_TEXT];
         snprintf(text, sizeof text, "%.*e", PRECISION, fabs(v));
-        char *e = strchr(text, 'e');
-        *exp10 = atoi(e + 1);
-        int n = 0;
-        for (const char *p = text; p < e; p++)
-            if (*p != '.')
-                digits[n++] = *p;
-        while (n > 1 && digits[n - 1] == '0')
-            n--;
-        digits[n] = '\0';
+        e_notation_digits(text, digits, exp10);
     }
     snprintf(lead, NUM_TEXT, "%s%c", signbit(v) ? "-" : "", digits[0]);
     snprintf(fraction, NUM_TEXT, "%s", digits + 1);
