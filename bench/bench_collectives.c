@@ -24,31 +24,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "bench_timing.h"
 #include "shardc/transport.h"
 
 enum { DEVICES = 8, MAX_REPS = 64 };
 
 typedef enum { C_ALL_REDUCE, C_ALL_GATHER, C_REDUCE_SCATTER, C_ALL_TO_ALL, C_COUNT } CollKind;
 static const char *const kind_names[C_COUNT] = {"all_reduce", "all_gather", "reduce_scatter", "all_to_all"};
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 static void *xalloc(size_t bytes)
 {

@@ -16,27 +16,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "bench_timing.h"
 #include "shardc/kernels.h"
 #include "shardc/tensor.h"
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 static _Noreturn void die(const TensorCtx *ctx, const char *what)
 {

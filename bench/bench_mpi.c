@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "bench_timing.h"
 #include "shardc/transport.h"
 
 enum { MAX_DEVICES = 64, MAX_REPS = 64, ALL = 0, HALF = -2 };
@@ -41,19 +42,6 @@ static const Case cases[] = {
     {C_ALL_REDUCE, 4 << 20, HALF},
 };
 enum { NUM_CASES = sizeof cases / sizeof cases[0] };
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
 
 /* One device's part: consecutive devices form the groups. */
 typedef struct Device {
