@@ -1,5 +1,5 @@
 /* Collective benchmarks: the interpreter's in-process transport
- * (include/shardc/transport.h, src/transport_local.c) on 8 simulated
+ * (include/shardc/transport.h, src/transport/local.c) on 8 simulated
  * devices, one thread each, against memcpy of the same total bytes.
  *
  *   bench_collectives sweep   all-reduce, all-gather, reduce-scatter and

@@ -281,7 +281,7 @@ say "## 4. Collectives"
 say ""
 if [ "$have_transport" = 1 ]; then
     "$work/bench_collectives" sweep > "$work/collectives.out"
-    say "The interpreter's in-process transport (src/transport_local.c), 8 devices"
+    say "The interpreter's in-process transport (src/transport/local.c), 8 devices"
     say "(threads). Size S per device as in nccl-tests; bytes moved per device are"
     say "the bandwidth-optimal algorithm's (all-reduce 2(n-1)/n·S, others (n-1)/n·S);"
     say "effective GB/s = 8 × that / time; ratio = t_memcpy / t_collective for"
@@ -399,7 +399,7 @@ if [ "$have_run" = 1 ] && [ "$have_transport" = 1 ]; then
     say "| roofline / spmd wall | $(calc "$roof / $spmd" %.2f) |"
 else
     missing=""
-    [ "$have_run" = 1 ] || missing="\`shardc run\` (src/cmd_run.c) not in this build"
+    [ "$have_run" = 1 ] || missing="\`shardc run\` (src/cli/run.c) not in this build"
     [ "$have_transport" = 1 ] || missing="${missing:+$missing; }the interpreter transport"
     say "| quantity | value |"
     say "|---|---|"

@@ -1,4 +1,4 @@
-/* libFuzzer target: the YAML --config loader (src/config*.c), then every
+/* libFuzzer target: the YAML --config loader (src/config/), then every
  * query a compile makes of a loaded config. config_load reads a path, so
  * each input goes through a private temporary file. */
 #include <stdint.h>

@@ -1,6 +1,6 @@
 /* The .shir grammar (docs/language.md has it in EBNF). A pure, reentrant
  * parser; actions only collect syntax and hand it to the builder
- * (src/parse_build.c), which creates IR and reports semantic errors. */
+ * (src/front/build.c), which creates IR and reports semantic errors. */
 %require "3.8"
 %define api.pure full
 %define parse.error detailed
@@ -10,7 +10,7 @@
 
 %code requires {
 #include <stdint.h>
-#include "shardc/parse_ctx.h"
+#include "front/parse_ctx.h"
 }
 
 %code {

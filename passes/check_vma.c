@@ -1,7 +1,7 @@
 /* The check_vma pass: JAX's `check_vma` for every shard_map. It computes
- * the varying manual axes of every value in each body (src/vma_rules.c)
+ * the varying manual axes of every value in each body (src/verify/vma.c)
  * and reports an out_spec that leaves out a manual axis the returned value
- * varies over (src/vma_report.c). `check_vma = false` on a shard_map turns
+ * varies over (src/verify/vma.c). `check_vma = false` on a shard_map turns
  * its check off. It runs right after the verifier, on every --emit. */
 #include <string.h>
 #include "shardc/pass.h"

@@ -4,7 +4,7 @@
  * value's sharding along the explicit axes op by op with JAX's rules
  * (src/explicit_rules*.c), reports JAX's errors where a rule has no
  * answer, and writes the decisions into the values' shardings in a form
- * propagation cannot change (src/explicit_write.c), so that propagation
+ * propagation cannot change (src/explicit/spec.c), so that propagation
  * only decides the auto axes. Manual region bodies are per-device code
  * and are left alone. */
 #include "shardc/explicit.h"

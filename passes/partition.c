@@ -1,11 +1,11 @@
 /* The partition pass: each function becomes one SPMD program — a
  * shard_map over all mesh axes whose body is the per-device program, built
- * op by op (src/partition_ops.c) with the collectives the shardings need.
+ * op by op (src/partition/ops.c) with the collectives the shardings need.
  * Compile cost does not depend on the number of devices: nothing here
  * loops over devices. */
 #include <string.h>
 #include "shardc/layout.h"
-#include "shardc/partition_ctx.h"
+#include "partition/partition_ctx.h"
 #include "shardc/pass.h"
 #include "shardc/verify.h"
 

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "shardc/pass.h"
-#include "shardc/propagation_state.h"
+#include "propagate/propagation_state.h"
 
 /* Phase 0 ops. sharding_constraint and reshard are elementwise too (as
  * in Shardy), so a constraint reaches its elementwise neighbours before

@@ -2,7 +2,7 @@
  *
  * The interpreter runs the devices of a shard_map concurrently and routes
  * every collective through a Transport, a table of function pointers. The
- * in-process implementation (src/transport_local.c) uses threads, one
+ * in-process implementation (src/transport/local.c) uses threads, one
  * barrier and one shared slot per device; an MPI implementation fills the
  * same table (allgather -> MPI_Allgather, allreduce -> MPI_Allreduce,
  * reduce_scatter -> MPI_Reduce_scatter_block, alltoall -> MPI_Alltoall,

@@ -1,0 +1,14 @@
+/* The shardc command line: `shardc FILE.shir [options]`, `shardc rule ...`,
+ * `shardc run ...`. */
+#include <stdlib.h>
+#include <string.h>
+#include "cli/cli.h"
+
+int main(int argc, char **argv)
+{
+    if (argc >= 2 && strcmp(argv[1], "rule") == 0)
+        return cmd_rule(argc - 1, argv + 1);
+    if (argc >= 2 && strcmp(argv[1], "run") == 0)
+        return cmd_run(argc - 1, argv + 1);
+    return cmd_compile(argc, argv);
+}

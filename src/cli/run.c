@@ -1,0 +1,588 @@
+/* `shardc run`: run a program twice -- as written (the reference, global
+ * semantics) and compiled to its SPMD form on simulated devices -- and
+ * compare the results (docs/interpreter.md). */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include "cli/cli.h"
+#include "shardc/config.h"
+#include "shardc/limits.h"
+#include "shardc/interp.h"
+#include "shardc/io.h"
+#include "shardc/kernels.h"
+#include "shardc/npy.h"
+#include "shardc/origin.h"
+#include "shardc/parse.h"
+#include "shardc/pass.h"
+#include "shardc/print.h"
+#include "cli/run_dist.h"
+
+static const char run_usage[] =
+    "usage: shardc run FILE.shir [--func=NAME] [--seed=N] [--inputs=a.npy,b.npy,...]\n"
+    "                  [--outputs=DIR] [--print] [--visualize] [--rtol=X] [--atol=Y]\n"
+    "                  [--config=FILE.yaml [--rules=NAME]] [--max-bytes=N]\n"
+    "                  [--stats] [--reference=GLOBAL.shir] [--transport=local|mpi]\n"
+    "\n"
+    "Runs the entry function (the first, or --func) as written, then compiled to\n"
+    "its partitioned SPMD form on simulated devices, and compares the results.\n"
+    "With --reference, FILE is already partitioned and GLOBAL.shir is the\n"
+    "reference. Inputs are .npy files or pseudo-random values from --seed.\n"
+    "--transport=mpi runs device d on MPI rank d (mpirun -n DEVICES, build-mpi/shardc);\n"
+    "an --inputs name with {device} names one file per device (docs/distributed.md).\n";
+
+typedef struct RunArgs {
+    const char *file, *func, *inputs, *outputs_dir, *reference;
+    const char *transport;  /* --transport: "local" or "mpi" */
+    uint64_t seed;
+    bool print, visualize, stats, have_rtol, have_atol;
+    double rtol, atol;
+    ConfigArgs config;      /* --config=FILE.yaml --rules=NAME */
+    int64_t max_bytes;      /* --max-bytes, 0 for the default */
+} RunArgs;
+
+/* ---- flags ---------------------------------------------------------------------------- */
+
+static bool parse_number(const char *text, double *out)
+{
+    char *end;
+    errno = 0;
+    *out = strtod(text, &end);
+    return *text && !*end && errno == 0 && isfinite(*out) && *out >= 0;
+}
+
+static bool flag_func(RunArgs *a, const char *v) { a->func = v; return *v; }
+static bool flag_inputs(RunArgs *a, const char *v) { a->inputs = v; return *v; }
+static bool flag_outputs(RunArgs *a, const char *v) { a->outputs_dir = v; return *v; }
+static bool flag_reference(RunArgs *a, const char *v) { a->reference = v; return *v; }
+static bool flag_transport(RunArgs *a, const char *v)
+{
+    a->transport = v;
+    return strcmp(v, "local") == 0 || strcmp(v, "mpi") == 0;
+}
+static bool flag_print(RunArgs *a, const char *v) { (void)v; return a->print = true; }
+static bool flag_visualize(RunArgs *a, const char *v) { (void)v; return a->visualize = true; }
+static bool flag_stats(RunArgs *a, const char *v) { (void)v; return a->stats = true; }
+static bool flag_rtol(RunArgs *a, const char *v) { return a->have_rtol = parse_number(v, &a->rtol); }
+static bool flag_atol(RunArgs *a, const char *v) { return a->have_atol = parse_number(v, &a->atol); }
+static bool flag_max_bytes(RunArgs *a, const char *v) { return parse_byte_size(v, &a->max_bytes); }
+
+static bool flag_seed(RunArgs *a, const char *v)
+{
+    char *end;
+    errno = 0;
+    unsigned long long seed = strtoull(v, &end, 10);
+    a->seed = seed;
+    return *v && *v != '-' && !*end && errno == 0;
+}
+
+static const struct {
+    const char *name;   /* with "=" when the flag takes a value */
+    bool (*apply)(RunArgs *a, const char *value);
+} run_flags[] = {
+    {"--func=", flag_func}, {"--seed=", flag_seed}, {"--inputs=", flag_inputs},
+    {"--outputs=", flag_outputs}, {"--reference=", flag_reference}, {"--rtol=", flag_rtol},
+    {"--atol=", flag_atol}, {"--max-bytes=", flag_max_bytes}, {"--print", flag_print}, {"--visualize", flag_visualize},
+    {"--stats", flag_stats}, {"--transport=", flag_transport},
+};
+
+/* "shardc run: WHAT 'ARG'" (or just WHAT without an ARG), then the usage. */
+static int usage_error(const char *what, const char *arg)
+{
+    fprintf(stderr, arg ? "shardc run: %s '%s'\n%s" : "shardc run: %s%s\n%s", what, arg ? arg : "", run_usage);
+    return 2;
+}
+
+/* One argument; -1 to go on, else an exit status. */
+static int parse_flag(RunArgs *a, const char *arg)
+{
+    for (size_t i = 0; i < sizeof run_flags / sizeof run_flags[0]; i++) {
+        const char *name = run_flags[i].name;
+        size_t n = strlen(name);
+        bool takes_value = name[n - 1] == '=';
+        if (takes_value ? strncmp(arg, name, n) != 0 : strcmp(arg, name) != 0)
+            continue;
+        return run_flags[i].apply(a, arg + (takes_value ? n : 0)) ? -1 : usage_error("bad value in", arg);
+    }
+    return usage_error("unknown option", arg);
+}
+
+static int parse_run_args(int argc, char **argv, RunArgs *a)
+{
+    memset(a, 0, sizeof *a);
+    for (int i = 1; i < argc; i++) {
+        int status = -1;
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            fputs(run_usage, stdout);
+            return 0;
+        } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
+            ConfigArgResult c = config_parse_arg(&a->config, argv[i]);
+            status = c == CONFIG_ARG_BAD ? 2 : c == CONFIG_ARG_TAKEN ? -1 : parse_flag(a, argv[i]);
+        } else if (a->file) {
+            status = usage_error("more than one input file:", argv[i]);
+        } else {
+            a->file = argv[i];
+        }
+        if (status >= 0)
+            return status;
+    }
+    return a->file ? -1 : usage_error("no input file", NULL);
+}
+
+/* ---- programs ---------------------------------------------------------------------------- */
+
+typedef struct Program {
+    char *text;
+    Module *module;
+    const Func *entry;
+} Program;
+
+static const Func *find_entry(DiagEngine *diag, const Module *m, const char *name)
+{
+    const Func *f = name ? module_find_func(m, name) : m->num_funcs ? m->funcs[0] : NULL;
+    if (!f)
+        diag_error(diag, (Loc){m->file, 0, 0}, name ? "no function @%s" : "no function to run%s", name ? name : "");
+    return f;
+}
+
+/* Parse, verify and compile `path` up to `emit`; false (reported) on errors. */
+static bool load_program(DiagEngine *diag, const char *path, EmitKind emit, const RunArgs *a, const Config *config,
+                         Program *p)
+{
+    size_t len = 0;
+    const char *name = strcmp(path, "-") == 0 ? "<stdin>" : path;
+    p->text = read_source(diag, path, &len);
+    if (!p->text)
+        return false;
+    diag_add_source(diag, name, p->text, len);
+    p->module = parse_module(name, p->text, len, diag);
+    const char *func = a->func;
+    CompileOptions options = {.emit = emit, .entry = func, .config = config, .max_bytes = a->max_bytes};
+    OriginTable origins = {0};
+    PassContext ctx = {.diag = diag, .options = &options, .origins = &origins};
+    return p->module && pipeline_run(p->module, &ctx) && (p->entry = find_entry(diag, p->module, func));
+}
+
+static bool same_signature(DiagEngine *diag, const Func *ref, const Func *spmd)
+{
+    bool same = ref->body->num_args == spmd->body->num_args && ref->num_results == spmd->num_results;
+    for (int i = 0; same && i < ref->body->num_args; i++)
+        same = type_equal(&ref->body->args[i]->type, &spmd->body->args[i]->type);
+    for (int i = 0; same && i < ref->num_results; i++)
+        same = type_equal(&ref->result_types[i], &spmd->result_types[i]);
+    if (!same)
+        diag_error(diag, spmd->loc, "@%s's signature differs from the reference's @%s", spmd->name, ref->name);
+    return same;
+}
+
+/* ---- inputs --------------------------------------------------------------------------------- */
+
+static bool check_input(DiagEngine *diag, const char *path, const Value *arg, Tensor **t)
+{
+    TensorCtx ctx;
+    tensor_ctx_init(&ctx, NULL);
+    Tensor *converted = NULL;
+    /* NumPy has no bfloat16: a bf16 argument takes an f32 file, rounded. */
+    if (arg->type.dtype == DT_BF16 && (*t)->dtype == DT_F32 &&
+        tensor_convert(&ctx, *t, DT_BF16, &converted) == TENSOR_OK) {
+        tensor_release(*t);
+        *t = converted;
+    }
+    if (tensor_matches_type(*t, &arg->type))
+        return true;
+    char got[TENSOR_TYPE_STR_SIZE], want[256];
+    FILE *s = fmemopen(want, sizeof want, "w");
+    if (s) {
+        type_print(s, &arg->type);
+        fclose(s);
+    }
+    diag_error(diag, (Loc){path, 0, 0}, "is %s, but argument %%%s is %s", tensor_type_str(*t, got), arg->name,
+               s ? want : "?");
+    return false;
+}
+
+static int count_files(const char *list)
+{
+    int n = 1;
+    for (const char *p = list; *p; p++)
+        n += *p == ',';
+    return n;
+}
+
+static bool read_input(DiagEngine *diag, const char *path, const Value *arg, Tensor **t)
+{
+    TensorCtx ctx;
+    tensor_ctx_init(&ctx, NULL);
+    if (npy_read(&ctx, path, t) != TENSOR_OK) {
+        diag_error(diag, (Loc){path, 0, 0}, "%s", ctx.msg);
+        return false;
+    }
+    return check_input(diag, path, arg, t);
+}
+
+/* A global file, read by the root; or per-device files ({device}), read by
+ * the devices holding distinct blocks of the SPMD argument. */
+static bool read_one_input(DiagEngine *diag, RunDist *dist, const char *path, const Value *arg,
+                           const Value *spmd_arg, Tensor **t)
+{
+    if (run_dist_is_pattern(path))
+        return run_dist_read_pattern(dist, diag, path, spmd_arg, t) && (!*t || check_input(diag, path, arg, t));
+    return !run_dist_is_root(dist) || read_input(diag, path, arg, t);
+}
+
+static bool read_inputs(DiagEngine *diag, RunDist *dist, const char *list, const Func *f, const Func *spmd,
+                        Tensor **inputs)
+{
+    if (count_files(list) != f->body->num_args) {
+        diag_error(diag, f->loc, "--inputs gives %d files for the %d arguments of @%s", count_files(list),
+                   f->body->num_args, f->name);
+        return false;
+    }
+    char *copy = strdup(list), *save = NULL;
+    bool ok = copy != NULL;
+    for (int i = 0; ok && i < f->body->num_args; i++) {
+        char *path = strtok_r(i ? NULL : copy, ",", &save);
+        if (!path)
+            diag_error(diag, f->loc, "--inputs has an empty file name");
+        ok = path && read_one_input(diag, dist, path, f->body->args[i], spmd->body->args[i], &inputs[i]);
+    }
+    free(copy);
+    return ok;
+}
+
+static bool random_inputs(DiagEngine *diag, uint64_t seed, const Func *f, Tensor **inputs)
+{
+    for (int i = 0; i < f->body->num_args; i++) {
+        const TensorType *t = &f->body->args[i]->type;
+        TensorCtx ctx;
+        tensor_ctx_init(&ctx, NULL);
+        if (kern_random(&ctx, t->dtype, t->rank, t->dims, seed, (uint64_t)i, &inputs[i]) != TENSOR_OK) {
+            diag_error(diag, f->body->args[i]->loc, "cannot make input %%%s: %s", f->body->args[i]->name, ctx.msg);
+            return false;
+        }
+    }
+    return true;
+}
+
+/* ---- running ---------------------------------------------------------------------------------- */
+
+typedef struct RunResult {
+    InterpCtx interp;
+    Tensor **outputs;
+    double seconds;
+} RunResult;
+
+static double now_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static bool run_program(const Program *p, Tensor **inputs, RunResult *r)
+{
+    r->outputs = calloc((size_t)p->entry->num_results + 1, sizeof *r->outputs);
+    if (!r->outputs)
+        return false;
+    double start = now_seconds();
+    bool ok = interp_run_func(&r->interp, p->module, p->entry, inputs, r->outputs);
+    r->seconds = now_seconds() - start;
+    return ok;
+}
+
+static void run_result_free(RunResult *r, int num_outputs)
+{
+    for (int i = 0; r->outputs && i < num_outputs; i++)
+        tensor_release(r->outputs[i]);
+    free(r->outputs);
+    interp_ctx_free(&r->interp);
+}
+
+/* ---- comparing ---------------------------------------------------------------------------------- */
+
+typedef struct Tolerance {
+    double rtol, atol;
+} Tolerance;
+
+/* The reference's largest magnitude (at least 1): float sums of many terms
+ * differ by rounding in proportion to the values' scale, not to each
+ * element, so the default absolute tolerance scales with it. */
+static double magnitude(const Tensor *t)
+{
+    double m = 1.0;
+    for (int64_t i = 0; i < t->count; i++) {
+        double v = fabs(tensor_get_f64(t, i));
+        if (v > m && isfinite(v))
+            m = v;
+    }
+    return m;
+}
+
+static Tolerance tolerance_for(const Tensor *want, const RunArgs *a)
+{
+    static const Tolerance defaults[DT_COUNT] = {
+        [DT_F32] = {1e-4, 1e-4}, [DT_F64] = {1e-10, 1e-10}, [DT_BF16] = {2e-2, 2e-2},
+    };
+    DType dtype = want->dtype;
+    Tolerance t = defaults[dtype];
+    if (dtype_is_float(dtype))
+        t.atol *= magnitude(want);
+    if (dtype_is_float(dtype) && a->have_rtol)
+        t.rtol = a->rtol;
+    if (dtype_is_float(dtype) && a->have_atol)
+        t.atol = a->atol;
+    return t;
+}
+
+typedef struct Errors {
+    double max_abs, max_rel;
+} Errors;
+
+static double element_error(double got, double want, bool relative)
+{
+    if ((isnan(got) && isnan(want)) || (isinf(got) && got == want))
+        return 0.0;
+    double err = fabs(got - want);
+    if (isnan(err))
+        return INFINITY;
+    return relative ? (err == 0 ? 0.0 : want == 0 ? INFINITY : err / fabs(want)) : err;
+}
+
+static Errors errors_between(const Tensor *got, const Tensor *want)
+{
+    Errors e = {0, 0};
+    TensorCtx ctx;
+    tensor_ctx_init(&ctx, NULL);
+    Tensor *a = NULL, *b = NULL;
+    if (tensor_convert(&ctx, got, DT_F64, &a) == TENSOR_OK && tensor_convert(&ctx, want, DT_F64, &b) == TENSOR_OK) {
+        const double *x = a->data, *y = b->data;
+        for (int64_t i = 0; i < a->count; i++) {
+            e.max_abs = fmax(e.max_abs, element_error(x[i], y[i], false));
+            e.max_rel = fmax(e.max_rel, element_error(x[i], y[i], true));
+        }
+    }
+    tensor_release(a);
+    tensor_release(b);
+    return e;
+}
+
+static const Sharding *result_sharding(const Func *f, int i)
+{
+    if (f->result_shardings && f->result_shardings[i])
+        return f->result_shardings[i];
+    return f->body->returns[i]->sharding;
+}
+
+static void print_value_header(const char *kind, int i, const char *name, const TensorType *type, const Sharding *s)
+{
+    printf("%s %d %%%s: ", kind, i, name);
+    type_print(stdout, type);
+    printf(" sharding=");
+    if (s)
+        print_sharding(stdout, s);
+    else
+        printf("none");
+}
+
+static void print_mismatch(const Tensor *got, const Tensor *want, const TensorDiff *diff)
+{
+    char a[TENSOR_TYPE_STR_SIZE], b[TENSOR_TYPE_STR_SIZE];
+    if (!tensor_same_shape(got, want) || got->dtype != want->dtype) {
+        printf("  the SPMD run gave %s, the reference %s\n", tensor_type_str(got, a), tensor_type_str(want, b));
+        return;
+    }
+    printf("  %lld of %lld elements differ; first at flat index %lld: %.9g, reference %.9g\n",
+           (long long)diff->mismatches, (long long)got->count, (long long)diff->first_index, diff->a_value,
+           diff->b_value);
+}
+
+/* One result line; returns whether it matches. */
+static bool report_result(const RunArgs *a, const Program *ref, const Program *spmd, int i, const Tensor *got,
+                          const Tensor *want)
+{
+    Tolerance tol = tolerance_for(want, a);
+    TensorDiff diff = {0};
+    bool same = tensor_allclose(got, want, tol.rtol, tol.atol, &diff);
+    bool comparable = tensor_same_shape(got, want) && got->dtype == want->dtype;
+    Errors e = comparable ? errors_between(got, want) : (Errors){INFINITY, INFINITY};
+    print_value_header("result", i, ref->entry->body->returns[i]->name, &spmd->entry->result_types[i],
+                       result_sharding(spmd->entry, i));
+    printf(" max_abs_err=%.3g max_rel_err=%.3g %s\n", e.max_abs, e.max_rel, same ? "PASS" : "FAIL");
+    if (!same)
+        print_mismatch(got, want, &diff);
+    if (a->visualize)
+        visualize_sharding(stdout, result_sharding(spmd->entry, i), &spmd->entry->result_types[i]);
+    if (a->print) {
+        print_array_numpy(stdout, got);
+        printf("\n");
+    }
+    if (a->print && !same) {
+        printf("reference:\n");
+        print_array_numpy(stdout, want);
+        printf("\n");
+    }
+    return same;
+}
+
+static void visualize_arguments(const Program *spmd)
+{
+    const Block *body = spmd->entry->body;
+    for (int i = 0; i < body->num_args; i++) {
+        print_value_header("argument", i, body->args[i]->name, &body->args[i]->type, body->args[i]->sharding);
+        printf("\n");
+        visualize_sharding(stdout, body->args[i]->sharding, &body->args[i]->type);
+    }
+}
+
+/* ---- outputs and stats ------------------------------------------------------------------------ */
+
+static bool write_outputs(DiagEngine *diag, const char *dir, Tensor **outputs, int n)
+{
+    if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
+        diag_error(diag, (Loc){dir, 0, 0}, "cannot create directory: %s", strerror(errno));
+        return false;
+    }
+    for (int i = 0; i < n; i++) {
+        char path[4096];
+        snprintf(path, sizeof path, "%s/result_%d.npy", dir, i);
+        TensorCtx ctx;
+        tensor_ctx_init(&ctx, NULL);
+        Tensor *t = NULL;
+        /* NumPy has no bfloat16: bf16 results are written as f32. */
+        bool ok = tensor_convert(&ctx, outputs[i], outputs[i]->dtype == DT_BF16 ? DT_F32 : outputs[i]->dtype, &t) ==
+                      TENSOR_OK && npy_write(&ctx, path, t) == TENSOR_OK;
+        tensor_release(t);
+        if (!ok) {
+            diag_error(diag, (Loc){path, 0, 0}, "%s", ctx.msg);
+            return false;
+        }
+    }
+    return true;
+}
+
+enum { LISTED_DEVICES = 16 };
+
+/* Every device's peak on small meshes; the extremes on big ones. */
+static void print_device_peaks(const InterpStats *s)
+{
+    printf("    peak bytes per device:");
+    if (s->num_devices <= LISTED_DEVICES) {
+        for (int64_t d = 0; d < s->num_devices; d++)
+            printf(" %lld:%lld", (long long)d, (long long)s->device_peak_bytes[d]);
+        printf("\n");
+        return;
+    }
+    int64_t lo = 0, hi = 0;
+    for (int64_t d = 1; d < s->num_devices; d++) {
+        lo = s->device_peak_bytes[d] < s->device_peak_bytes[lo] ? d : lo;
+        hi = s->device_peak_bytes[d] > s->device_peak_bytes[hi] ? d : hi;
+    }
+    printf(" %lld devices, max %lld (device %lld), min %lld (device %lld)\n", (long long)s->num_devices,
+           (long long)s->device_peak_bytes[hi], (long long)hi, (long long)s->device_peak_bytes[lo], (long long)lo);
+}
+
+static void print_run_stats(const char *label, const RunResult *r)
+{
+    const InterpStats *s = &r->interp.stats;
+    printf("  %s run: %.3f ms, %lld shard_map runs, host peak %lld bytes\n", label, 1e3 * r->seconds,
+           (long long)s->shard_map_runs, (long long)s->host_peak_bytes);
+    for (int kind = 0; kind < OP_COUNT; kind++)
+        if (s->collectives[kind].calls || s->collectives[kind].bytes)
+            printf("    %-20s %6lld call(s) %12lld bytes moved\n", op_info((OpKind)kind)->name,
+                   (long long)s->collectives[kind].calls, (long long)s->collectives[kind].bytes);
+    print_device_peaks(s);
+}
+
+/* ---- the command ---------------------------------------------------------------------------------- */
+
+typedef struct RunSession {
+    RunArgs args;
+    DiagEngine diag;
+    Program ref, spmd;
+    Tensor **inputs;
+    RunResult ref_run, spmd_run;
+    Config *config;
+    RunDist dist;           /* --transport=mpi: this process's place in the job */
+} RunSession;
+
+static bool session_load(RunSession *s)
+{
+    const RunArgs *a = &s->args;
+    const char *ref_path = a->reference ? a->reference : a->file;
+    if (!load_program(&s->diag, ref_path, EMIT_IR, a, s->config, &s->ref) ||
+        !load_program(&s->diag, a->file, a->reference ? EMIT_IR : EMIT_PARTITIONED, a, s->config, &s->spmd) ||
+        !same_signature(&s->diag, s->ref.entry, s->spmd.entry) ||
+        !run_dist_check_meshes(&s->dist, &s->diag, s->spmd.module, s->spmd.entry))
+        return false;
+    s->inputs = calloc((size_t)s->ref.entry->body->num_args + 1, sizeof *s->inputs);
+    if (!s->inputs)
+        return false;
+    if (a->inputs)
+        return read_inputs(&s->diag, &s->dist, a->inputs, s->ref.entry, s->spmd.entry, s->inputs);
+    return !run_dist_is_root(&s->dist) || random_inputs(&s->diag, a->seed, s->ref.entry, s->inputs);
+}
+
+static bool session_report(RunSession *s)
+{
+    const RunArgs *a = &s->args;
+    int n = s->ref.entry->num_results, failures = 0;
+    if (a->visualize)
+        visualize_arguments(&s->spmd);
+    for (int i = 0; i < n; i++)
+        failures += !report_result(a, &s->ref, &s->spmd, i, s->spmd_run.outputs[i], s->ref_run.outputs[i]);
+    if (failures)
+        printf("FAIL: %d of %d results differ from the reference\n", failures, n);
+    else
+        printf("PASS: %d %s the reference\n", n, n == 1 ? "result matches" : "results match");
+    if (a->stats) {
+        printf("stats:\n");
+        print_run_stats("reference", &s->ref_run);
+        print_run_stats("spmd", &s->spmd_run);
+    }
+    bool written = !a->outputs_dir || write_outputs(&s->diag, a->outputs_dir, s->spmd_run.outputs, n);
+    return failures == 0 && written;
+}
+
+static void session_free(RunSession *s)
+{
+    int results = s->ref.entry ? s->ref.entry->num_results : 0, args = s->ref.entry ? s->ref.entry->body->num_args : 0;
+    run_result_free(&s->ref_run, results);
+    run_result_free(&s->spmd_run, results);
+    for (int i = 0; s->inputs && i < args; i++)
+        tensor_release(s->inputs[i]);
+    free(s->inputs);
+    module_free(s->ref.module);
+    module_free(s->spmd.module);
+    diag_free(&s->diag);
+    config_free(s->config); /* after diag: diagnostics quote the YAML */
+    free(s->ref.text);
+    free(s->spmd.text);
+}
+
+int cmd_run(int argc, char **argv)
+{
+    RunSession s;
+    memset(&s, 0, sizeof s);
+    int status = parse_run_args(argc, argv, &s.args);
+    if (status >= 0)
+        return status;
+    if ((status = run_dist_open(&s.dist, s.args.transport, &argc, &argv)) >= 0)
+        return status;
+    diag_init(&s.diag, s.dist.diag_stream);
+    if ((status = config_apply_cli(&s.args.config, &s.diag, &s.config)) >= 0) {
+        session_free(&s);
+        return s.dist.world ? run_dist_fail(&s.dist) : status;
+    }
+    interp_ctx_init(&s.ref_run.interp, &s.diag);
+    interp_ctx_init(&s.spmd_run.interp, &s.diag);
+    s.spmd_run.interp.world = s.dist.world;
+    bool root = run_dist_is_root(&s.dist);
+    bool ran = session_load(&s) && (!root || run_program(&s.ref, s.inputs, &s.ref_run)) &&
+               run_program(&s.spmd, s.inputs, &s.spmd_run) &&
+               (!s.args.stats || run_dist_merge_stats(&s.dist, &s.spmd_run.interp.stats));
+    bool ok = ran && (!root || session_report(&s));
+    session_free(&s);
+    return ran ? run_dist_close(&s.dist, ok) : run_dist_fail(&s.dist);
+}

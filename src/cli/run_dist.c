@@ -1,0 +1,309 @@
+/* `shardc run --transport=mpi` (docs/distributed.md): joining the job,
+ * checking the mesh against the number of processes, per-device input
+ * files, summing the stats on the root, failing loudly, and agreeing on
+ * the exit status. In-process (no world) these are the single-process
+ * behaviour. */
+#include <stdlib.h>
+#include <string.h>
+#include "cli/run_dist.h"
+#include "shardc/layout.h"
+#include "shardc/npy.h"
+
+enum { ROOT = 0 };
+
+int run_dist_open(RunDist *d, const char *transport, int *argc, char ***argv)
+{
+    memset(d, 0, sizeof *d);
+    d->diag_stream = stderr;
+    if (!transport || strcmp(transport, "mpi") != 0)
+        return -1;
+    char err[256];
+    d->world = transport_mpi_world_new(argc, argv, err, sizeof err);
+    if (!d->world) {
+        fprintf(stderr, "shardc run: --transport=mpi: %s\n", err);
+        return 2;
+    }
+    /* The root reports diagnostics in full; the others keep theirs and
+     * print the first line if they fail. */
+    if (d->world->rank != ROOT && !(d->diag_stream = open_memstream(&d->diag_text, &d->diag_len)))
+        d->diag_stream = stderr;
+    return -1;
+}
+
+bool run_dist_is_root(const RunDist *d)
+{
+    return !d->world || d->world->rank == ROOT;
+}
+
+static const Mesh *shard_map_mesh(const Module *m, const Op *op)
+{
+    const AttrValue *v = op_attr_value(op, "mesh");
+    return v && v->kind == ATTR_SYMBOL ? module_find_mesh(m, v->u.s) : NULL;
+}
+
+bool run_dist_check_meshes(const RunDist *d, DiagEngine *diag, const Module *m, const Func *f)
+{
+    for (const Op *op = f->body->first; d->world && op; op = op->next) {
+        const Mesh *mesh = op->kind == OP_SHARD_MAP ? shard_map_mesh(m, op) : NULL;
+        if (!mesh || mesh->num_devices == d->world->size)
+            continue;
+        diag_error(diag, op->loc,
+                   "the mesh @%s has %lld devices, but the job has %lld process%s: run it with mpirun -n %lld "
+                   "(one device per process)",
+                   mesh->name, (long long)mesh->num_devices, (long long)d->world->size,
+                   d->world->size == 1 ? "" : "es", (long long)mesh->num_devices);
+        return false;
+    }
+    return true;
+}
+
+/* ---- per-device inputs --------------------------------------------------------------- */
+
+static const char device_field[] = "{device}";
+
+bool run_dist_is_pattern(const char *path)
+{
+    return strstr(path, device_field) != NULL;
+}
+
+/* The pattern with its first "{device}" replaced by the device id. */
+static void pattern_path(const char *pattern, int64_t device, char *buf, size_t size)
+{
+    const char *at = strstr(pattern, device_field);
+    snprintf(buf, size, "%.*s%lld%s", (int)(at - pattern), pattern, (long long)device,
+             at + sizeof device_field - 1);
+}
+
+/* "f32[4,8]" */
+static const char *block_type_str(DType dtype, int rank, const int64_t *sizes, char *buf, size_t size)
+{
+    int n = snprintf(buf, size, "%s[", dtype_name(dtype));
+    for (int k = 0; k < rank && n > 0 && (size_t)n < size; k++)
+        n += snprintf(buf + n, size - (size_t)n, k ? ",%lld" : "%lld", (long long)sizes[k]);
+    if (n > 0 && (size_t)n < size)
+        snprintf(buf + n, size - (size_t)n, "]");
+    return buf;
+}
+
+/* Device `device`'s block of arg from its file: the block's shape, the
+ * argument's dtype (a bf16 argument takes an f32 file, rounded). */
+static bool read_block(DiagEngine *diag, const char *pattern, int64_t device, const Value *arg,
+                       const int64_t *sizes, Tensor **block)
+{
+    char path[4096], got[TENSOR_TYPE_STR_SIZE], want_str[TENSOR_TYPE_STR_SIZE];
+    pattern_path(pattern, device, path, sizeof path);
+    TensorCtx ctx;
+    tensor_ctx_init(&ctx, NULL);
+    Tensor *raw = NULL;
+    if (npy_read(&ctx, path, &raw) != TENSOR_OK) {
+        diag_error(diag, (Loc){path, 0, 0}, "%s", ctx.msg);
+        return false;
+    }
+    DType want = arg->type.dtype;
+    bool fits = raw->rank == arg->type.rank && (raw->dtype == want || (want == DT_BF16 && raw->dtype == DT_F32));
+    for (int k = 0; fits && k < raw->rank; k++)
+        fits = raw->dims[k] == sizes[k];
+    bool ok = fits && tensor_convert(&ctx, raw, want, block) == TENSOR_OK;
+    if (!fits)
+        diag_error(diag, (Loc){path, 0, 0}, "is %s, but device %lld's block of argument %%%s is %s",
+                   tensor_type_str(raw, got), (long long)device, arg->name,
+                   block_type_str(want, arg->type.rank, sizes, want_str, sizeof want_str));
+    tensor_release(raw);
+    return ok;
+}
+
+/* Whether a lower position holds the same block as p (its offsets). */
+static bool held_lower(const Sharding *s, const TensorType *type, int64_t p, const int64_t *offsets)
+{
+    int64_t o[SHARDC_MAX_RANK], sz[SHARDC_MAX_RANK];
+    for (int64_t q = 0; q < p; q++) {
+        sharding_block(s, type, q, o, sz);
+        if (memcmp(o, offsets, (size_t)type->rank * sizeof *o) == 0)
+            return true;
+    }
+    return false;
+}
+
+/* The block position p holds (no sharding: the whole, on device 0). */
+static void arg_block(const Sharding *s, const TensorType *type, int64_t p, int64_t *offsets, int64_t *sizes)
+{
+    if (s) {
+        sharding_block(s, type, p, offsets, sizes);
+        return;
+    }
+    memset(offsets, 0, (size_t)type->rank * sizeof *offsets);
+    memcpy(sizes, type->dims, (size_t)type->rank * sizeof *sizes);
+}
+
+/* Which device reads which block: by device, the position whose block it
+ * holds, for the lowest position holding each block (-1: none). */
+typedef struct PatternPlan {
+    int64_t devices;
+    int64_t *position;
+    size_t *bytes;
+} PatternPlan;
+
+static bool plan_pattern(const Value *arg, PatternPlan *plan)
+{
+    const Sharding *s = arg->sharding;
+    plan->devices = s ? s->mesh->num_devices : 1;
+    plan->position = malloc((size_t)plan->devices * sizeof *plan->position);
+    plan->bytes = calloc((size_t)plan->devices, sizeof *plan->bytes);
+    for (int64_t p = 0; plan->position && p < plan->devices; p++)
+        plan->position[p] = -1;
+    for (int64_t p = 0; plan->position && plan->bytes && p < plan->devices; p++) {
+        int64_t offsets[SHARDC_MAX_RANK], sizes[SHARDC_MAX_RANK], device = s ? mesh_device_id(s->mesh, p) : 0;
+        arg_block(s, &arg->type, p, offsets, sizes);
+        if (s && held_lower(s, &arg->type, p, offsets))
+            continue;
+        plan->position[device] = p;
+        plan->bytes[device] = dtype_size(arg->type.dtype);
+        for (int k = 0; k < arg->type.rank; k++)
+            plan->bytes[device] *= (size_t)sizes[k];
+    }
+    return plan->position && plan->bytes;
+}
+
+/* Put device `device`'s block (its bytes at data) in its place. */
+static bool insert_piece(const Value *arg, const PatternPlan *plan, int64_t device, const void *data, Tensor *global)
+{
+    int64_t offsets[SHARDC_MAX_RANK], sizes[SHARDC_MAX_RANK];
+    arg_block(arg->sharding, &arg->type, plan->position[device], offsets, sizes);
+    TensorCtx ctx;
+    tensor_ctx_init(&ctx, NULL);
+    Tensor *piece = NULL;
+    bool ok = tensor_new_uninit(&ctx, arg->type.dtype, arg->type.rank, sizes, &piece) == TENSOR_OK;
+    if (ok)
+        memcpy(piece->data, data, piece->nbytes);
+    ok = ok && tensor_insert_block(&ctx, global, piece, offsets) == TENSOR_OK;
+    tensor_release(piece);
+    return ok;
+}
+
+/* In-process: every block from its file, here. */
+static bool read_all_pieces(DiagEngine *diag, const char *pattern, const Value *arg, const PatternPlan *plan,
+                            Tensor *global)
+{
+    bool ok = true;
+    for (int64_t dev = 0; ok && dev < plan->devices; dev++) {
+        int64_t offsets[SHARDC_MAX_RANK], sizes[SHARDC_MAX_RANK];
+        Tensor *block = NULL;
+        if (plan->position[dev] < 0)
+            continue;
+        arg_block(arg->sharding, &arg->type, plan->position[dev], offsets, sizes);
+        ok = read_block(diag, pattern, dev, arg, sizes, &block) && insert_piece(arg, plan, dev, block->data, global);
+        tensor_release(block);
+    }
+    return ok;
+}
+
+/* Distributed: each holder reads its block; the root gathers them. */
+static bool gather_pieces(RunDist *d, DiagEngine *diag, const char *pattern, const Value *arg,
+                          const PatternPlan *plan, Tensor *global)
+{
+    TransportWorld *w = d->world;
+    int64_t offsets[SHARDC_MAX_RANK], sizes[SHARDC_MAX_RANK];
+    Tensor *mine = NULL;
+    size_t total = 0;
+    if (plan->position[w->rank] >= 0) {
+        arg_block(arg->sharding, &arg->type, plan->position[w->rank], offsets, sizes);
+        if (!read_block(diag, pattern, w->rank, arg, sizes, &mine))
+            return false;
+    }
+    for (int64_t dev = 0; dev < plan->devices; dev++)
+        total += plan->bytes[dev];
+    char *packed = run_dist_is_root(d) ? malloc(total + 1) : NULL, *at = packed;
+    bool ok = (packed || !run_dist_is_root(d)) &&
+              w->ops->gather(w, mine ? mine->data : NULL, plan->bytes, packed) == TRANSPORT_OK;
+    for (int64_t dev = 0; ok && packed && dev < plan->devices; dev++) {
+        ok = plan->position[dev] < 0 || insert_piece(arg, plan, dev, at, global);
+        at += plan->bytes[dev];
+    }
+    if (!ok)
+        diag_error(diag, arg->loc, "cannot assemble argument %%%s from its per-device files", arg->name);
+    tensor_release(mine);
+    free(packed);
+    return ok;
+}
+
+bool run_dist_read_pattern(RunDist *d, DiagEngine *diag, const char *pattern, const Value *arg, Tensor **out)
+{
+    PatternPlan plan = {0, NULL, NULL};
+    TensorCtx ctx;
+    tensor_ctx_init(&ctx, NULL);
+    *out = NULL;
+    bool ok = plan_pattern(arg, &plan);
+    if (!ok)
+        diag_error(diag, arg->loc, "out of memory");
+    if (ok && d->world && plan.devices != d->world->size) {
+        diag_error(diag, arg->loc, "per-device files for %%%s: its mesh has %lld devices, the job %lld processes",
+                   arg->name, (long long)plan.devices, (long long)d->world->size);
+        ok = false;
+    }
+    if (ok && run_dist_is_root(d) && tensor_new_for_type(&ctx, &arg->type, out) != TENSOR_OK) {
+        diag_error(diag, arg->loc, "argument %%%s: %s", arg->name, ctx.msg);
+        ok = false;
+    }
+    if (ok)
+        ok = d->world ? gather_pieces(d, diag, pattern, arg, &plan, *out)
+                      : read_all_pieces(diag, pattern, arg, &plan, *out);
+    free(plan.position);
+    free(plan.bytes);
+    return ok;
+}
+
+/* ---- stats, failing, ending ---------------------------------------------------------------- */
+
+bool run_dist_merge_stats(RunDist *d, InterpStats *stats)
+{
+    if (!d->world)
+        return true;
+    int64_t n = 2 * OP_COUNT + stats->num_devices + 1;
+    int64_t *counts = calloc((size_t)n, sizeof *counts);
+    if (!counts)
+        return false;
+    for (int k = 0; k < OP_COUNT; k++) {
+        counts[2 * k] = stats->collectives[k].calls;
+        counts[2 * k + 1] = stats->collectives[k].bytes;
+    }
+    memcpy(counts + 2 * OP_COUNT, stats->device_peak_bytes, (size_t)stats->num_devices * sizeof *counts);
+    counts[n - 1] = stats->shard_map_runs;
+    bool ok = d->world->ops->sum_to_root(d->world, counts, n) == TRANSPORT_OK;
+    for (int k = 0; ok && run_dist_is_root(d) && k < OP_COUNT; k++)
+        stats->collectives[k] = (InterpCollectiveStats){counts[2 * k], counts[2 * k + 1]};
+    if (ok && run_dist_is_root(d)) {
+        memcpy(stats->device_peak_bytes, counts + 2 * OP_COUNT, (size_t)stats->num_devices * sizeof *counts);
+        stats->shard_map_runs = counts[n - 1];
+    }
+    free(counts);
+    return ok;
+}
+
+int run_dist_fail(RunDist *d)
+{
+    if (!d->world)
+        return 1;
+    if (!run_dist_is_root(d)) {
+        fflush(d->diag_stream);
+        const char *text = d->diag_text && d->diag_len ? d->diag_text : "failed (see the messages above)";
+        fprintf(stderr, "shardc run: rank %lld of %lld: %.*s\n", (long long)d->world->rank,
+                (long long)d->world->size, (int)strcspn(text, "\n"), text);
+    }
+    d->world->ops->fail(d->world);
+    return 1;
+}
+
+int run_dist_close(RunDist *d, bool ok)
+{
+    int32_t verdict = ok ? 0 : 1;
+    if (!d->world)
+        return verdict;
+    fflush(stdout);
+    if (d->world->ops->broadcast(d->world, &verdict, sizeof verdict) != TRANSPORT_OK)
+        return run_dist_fail(d);
+    d->world->ops->close(d->world);
+    if (d->diag_stream != stderr)
+        fclose(d->diag_stream);
+    free(d->diag_text);
+    return verdict;
+}

@@ -1,0 +1,214 @@
+/* The IR builder behind the grammar actions: scopes, values, functions,
+ * regions and ops. Semantic checks that need the whole module (types of
+ * ops, callees, shardings against ranks) are the verifier's job. */
+#include <string.h>
+#include "front/parse_ctx.h"
+
+void plist_push(Arena *arena, PtrList *list, void *item)
+{
+    if (list->count == list->cap) {
+        int cap = list->cap ? list->cap * 2 : 4;
+        void **items = ARENA_ARRAY(arena, void *, cap);
+        if (list->count)
+            memcpy(items, list->items, sizeof(void *) * (size_t)list->count);
+        list->items = items;
+        list->cap = cap;
+    }
+    list->items[list->count++] = item;
+}
+
+static void push_scope(ParseCtx *ctx)
+{
+    Scope *scope = ARENA_NEW(ctx->arena, Scope);
+    symtab_init(&scope->names, ctx->arena);
+    scope->outer_block = ctx->block;
+    scope->parent = ctx->scope;
+    ctx->scope = scope;
+}
+
+static void pop_scope(ParseCtx *ctx)
+{
+    ctx->block = ctx->scope->outer_block;
+    ctx->scope = ctx->scope->parent;
+}
+
+void build_define_value(ParseCtx *ctx, Value *v)
+{
+    if (!ctx->scope)
+        return;
+    Value *previous = symtab_put(&ctx->scope->names, v->name, v);
+    if (previous) {
+        diag_error(ctx->diag, v->loc, "redefinition of value '%%%s'", v->name);
+        diag_note(ctx->diag, previous->loc, "previous definition is here");
+    }
+}
+
+Value *build_use(ParseCtx *ctx, const char *name, Loc loc)
+{
+    if (!ctx->scope)
+        return NULL;
+    Value *v = symtab_get(&ctx->scope->names, name);
+    if (v)
+        return v;
+    for (Scope *s = ctx->scope->parent; s; s = s->parent) {
+        if (symtab_get(&s->names, name)) {
+            diag_error(ctx->diag, loc,
+                       "value '%%%s' is defined outside this region; shard_map bodies are "
+                       "isolated from above: pass it as an operand", name);
+            return NULL;
+        }
+    }
+    diag_error(ctx->diag, loc, "use of undefined value '%%%s'", name);
+    return NULL;
+}
+
+void build_begin_func(ParseCtx *ctx, const char *name, Loc loc)
+{
+    Func *f = ARENA_NEW(ctx->arena, Func);
+    f->name = name;
+    f->loc = loc;
+    f->body = ARENA_NEW(ctx->arena, Block);
+    f->body->parent_func = f;
+    for (int i = 0; i < ctx->funcs.count; i++) {
+        Func *other = ctx->funcs.items[i];
+        if (strcmp(other->name, name) == 0) {
+            diag_error(ctx->diag, loc, "redefinition of function '@%s'", name);
+            diag_note(ctx->diag, other->loc, "previous definition is here");
+        }
+    }
+    ctx->func = f;
+    ctx->block = NULL;
+    ctx->scope = NULL;
+    push_scope(ctx);
+    ctx->block = f->body;
+}
+
+void build_abandon_func(ParseCtx *ctx)
+{
+    ctx->func = NULL;
+    ctx->block = NULL;
+    ctx->scope = NULL;
+    ctx->pending_callee = NULL;
+    ctx->nesting = 0;
+}
+
+/* Move `sharding = <...>` or `logical = [...]` out of an attribute list
+ * onto a value. */
+static void apply_value_attrs(ParseCtx *ctx, Value *v, PtrList *attrs, const char *what)
+{
+    for (int i = 0; attrs && i < attrs->count; i++) {
+        NamedAttr *a = attrs->items[i];
+        if (strcmp(a->name, "sharding") == 0 && a->value->kind == ATTR_SHARDING)
+            v->sharding = a->value->u.sharding;
+        else if (strcmp(a->name, "sharding") == 0)
+            diag_error(ctx->diag, a->value->loc, "'sharding' must be a sharding <@mesh, [...]>");
+        else if (strcmp(a->name, "logical") == 0)
+            v->logical = build_logical_axes(ctx, a, &v->type);
+        else
+            diag_error(ctx->diag, a->loc, "unknown %s attribute '%s' (expected 'sharding' or 'logical')", what,
+                       a->name);
+    }
+    build_check_one_layout(ctx, v->sharding, v->logical);
+}
+
+Value *build_block_arg(ParseCtx *ctx, const char *name, Loc loc, TensorType *type, PtrList *attrs)
+{
+    Block *b = ctx->block;
+    Value *v = value_new(ctx->module, name, type ? *type : (TensorType){0}, loc);
+    apply_value_attrs(ctx, v, attrs, "argument");
+    if (!b)
+        return v;
+    v->block = b;
+    v->index = b->num_args;
+    /* The capacity is implied: 4, then doubled whenever num_args reaches a
+     * power of two, so many arguments cost linear, not quadratic, memory. */
+    int n = b->num_args;
+    if (n == 0 || (n >= 4 && (n & (n - 1)) == 0)) {
+        Value **args = ARENA_ARRAY(ctx->arena, Value *, n ? 2 * n : 4);
+        if (n)
+            memcpy(args, b->args, sizeof(Value *) * (size_t)n);
+        b->args = args;
+    }
+    b->args[b->num_args++] = v;
+    build_define_value(ctx, v);
+    return v;
+}
+
+void build_end_func(ParseCtx *ctx, PtrList *results)
+{
+    Func *f = ctx->func;
+    if (!f)
+        return;
+    f->num_results = results->count;
+    f->result_types = ARENA_ARRAY(ctx->arena, TensorType, results->count);
+    f->result_shardings = ARENA_ARRAY(ctx->arena, Sharding *, results->count);
+    f->result_locs = ARENA_ARRAY(ctx->arena, Loc, results->count);
+    f->result_logical = ARENA_ARRAY(ctx->arena, LogicalAxes *, results->count);
+    for (int i = 0; i < results->count; i++) {
+        FuncResultSyntax *r = results->items[i];
+        Value scratch = {.loc = r->loc, .type = r->type ? *r->type : (TensorType){0}};
+        apply_value_attrs(ctx, &scratch, &r->attrs, "result");
+        f->result_types[i] = r->type ? *r->type : (TensorType){0};
+        f->result_shardings[i] = scratch.sharding;
+        f->result_logical[i] = scratch.logical;
+        f->result_locs[i] = r->loc;
+    }
+    plist_push(ctx->arena, &ctx->funcs, f);
+    build_abandon_func(ctx);
+}
+
+Block *build_begin_region(ParseCtx *ctx)
+{
+    Block *region = ARENA_NEW(ctx->arena, Block);
+    region->parent_func = ctx->func;
+    push_scope(ctx);
+    ctx->block = region;
+    return region;
+}
+
+Block *build_end_region(ParseCtx *ctx, Block *region)
+{
+    if (ctx->scope)
+        pop_scope(ctx);
+    return region;
+}
+
+void build_return(ParseCtx *ctx, PtrList *values, Loc loc)
+{
+    Block *b = ctx->block;
+    if (!b)
+        return;
+    b->num_returns = values->count;
+    b->returns = (Value **)values->items;
+    b->return_loc = loc;
+}
+
+TensorType *build_type(ParseCtx *ctx, const char *dtype, Loc loc, PtrList *dims)
+{
+    TensorType *t = ARENA_NEW(ctx->arena, TensorType);
+    if (!dtype_parse(dtype, strlen(dtype), &t->dtype))
+        diag_error(ctx->diag, loc, "unknown element type '%s' (expected f32, f64, bf16, i32, i64 or bool)", dtype);
+    if (dims->count > SHARDC_MAX_RANK)
+        diag_error(ctx->diag, loc, "rank %d exceeds the maximum rank %d", dims->count, SHARDC_MAX_RANK);
+    t->rank = dims->count > SHARDC_MAX_RANK ? SHARDC_MAX_RANK : dims->count;
+    t->dims = t->rank ? ARENA_ARRAY(ctx->arena, int64_t, t->rank) : NULL;
+    for (int i = 0; i < t->rank; i++) {
+        t->dims[i] = *(int64_t *)dims->items[i];
+        if (t->dims[i] < 0)
+            diag_error(ctx->diag, loc, "dimension %d of the type has negative size %lld", i,
+                       (long long)t->dims[i]);
+    }
+    int64_t count;
+    if (!type_num_elements(t, &count))
+        diag_error(ctx->diag, loc, "the type's element count overflows 64 bits");
+    return t;
+}
+
+NamedAttr *build_named_attr(ParseCtx *ctx, const char *name, Loc loc, AttrValue *value)
+{
+    NamedAttr *a = ARENA_NEW(ctx->arena, NamedAttr);
+    a->name = name;
+    a->loc = loc;
+    a->value = value ? value : attr_new(ctx->arena, ATTR_BOOL, loc);
+    return a;
+}

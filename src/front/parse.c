@@ -1,0 +1,139 @@
+/* parse_module: run the scanner and parser over a text and collect the
+ * module. */
+#include <stdint.h>
+#include <string.h>
+#include "shardc/parse.h"
+#include "front/parse_ctx.h"
+#include "parser.h"
+#include "lexer.h"
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+
+int yyparse(ParseCtx *ctx);
+
+static void finish_module(ParseCtx *ctx)
+{
+    Module *m = ctx->module;
+    m->num_meshes = ctx->meshes.count;
+    m->meshes = (Mesh **)ctx->meshes.items;
+    m->num_funcs = ctx->funcs.count;
+    m->funcs = (Func **)ctx->funcs.items;
+}
+
+Module *parse_module(const char *file, const char *text, size_t len, DiagEngine *diag)
+{
+    if (len > INT32_MAX - 2) {
+        /* flex takes an int length (plus two end-of-buffer bytes) */
+        diag_error(diag, (Loc){file, 0, 0}, "the file is too large (%zu bytes; at most %d)", len,
+                   INT32_MAX - 2);
+        return NULL;
+    }
+    Module *m = module_new(file);
+    ParseCtx ctx = {.module = m, .diag = diag, .arena = &m->arena, .file = m->file};
+    int errors_before = diag->errors;
+    yyscan_t scanner;
+    if (shir_lex_init_extra(&ctx, &scanner) != 0) {
+        diag_error(diag, (Loc){file, 0, 0}, "cannot initialise the scanner");
+        module_free(m);
+        return NULL;
+    }
+    ctx.scanner = scanner;
+    YY_BUFFER_STATE buffer = shir__scan_bytes(text, (int)len, scanner);
+    /* The first token starts at 1:1; the scanner advances from last_*. */
+    shir_set_lineno(1, scanner);
+    yyparse(&ctx);
+    shir__delete_buffer(buffer, scanner);
+    shir_lex_destroy(scanner);
+    finish_module(&ctx);
+    if (diag->errors > errors_before) {
+        module_free(m);
+        return NULL;
+    }
+    return m;
+}
+
+/* Token-level helpers of the scanner: interning, literals, lexical errors. */
+
+const char *parse_intern(ParseCtx *ctx, const char *text, int len)
+{
+    return arena_strndup(ctx->arena, text, (size_t)len);
+}
+
+/* Decode escapes of a quoted string token (quotes included in text). */
+const char *parse_string_token(ParseCtx *ctx, const char *text, int len, Loc loc)
+{
+    char *out = arena_alloc(ctx->arena, (size_t)len);
+    int n = 0;
+    for (int i = 1; i < len - 1; i++) {
+        char c = text[i];
+        if (c == '\\') {
+            char e = text[++i];
+            switch (e) {
+            case 'n': c = '\n'; break;
+            case 't': c = '\t'; break;
+            case '"': case '\\': c = e; break;
+            default:
+                diag_error(ctx->diag, loc_offset(loc, i - 1), "unknown escape '\\%c' in string", e);
+                c = e;
+            }
+        }
+        out[n++] = c;
+    }
+    out[n] = '\0';
+    return out;
+}
+
+int64_t parse_int_token(ParseCtx *ctx, const char *text, Loc loc)
+{
+    errno = 0;
+    long long v = strtoll(text, NULL, 10);
+    if (errno == ERANGE) {
+        diag_error(ctx->diag, loc, "integer '%s' does not fit in 64 bits", text);
+        return 0;
+    }
+    return (int64_t)v;
+}
+
+double parse_float_token(ParseCtx *ctx, const char *text, Loc loc)
+{
+    if (strcmp(text, "nan") == 0)
+        return NAN;
+    if (strcmp(text, "inf") == 0)
+        return INFINITY;
+    if (strcmp(text, "-inf") == 0)
+        return -INFINITY;
+    errno = 0;
+    double v = strtod(text, NULL);
+    if (errno == ERANGE && isinf(v))
+        diag_error(ctx->diag, loc, "float '%s' is out of range", text);
+    return v;
+}
+
+void parse_lex_error(ParseCtx *ctx, Loc loc, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    diag_vreport(ctx->diag, DIAG_ERROR, loc, fmt, ap);
+    va_end(ap);
+    ctx->lex_error_pending = true;
+}
+
+int64_t parse_priority(ParseCtx *ctx, const char *text, Loc loc)
+{
+    const char *p = text + 1;
+    if (text[0] != 'p' || !*p || strspn(p, "0123456789") != strlen(p) || strlen(p) > 6) {
+        diag_error(ctx->diag, loc, "expected a priority p0, p1, ..., got '%s'", text);
+        return PRIORITY_NONE;
+    }
+    return strtol(p, NULL, 10);
+}
+
+bool parse_enter_nesting(ParseCtx *ctx, Loc loc)
+{
+    if (++ctx->nesting <= PARSE_MAX_NESTING)
+        return true;
+    diag_error(ctx->diag, loc, "nesting is too deep: more than %d levels of brackets and regions",
+               PARSE_MAX_NESTING);
+    return false;
+}

@@ -1,0 +1,455 @@
+/* The collectives, with JAX's semantics (jax/_src/lax/parallel.py), on the
+ * devices of a shard_map. Each works in the caller's group -- the devices
+ * that agree on every coordinate outside `axes` -- where a member's index
+ * is its row-major coordinate over `axes`, first listed most major.
+ *
+ * Data moves through the transport in contiguous buffers; the reshuffles
+ * around it (which block goes to whom, where the gathered blocks land) are
+ * transposes and reshapes done by the kernels. */
+#include <stdlib.h>
+#include <string.h>
+#include "interp/collectives_internal.h"
+#include "shardc/layout.h"
+
+/* ---- groups ---------------------------------------------------------------------------- */
+
+bool collective_device(ExecCtx *x, const Op *op)
+{
+    if (!x->device)
+        return exec_fail(x, op, "'%s' outside a shard_map: there are no devices to communicate with",
+                         op_info(op->kind)->name);
+    const AttrValue *mv = op_attr_value(op, "mesh");
+    if (mv && mv->kind == ATTR_SYMBOL && strcmp(mv->u.s, x->device->mesh->name) != 0)
+        return exec_fail(x, op, "'%s' is on mesh @%s but runs on a device of @%s", op_info(op->kind)->name,
+                         mv->u.s, x->device->mesh->name);
+    return true;
+}
+
+static bool parse_axes(ExecCtx *x, const Op *op, Group *g)
+{
+    const Mesh *mesh = x->device->mesh;
+    const AttrValue *v = op_attr_value(op, "axes");
+    if (!v || v->kind != ATTR_ARRAY || v->u.array.count > GROUP_MAX_AXES)
+        return exec_fail(x, op, "'%s' needs 'axes': a list of mesh axis names", op_info(op->kind)->name);
+    g->num_refs = v->u.array.count;
+    for (int i = 0; i < g->num_refs; i++) {
+        const AttrValue *item = v->u.array.items[i];
+        if (item->kind != ATTR_STRING || !axis_ref_parse(mesh, item->u.s, &g->refs[i]))
+            return exec_fail(x, op, "'%s': axis %d is not an axis of @%s", op_info(op->kind)->name, i, mesh->name);
+        if (!(x->device->manual_mask >> g->refs[i].axis & 1))
+            return exec_fail(x, op, "'%s': axis \"%s\" is not manual here", op_info(op->kind)->name, item->u.s);
+    }
+    return true;
+}
+
+bool group_resolve(ExecCtx *x, const Op *op, Group *g)
+{
+    memset(g, 0, sizeof *g);
+    if (!collective_device(x, op) || !parse_axes(x, op, g))
+        return false;
+    const DeviceCtx *dev = x->device;
+    g->t.size = axis_refs_size(g->refs, g->num_refs);
+    g->t.index = mesh_group_index(dev->mesh, dev->position, g->refs, g->num_refs);
+    g->members = calloc((size_t)g->t.size, sizeof *g->members);
+    if (!g->members)
+        return exec_fail(x, op, "out of memory");
+    for (int64_t k = 0; k < g->t.size; k++)
+        g->members[k] = mesh_group_member(dev->mesh, dev->position, g->refs, g->num_refs, k);
+    g->t.members = g->members;
+    return true;
+}
+
+void group_free(Group *g)
+{
+    free(g->members);
+    g->members = NULL;
+}
+
+/* ---- shared helpers ----------------------------------------------------------------------- */
+
+bool transport_result(ExecCtx *x, const Op *op, TransportStatus status)
+{
+    if (status == TRANSPORT_OK)
+        return true;
+    if (status == TRANSPORT_ABORTED)
+        return exec_fail_aborted(x, op);
+    return exec_fail(x, op, "'%s': %s", op_info(op->kind)->name, transport_status_name(status));
+}
+
+void count_traffic(ExecCtx *x, const Op *op, int64_t bytes)
+{
+    x->collectives[op->kind].bytes += bytes;
+    if (x->device->active_index == 0)
+        x->collectives[op->kind].calls++;
+}
+
+bool new_tensor_shaped(ExecCtx *x, const Op *op, DType dtype, int rank, const int64_t *dims, Tensor **out)
+{
+    return exec_kernel(x, op, tensor_new_uninit(&x->tensors, dtype, rank, dims, out));
+}
+
+/* t with dim `dim` cut into n equal parts and the part index moved to the
+ * front: [n, d0, ..., d_dim / n, ...], so part k is contiguous. For dim 0
+ * that is only a reshape, but it is needed: all_to_all moves the leading
+ * part index to concat_axis. */
+static bool split_to_front(ExecCtx *x, const Op *op, const Tensor *t, int dim, int64_t n, Tensor **out)
+{
+    int64_t dims[SHARDC_MAX_RANK + 1];
+    memcpy(dims, t->dims, (size_t)dim * sizeof *dims);
+    dims[dim] = n;
+    dims[dim + 1] = t->dims[dim] / n;
+    memcpy(dims + dim + 2, t->dims + dim + 1, (size_t)(t->rank - dim - 1) * sizeof *dims);
+    TensorType split = {t->dtype, t->rank + 1, dims};
+    Tensor *reshaped = NULL;
+    bool ok = tensor_reshape_to(x, op, t, &split, &reshaped) && tensor_move_axis(x, op, reshaped, dim, 0, out);
+    tensor_release(reshaped);
+    return ok;
+}
+
+/* Divide by the group size, for the mean reductions. */
+static bool divide_by(ExecCtx *x, const Op *op, Tensor **t, int64_t n)
+{
+    Tensor *divisor = NULL, *quotient = NULL;
+    bool ok = exec_kernel(x, op, kern_full(&x->tensors, (*t)->dtype, 0, NULL, scalar_int(n), &divisor)) &&
+              exec_kernel(x, op, kern_binary(&x->tensors, BIN_DIV, *t, divisor, &quotient));
+    tensor_release(divisor);
+    tensor_release(*t);
+    *t = quotient;
+    return ok;
+}
+
+/* ---- reductions -------------------------------------------------------------------------------- */
+
+typedef struct Reduction {
+    ReduceOp op;
+    bool mean;
+} Reduction;
+
+static bool reduction_of(ExecCtx *x, const Op *op, Reduction *r)
+{
+    static const struct { const char *name; Reduction r; } names[] = {
+        {"sum", {RED_SUM, false}}, {"max", {RED_MAX, false}}, {"min", {RED_MIN, false}}, {"mean", {RED_SUM, true}},
+    };
+    static const Reduction by_kind[OP_COUNT] = {
+        [OP_PSUM] = {RED_SUM, false}, [OP_PMEAN] = {RED_SUM, true}, [OP_PMAX] = {RED_MAX, false},
+        [OP_PMIN] = {RED_MIN, false}, [OP_PSUM_SCATTER] = {RED_SUM, false},
+    };
+    const char *name = attr_get_string(op, "reduction", "sum");
+    *r = by_kind[op->kind];
+    if (op->kind != OP_ALL_REDUCE && op->kind != OP_REDUCE_SCATTER)
+        return true;
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (strcmp(name, names[i].name) == 0) {
+            *r = names[i].r;
+            return true;
+        }
+    return exec_fail(x, op, "'%s' has an unknown reduction \"%s\"", op_info(op->kind)->name, name);
+}
+
+/* psum, pmean, pmax, pmin, all_reduce: every member gets the reduction. */
+static bool coll_all_reduce(ExecCtx *x, const Op *op, const Group *g, const Tensor *in, Tensor **out)
+{
+    Reduction red;
+    if (!reduction_of(x, op, &red) || !new_tensor_shaped(x, op, in->dtype, in->rank, in->dims, out))
+        return false;
+    TransportReduction how = {in->dtype, red.op};
+    Transport *t = x->device->transport;
+    if (!transport_result(x, op, t->ops->allreduce(t, &g->t, how, in->data, (*out)->data, in->count)))
+        return false;
+    count_traffic(x, op, (g->t.size - 1) * (int64_t)in->nbytes);
+    return !red.mean || divide_by(x, op, out, g->t.size);
+}
+
+/* psum_scatter, reduce_scatter: member i keeps block i of the reduction
+ * along the scatter dim (untiled: that dim, of the group size, goes away). */
+static bool coll_reduce_scatter(ExecCtx *x, const Op *op, const Group *g, const Tensor *in, Tensor **out)
+{
+    int64_t dim, n = g->t.size;
+    Reduction red;
+    attr_get_int(op, op->kind == OP_PSUM_SCATTER ? "scatter_dimension" : "dim", 0, &dim);
+    if (!reduction_of(x, op, &red))
+        return false;
+    const TensorType *rt = &op->results[0]->type;
+    int64_t result_count = 0;
+    type_num_elements(rt, &result_count);
+    if (dim < 0 || dim >= in->rank || in->dims[dim] % n != 0 || result_count * n != in->count ||
+        rt->dtype != in->dtype)
+        return exec_fail(x, op, "'%s': dim %lld does not split into %lld blocks of the result type",
+                         op_info(op->kind)->name, (long long)dim, (long long)n);
+    Tensor *send = NULL;
+    bool ok = split_to_front(x, op, in, (int)dim, n, &send) &&
+              new_tensor_shaped(x, op, rt->dtype, rt->rank, rt->dims, out);
+    Transport *t = x->device->transport;
+    TransportReduction how = {in->dtype, red.op};
+    ok = ok && transport_result(x, op, t->ops->reduce_scatter(t, &g->t, how, send->data, (*out)->data, result_count));
+    tensor_release(send);
+    if (ok)
+        count_traffic(x, op, (n - 1) * (int64_t)(*out)->nbytes);
+    return ok && (!red.mean || divide_by(x, op, out, n));
+}
+
+/* ---- gathers and exchanges ------------------------------------------------------------------------ */
+
+/* all_gather: the members' operands stacked in group order at `axis`
+ * (untiled), or concatenated along `axis` (tiled). Both are the stack
+ * [n, operand...] with its first dim moved to `axis`; tiled then merges it
+ * with the next dim, which the result type's shape does by itself. */
+static bool coll_all_gather(ExecCtx *x, const Op *op, const Group *g, const Tensor *in, Tensor **out)
+{
+    int64_t axis, dims[SHARDC_MAX_RANK + 1];
+    attr_get_int(op, "axis", 0, &axis);
+    dims[0] = g->t.size;
+    memcpy(dims + 1, in->dims, (size_t)in->rank * sizeof *dims);
+    Tensor *stacked = NULL, *moved = NULL;
+    Transport *t = x->device->transport;
+    bool ok = new_tensor_shaped(x, op, in->dtype, in->rank + 1, dims, &stacked) &&
+              transport_result(x, op, t->ops->allgather(t, &g->t, in->data, in->nbytes, stacked->data));
+    if (ok)
+        count_traffic(x, op, (g->t.size - 1) * (int64_t)in->nbytes);
+    ok = ok && tensor_move_axis(x, op, stacked, 0, (int)axis, &moved);
+    tensor_release(stacked); /* before the relabel, which needs moved to itself */
+    ok = ok && tensor_relabel(x, op, moved, &op->results[0]->type);
+    *out = ok ? moved : NULL;
+    if (!ok)
+        tensor_release(moved);
+    return ok;
+}
+
+/* all_to_all: block k of split_axis goes to member k; the blocks received
+ * are concatenated (tiled) or stacked (untiled) at concat_axis in sender
+ * order. */
+static bool coll_all_to_all(ExecCtx *x, const Op *op, const Group *g, const Tensor *in, Tensor **out)
+{
+    int64_t split, concat, n = g->t.size;
+    bool tiled = attr_get_bool(op, "tiled", false);
+    if (!attr_get_int(op, "split_axis", -1, &split) || !attr_get_int(op, "concat_axis", -1, &concat) ||
+        split < 0 || split >= in->rank || concat < 0 || concat >= in->rank || in->dims[split] % n != 0)
+        return exec_fail(x, op, "'all_to_all' needs split_axis and concat_axis dims, split_axis divisible by %lld",
+                         (long long)n);
+    Tensor *send = NULL, *recv = NULL, *moved = NULL;
+    Transport *t = x->device->transport;
+    bool ok = (tiled ? split_to_front(x, op, in, (int)split, n, &send)
+                     : tensor_move_axis(x, op, in, (int)split, 0, &send)) &&
+              new_tensor_shaped(x, op, send->dtype, send->rank, send->dims, &recv) &&
+              transport_result(x, op, t->ops->alltoall(t, &g->t, send->data, send->nbytes / (size_t)n, recv->data));
+    if (ok)
+        count_traffic(x, op, (n - 1) * (int64_t)(send->nbytes / (size_t)n));
+    ok = ok && tensor_move_axis(x, op, recv, 0, (int)concat, &moved);
+    tensor_release(send);
+    tensor_release(recv);
+    ok = ok && tensor_relabel(x, op, moved, &op->results[0]->type);
+    *out = ok ? moved : NULL;
+    if (!ok)
+        tensor_release(moved);
+    return ok;
+}
+
+/* ppermute: member d receives the operand of the member s of the pair
+ * [s, d]; a member that is nobody's destination gets zeros. */
+static bool coll_ppermute(ExecCtx *x, const Op *op, const Group *g, const Tensor *in, Tensor **out)
+{
+    const AttrValue *perm = op_attr_value(op, "perm");
+    int64_t dest = -1, source = -1, pair[2];
+    for (int i = 0; perm && perm->kind == ATTR_ARRAY && i < perm->u.array.count; i++) {
+        if (attr_int_array(perm->u.array.items[i], pair, 2) != 2 || pair[0] < 0 || pair[1] < 0 ||
+            pair[0] >= g->t.size || pair[1] >= g->t.size)
+            return exec_fail(x, op, "'ppermute' pairs must be [source, destination] group indices");
+        if (pair[0] == g->t.index)
+            dest = g->members[pair[1]];
+        if (pair[1] == g->t.index)
+            source = g->members[pair[0]];
+    }
+    Transport *t = x->device->transport;
+    int64_t self = x->device->position;
+    if (!exec_kernel(x, op, tensor_new(&x->tensors, in->dtype, in->rank, in->dims, out)) ||
+        !transport_result(x, op, t->ops->sendrecv(t, self, in->data, in->nbytes, dest, (*out)->data,
+                                                  source >= 0 ? in->nbytes : 0, source)))
+        return false;
+    count_traffic(x, op, source >= 0 && source != self ? (int64_t)in->nbytes : 0);
+    return true;
+}
+
+/* ---- local ones ------------------------------------------------------------------------------------ */
+
+/* axis_index: the device's index in its group, an i32 scalar. */
+static bool coll_axis_index(ExecCtx *x, const Op *op, const Group *g, const Tensor *in, Tensor **out)
+{
+    (void)in;
+    count_traffic(x, op, 0);
+    return exec_kernel(x, op, kern_full(&x->tensors, DT_I32, 0, NULL, scalar_int(g->t.index), out));
+}
+
+/* all_slice: keep block `index` of `dim` (no communication). */
+static bool coll_all_slice(ExecCtx *x, const Op *op, const Group *g, const Tensor *in, Tensor **out)
+{
+    int64_t dim, offsets[SHARDC_MAX_RANK] = {0}, sizes[SHARDC_MAX_RANK];
+    attr_get_int(op, "dim", 0, &dim);
+    if (dim < 0 || dim >= in->rank || in->dims[dim] % g->t.size != 0)
+        return exec_fail(x, op, "'all_slice': dim %lld does not split into %lld blocks", (long long)dim,
+                         (long long)g->t.size);
+    memcpy(sizes, in->dims, (size_t)in->rank * sizeof *sizes);
+    sizes[dim] /= g->t.size;
+    offsets[dim] = g->t.index * sizes[dim];
+    count_traffic(x, op, 0);
+    return exec_kernel(x, op, tensor_extract_block(&x->tensors, in, offsets, sizes, out));
+}
+
+/* ---- dispatch ------------------------------------------------------------------------------------------ */
+
+typedef bool (*CollectiveFn)(ExecCtx *x, const Op *op, const Group *g, const Tensor *in, Tensor **out);
+
+static const CollectiveFn collective_fns[OP_COUNT] = {
+    [OP_PSUM] = coll_all_reduce, [OP_PMEAN] = coll_all_reduce, [OP_PMAX] = coll_all_reduce,
+    [OP_PMIN] = coll_all_reduce, [OP_ALL_REDUCE] = coll_all_reduce,
+    [OP_PSUM_SCATTER] = coll_reduce_scatter, [OP_REDUCE_SCATTER] = coll_reduce_scatter,
+    [OP_ALL_GATHER] = coll_all_gather, [OP_ALL_TO_ALL] = coll_all_to_all, [OP_PPERMUTE] = coll_ppermute,
+    [OP_AXIS_INDEX] = coll_axis_index, [OP_ALL_SLICE] = coll_all_slice,
+};
+
+bool exec_collective(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out)
+{
+    const Tensor *operand = op->num_operands ? in[0] : NULL;
+    if (op->kind == OP_COLLECTIVE_PERMUTE)
+        return exec_collective_permute(x, op, operand, out);
+    if (!collective_fns[op->kind])
+        return exec_fail(x, op, "no interpreter for collective '%s'", op_info(op->kind)->name);
+    Group g;
+    bool ok = group_resolve(x, op, &g) && collective_fns[op->kind](x, op, &g, operand, out);
+    group_free(&g);
+    return ok;
+}
+
+/* collective_permute {source, target}: each device's operand is its block
+ * under `source`; its result is its block under `target`, fetched from the
+ * lowest position holding that global block under `source` (itself if it
+ * holds it).
+ *
+ * One device may be asked for its block by several others, so the
+ * exchange runs in rounds of matched send/receive pairs: in round r a
+ * device sends to its r-th requester (by position) and receives if it is
+ * the r-th requester of its source. Every device derives the same schedule
+ * from the two shardings, so the rounds match without negotiation (and map
+ * onto MPI_Sendrecv). */
+
+/* The schedule, as every device computes it. */
+typedef struct PermutePlan {
+    int64_t *source_of;    /* by active index: the position to fetch from, or -1 */
+    int64_t *round_of;     /* by active index: the round it receives in (remote fetches) */
+    int64_t *requests;     /* by position: remote requesters so far */
+    int64_t rounds;
+    int64_t my_source, my_round;
+    int64_t *dest_by_round;
+} PermutePlan;
+
+static void plan_free(PermutePlan *p)
+{
+    free(p->source_of);
+    free(p->round_of);
+    free(p->requests);
+    free(p->dest_by_round);
+}
+
+static bool plan_alloc(PermutePlan *p, int64_t num_active, int64_t num_positions)
+{
+    p->source_of = calloc((size_t)num_active, sizeof *p->source_of);
+    p->round_of = calloc((size_t)num_active, sizeof *p->round_of);
+    p->requests = calloc((size_t)num_positions, sizeof *p->requests);
+    return p->source_of && p->round_of && p->requests;
+}
+
+/* source_of: the lowest active position whose source block is the block
+ * the device needs under target. */
+static bool find_sources(const DeviceCtx *dev, const Sharding *from, const Sharding *to, PermutePlan *p)
+{
+    int64_t blocks = sharding_num_blocks(from);
+    int64_t *holder = malloc((size_t)blocks * sizeof *holder);
+    if (!holder)
+        return false;
+    for (int64_t b = 0; b < blocks; b++)
+        holder[b] = -1;
+    for (int64_t k = dev->num_active - 1; k >= 0; k--)
+        holder[sharding_block_id(from, dev->active[k])] = dev->active[k];
+    for (int64_t k = 0; k < dev->num_active; k++)
+        p->source_of[k] = holder[sharding_block_id(to, dev->active[k])];
+    free(holder);
+    return true;
+}
+
+/* Number the remote requests of each holder in position order. */
+static bool schedule_rounds(const DeviceCtx *dev, PermutePlan *p)
+{
+    for (int64_t k = 0; k < dev->num_active; k++) {
+        int64_t src = p->source_of[k];
+        if (src < 0 || src == dev->active[k])
+            continue;
+        p->round_of[k] = p->requests[src]++;
+        if (p->requests[src] > p->rounds)
+            p->rounds = p->requests[src];
+    }
+    p->dest_by_round = calloc((size_t)p->rounds + 1, sizeof *p->dest_by_round);
+    if (!p->dest_by_round)
+        return false;
+    for (int64_t r = 0; r < p->rounds; r++)
+        p->dest_by_round[r] = -1;
+    for (int64_t k = 0; k < dev->num_active; k++)
+        if (p->source_of[k] == dev->position && dev->active[k] != dev->position)
+            p->dest_by_round[p->round_of[k]] = dev->active[k];
+    p->my_source = p->source_of[dev->active_index];
+    p->my_round = p->round_of[dev->active_index];
+    return true;
+}
+
+static bool read_shardings(ExecCtx *x, const Op *op, const Tensor *in, const Sharding **from, const Sharding **to)
+{
+    const AttrValue *a = op_attr_value(op, "source"), *b = op_attr_value(op, "target");
+    if (!a || !b || a->kind != ATTR_SHARDING || b->kind != ATTR_SHARDING)
+        return exec_fail(x, op, "'collective_permute' needs 'source' and 'target' shardings");
+    *from = a->u.sharding;
+    *to = b->u.sharding;
+    bool fits = (*from)->mesh == x->device->mesh && (*to)->mesh == x->device->mesh &&
+                (*from)->rank == in->rank && (*to)->rank == in->rank;
+    for (int d = 0; fits && d < in->rank; d++)
+        fits = sharding_dim_shards(*from, d) == sharding_dim_shards(*to, d);
+    if (!fits)
+        return exec_fail(x, op, "'collective_permute' source and target must be on the device's mesh, "
+                                "of the operand's rank, cutting each dim alike");
+    return true;
+}
+
+static bool run_rounds(ExecCtx *x, const Op *op, const PermutePlan *p, const Tensor *in, Tensor *out)
+{
+    Transport *t = x->device->transport;
+    int64_t self = x->device->position;
+    bool remote = p->my_source != self;
+    for (int64_t r = 0; r < p->rounds; r++) {
+        int64_t source = remote && p->my_round == r ? p->my_source : -1;
+        TransportStatus st = t->ops->sendrecv(t, self, in->data, in->nbytes, p->dest_by_round[r], out->data,
+                                              source >= 0 ? out->nbytes : 0, source);
+        if (!transport_result(x, op, st))
+            return false;
+    }
+    count_traffic(x, op, remote ? (int64_t)out->nbytes : 0);
+    return true;
+}
+
+bool exec_collective_permute(ExecCtx *x, const Op *op, const Tensor *in, Tensor **out)
+{
+    const Sharding *from = NULL, *to = NULL;
+    if (!collective_device(x, op) || !read_shardings(x, op, in, &from, &to))
+        return false;
+    const DeviceCtx *dev = x->device;
+    PermutePlan p = {0};
+    bool ok = plan_alloc(&p, dev->num_active, dev->mesh->num_devices) && find_sources(dev, from, to, &p) &&
+              schedule_rounds(dev, &p);
+    if (!ok)
+        ok = exec_fail(x, op, "out of memory");
+    else if (p.my_source < 0)
+        ok = exec_fail(x, op, "'collective_permute': no device holds this device's target block under the "
+                              "source sharding");
+    else if (p.my_source == dev->position)
+        ok = exec_kernel(x, op, tensor_clone(&x->tensors, in, out)) && run_rounds(x, op, &p, in, *out);
+    else
+        ok = new_tensor_shaped(x, op, in->dtype, in->rank, in->dims, out) && run_rounds(x, op, &p, in, *out);
+    plan_free(&p);
+    return ok;
+}

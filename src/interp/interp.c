@@ -1,0 +1,458 @@
+/* The interpreter's engine: the op dispatch table, running blocks with an
+ * environment of tensors by Value.id, and the entry point. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "interp/interp_internal.h"
+
+/* One handler per op class; every op of ops.def gets its class's handler,
+ * so a new class without a handler fails to compile. */
+#define HANDLER_OPC_NULLARY exec_nullary
+#define HANDLER_OPC_UNARY exec_unary
+#define HANDLER_OPC_UNARY_FLOAT exec_unary
+#define HANDLER_OPC_CONVERT exec_convert
+#define HANDLER_OPC_BINARY exec_binary
+#define HANDLER_OPC_COMPARE exec_compare
+#define HANDLER_OPC_SELECT exec_select
+#define HANDLER_OPC_EINSUM exec_einsum
+#define HANDLER_OPC_REDUCE exec_reduce
+#define HANDLER_OPC_TRANSPOSE exec_transpose
+#define HANDLER_OPC_RESHAPE exec_reshape
+#define HANDLER_OPC_BROADCAST exec_broadcast
+#define HANDLER_OPC_CONCATENATE exec_concatenate
+#define HANDLER_OPC_SLICE exec_slice
+#define HANDLER_OPC_PAD exec_pad
+#define HANDLER_OPC_TOP_K exec_top_k
+#define HANDLER_OPC_SORT exec_sort
+#define HANDLER_OPC_ARGMAX exec_argmax
+#define HANDLER_OPC_CALL exec_call
+#define HANDLER_OPC_CUSTOM exec_call
+#define HANDLER_OPC_SHARDING exec_identity
+#define HANDLER_OPC_SHARD_MAP exec_shard_map
+#define HANDLER_OPC_COLLECTIVE exec_collective
+
+static const OpHandler op_handlers[OP_COUNT] = {
+#define OP(id, name, cls, min_ops, max_ops, nres, attrs) [OP_##id] = HANDLER_##cls,
+#include "shardc/ops.def"
+#undef OP
+};
+
+/* ---- contexts and failures ---------------------------------------------------- */
+
+void interp_ctx_init(InterpCtx *ic, DiagEngine *diag)
+{
+    memset(ic, 0, sizeof *ic);
+    ic->diag = diag;
+    pthread_mutex_init(&ic->stats_lock, NULL);
+}
+
+void interp_ctx_free(InterpCtx *ic)
+{
+    free(ic->stats.device_peak_bytes);
+    ic->stats.device_peak_bytes = NULL;
+    pthread_mutex_destroy(&ic->stats_lock);
+}
+
+void exec_ctx_init(ExecCtx *x, InterpCtx *ic, const Module *m, const ExecPlan *plan, TensorAccounting *acct,
+                   const DeviceCtx *device, int call_depth)
+{
+    memset(x, 0, sizeof *x);
+    x->ic = ic;
+    x->module = m;
+    x->plan = plan;
+    tensor_ctx_init(&x->tensors, acct);
+    x->device = device;
+    x->call_depth = call_depth;
+}
+
+static void exec_vfail(ExecCtx *x, Loc loc, bool secondary, const char *fmt, va_list ap)
+{
+    /* A root cause replaces a secondary failure, never the other way. */
+    if (x->failed && (!x->secondary || secondary))
+        return;
+    x->failed = true;
+    x->secondary = secondary;
+    x->loc = loc;
+    vsnprintf(x->msg, sizeof x->msg, fmt, ap);
+}
+
+bool exec_fail(ExecCtx *x, const Op *op, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    exec_vfail(x, op ? op->loc : (Loc){x->module->file, 0, 0}, false, fmt, ap);
+    va_end(ap);
+    return false;
+}
+
+static void exec_fail_at(ExecCtx *x, Loc loc, bool secondary, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    exec_vfail(x, loc, secondary, fmt, ap);
+    va_end(ap);
+}
+
+bool exec_fail_aborted(ExecCtx *x, const Op *op)
+{
+    exec_fail_at(x, op->loc, true, "'%s' stopped: another device failed", op_info(op->kind)->name);
+    return false;
+}
+
+bool exec_kernel(ExecCtx *x, const Op *op, TensorStatus status)
+{
+    if (status == TENSOR_OK)
+        return true;
+    return exec_fail(x, op, "'%s': %s", op_info(op->kind)->name, x->tensors.msg);
+}
+
+void exec_adopt_failure(ExecCtx *x, const ExecCtx *device, int64_t device_id)
+{
+    if (!device->failed)
+        return;
+    if (device->secondary)
+        exec_fail_at(x, device->loc, true, "%s", device->msg);
+    else
+        exec_fail_at(x, device->loc, false, "device %lld: %s", (long long)device_id, device->msg);
+}
+
+/* ---- distributed runs ------------------------------------------------------------ */
+
+bool exec_host_absent(const ExecCtx *x)
+{
+    return !x->device && x->ic->world && x->ic->world->rank != 0;
+}
+
+/* Without the global values a process still enters shard_maps (to run its
+ * devices) and calls (which may hold shard_maps); it skips the rest. */
+static bool runs_without_values(const Op *op)
+{
+    return op_handlers[op->kind] == exec_shard_map || op_handlers[op->kind] == exec_call;
+}
+
+/* ---- running blocks ------------------------------------------------------------ */
+
+/* Operand and result arrays: on the stack when small. */
+typedef struct TensorList {
+    Tensor *inline_items[INTERP_INLINE_TENSORS];
+    Tensor **items;
+} TensorList;
+
+static bool tensor_list_init(TensorList *l, int n)
+{
+    memset(l->inline_items, 0, sizeof l->inline_items);
+    l->items = n <= INTERP_INLINE_TENSORS ? l->inline_items : calloc((size_t)n, sizeof(Tensor *));
+    return l->items != NULL;
+}
+
+static void tensor_list_free(TensorList *l)
+{
+    if (l->items != l->inline_items)
+        free(l->items);
+}
+
+static void release_after(const ExecPlan *plan, Tensor **env, const Op *op)
+{
+    for (int i = plan->release_start[op->id]; i < plan->release_start[op->id + 1]; i++) {
+        int id = plan->release_values[i];
+        tensor_release(env[id]);
+        env[id] = NULL;
+    }
+}
+
+/* The result tensors must have the types the IR gives them; a mismatch
+ * would otherwise surface as a confusing error ops later. */
+static bool check_results(ExecCtx *x, const Op *op, Tensor **out)
+{
+    for (int i = 0; i < op->num_results; i++) {
+        if (tensor_matches_type(out[i], &op->results[i]->type))
+            continue;
+        char got[TENSOR_TYPE_STR_SIZE], want[256];
+        FILE *s = fmemopen(want, sizeof want, "w");
+        if (s) {
+            type_print(s, &op->results[i]->type);
+            fclose(s);
+        }
+        return exec_fail(x, op, "'%s' produced %s for %%%s of type %s", op_info(op->kind)->name,
+                         tensor_type_str(out[i], got), op->results[i]->name, s ? want : "?");
+    }
+    return true;
+}
+
+static bool gather_operands(ExecCtx *x, const Op *op, Tensor **env, Tensor **in)
+{
+    for (int i = 0; i < op->num_operands; i++) {
+        const Value *v = op->operands[i];
+        in[i] = v->id < x->plan->num_values ? env[v->id] : NULL;
+        if (!in[i] && !exec_host_absent(x))
+            return exec_fail(x, op, "%%%s has no value here (defined outside this region?)", v->name);
+    }
+    return true;
+}
+
+static bool exec_op(ExecCtx *x, const Op *op, Tensor **env)
+{
+    if (exec_host_absent(x) && !runs_without_values(op))
+        return true;
+    TensorList in, out;
+    bool have_in = tensor_list_init(&in, op->num_operands);
+    bool have_out = tensor_list_init(&out, op->num_results);
+    if (!have_in || !have_out) {
+        tensor_list_free(&in);
+        tensor_list_free(&out);
+        return exec_fail(x, op, "out of memory");
+    }
+    bool ok = gather_operands(x, op, env, in.items) && op_handlers[op->kind](x, op, in.items, out.items) &&
+              (exec_host_absent(x) || check_results(x, op, out.items));
+    for (int i = 0; i < op->num_results; i++) {
+        if (ok)
+            env[op->results[i]->id] = out.items[i];
+        else
+            tensor_release(out.items[i]);
+    }
+    tensor_list_free(&in);
+    tensor_list_free(&out);
+    if (ok)
+        release_after(x->plan, env, op);
+    return ok;
+}
+
+static void release_block_values(const Block *b, Tensor **env)
+{
+    for (int i = 0; i < b->num_args; i++) {
+        tensor_release(env[b->args[i]->id]);
+        env[b->args[i]->id] = NULL;
+    }
+    for (const Op *op = b->first; op; op = op->next)
+        for (int i = 0; i < op->num_results; i++) {
+            tensor_release(env[op->results[i]->id]);
+            env[op->results[i]->id] = NULL;
+        }
+}
+
+static void bind_args(const ExecPlan *plan, const Block *b, Tensor *const *args, Tensor **env)
+{
+    for (int i = 0; i < b->num_args; i++)
+        if (!plan->dead_on_entry[b->args[i]->id])
+            env[b->args[i]->id] = args[i] ? tensor_retain(args[i]) : NULL; /* NULL: exec_host_absent */
+}
+
+bool exec_block(ExecCtx *x, const Block *b, Tensor *const *args, Tensor **results)
+{
+    Tensor **env = calloc((size_t)x->plan->num_values + 1, sizeof *env);
+    if (!env)
+        return exec_fail(x, b->first, "out of memory");
+    bind_args(x->plan, b, args, env);
+    bool ok = true;
+    for (const Op *op = b->first; op && ok; op = op->next)
+        ok = exec_op(x, op, env);
+    for (int i = 0; ok && i < b->num_returns; i++)
+        results[i] = env[b->returns[i]->id] ? tensor_retain(env[b->returns[i]->id]) : NULL;
+    release_block_values(b, env);
+    free(env);
+    return ok;
+}
+
+/* ---- entry point ------------------------------------------------------------- */
+
+static bool check_inputs(InterpCtx *ic, const Func *f, Tensor *const *inputs)
+{
+    for (int i = 0; i < f->body->num_args; i++) {
+        const Value *arg = f->body->args[i];
+        if (inputs[i] && tensor_matches_type(inputs[i], &arg->type))
+            continue;
+        char got[TENSOR_TYPE_STR_SIZE];
+        diag_error(ic->diag, arg->loc, "input %d (%%%s) is %s, which does not match its type", i, arg->name,
+                   inputs[i] ? tensor_type_str(inputs[i], got) : "missing");
+        return false;
+    }
+    return true;
+}
+
+/* Per-device peaks are kept by device id, for every mesh of the module. */
+static bool size_device_stats(InterpCtx *ic, const Module *m)
+{
+    int64_t devices = 0;
+    for (int i = 0; i < m->num_meshes; i++)
+        if (m->meshes[i]->num_devices > devices)
+            devices = m->meshes[i]->num_devices;
+    if (devices <= ic->stats.num_devices)
+        return true;
+    int64_t *peaks = realloc(ic->stats.device_peak_bytes, (size_t)devices * sizeof *peaks);
+    if (!peaks)
+        return false;
+    memset(peaks + ic->stats.num_devices, 0, (size_t)(devices - ic->stats.num_devices) * sizeof *peaks);
+    ic->stats.device_peak_bytes = peaks;
+    ic->stats.num_devices = devices;
+    return true;
+}
+
+/* Outputs leave the run: they stop counting against the host (the run's
+ * own references are gone, so only the outputs hold them). */
+static void detach_outputs(InterpCtx *ic, Tensor **outputs, int n)
+{
+    for (int i = 0; i < n; i++) {
+        if (!outputs[i] || outputs[i]->acct != &ic->host_acct)
+            continue;
+        ic->host_acct.current_bytes -= (int64_t)outputs[i]->nbytes;
+        outputs[i]->acct = NULL;
+    }
+}
+
+static void report_failure(InterpCtx *ic, const ExecCtx *x)
+{
+    diag_error(ic->diag, x->loc, "%s", x->msg);
+}
+
+bool interp_run_func(InterpCtx *ic, const Module *m, const Func *f, Tensor *const *inputs, Tensor **outputs)
+{
+    for (int i = 0; i < f->num_results; i++)
+        outputs[i] = NULL;
+    ExecPlan plan;
+    bool absent = ic->world && ic->world->rank != 0; /* the root holds the inputs */
+    if (!absent && !check_inputs(ic, f, inputs))
+        return false;
+    if (!exec_plan_build(&plan, m) || !size_device_stats(ic, m)) {
+        exec_plan_free(&plan);
+        diag_error(ic->diag, f->loc, "out of memory");
+        return false;
+    }
+    ExecCtx x;
+    exec_ctx_init(&x, ic, m, &plan, &ic->host_acct, NULL, 0);
+    bool ok = exec_block(&x, f->body, inputs, outputs);
+    if (ok)
+        detach_outputs(ic, outputs, f->num_results);
+    else
+        report_failure(ic, &x);
+    ic->stats.host_peak_bytes = ic->host_acct.peak_bytes;
+    exec_plan_free(&plan);
+    return ok;
+}
+
+/* The release plan: for every op, the values whose last use it is, so a
+ * run frees each tensor as early as possible. Computed once per run, for
+ * every block of the module (function bodies and shard_map regions); the
+ * device threads share it read-only. */
+
+enum { USE_NONE = -1, USE_KEPT = -2 };
+
+/* last_use[value id]: the op id of its last use, USE_KEPT if the block
+ * returns it, USE_NONE if nothing uses it. */
+static void mark_uses(const Block *b, int *last_use)
+{
+    for (const Op *op = b->first; op; op = op->next)
+        for (int i = 0; i < op->num_operands; i++)
+            last_use[op->operands[i]->id] = op->id;
+    for (int i = 0; i < b->num_returns; i++)
+        last_use[b->returns[i]->id] = USE_KEPT;
+}
+
+/* Unused results die right after their op; unused arguments on entry. */
+static void mark_unused(const Block *b, int *last_use, bool *dead_on_entry)
+{
+    for (int i = 0; i < b->num_args; i++)
+        dead_on_entry[b->args[i]->id] = last_use[b->args[i]->id] == USE_NONE;
+    for (const Op *op = b->first; op; op = op->next)
+        for (int i = 0; i < op->num_results; i++)
+            if (last_use[op->results[i]->id] == USE_NONE)
+                last_use[op->results[i]->id] = op->id;
+}
+
+static void scan_block(const Block *b, int *last_use, bool *dead_on_entry)
+{
+    mark_uses(b, last_use);
+    mark_unused(b, last_use, dead_on_entry);
+    for (const Op *op = b->first; op; op = op->next)
+        if (op->region)
+            scan_block(op->region, last_use, dead_on_entry);
+}
+
+/* Counting sort of the values by the op that releases them. */
+static bool fill_release_lists(ExecPlan *plan, const int *last_use)
+{
+    int *cursor = calloc((size_t)plan->num_ops + 1, sizeof *cursor);
+    if (!cursor)
+        return false;
+    for (int v = 0; v < plan->num_values; v++)
+        if (last_use[v] >= 0)
+            plan->release_start[last_use[v] + 1]++;
+    for (int op = 0; op < plan->num_ops; op++)
+        plan->release_start[op + 1] += plan->release_start[op];
+    for (int v = 0; v < plan->num_values; v++)
+        if (last_use[v] >= 0)
+            plan->release_values[plan->release_start[last_use[v]] + cursor[last_use[v]]++] = v;
+    free(cursor);
+    return true;
+}
+
+static bool plan_alloc(ExecPlan *plan, const Module *m)
+{
+    plan->num_values = m->num_values;
+    plan->num_ops = m->num_ops;
+    plan->release_start = calloc((size_t)m->num_ops + 1, sizeof *plan->release_start);
+    plan->release_values = calloc((size_t)m->num_values + 1, sizeof *plan->release_values);
+    plan->dead_on_entry = calloc((size_t)m->num_values + 1, sizeof *plan->dead_on_entry);
+    return plan->release_start && plan->release_values && plan->dead_on_entry;
+}
+
+bool exec_plan_build(ExecPlan *plan, const Module *m)
+{
+    int *last_use = malloc(((size_t)m->num_values + 1) * sizeof *last_use);
+    bool ok = plan_alloc(plan, m) && last_use;
+    for (int v = 0; ok && v < m->num_values; v++)
+        last_use[v] = USE_NONE;
+    for (int i = 0; ok && i < m->num_funcs; i++)
+        scan_block(m->funcs[i]->body, last_use, plan->dead_on_entry);
+    ok = ok && fill_release_lists(plan, last_use);
+    free(last_use);
+    return ok;
+}
+
+void exec_plan_free(ExecPlan *plan)
+{
+    free(plan->release_start);
+    free(plan->release_values);
+    free(plan->dead_on_entry);
+    plan->release_start = plan->release_values = NULL;
+    plan->dead_on_entry = NULL;
+}
+
+/* call and custom: run another function of the module on the operands.
+ *
+ * `call @f` is a function call; `custom @impl(...)` means its
+ * implementation function on global values (its partition function is the
+ * partitioner's business, which inlines it into the SPMD program). A device
+ * thread stays a device inside the callee, so collectives there work. */
+
+static bool check_arguments(ExecCtx *x, const Op *op, const Func *callee, Tensor *const *in)
+{
+    if (callee->body->num_args != op->num_operands || callee->num_results != op->num_results)
+        return exec_fail(x, op, "'%s' passes %d operands and takes %d results, but @%s has %d and %d",
+                         op_info(op->kind)->name, op->num_operands, op->num_results, callee->name,
+                         callee->body->num_args, callee->num_results);
+    for (int i = 0; i < op->num_operands; i++) {
+        if (exec_host_absent(x) || tensor_matches_type(in[i], &callee->body->args[i]->type))
+            continue;
+        char got[TENSOR_TYPE_STR_SIZE];
+        return exec_fail(x, op, "operand %d of '%s' is %s, which @%s's parameter %%%s does not take", i,
+                         op_info(op->kind)->name, tensor_type_str(in[i], got), callee->name,
+                         callee->body->args[i]->name);
+    }
+    return true;
+}
+
+bool exec_call(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out)
+{
+    const Func *callee = op->callee ? module_find_func(x->module, op->callee) : NULL;
+    if (!callee)
+        return exec_fail(x, op, "'%s' names no function of the module", op_info(op->kind)->name);
+    if (!check_arguments(x, op, callee, in))
+        return false;
+    if (x->call_depth >= INTERP_MAX_CALL_DEPTH)
+        return exec_fail(x, op, "calls nest deeper than %d levels (recursion?)", INTERP_MAX_CALL_DEPTH);
+    x->call_depth++;
+    bool ok = exec_block(x, callee->body, in, out);
+    x->call_depth--;
+    return ok;
+}

@@ -1,0 +1,187 @@
+/* IR construction and lookup. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include "shardc/ir.h"
+#include "front/parse_ctx.h"
+
+static const OpInfo op_table[OP_COUNT] = {
+#define OP(id, name, cls, min_ops, max_ops, nres, attrs) [OP_##id] = {name, cls, min_ops, max_ops, nres, attrs},
+#include "shardc/ops.def"
+#undef OP
+};
+
+const OpInfo *op_info(OpKind kind) { return &op_table[kind]; }
+
+bool op_lookup(const char *name, OpKind *out)
+{
+    for (int k = 0; k < OP_COUNT; k++) {
+        if (strcmp(op_table[k].name, name) == 0) {
+            *out = (OpKind)k;
+            return true;
+        }
+    }
+    return false;
+}
+
+Module *module_new(const char *file)
+{
+    Module *m = calloc(1, sizeof *m);
+    if (!m)
+        abort();
+    arena_init(&m->arena);
+    m->file = file ? arena_strdup(&m->arena, file) : NULL;
+    return m;
+}
+
+void module_free(Module *m)
+{
+    if (!m)
+        return;
+    arena_free(&m->arena);
+    free(m);
+}
+
+const Mesh *module_find_mesh(const Module *m, const char *name)
+{
+    for (int i = 0; i < m->num_meshes; i++)
+        if (strcmp(m->meshes[i]->name, name) == 0)
+            return m->meshes[i];
+    return NULL;
+}
+
+Func *module_find_func(const Module *m, const char *name)
+{
+    for (int i = 0; i < m->num_funcs; i++)
+        if (strcmp(m->funcs[i]->name, name) == 0)
+            return m->funcs[i];
+    return NULL;
+}
+
+static int64_t value_bytes(const TensorType *type)
+{
+    int64_t count, bytes;
+    if (!type_num_elements(type, &count) || __builtin_mul_overflow(count, (int64_t)dtype_size(type->dtype), &bytes))
+        return INT64_MAX;
+    return bytes;
+}
+
+Value *value_new(Module *m, const char *name, TensorType type, Loc loc)
+{
+    int64_t bytes = value_bytes(&type);
+    if (bytes > m->largest_value_bytes)
+        m->largest_value_bytes = bytes;
+    Value *v = ARENA_NEW(&m->arena, Value);
+    v->name = name;
+    v->type = type;
+    v->loc = loc;
+    v->id = m->num_values++;
+    return v;
+}
+
+Op *op_new(Module *m, OpKind kind, Loc loc)
+{
+    Op *op = ARENA_NEW(&m->arena, Op);
+    op->kind = kind;
+    op->loc = loc;
+    op->id = m->num_ops++;
+    m->ops_created[kind]++;
+    return op;
+}
+
+void block_append(Block *b, Op *op)
+{
+    op->parent = b;
+    op->prev = b->last;
+    op->next = NULL;
+    if (b->last)
+        b->last->next = op;
+    else
+        b->first = op;
+    b->last = op;
+}
+
+void block_insert_before(Block *b, Op *before, Op *op)
+{
+    if (!before) {
+        block_append(b, op);
+        return;
+    }
+    op->parent = b;
+    op->next = before;
+    op->prev = before->prev;
+    if (before->prev)
+        before->prev->next = op;
+    else
+        b->first = op;
+    before->prev = op;
+}
+
+void block_remove(Block *b, Op *op)
+{
+    if (op->prev)
+        op->prev->next = op->next;
+    else
+        b->first = op->next;
+    if (op->next)
+        op->next->prev = op->prev;
+    else
+        b->last = op->prev;
+    op->prev = op->next = NULL;
+    op->parent = NULL;
+}
+
+const Mesh *func_first_mesh(const Func *f)
+{
+    for (int i = 0; i < f->body->num_args; i++)
+        if (f->body->args[i]->sharding)
+            return f->body->args[i]->sharding->mesh;
+    for (const Op *op = f->body->first; op; op = op->next)
+        for (int j = 0; j < op->num_results; j++)
+            if (op->results[j]->sharding)
+                return op->results[j]->sharding->mesh;
+    return NULL;
+}
+
+/* Attribute construction and typed access. */
+
+AttrValue *attr_new(Arena *arena, AttrKind kind, Loc loc)
+{
+    AttrValue *v = ARENA_NEW(arena, AttrValue);
+    v->kind = kind;
+    v->loc = loc;
+    return v;
+}
+
+const NamedAttr *op_attr(const Op *op, const char *name)
+{
+    for (int i = 0; i < op->num_attrs; i++)
+        if (strcmp(op->attrs[i].name, name) == 0)
+            return &op->attrs[i];
+    return NULL;
+}
+
+const AttrValue *op_attr_value(const Op *op, const char *name)
+{
+    const NamedAttr *a = op_attr(op, name);
+    return a ? a->value : NULL;
+}
+
+bool attr_is_int_array(const AttrValue *v)
+{
+    if (!v || v->kind != ATTR_ARRAY)
+        return false;
+    for (int i = 0; i < v->u.array.count; i++)
+        if (v->u.array.items[i]->kind != ATTR_INT)
+            return false;
+    return true;
+}
+
+int attr_int_array(const AttrValue *v, int64_t *out, int max)
+{
+    if (!attr_is_int_array(v) || v->u.array.count > max)
+        return -1;
+    for (int i = 0; i < v->u.array.count; i++)
+        out[i] = v->u.array.items[i]->u.i;
+    return v->u.array.count;
+}

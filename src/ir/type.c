@@ -1,0 +1,68 @@
+#include "shardc/type.h"
+#include <stdbool.h>
+#include <string.h>
+#include "shardc/dtype.h"
+
+_Bool type_num_elements(const TensorType *t, int64_t *out)
+{
+    int64_t count = 1;
+    for (int i = 0; i < t->rank; i++) {
+        if (__builtin_mul_overflow(count, t->dims[i], &count))
+            return false;
+    }
+    *out = count;
+    return true;
+}
+
+_Bool type_same_shape(const TensorType *a, const TensorType *b)
+{
+    if (a->rank != b->rank)
+        return false;
+    for (int i = 0; i < a->rank; i++)
+        if (a->dims[i] != b->dims[i])
+            return false;
+    return true;
+}
+
+_Bool type_equal(const TensorType *a, const TensorType *b)
+{
+    return a->dtype == b->dtype && type_same_shape(a, b);
+}
+
+TensorType type_make(Arena *arena, DType dtype, int rank, const int64_t *dims)
+{
+    TensorType t = {dtype, rank, NULL};
+    t.dims = arena_memdup(arena, dims, (size_t)rank, sizeof *dims);
+    return t;
+}
+
+void type_print(FILE *out, const TensorType *t)
+{
+    fprintf(out, "%s[", dtype_name(t->dtype));
+    for (int i = 0; i < t->rank; i++)
+        fprintf(out, "%s%lld", i ? "," : "", (long long)t->dims[i]);
+    fputc(']', out);
+}
+
+
+static const struct { const char *name; size_t size; bool is_float, is_int; } dtype_table[] = {
+#define X(e, s, n, f, i) {s, n, f, i},
+    SHARDC_DTYPES(X)
+#undef X
+};
+
+const char *dtype_name(DType dt) { return dtype_table[dt].name; }
+size_t dtype_size(DType dt) { return dtype_table[dt].size; }
+bool dtype_is_float(DType dt) { return dtype_table[dt].is_float; }
+bool dtype_is_int(DType dt) { return dtype_table[dt].is_int; }
+
+bool dtype_parse(const char *name, size_t len, DType *out)
+{
+    for (int i = 0; i < DT_COUNT; i++) {
+        if (strlen(dtype_table[i].name) == len && memcmp(dtype_table[i].name, name, len) == 0) {
+            *out = (DType)i;
+            return true;
+        }
+    }
+    return false;
+}

@@ -1,0 +1,358 @@
+/* Partitioning one op by its sharding rule: choose the factors' axes,
+ * reshard operands to them, run the op on local shapes, then reduce
+ * partial results and reshard results to their propagated shardings. */
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+#include "shardc/ir_clone.h"
+#include "partition/partition_ctx.h"
+#include "shardc/rules.h"
+
+static ReductionKind op_reduction(const Op *op)
+{
+    switch (op->kind) {
+    case OP_REDUCE_MAX: return REDUCE_MAX;
+    case OP_REDUCE_MIN: return REDUCE_MIN;
+    case OP_REDUCE_MEAN: return REDUCE_MEAN;
+    default: return REDUCE_SUM;
+    }
+}
+
+/* Axes of sharded reduction factors: the op leaves partial results there. */
+static void partial_axes(AxisList *out, const OpShardingRule *rule, const AxisList *assignment)
+{
+    memset(out, 0, sizeof *out);
+    for (int f = 0; f < rule->num_factors; f++)
+        if (rule->factors[f].kind == FACTOR_REDUCTION)
+            for (int i = 0; i < assignment[f].count && out->count < AXIS_LIST_MAX; i++)
+                out->axes[out->count++] = assignment[f].axes[i];
+}
+
+/* A slice of a sharded dim is a whole-dim slice (the rule only shards
+ * unsliced dims): its limit becomes the local size. */
+static void localize_slice(PartitionCtx *pc, Op *local)
+{
+    const AttrValue *limit = op_attr_value(local, "limit");
+    AttrValue *copy = attr_new(&pc->module->arena, ATTR_ARRAY, limit->loc);
+    copy->u.array.count = limit->u.array.count;
+    copy->u.array.items = ARENA_ARRAY(&pc->module->arena, AttrValue *, limit->u.array.count + 1);
+    for (int d = 0; d < limit->u.array.count; d++) {
+        int64_t local_dim = local->operands[0]->type.dims[d];
+        copy->u.array.items[d] = local_dim < limit->u.array.items[d]->u.i ? pc_int_attr(pc, local_dim)
+                                                                           : limit->u.array.items[d];
+    }
+    pc_set_attr(pc, local, "limit", copy);
+}
+
+/* iota along a sharded dim: each device adds its shard's offset,
+ * axis_index * local size. */
+static Value *localize_iota(PartitionCtx *pc, Op *local, const DimAxes *layout)
+{
+    int64_t dim = op_attr_value(local, "dimension")->u.i;
+    const AxisList *axes = &layout->dims[dim];
+    Value *base = local->results[0];
+    if (!axes->count)
+        return base;
+    TensorType scalar = {base->type.dtype, 0, NULL};
+    Op *op;
+    Value *index = pc_emit1(pc, OP_AXIS_INDEX, local->loc, NULL, 0, "iota.shard", (TensorType){DT_I32, 0, NULL}, &op);
+    pc_set_attr(pc, op, "axes", pc_axes_attr(pc, axes));
+    Value *shard = pc_emit1(pc, OP_CONVERT, local->loc, &index, 1, "iota.shard", scalar, NULL);
+    Value *size = pc_emit1(pc, OP_FULL, local->loc, NULL, 0, "iota.size", scalar, &op);
+    pc_set_attr(pc, op, "value", pc_int_attr(pc, base->type.dims[dim]));
+    Value *offset = pc_emit1(pc, OP_MUL, local->loc, (Value *[]){shard, size}, 2, "iota.offset", scalar, NULL);
+    return pc_emit1(pc, OP_ADD, local->loc, (Value *[]){base, offset}, 2, base->name, base->type, NULL);
+}
+
+/* Ops whose padding along a sharded reduction factor the partitioner
+ * masks (mask_reduced_padding): their reduction is known. */
+static bool masks_reductions(OpKind kind)
+{
+    return kind == OP_EINSUM || op_info(kind)->op_class == OPC_REDUCE;
+}
+
+static AttrValue *reduction_identity(PartitionCtx *pc, ReductionKind reduction, DType dtype)
+{
+    bool wide = dtype == DT_I64, is_float = dtype_is_float(dtype);
+    if (dtype == DT_BOOL)
+        return pc_bool_attr(pc, reduction == REDUCE_MIN);
+    switch (reduction) {
+    case REDUCE_MAX:
+        return is_float ? pc_float_attr(pc, -INFINITY) : pc_int_attr(pc, wide ? INT64_MIN : INT32_MIN);
+    case REDUCE_MIN:
+        return is_float ? pc_float_attr(pc, INFINITY) : pc_int_attr(pc, wide ? INT64_MAX : INT32_MAX);
+    default:
+        return pc_zero_attr(pc, dtype);
+    }
+}
+
+/* Operand dims of a sharded reduction factor that are padded: their
+ * padding becomes the reduction's identity, so partial results only
+ * count real elements. True if any was masked. */
+static bool mask_reduced_padding(PartitionCtx *pc, const Op *op, const OpShardingRule *rule,
+                                 const AxisList *assignment, Value **operands)
+{
+    bool masked = false;
+    DimAxes *want = ARENA_NEW(&pc->scratch, DimAxes);
+    for (int i = 0; i < op->num_operands; i++) {
+        assignment_tensor_axes(want, rule, assignment, i);
+        for (int d = 0; d < want->rank; d++) {
+            const DimFactors *df = &rule->operands[i].dims[d];
+            if (df->count != 1 || rule->factors[df->factors[0]].kind != FACTOR_REDUCTION ||
+                !pc_dim_uneven(&op->operands[i]->type, want, d))
+                continue;
+            AttrValue *identity = reduction_identity(pc, op_reduction(op), operands[i]->type.dtype);
+            operands[i] = pc_mask_padding(pc, operands[i], &op->operands[i]->type, want, d, identity, op->loc);
+            masked = true;
+        }
+    }
+    return masked;
+}
+
+/* The number of elements a reduce op reduces per result element. */
+static int64_t reduced_count(const Op *op)
+{
+    int64_t dims[SHARDC_MAX_RANK], count = 1;
+    int n = attr_int_array(op_attr_value(op, "dims"), dims, SHARDC_MAX_RANK);
+    for (int i = 0; i < n; i++)
+        count *= op->operands[0]->type.dims[dims[i]];
+    return count;
+}
+
+static void gather_shardings(const Op *op, Sharding **shardings, const TensorType **types)
+{
+    for (int t = 0; t < op->num_operands + op->num_results; t++) {
+        const Value *v = t < op->num_operands ? op->operands[t] : op->results[t - op->num_operands];
+        shardings[t] = v->sharding;
+        types[t] = &v->type;
+    }
+}
+
+/* The local clone of op on resharded operands, with local result types. */
+static Op *emit_local_op(PartitionCtx *pc, const Op *op, Value **operands, const DimAxes *result_layouts)
+{
+    Op *local = pc_append_op(pc, op->kind, op->loc, operands, op->num_operands);
+    local->str = op->str;
+    local->str_loc = op->str_loc;
+    local->callee = op->callee;
+    local->num_attrs = op->num_attrs;
+    local->attrs = op->attrs;
+    local->num_results = op->num_results;
+    local->results = ARENA_ARRAY(&pc->module->arena, Value *, op->num_results + 1);
+    for (int j = 0; j < op->num_results; j++) {
+        const Value *r = op->results[j];
+        local->results[j] = pc_new_value(pc, r->name, pc_local_type(pc, &r->type, &result_layouts[j]), r->loc);
+        local->results[j]->def = local;
+        local->results[j]->index = j;
+    }
+    if (op->kind == OP_SLICE)
+        localize_slice(pc, local);
+    return local;
+}
+
+/* A constant with explicit values is materialised whole, then sliced:
+ * slicing is local, and constants are small. */
+static bool is_valued_constant(const Op *op)
+{
+    const AttrValue *v = op_attr_value(op, "value");
+    return op->kind == OP_CONSTANT && v && v->kind == ATTR_ARRAY;
+}
+
+/* Why factor f did not get the axes the operand had: another factor took
+ * them, the factor's kind needs it replicated, or the local op would not
+ * be valid with it sharded. */
+static const char *why_not(PartitionCtx *pc, const OpShardingRule *rule, const AxisList *assignment, int f,
+                           const AxisList *had)
+{
+    FactorKind kind = rule->factors[f].kind;
+    if (kind == FACTOR_NEED_REPLICATION || kind == FACTOR_PERMUTATION)
+        return " (its kind needs it unsharded)";
+    for (int i = 0; i < had->count; i++)
+        for (int g = 0; g < rule->num_factors; g++)
+            for (int k = 0; g != f && k < assignment[g].count; k++)
+                if (axis_ref_overlaps(assignment[g].axes[k], had->axes[i]))
+                    return pc_printf(pc, " (its axis went to factor %s)", rule->factors[g].name);
+    return assignment_unsharded_reason(rule, assignment, f);
+}
+
+/* Why operand t must be laid out as `want`: the factors of the dims that
+ * change, with their kinds and the axes the op gave them. */
+static const char *operand_reason(PartitionCtx *pc, const Op *op, const OpShardingRule *rule,
+                                  const AxisList *assignment, int t, const DimAxes *want)
+{
+    static const char *const kinds[] = {"pass-through", "reduction", "permutation", "need_replication"};
+    DimAxes have;
+    pc_layout_of(&have, op->operands[t]);
+    char buf[768];
+    size_t n = (size_t)snprintf(buf, sizeof buf, "operand %%%s of '%s' is %s; the op's factors need %s:",
+                                op->operands[t]->name, op_info(op->kind)->name, pc_format_layout(pc, &have),
+                                pc_format_layout(pc, want));
+    for (int d = 0; d < want->rank && n < sizeof buf; d++) {
+        if (axis_list_equal(&have.dims[d], &want->dims[d]))
+            continue;
+        const DimFactors *df = &rule->operands[t].dims[d];
+        for (int k = 0; k < df->count && n < sizeof buf; k++) {
+            int f = df->factors[k];
+            DimAxes one = {.rank = 1, .dims = {assignment[f]}};
+            n += (size_t)snprintf(buf + n, sizeof buf - n, " dim %d factor %s (%s) gets %s%s;", d,
+                                  rule->factors[f].name, kinds[rule->factors[f].kind], pc_format_layout(pc, &one),
+                                  why_not(pc, rule, assignment, f, &have.dims[d]));
+        }
+    }
+    return arena_strdup(&pc->module->arena, buf);
+}
+
+static const char *result_reason(PartitionCtx *pc, const Op *op, int j, const DimAxes *layout,
+                                 const AxisList *partial, const DimAxes *want)
+{
+    DimAxes partial_layout = {.rank = 1, .dims = {*partial}};
+    if (partial->count)
+        return pc_printf(pc, "result %%%s of '%s' holds partial results over %s (sharded reduction factors): "
+                         "reduce, then lay out as its sharding %s", op->results[j]->name, op_info(op->kind)->name,
+                         pc_format_layout(pc, &partial_layout), pc_format_layout(pc, want));
+    return pc_printf(pc, "result %%%s of '%s' is computed as %s (the op's factors) but its sharding is %s",
+                     op->results[j]->name, op_info(op->kind)->name, pc_format_layout(pc, layout),
+                     pc_format_layout(pc, want));
+}
+
+static bool same_layout(const DimAxes *a, const DimAxes *b)
+{
+    if (a->rank != b->rank)
+        return false;
+    for (int d = 0; d < a->rank; d++)
+        if (!axis_list_equal(&a->dims[d], &b->dims[d]))
+            return false;
+    return true;
+}
+
+enum { NO_MEAN = -1 };
+
+/* reduce_mean over a padded dim runs as a masked local sum; the mean is
+ * the reduced sum divided by the global count of reduced elements. */
+static Value *divide_by_count(PartitionCtx *pc, Value *sum, int64_t count, Loc loc)
+{
+    Op *op;
+    Value *n = pc_emit1(pc, OP_FULL, loc, NULL, 0, "mean.count", (TensorType){sum->type.dtype, 0, NULL}, &op);
+    pc_set_attr(pc, op, "value", pc_int_attr(pc, count));
+    return pc_emit1(pc, OP_DIV, loc, (Value *[]){sum, n}, 2, sum->name, sum->type, NULL);
+}
+
+/* Results: reduce partials (combined by `reduction`), then reshard to the
+ * propagated shardings; divided by `mean_count` unless it is NO_MEAN (a count
+ * of 0 reduced elements divides too: the mean of nothing is NaN). */
+static void finish_results(PartitionCtx *pc, const Op *op, Op *local, const DimAxes *layouts, const AxisList *partial,
+                           ReductionKind reduction, int64_t mean_count)
+{
+    for (int j = 0; j < op->num_results; j++) {
+        Value *r = local->results[j];
+        if (op->kind == OP_IOTA)
+            r = localize_iota(pc, local, &layouts[j]);
+        DimAxes want;
+        pc_layout_of(&want, op->results[j]);
+        /* The reason is only read by the collectives a reshard emits; a
+         * reshard between identical layouts without partials emits none,
+         * and formatting it for every op took a third of partitioning. */
+        if (partial->count || !same_layout(&layouts[j], &want))
+            pc->reason = result_reason(pc, op, j, &layouts[j], partial, &want);
+        r = pc_reshard(pc, r, &op->results[j]->type, &layouts[j], partial, reduction, &want,
+                       op->results[j]->name, op->loc);
+        if (r && mean_count != NO_MEAN)
+            r = divide_by_count(pc, r, mean_count, op->loc);
+        if (r)
+            pc_add_version(pc, op->results[j], r, &want);
+    }
+}
+
+/* sharding_constraint and reshard only move data: the operand, laid out
+ * as the result's sharding, is the result. */
+static void reshard_to_result(PartitionCtx *pc, const Op *op)
+{
+    DimAxes want;
+    pc_layout_of(&want, op->results[0]);
+    pc->reason = pc_printf(pc, "'%s' asks for %%%s as %s", op_info(op->kind)->name, op->operands[0]->name,
+                           pc_format_layout(pc, &want));
+    Value *r = pc_local_as(pc, op->operands[0], &want, op->loc);
+    if (r)
+        pc_add_version(pc, op->results[0], r, &want);
+}
+
+/* An op without a sharding rule (a reshape of zero elements) runs on
+ * whole values: operands gathered, results sliced to their shardings.
+ * Only collectives have no per-device meaning outside shard_map. */
+static void partition_replicated_op(PartitionCtx *pc, Op *op)
+{
+    if (op_info(op->kind)->op_class == OPC_COLLECTIVE) {
+        diag_error(pc->diag, op->loc, "cannot partition '%s' here: collectives belong inside shard_map",
+                   op_info(op->kind)->name);
+        pc->ok = false;
+        return;
+    }
+    Value *operands[op->num_operands + 1];
+    for (int i = 0; i < op->num_operands; i++) {
+        DimAxes whole = {.rank = op->operands[i]->type.rank};
+        pc->reason = pc_printf(pc, "'%s' has no sharding rule: operand %%%s is gathered whole",
+                               op_info(op->kind)->name, op->operands[i]->name);
+        if (!(operands[i] = pc_local_as(pc, op->operands[i], &whole, op->loc)))
+            return;
+    }
+    DimAxes layouts[op->num_results + 1];
+    for (int j = 0; j < op->num_results; j++)
+        layouts[j] = (DimAxes){.rank = op->results[j]->type.rank};
+    AxisList none = {0};
+    finish_results(pc, op, emit_local_op(pc, op, operands, layouts), layouts, &none, REDUCE_SUM, NO_MEAN);
+}
+
+void pc_partition_op(PartitionCtx *pc, Op *op)
+{
+    if (op->kind == OP_SHARD_MAP) {
+        pc_partition_shard_map(pc, op);
+        return;
+    }
+    if (op->kind == OP_CUSTOM) {
+        pc_partition_custom(pc, op);
+        return;
+    }
+    if (op->kind == OP_SHARDING_CONSTRAINT || op->kind == OP_RESHARD) {
+        reshard_to_result(pc, op);
+        return;
+    }
+    const OpShardingRule *rule = op_sharding_rule(&pc->scratch, pc->diag, op);
+    if (!rule) {
+        partition_replicated_op(pc, op);
+        return;
+    }
+    int count = op->num_operands + op->num_results;
+    Sharding *shardings[count + 1];
+    const TensorType *types[count + 1];
+    gather_shardings(op, shardings, types);
+    AxisList *assignment = ARENA_ARRAY(&pc->scratch, AxisList, rule->num_factors + 1);
+    factor_assignment(assignment, rule, pc->mesh, shardings, types, count, op->num_operands,
+                      masks_reductions(op->kind) ? UNEVEN_MASKED_REDUCTIONS : UNEVEN_PASS_THROUGH, &pc->scratch);
+    if (is_valued_constant(op))
+        memset(assignment, 0, sizeof(AxisList) * (size_t)rule->num_factors);
+    Value *operands[op->num_operands + 1];
+    for (int i = 0; i < op->num_operands; i++) {
+        DimAxes want;
+        assignment_tensor_axes(&want, rule, assignment, i);
+        if (!pc_find_version(pc, op->operands[i], &want)) /* else nothing is emitted: no reason needed */
+            pc->reason = operand_reason(pc, op, rule, assignment, i, &want);
+        if (!(operands[i] = pc_local_as(pc, op->operands[i], &want, op->loc)))
+            return;
+    }
+    DimAxes layouts[op->num_results + 1];
+    for (int j = 0; j < op->num_results; j++)
+        assignment_tensor_axes(&layouts[j], rule, assignment, op->num_operands + j);
+    AxisList partial;
+    partial_axes(&partial, rule, assignment);
+    /* Only a sharded reduction factor (partial results) can need a mask. */
+    bool masked = partial.count && mask_reduced_padding(pc, op, rule, assignment, operands);
+    Op *local = emit_local_op(pc, op, operands, layouts);
+    ReductionKind reduction = op_reduction(op);
+    int64_t mean_count = NO_MEAN;
+    if (masked && op->kind == OP_REDUCE_MEAN) {
+        local->kind = OP_REDUCE_SUM;
+        reduction = REDUCE_SUM;
+        mean_count = reduced_count(op);
+    }
+    finish_results(pc, op, local, layouts, &partial, reduction, mean_count);
+}

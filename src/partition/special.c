@@ -1,0 +1,188 @@
+/* Partitioning ops whose bodies are already per-device code: shard_map
+ * regions and custom ops with a partition function (JAX's `partition`
+ * callback), and custom ops without one. */
+#include <stdio.h>
+#include <string.h>
+#include "shardc/ir_clone.h"
+#include "partition/partition_ctx.h"
+#include "shardc/rules.h"
+
+void pc_inline_block(PartitionCtx *pc, const Block *body, Value **args, Value **returns)
+{
+    ValueMap map;
+    value_map_init(&map, &pc->module->arena, pc->module->num_values);
+    for (int i = 0; i < body->num_args; i++)
+        map.to[body->args[i]->id] = args[i];
+    for (const Op *op = body->first; op; op = op->next) {
+        Op *c = op_clone(pc->module, op, &map, NULL);
+        for (int j = 0; j < c->num_results; j++) {
+            c->results[j]->name = pc_unique_name(pc, c->results[j]->name);
+            c->results[j]->sharding = NULL;
+        }
+        block_append(pc->body, c);
+    }
+    for (int i = 0; i < body->num_returns; i++)
+        returns[i] = value_map_get(&map, body->returns[i]);
+}
+
+static void layout_of_spec(DimAxes *out, const AttrValue *specs, int i, int rank)
+{
+    dim_axes_from_sharding(out, specs->u.array.items[i]->u.sharding, rank);
+}
+
+/* Per-device results laid out as `layouts`, resharded to the results'
+ * propagated shardings. */
+static void bind_results(PartitionCtx *pc, const Op *op, Value **locals, const DimAxes *layouts)
+{
+    for (int j = 0; j < op->num_results; j++) {
+        DimAxes want;
+        pc_layout_of(&want, op->results[j]);
+        pc->reason = pc_printf(pc, "result %%%s of '%s' comes out as %s but its sharding is %s",
+                               op->results[j]->name, op_info(op->kind)->name, pc_format_layout(pc, &layouts[j]),
+                               pc_format_layout(pc, &want));
+        Value *r = pc_reshard(pc, locals[j], &op->results[j]->type, &layouts[j], NULL, REDUCE_SUM, &want,
+                              op->results[j]->name, op->loc);
+        if (r)
+            pc_add_version(pc, op->results[j], r, &want);
+    }
+}
+
+static bool pads_uneven(const Op *op)
+{
+    const AttrValue *pad = op_attr_value(op, "pad_uneven");
+    return pad && pad->kind == ATTR_BOOL && pad->u.b;
+}
+
+/* A shard_map with pad_uneven promises its body zero padding; a value
+ * computed on padded blocks has unspecified padding, so it is masked. */
+static Value *zero_padding(PartitionCtx *pc, Value *local, const TensorType *global, const DimAxes *layout, Loc loc)
+{
+    for (int d = 0; d < global->rank; d++)
+        if (pc_dim_uneven(global, layout, d))
+            local = pc_mask_padding(pc, local, global, layout, d, pc_zero_attr(pc, local->type.dtype), loc);
+    return local;
+}
+
+void pc_partition_shard_map(PartitionCtx *pc, Op *op)
+{
+    const AttrValue *manual = op_attr_value(op, "manual_axes");
+    if (manual && manual->u.array.count != pc->mesh->num_axes) {
+        diag_error(pc->diag, op->loc, "cannot partition a shard_map that is manual over only some mesh axes");
+        pc->ok = false;
+        return;
+    }
+    const AttrValue *in_specs = op_attr_value(op, "in_specs"), *out_specs = op_attr_value(op, "out_specs");
+    Value *args[op->num_operands + 1], *returns[op->num_results + 1];
+    for (int i = 0; i < op->num_operands; i++) {
+        DimAxes want;
+        layout_of_spec(&want, in_specs, i, op->operands[i]->type.rank);
+        pc->reason = pc_printf(pc, "operand %%%s of shard_map laid out as its in_spec %s", op->operands[i]->name,
+                               pc_format_layout(pc, &want));
+        if (!(args[i] = pc_local_as(pc, op->operands[i], &want, op->loc)))
+            return;
+        if (pads_uneven(op))
+            args[i] = zero_padding(pc, args[i], &op->operands[i]->type, &want, op->loc);
+    }
+    pc_inline_block(pc, op->region, args, returns);
+    DimAxes layouts[op->num_results + 1];
+    for (int j = 0; j < op->num_results; j++)
+        layout_of_spec(&layouts[j], out_specs, j, op->results[j]->type.rank);
+    bind_results(pc, op, returns, layouts);
+}
+
+/* For each of `count` global values pick the first candidate layout whose
+ * per-device type is `want` (the partition function's signature). */
+static bool match_layout(PartitionCtx *pc, const Value *global, const TensorType *want, const DimAxes *candidates,
+                         int num_candidates, DimAxes *out)
+{
+    for (int k = 0; k < num_candidates; k++) {
+        TensorType local = pc_local_type(pc, &global->type, &candidates[k]);
+        if (type_equal(&local, want)) {
+            *out = candidates[k];
+            return true;
+        }
+    }
+    return false;
+}
+
+/* JAX's partition callback: the function gets the local shards, so the
+ * operands are laid out to fit its signature — their propagated shardings
+ * if those fit, else the rule's choice. */
+static void partition_with_function(PartitionCtx *pc, Op *op, const Func *fn, const OpShardingRule *rule,
+                                    const AxisList *assignment)
+{
+    Value *args[op->num_operands + 1], *returns[op->num_results + 1];
+    for (int i = 0; i < op->num_operands; i++) {
+        DimAxes candidates[2], want;
+        pc_layout_of(&candidates[0], op->operands[i]);
+        assignment_tensor_axes(&candidates[1], rule, assignment, i);
+        if (!match_layout(pc, op->operands[i], &fn->body->args[i]->type, candidates, 2, &want)) {
+            diag_error(pc->diag, op->loc, "partition function '@%s' takes argument %d of a per-device type that "
+                       "neither the propagated sharding of %%%s nor the rule's gives", fn->name, i,
+                       op->operands[i]->name);
+            pc->ok = false;
+            return;
+        }
+        pc->reason = pc_printf(pc, "operand %%%s of custom op laid out as %s for partition function '@%s'",
+                               op->operands[i]->name, pc_format_layout(pc, &want), fn->name);
+        if (!(args[i] = pc_local_as(pc, op->operands[i], &want, op->loc)))
+            return;
+    }
+    pc_inline_block(pc, fn->body, args, returns);
+    DimAxes layouts[op->num_results + 1];
+    for (int j = 0; j < op->num_results; j++) {
+        DimAxes candidates[2];
+        pc_layout_of(&candidates[0], op->results[j]);
+        assignment_tensor_axes(&candidates[1], rule, assignment, op->num_operands + j);
+        if (!match_layout(pc, op->results[j], &returns[j]->type, candidates, 2, &layouts[j])) {
+            diag_error(pc->diag, op->loc, "partition function '@%s' returns result %d with a per-device type that "
+                       "fits no sharding of %%%s", fn->name, j, op->results[j]->name);
+            pc->ok = false;
+            return;
+        }
+    }
+    bind_results(pc, op, returns, layouts);
+}
+
+/* Without a partition function the implementation runs on whole values. */
+static void partition_replicated(PartitionCtx *pc, Op *op, const Func *impl)
+{
+    Value *args[op->num_operands + 1], *returns[op->num_results + 1];
+    for (int i = 0; i < op->num_operands; i++) {
+        DimAxes whole = {.rank = op->operands[i]->type.rank};
+        pc->reason = pc_printf(pc, "custom op '@%s' has no partition function: operand %%%s is gathered whole",
+                               op->callee, op->operands[i]->name);
+        if (!(args[i] = pc_local_as(pc, op->operands[i], &whole, op->loc)))
+            return;
+    }
+    pc_inline_block(pc, impl->body, args, returns);
+    DimAxes layouts[op->num_results + 1];
+    for (int j = 0; j < op->num_results; j++)
+        layouts[j] = (DimAxes){.rank = op->results[j]->type.rank};
+    bind_results(pc, op, returns, layouts);
+}
+
+void pc_partition_custom(PartitionCtx *pc, Op *op)
+{
+    const AttrValue *partition = op_attr_value(op, "partition");
+    if (!partition) {
+        partition_replicated(pc, op, module_find_func(pc->module, op->callee));
+        return;
+    }
+    const OpShardingRule *rule = op_sharding_rule(&pc->scratch, pc->diag, op);
+    if (!rule) {
+        pc->ok = false;
+        return;
+    }
+    int count = op->num_operands + op->num_results;
+    Sharding *shardings[count + 1];
+    const TensorType *types[count + 1];
+    for (int t = 0; t < count; t++) {
+        const Value *v = t < op->num_operands ? op->operands[t] : op->results[t - op->num_operands];
+        shardings[t] = v->sharding;
+        types[t] = &v->type;
+    }
+    AxisList *assignment = ARENA_ARRAY(&pc->scratch, AxisList, rule->num_factors + 1);
+    factor_assignment(assignment, rule, pc->mesh, shardings, types, count, op->num_operands, UNEVEN_NONE, &pc->scratch);
+    partition_with_function(pc, op, module_find_func(pc->module, partition->u.s), rule, assignment);
+}

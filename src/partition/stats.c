@@ -1,0 +1,166 @@
+/* Communication statistics of a partitioned program (--stats). */
+#include <string.h>
+#include "shardc/layout.h"
+#include "shardc/partition.h"
+#include <stdio.h>
+
+void stats_record(PartitionStats *stats, Arena *arena, CollectiveRecord record)
+{
+    if (stats->count == stats->cap) {
+        int cap = stats->cap ? stats->cap * 2 : 16;
+        CollectiveRecord *records = ARENA_ARRAY(arena, CollectiveRecord, cap);
+        if (stats->count)
+            memcpy(records, stats->records, sizeof(CollectiveRecord) * (size_t)stats->count);
+        stats->records = records;
+        stats->cap = cap;
+    }
+    stats->records[stats->count++] = record;
+}
+
+typedef struct KindTotal {
+    int count;
+    int64_t bytes;
+} KindTotal;
+
+static int64_t totals_by_kind(const PartitionStats *stats, KindTotal *totals)
+{
+    int64_t total = 0;
+    memset(totals, 0, sizeof(KindTotal) * OP_COUNT);
+    for (int i = 0; i < stats->count; i++) {
+        totals[stats->records[i].kind].count++;
+        totals[stats->records[i].kind].bytes += stats->records[i].bytes_per_device;
+        total += stats->records[i].bytes_per_device;
+    }
+    return total;
+}
+
+void stats_print_table(FILE *out, const PartitionStats *stats)
+{
+    KindTotal totals[OP_COUNT];
+    int64_t total = totals_by_kind(stats, totals);
+    fprintf(out, "%-20s %8s %20s\n", "collective", "count", "bytes/device");
+    int count = 0;
+    for (int k = 0; k < OP_COUNT; k++) {
+        if (!totals[k].count)
+            continue;
+        fprintf(out, "%-20s %8d %20lld\n", op_info((OpKind)k)->name, totals[k].count, (long long)totals[k].bytes);
+        count += totals[k].count;
+    }
+    fprintf(out, "%-20s %8d %20lld\n", "total", count, (long long)total);
+    fprintf(out, "peak local bytes per device: %lld\n", (long long)stats->peak_local_bytes);
+    fprintf(out, "full replications: %d\n", stats->full_replications);
+}
+
+static void print_axes_json(FILE *out, const Mesh *mesh, const AxisList *axes)
+{
+    AxisList merged = {0};
+    for (int i = 0; i < axes->count; i++)
+        axis_list_add_or_merge(&merged, axes->axes[i], mesh);
+    fputc('[', out);
+    for (int i = 0; i < merged.count; i++) {
+        char buf[128];
+        axis_ref_format(buf, sizeof buf, mesh, merged.axes[i]);
+        fprintf(out, "%s\"%s\"", i ? "," : "", buf);
+    }
+    fputc(']', out);
+}
+
+void stats_print_json(FILE *out, const PartitionStats *stats)
+{
+    KindTotal totals[OP_COUNT];
+    int64_t total = totals_by_kind(stats, totals);
+    fputs("{\"collectives\":[", out);
+    for (int i = 0; i < stats->count; i++) {
+        const CollectiveRecord *r = &stats->records[i];
+        fprintf(out, "%s{\"kind\":\"%s\",\"axes\":", i ? "," : "", op_info(r->kind)->name);
+        print_axes_json(out, r->mesh, &r->axes);
+        fprintf(out, ",\"bytes_per_device\":%lld,\"op\":\"%%%s\",\"loc\":\"%s:%d:%d\"}", (long long)r->bytes_per_device,
+                r->value, r->loc.file ? r->loc.file : "", r->loc.line, r->loc.col);
+    }
+    fprintf(out, "],\"total_bytes_per_device\":%lld,\"count\":%d,\"peak_local_bytes\":%lld,\"full_replications\":%d}\n",
+            (long long)total, stats->count, (long long)stats->peak_local_bytes, stats->full_replications);
+}
+
+void stats_print_reasons(FILE *out, const PartitionStats *stats)
+{
+    fputs("# collectives\n", out);
+    for (int i = 0; i < stats->count; i++) {
+        const CollectiveRecord *r = &stats->records[i];
+        fprintf(out, "%%%s = %s over ", r->result ? r->result : r->value, op_info(r->kind)->name);
+        print_axes_json(out, r->mesh, &r->axes);
+        fprintf(out, ", %lld bytes/device, at %s:%d:%d\n    %s\n", (long long)r->bytes_per_device,
+                r->loc.file ? r->loc.file : "", r->loc.line, r->loc.col, r->reason ? r->reason : "");
+    }
+}
+
+/* --emit=devices: the per-device view of partitioned programs — each
+ * device's mesh coordinates, the global slice each argument and result
+ * shard covers, and the concrete device group of each collective. */
+
+static void print_slice(FILE *out, const Sharding *s, const TensorType *t, int64_t position)
+{
+    int64_t offsets[SHARDC_MAX_RANK], sizes[SHARDC_MAX_RANK], local[SHARDC_MAX_RANK];
+    sharding_block(s, t, position, offsets, sizes);
+    sharding_local_dims(s, t, local);
+    bool padded = false;
+    fputc('[', out);
+    for (int d = 0; d < t->rank; d++) {
+        fprintf(out, "%s%lld:%lld", d ? ", " : "", (long long)offsets[d], (long long)(offsets[d] + sizes[d]));
+        padded |= sizes[d] != local[d];
+    }
+    fputc(']', out);
+    /* An uneven dim's shard holds padding past the tensor's end. */
+    for (int d = 0; padded && d < t->rank; d++)
+        fprintf(out, "%s%lld", d ? "x" : " padded to ", (long long)local[d]);
+}
+
+static void print_group(FILE *out, const Mesh *mesh, const Op *op, int64_t position)
+{
+    const AttrValue *axes = op_attr_value(op, "axes");
+    AxisRef refs[16];
+    int n = 0;
+    for (int i = 0; axes && i < axes->u.array.count && n < 16; i++)
+        if (axis_ref_parse(mesh, axes->u.array.items[i]->u.s, &refs[n]))
+            n++;
+    int64_t size = axis_refs_size(refs, n);
+    fprintf(out, "    %%%s = %s: group {", op->results[0]->name, op_info(op->kind)->name);
+    for (int64_t k = 0; k < size; k++)
+        fprintf(out, "%s%lld", k ? ", " : "", (long long)mesh_device_id(mesh, mesh_group_member(mesh, position, refs, n, k)));
+    fputs("}\n", out);
+}
+
+static void print_device(FILE *out, const Op *smap, const Mesh *mesh, int64_t position)
+{
+    fprintf(out, "  device %lld (", (long long)mesh_device_id(mesh, position));
+    for (int k = 0; k < mesh->num_axes; k++)
+        fprintf(out, "%s%s=%lld", k ? ", " : "", mesh->axes[k].name, (long long)mesh_coord(mesh, position, k));
+    fputs("):\n", out);
+    const AttrValue *in = op_attr_value(smap, "in_specs"), *outs = op_attr_value(smap, "out_specs");
+    for (int i = 0; i < smap->num_operands; i++) {
+        fprintf(out, "    arg %%%s ", smap->operands[i]->name);
+        print_slice(out, in->u.array.items[i]->u.sharding, &smap->operands[i]->type, position);
+        fputc('\n', out);
+    }
+    for (int j = 0; j < smap->num_results; j++) {
+        fprintf(out, "    result %d ", j);
+        print_slice(out, outs->u.array.items[j]->u.sharding, &smap->results[j]->type, position);
+        fputc('\n', out);
+    }
+    for (const Op *op = smap->region->first; op; op = op->next)
+        if (op_info(op->kind)->op_class == OPC_COLLECTIVE && op->kind != OP_COLLECTIVE_PERMUTE)
+            print_group(out, mesh, op, position);
+}
+
+void print_devices(FILE *out, const Module *m, int device)
+{
+    for (int i = 0; i < m->num_funcs; i++) {
+        const Op *smap = m->funcs[i]->body->first;
+        if (!smap || smap->kind != OP_SHARD_MAP || smap->next)
+            continue;
+        const Mesh *mesh = module_find_mesh(m, op_attr_value(smap, "mesh")->u.s);
+        fprintf(out, "func @%s on @%s (%lld devices)\n", m->funcs[i]->name, mesh->name, (long long)mesh->num_devices);
+        for (int64_t p = 0; p < mesh->num_devices; p++)
+            if (device < 0 || mesh_device_id(mesh, p) == device)
+                print_device(out, smap, mesh, p);
+    }
+}

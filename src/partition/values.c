@@ -1,0 +1,450 @@
+/* Per-device versions of values, and reshards emitted as collectives. */
+#include <string.h>
+#include "partition/partition_ctx.h"
+#include <math.h>
+#include <stdint.h>
+
+bool pc_axes_same(const AxisList *a, const AxisList *b)
+{
+    AxisList ma = {0}, mb = {0};
+    for (int i = 0; i < a->count; i++)
+        axis_list_add_or_merge(&ma, a->axes[i], NULL);
+    for (int i = 0; i < b->count; i++)
+        axis_list_add_or_merge(&mb, b->axes[i], NULL);
+    return axis_list_equal(&ma, &mb);
+}
+
+/* Whether dim axes `a` (n of them) and `b` are the same once sub-axes are
+ * merged. (Called for every operand of every op: no AxisList copies when
+ * the lists are equal as they are, the common case.) */
+static bool dim_equal(const AxisRef *a, int n, const AxisList *b)
+{
+    bool same = n == b->count;
+    for (int i = 0; same && i < n; i++)
+        same = axis_ref_equal(a[i], b->axes[i]);
+    if (same)
+        return true;
+    AxisList la = {.count = n};
+    memcpy(la.axes, a, sizeof(AxisRef) * (size_t)n);
+    return pc_axes_same(&la, b);
+}
+
+static bool version_has_layout(const LocalVersion *v, const DimAxes *want)
+{
+    if (v->rank != want->rank)
+        return false;
+    const AxisRef *axes = v->axes;
+    for (int d = 0; d < v->rank; d++) {
+        if (!dim_equal(axes, v->counts[d], &want->dims[d]))
+            return false;
+        axes += v->counts[d];
+    }
+    return true;
+}
+
+/* The version's layout as a DimAxes. */
+static void version_layout(DimAxes *out, const LocalVersion *v)
+{
+    dim_axes_clear(out, v->rank);
+    const AxisRef *axes = v->axes;
+    for (int d = 0; d < v->rank; d++) {
+        out->dims[d].count = v->counts[d];
+        memcpy(out->dims[d].axes, axes, sizeof(AxisRef) * (size_t)v->counts[d]);
+        axes += v->counts[d];
+    }
+}
+
+void pc_layout_of(DimAxes *out, const Value *global)
+{
+    dim_axes_from_sharding(out, global->sharding, global->type.rank);
+}
+
+void pc_add_version(PartitionCtx *pc, const Value *global, Value *local, const DimAxes *layout)
+{
+    Arena *arena = &pc->tables; /* needed only while this function is partitioned */
+    LocalVersion *v = ARENA_NEW(arena, LocalVersion);
+    v->local = local;
+    v->rank = layout->rank;
+    int total = 0;
+    for (int d = 0; d < layout->rank; d++)
+        total += layout->dims[d].count;
+    int *counts = ARENA_ARRAY(arena, int, layout->rank + 1);
+    AxisRef *axes = ARENA_ARRAY(arena, AxisRef, total + 1);
+    v->counts = counts;
+    v->axes = axes;
+    for (int d = 0; d < layout->rank; d++) {
+        counts[d] = layout->dims[d].count;
+        memcpy(axes, layout->dims[d].axes, sizeof(AxisRef) * (size_t)counts[d]);
+        axes += counts[d];
+    }
+    LocalVersion **tail = &pc->versions[global->id];
+    while (*tail)
+        tail = &(*tail)->next;
+    *tail = v;
+}
+
+Value *pc_find_version(PartitionCtx *pc, const Value *global, const DimAxes *want)
+{
+    LocalVersion *first = global->id < pc->num_global_values ? pc->versions[global->id] : NULL;
+    for (LocalVersion *v = first; v; v = v->next)
+        if (version_has_layout(v, want))
+            return v->local;
+    return NULL;
+}
+
+Value *pc_local_as(PartitionCtx *pc, const Value *global, const DimAxes *want, Loc loc)
+{
+    LocalVersion *first = global->id < pc->num_global_values ? pc->versions[global->id] : NULL;
+    if (!first) {
+        diag_error(pc->diag, loc, "internal: no per-device value for %%%s", global->name);
+        pc->ok = false;
+        return NULL;
+    }
+    Value *found = pc_find_version(pc, global, want);
+    if (found)
+        return found;
+    DimAxes from;
+    version_layout(&from, first);
+    Value *local = pc_reshard(pc, first->local, &global->type, &from, NULL, REDUCE_SUM, want, global->name, loc);
+    if (local)
+        pc_add_version(pc, global, local, want);
+    return local;
+}
+
+static const struct { OpKind kind; const char *suffix; } step_ops[] = {
+    [STEP_ALL_SLICE] = {OP_ALL_SLICE, "slice"},
+    [STEP_ALL_TO_ALL] = {OP_ALL_TO_ALL, "all_to_all"},
+    [STEP_COLLECTIVE_PERMUTE] = {OP_COLLECTIVE_PERMUTE, "permute"},
+    [STEP_ALL_GATHER] = {OP_ALL_GATHER, "all_gather"},
+    [STEP_ALL_REDUCE] = {OP_ALL_REDUCE, "all_reduce"},
+    [STEP_REDUCE_SCATTER] = {OP_REDUCE_SCATTER, "reduce_scatter"},
+};
+
+/* Bytes each device receives, with the bandwidth-optimal algorithm. */
+static int64_t step_bytes(const ReshardStep *s, int64_t in_bytes, int64_t out_bytes)
+{
+    int64_t n = axis_list_size(&s->axes);
+    switch (s->kind) {
+    case STEP_ALL_SLICE: return 0;
+    case STEP_ALL_GATHER: return out_bytes - in_bytes;
+    case STEP_ALL_TO_ALL: case STEP_REDUCE_SCATTER: return in_bytes / n * (n - 1);
+    case STEP_ALL_REDUCE: return 2 * (in_bytes / n) * (n - 1);
+    case STEP_COLLECTIVE_PERMUTE: return in_bytes;
+    }
+    return 0;
+}
+
+static void set_step_attrs(PartitionCtx *pc, Op *op, const ReshardStep *s, const DimAxes *before,
+                           ReductionKind reduction)
+{
+    if (s->kind != STEP_COLLECTIVE_PERMUTE)
+        pc_set_attr(pc, op, "axes", pc_axes_attr(pc, &s->axes));
+    switch (s->kind) {
+    case STEP_ALL_SLICE: case STEP_REDUCE_SCATTER:
+        pc_set_attr(pc, op, "dim", pc_int_attr(pc, s->dim));
+        break;
+    case STEP_ALL_GATHER:
+        pc_set_attr(pc, op, "axis", pc_int_attr(pc, s->dim));
+        pc_set_attr(pc, op, "tiled", pc_bool_attr(pc, true));
+        break;
+    case STEP_ALL_TO_ALL:
+        pc_set_attr(pc, op, "split_axis", pc_int_attr(pc, s->dim));
+        pc_set_attr(pc, op, "concat_axis", pc_int_attr(pc, s->src_dim));
+        pc_set_attr(pc, op, "tiled", pc_bool_attr(pc, true));
+        break;
+    case STEP_COLLECTIVE_PERMUTE:
+        pc_set_attr(pc, op, "source", pc_sharding_attr(pc, before));
+        pc_set_attr(pc, op, "target", pc_sharding_attr(pc, &s->after));
+        break;
+    case STEP_ALL_REDUCE:
+        break;
+    }
+    if (s->kind == STEP_ALL_REDUCE || s->kind == STEP_REDUCE_SCATTER)
+        pc_set_attr(pc, op, "reduction", pc_string_attr(pc, reduction_name(reduction)));
+}
+
+Value *pc_emit_step(PartitionCtx *pc, Value *in, TensorType type, const TensorType *global, const ReshardStep *s,
+                    const DimAxes *before, ReductionKind reduction, const char *base, Loc loc)
+{
+    if (s->kind == STEP_ALL_TO_ALL && s->num_moves > 1)
+        return pc_emit_merged_all_to_all(pc, in, global, s, base, loc);
+    char name[256];
+    snprintf(name, sizeof name, "%s.%s", base, step_ops[s->kind].suffix);
+    Op *op = pc_append_op(pc, step_ops[s->kind].kind, loc, &in, 1);
+    Value *out = pc_new_value(pc, name, type, loc);
+    out->def = op;
+    op->num_results = 1;
+    op->results = ARENA_ARRAY(&pc->module->arena, Value *, 1);
+    op->results[0] = out;
+    set_step_attrs(pc, op, s, before, reduction);
+    int64_t bytes = step_bytes(s, pc_type_bytes(&in->type), pc_type_bytes(&type));
+    pc_set_attr(pc, op, "bytes_per_device", pc_int_attr(pc, bytes));
+    stats_record(pc->stats, &pc->module->arena,
+                 (CollectiveRecord){op->kind, pc->mesh, s->axes, bytes, base, loc, out->name, pc->reason});
+    return out;
+}
+
+bool pc_plan(PartitionCtx *pc, ReshardPlan *plan, const DimAxes *from, const AxisList *partial, const DimAxes *to,
+             const char *base, Loc loc)
+{
+    if (reshard_plan(plan, pc->mesh, from, partial, to))
+        return true;
+    diag_error(pc->diag, loc, "cannot plan the reshard of %%%s (more than %d collectives)", base, RESHARD_MAX_STEPS);
+    pc->ok = false;
+    return false;
+}
+
+Value *pc_emit_plan(PartitionCtx *pc, Value *local, const TensorType *global, const ReshardPlan *plan,
+                    const DimAxes *from, ReductionKind reduction, const char *base, Loc loc)
+{
+    pc->stats->full_replications += plan->full_replication;
+    DimAxes before = *from;
+    for (int i = 0; i < plan->num_steps; i++) {
+        const ReshardStep *s = &plan->steps[i];
+        local = pc_emit_step(pc, local, pc_local_type(pc, global, &s->after), global, s, &before, reduction, base,
+                             loc);
+        before = s->after;
+    }
+    return local;
+}
+
+Value *pc_reshard(PartitionCtx *pc, Value *local, const TensorType *global, const DimAxes *from,
+                  const AxisList *partial, ReductionKind reduction, const DimAxes *to, const char *base, Loc loc)
+{
+    if (pc_layout_uneven(global, from) || pc_layout_uneven(global, to))
+        return pc_reshard_uneven(pc, local, global, from, partial, reduction, to, base, loc);
+    ReshardPlan plan;
+    if (!pc_plan(pc, &plan, from, partial, to, base, loc))
+        return NULL;
+    return pc_emit_plan(pc, local, global, &plan, from, reduction, base, loc);
+}
+
+/* Uneven dims, GSPMD style (docs/partitioning.md "Uneven dims"): a dim of
+ * size N split n ways holds c = ceil(N / n) elements per device, shard i
+ * covering [i*c, i*c + c) of the dim padded to n*c. Ops independent along
+ * the dim run on the padded blocks as they are; the padding's contents
+ * are unspecified, so a reduction over the dim first masks it to the
+ * reduction's identity, and a reshard between layouts whose paddings do
+ * not line up goes through the whole dim. */
+
+bool pc_dim_uneven(const TensorType *global, const DimAxes *layout, int d)
+{
+    return global->dims[d] % axis_list_size(&layout->dims[d]) != 0;
+}
+
+bool pc_layout_uneven(const TensorType *global, const DimAxes *layout)
+{
+    for (int d = 0; d < global->rank && d < layout->rank; d++)
+        if (pc_dim_uneven(global, layout, d))
+            return true;
+    return false;
+}
+
+/* ---- reshards ---------------------------------------------------------- */
+
+/* Which dims a reshard takes through their whole size: none if the plan
+ * keeps every padding (plan_keeps_padding); else the uneven dims it
+ * changes; else every uneven dim; as a last resort every dim. */
+typedef enum { CUT_NONE, CUT_CHANGED_UNEVEN, CUT_UNEVEN, CUT_ALL } CutPolicy;
+
+static void dims_to_cut(bool *cut, const TensorType *global, const DimAxes *from, const DimAxes *to,
+                        CutPolicy policy)
+{
+    for (int d = 0; d < global->rank; d++) {
+        bool uneven = pc_dim_uneven(global, from, d) || pc_dim_uneven(global, to, d);
+        bool changed = !pc_axes_same(&from->dims[d], &to->dims[d]);
+        cut[d] = policy == CUT_ALL || (policy != CUT_NONE && uneven && (policy == CUT_UNEVEN || changed));
+    }
+}
+
+static void clear_dims(DimAxes *out, const DimAxes *in, const bool *cut)
+{
+    *out = *in;
+    for (int d = 0; d < in->rank; d++)
+        if (cut[d])
+            out->dims[d] = (AxisList){0};
+}
+
+/* The size dim d is padded to under a layout: shards * ceil(size / shards). */
+static int64_t padded_size(const TensorType *global, const DimAxes *layout, int d)
+{
+    return pc_shard_size(global->dims[d], &layout->dims[d]) * axis_list_size(&layout->dims[d]);
+}
+
+/* Whether every step of the plan keeps the padded size of the dims it
+ * changes: then the collectives split and concatenate padded blocks of
+ * one padded tensor exactly as if it were even (7 on 4 shards and on 2
+ * both pad to 8; 10 on 2 and on 4 pad to 10 and 12, and do not line up). */
+static bool plan_keeps_padding(const ReshardPlan *plan, const TensorType *global, const DimAxes *from)
+{
+    const DimAxes *before = from;
+    for (int i = 0; i < plan->num_steps; i++) {
+        const DimAxes *after = &plan->steps[i].after;
+        for (int d = 0; d < global->rank; d++)
+            if (!pc_axes_same(&before->dims[d], &after->dims[d]) &&
+                padded_size(global, before, d) != padded_size(global, after, d))
+                return false;
+        before = after;
+    }
+    return true;
+}
+
+/* A local op on `in` named BASE.SUFFIX; its attributes are the caller's. */
+static Op *emit_local(PartitionCtx *pc, OpKind kind, Value *in, TensorType type, const char *base,
+                      const char *suffix, Loc loc)
+{
+    Op *op;
+    char name[256];
+    snprintf(name, sizeof name, "%s.%s", base, suffix);
+    pc_emit1(pc, kind, loc, &in, 1, name, type, &op);
+    return op;
+}
+
+static Value *cut_padding(PartitionCtx *pc, Value *padded, int d, int64_t size, const char *base, Loc loc)
+{
+    int rank = padded->type.rank;
+    int64_t start[SHARDC_MAX_RANK] = {0}, stride[SHARDC_MAX_RANK], limit[SHARDC_MAX_RANK];
+    for (int k = 0; k < rank; k++) {
+        stride[k] = 1;
+        limit[k] = k == d ? size : padded->type.dims[k];
+    }
+    TensorType type = type_make(&pc->module->arena, padded->type.dtype, rank, limit);
+    Op *op = emit_local(pc, OP_SLICE, padded, type, base, "unpad", loc);
+    pc_set_attr(pc, op, "start", pc_int_array_attr(pc, start, rank));
+    pc_set_attr(pc, op, "limit", pc_int_array_attr(pc, limit, rank));
+    pc_set_attr(pc, op, "stride", pc_int_array_attr(pc, stride, rank));
+    return op->results[0];
+}
+
+static Value *add_padding(PartitionCtx *pc, Value *whole, int d, int64_t padded_size, const char *base, Loc loc)
+{
+    int rank = whole->type.rank;
+    int64_t zeros[SHARDC_MAX_RANK] = {0}, high[SHARDC_MAX_RANK] = {0};
+    high[d] = padded_size - whole->type.dims[d];
+    TensorType type = type_make(&pc->module->arena, whole->type.dtype, rank, whole->type.dims);
+    type.dims[d] = padded_size;
+    Op *op = emit_local(pc, OP_PAD, whole, type, base, "pad", loc);
+    pc_set_attr(pc, op, "low", pc_int_array_attr(pc, zeros, rank));
+    pc_set_attr(pc, op, "high", pc_int_array_attr(pc, high, rank));
+    pc_set_attr(pc, op, "interior", pc_int_array_attr(pc, zeros, rank));
+    pc_set_attr(pc, op, "value", pc_zero_attr(pc, whole->type.dtype));
+    return op->results[0];
+}
+
+/* All-gather dim d whole: the blocks concatenate to the padded size, then
+ * the padding is cut off. */
+static Value *gather_whole_dim(PartitionCtx *pc, Value *local, const TensorType *global, DimAxes *layout, int d,
+                               const char *base, Loc loc)
+{
+    ReshardStep *step = ARENA_NEW(&pc->scratch, ReshardStep);
+    DimAxes *before = ARENA_NEW(&pc->scratch, DimAxes);
+    *before = *layout;
+    *step = (ReshardStep){.kind = STEP_ALL_GATHER, .dim = d, .axes = layout->dims[d]};
+    layout->dims[d] = (AxisList){0};
+    step->after = *layout;
+    TensorType padded = type_make(&pc->module->arena, local->type.dtype, local->type.rank, local->type.dims);
+    padded.dims[d] *= axis_list_size(&step->axes);
+    Value *whole = pc_emit_step(pc, local, padded, global, step, before, REDUCE_SUM, base, loc);
+    return padded.dims[d] == global->dims[d] ? whole : cut_padding(pc, whole, d, global->dims[d], base, loc);
+}
+
+/* Pad the whole dim d to a multiple of the shards, then slice it locally. */
+static Value *slice_whole_dim(PartitionCtx *pc, Value *local, const TensorType *global, DimAxes *layout, int d,
+                              const AxisList *axes, const char *base, Loc loc)
+{
+    int64_t padded = pc_shard_size(global->dims[d], axes) * axis_list_size(axes);
+    if (padded != global->dims[d])
+        local = add_padding(pc, local, d, padded, base, loc);
+    ReshardStep *step = ARENA_NEW(&pc->scratch, ReshardStep);
+    DimAxes *before = ARENA_NEW(&pc->scratch, DimAxes);
+    *before = *layout;
+    *step = (ReshardStep){.kind = STEP_ALL_SLICE, .dim = d, .axes = *axes};
+    layout->dims[d] = *axes;
+    step->after = *layout;
+    return pc_emit_step(pc, local, pc_local_type(pc, global, layout), global, step, before, REDUCE_SUM, base, loc);
+}
+
+Value *pc_reshard_uneven(PartitionCtx *pc, Value *local, const TensorType *global, const DimAxes *from,
+                         const AxisList *partial, ReductionKind reduction, const DimAxes *to, const char *base,
+                         Loc loc)
+{
+    bool cut[SHARDC_MAX_RANK];
+    DimAxes *mid_from = ARENA_NEW(&pc->scratch, DimAxes), *mid_to = ARENA_NEW(&pc->scratch, DimAxes);
+    ReshardPlan *plan = ARENA_NEW(&pc->scratch, ReshardPlan);
+    for (CutPolicy policy = CUT_NONE;; policy++) {
+        dims_to_cut(cut, global, from, to, policy);
+        clear_dims(mid_from, from, cut);
+        clear_dims(mid_to, to, cut);
+        if (!pc_plan(pc, plan, mid_from, partial, mid_to, base, loc))
+            return NULL;
+        if (policy == CUT_ALL || plan_keeps_padding(plan, global, mid_from))
+            break;
+    }
+    DimAxes *layout = ARENA_NEW(&pc->scratch, DimAxes);
+    *layout = *from;
+    for (int d = 0; d < global->rank; d++)
+        if (cut[d] && from->dims[d].count)
+            local = gather_whole_dim(pc, local, global, layout, d, base, loc);
+    local = pc_emit_plan(pc, local, global, plan, mid_from, reduction, base, loc);
+    *layout = *mid_to;
+    for (int d = 0; d < global->rank; d++)
+        if (cut[d] && to->dims[d].count)
+            local = slice_whole_dim(pc, local, global, layout, d, &to->dims[d], base, loc);
+    return local;
+}
+
+/* ---- masking ----------------------------------------------------------- */
+
+static Value *scalar_constant(PartitionCtx *pc, DType dtype, AttrValue *value, const char *base, Loc loc)
+{
+    Op *op;
+    Value *v = pc_emit1(pc, OP_FULL, loc, NULL, 0, base, (TensorType){dtype, 0, NULL}, &op);
+    pc_set_attr(pc, op, "value", value);
+    return v;
+}
+
+static PaddingMask *find_mask(PartitionCtx *pc, const TensorType *pred, int d, int64_t size, const AxisList *axes)
+{
+    for (PaddingMask *m = pc->masks; m; m = m->next)
+        if (m->dim == d && m->global_size == size && type_equal(&m->local, pred) && pc_axes_same(&m->axes, axes))
+            return m;
+    return NULL;
+}
+
+/* axis_index * c + iota_d < N: the device's positions along d that fall
+ * inside the global dim. */
+static Value *real_elements(PartitionCtx *pc, const TensorType *pred, int d, int64_t size, const AxisList *axes,
+                            Loc loc)
+{
+    PaddingMask *cached = find_mask(pc, pred, d, size, axes);
+    if (cached)
+        return cached->real;
+    TensorType scalar = {DT_I32, 0, NULL};
+    TensorType index = type_make(&pc->module->arena, DT_I32, pred->rank, pred->dims);
+    Op *op;
+    Value *shard = pc_emit1(pc, OP_AXIS_INDEX, loc, NULL, 0, "pad.shard", scalar, &op);
+    pc_set_attr(pc, op, "axes", pc_axes_attr(pc, axes));
+    Value *local_size = scalar_constant(pc, DT_I32, pc_int_attr(pc, pred->dims[d]), "pad.size", loc);
+    Value *offset = pc_emit1(pc, OP_MUL, loc, (Value *[]){shard, local_size}, 2, "pad.offset", scalar, NULL);
+    Value *iota = pc_emit1(pc, OP_IOTA, loc, NULL, 0, "pad.iota", index, &op);
+    pc_set_attr(pc, op, "dimension", pc_int_attr(pc, d));
+    Value *position = pc_emit1(pc, OP_ADD, loc, (Value *[]){iota, offset}, 2, "pad.position", index, NULL);
+    Value *limit = scalar_constant(pc, DT_I32, pc_int_attr(pc, size), "pad.limit", loc);
+    Value *real = pc_emit1(pc, OP_COMPARE, loc, (Value *[]){position, limit}, 2, "pad.real", *pred, &op);
+    pc_set_attr(pc, op, "direction", pc_string_attr(pc, "lt"));
+    PaddingMask *m = ARENA_NEW(&pc->tables, PaddingMask);
+    *m = (PaddingMask){*pred, d, size, *axes, real, pc->masks};
+    pc->masks = m;
+    return real;
+}
+
+Value *pc_mask_padding(PartitionCtx *pc, Value *local, const TensorType *global, const DimAxes *layout, int d,
+                       AttrValue *fill, Loc loc)
+{
+    TensorType pred = type_make(&pc->module->arena, DT_BOOL, local->type.rank, local->type.dims);
+    Value *real = real_elements(pc, &pred, d, global->dims[d], &layout->dims[d], loc);
+    Value *identity = scalar_constant(pc, local->type.dtype, fill, "pad.identity", loc);
+    char name[256];
+    snprintf(name, sizeof name, "%s.masked", local->name);
+    return pc_emit1(pc, OP_SELECT, loc, (Value *[]){real, local, identity}, 3, name, local->type, NULL);
+}

@@ -1,0 +1,134 @@
+/* Warnings for the factors whose shardings still disagree after
+ * propagation: each is a conflict the partitioner will resolve by
+ * resharding, so the user should hear about it. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "shardc/print.h"
+#include "propagate/propagation_state.h"
+
+static void format_axes(char *buf, size_t len, const Mesh *mesh, const FactorSharding *fs)
+{
+    size_t n = (size_t)snprintf(buf, len, "{");
+    for (int i = 0; i < fs->axes.count + fs->overflow.count && n < len; i++) {
+        AxisRef r = i < fs->axes.count ? fs->axes.axes[i] : fs->overflow.axes[i - fs->axes.count];
+        const char *name = mesh->axes[r.axis].name;
+        if (axis_ref_is_full(mesh, r))
+            n += (size_t)snprintf(buf + n, len - n, "%s\"%s\"", i ? ", " : "", name);
+        else
+            n += (size_t)snprintf(buf + n, len - n, "%s\"%s\":(%lld)%lld", i ? ", " : "", name,
+                                  (long long)r.pre_size, (long long)r.size);
+    }
+    if (n < len)
+        snprintf(buf + n, len - n, "}");
+}
+
+static bool same_factor_sharding(const FactorSharding *a, const FactorSharding *b)
+{
+    return axis_list_equal(&a->axes, &b->axes) && axis_list_equal(&a->overflow, &b->overflow);
+}
+
+static const char *tensor_name(const Op *op, int t)
+{
+    return t < op->num_operands ? op->operands[t]->name : op->results[t - op->num_operands]->name;
+}
+
+static void check_op(PropagationState *st, const Op *op, const OpShardingRule *rule)
+{
+    int count = op->num_operands + op->num_results;
+    Sharding *shardings[count];
+    const TensorType *types[count];
+    const Mesh *mesh = st->func_mesh;
+    for (int t = 0; t < count; t++) {
+        const Value *v = t < op->num_operands ? op->operands[t] : op->results[t - op->num_operands];
+        shardings[t] = v->sharding;
+        types[t] = &v->type;
+        if (v->sharding && v->sharding->mesh != mesh)
+            return;
+    }
+    ShardingProjection p;
+    arena_reset(&st->scratch);
+    projection_build(&p, &st->scratch, rule, mesh, shardings, types, op->num_operands, count);
+    for (int f = 0; f < rule->num_factors; f++) {
+        int first = -1;
+        for (int t = 0; t < count; t++) {
+            if (!p.tensors[t].factors[f].present)
+                continue;
+            if (first < 0) {
+                first = t;
+            } else if (!same_factor_sharding(&p.tensors[first].factors[f], &p.tensors[t].factors[f])) {
+                char a[256], b[256];
+                format_axes(a, sizeof a, mesh, &p.tensors[first].factors[f]);
+                format_axes(b, sizeof b, mesh, &p.tensors[t].factors[f]);
+                diag_warning(st->options->diag, op->loc,
+                             "conflicting shardings for factor %d (size %lld) of '%s': %s on %%%s but %s on %%%s; "
+                             "the partitioner will reshard", f, (long long)rule->factors[f].size,
+                             op_info(op->kind)->name, a, tensor_name(op, first), b, tensor_name(op, t));
+                break;
+            }
+        }
+    }
+}
+
+static bool same_dim_axes(const Sharding *a, const Sharding *b)
+{
+    if (a->mesh != b->mesh || a->rank != b->rank)
+        return false;
+    for (int d = 0; d < a->rank; d++) {
+        if (a->dims[d].num_axes != b->dims[d].num_axes)
+            return false;
+        for (int k = 0; k < a->dims[d].num_axes; k++)
+            if (!axis_ref_equal(a->dims[d].axes[k], b->dims[d].axes[k]))
+                return false;
+    }
+    return true;
+}
+
+/* Warn that `v`, laid out as `have`, must be resharded to the fixed `want`
+ * (`what` says whose it is). Shardings are printed closed, as decided. */
+static void warn_boundary(PropagationState *st, Loc loc, const Value *v, const Sharding *want, const char *what)
+{
+    if (!v->sharding || same_dim_axes(want, v->sharding))
+        return;
+    char *a = NULL, *b = NULL;
+    size_t na = 0, nb = 0;
+    FILE *fa = open_memstream(&a, &na), *fb = open_memstream(&b, &nb);
+    print_sharding(fa, v->sharding);
+    print_sharding(fb, want);
+    fclose(fa);
+    fclose(fb);
+    diag_warning(st->options->diag, loc, "%%%s is %s but %s is %s; the partitioner will reshard", v->name, a, what, b);
+    free(a);
+    free(b);
+}
+
+/* Returned values laid out otherwise than their results' annotations, and
+ * shard_map operands otherwise than their in_specs, are resharded there. */
+void report_boundary_conflicts(PropagationState *st, Func *f)
+{
+    char what[128];
+    for (int i = 0; i < f->num_results; i++) {
+        snprintf(what, sizeof what, "result %d of '@%s'", i, f->name);
+        if (f->result_shardings[i])
+            warn_boundary(st, f->result_locs[i], f->body->returns[i], f->result_shardings[i], what);
+    }
+    for (Op *op = f->body->first; op; op = op->next) {
+        const AttrValue *specs = op->kind == OP_SHARD_MAP ? op_attr_value(op, "in_specs") : NULL;
+        for (int i = 0; specs && i < op->num_operands && i < specs->u.array.count; i++) {
+            snprintf(what, sizeof what, "in_specs[%d] of 'shard_map'", i);
+            warn_boundary(st, op->loc, op->operands[i], specs->u.array.items[i]->u.sharding, what);
+        }
+    }
+}
+
+void report_conflicts(PropagationState *st, Func *f)
+{
+    if (!st->func_mesh)
+        return;
+    for (Op *op = f->body->first; op; op = op->next) {
+        /* reshard asks for a change of sharding: that is no conflict. */
+        const OpShardingRule *rule = op->kind == OP_SHARD_MAP || op->kind == OP_RESHARD ? NULL : state_rule(st, op);
+        if (rule)
+            check_op(st, op, rule);
+    }
+}

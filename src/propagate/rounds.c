@@ -1,0 +1,284 @@
+/* Propagation rounds: user priorities, shard_map boundaries, and closing
+ * every sharding at the end. */
+#include <stdlib.h>
+#include <string.h>
+#include "propagate/propagation_state.h"
+
+static int compare_ints(const void *a, const void *b) { return *(const int *)a - *(const int *)b; }
+
+static void note_priorities(const Sharding *s, int *prios, int *count, int max)
+{
+    for (int d = 0; s && d < s->rank; d++) {
+        int p = s->dims[d].priority;
+        bool seen = p == PRIORITY_NONE;
+        for (int i = 0; i < *count && !seen; i++)
+            seen = prios[i] == p;
+        if (!seen && *count < max)
+            prios[(*count)++] = p;
+    }
+}
+
+/* Dim d of v holds the user's axes: --explain ends there. A function
+ * result's annotation is written on the result, not on v. */
+static void note_user_origin(PropagationState *st, Value *v, const Sharding *user, int d)
+{
+    if (user->dims[d].num_axes)
+        origins_of(st->origins, &st->module->arena, v)[d] =
+            (DimOrigin){v, NULL, d, user->loc.file ? user->loc : v->loc};
+}
+
+static void remember_user(PropagationState *st, Value *v, int *prios, int *count, int max)
+{
+    if (!v->sharding)
+        return;
+    st->user[v->id] = sharding_clone(&st->work, v->sharding);
+    note_priorities(v->sharding, prios, count, max);
+    for (int d = 0; d < v->type.rank; d++)
+        note_user_origin(st, v, v->sharding, d);
+}
+
+/* Results of a shard_map are laid out as its out_specs say. */
+static void seed_shard_map_results(PropagationState *st, Op *op)
+{
+    const AttrValue *specs = op_attr_value(op, "out_specs");
+    for (int i = 0; specs && i < op->num_results && i < specs->u.array.count; i++)
+        if (!op->results[i]->sharding)
+            op->results[i]->sharding = sharding_clone(&st->module->arena, specs->u.array.items[i]->u.sharding);
+}
+
+/* Function results' annotations constrain the returned values. */
+static void seed_func_results(PropagationState *st, Func *f)
+{
+    for (int i = 0; i < f->num_results; i++) {
+        Value *v = f->body->returns[i];
+        if (f->result_shardings[i] && !v->sharding)
+            v->sharding = sharding_clone(&st->module->arena, f->result_shardings[i]);
+    }
+}
+
+void state_begin_func(PropagationState *st, Func *f)
+{
+    state_prepare_func(st, f);
+    st->func = f;
+    /* A shard_map result is laid out by its out_specs whatever the function
+     * result says; the function result constrains it like a constraint. */
+    for (Op *op = f->body->first; op; op = op->next)
+        if (op->kind == OP_SHARD_MAP)
+            seed_shard_map_results(st, op);
+    seed_func_results(st, f);
+    int prios[64], count = 0;
+    for (int i = 0; i < f->num_results; i++)
+        note_priorities(f->result_shardings[i], prios, &count, 64);
+    for (int i = 0; i < f->body->num_args; i++)
+        remember_user(st, f->body->args[i], prios, &count, 64);
+    for (Op *op = f->body->first; op; op = op->next)
+        for (int i = 0; i < op->num_results; i++)
+            remember_user(st, op->results[i], prios, &count, 64);
+    qsort(prios, (size_t)count, sizeof(int), compare_ints);
+    st->num_rounds = count + 1;
+    st->round_limits = ARENA_ARRAY(&st->work, int, count + 1);
+    memcpy(st->round_limits, prios, sizeof(int) * (size_t)count);
+    st->round_limits[count] = -1; /* the last round sees every dim */
+    st->func_mesh = func_first_mesh(f);
+}
+
+/* A user dim takes part in a round if its priority is within the round's
+ * limit; dims without priority only in the last round. */
+static bool dim_visible(const DimSharding *user_dim, int limit)
+{
+    return limit < 0 || (user_dim->priority != PRIORITY_NONE && user_dim->priority <= limit);
+}
+
+static bool axes_start_with(const DimSharding *dim, const DimSharding *prefix)
+{
+    if (dim->num_axes < prefix->num_axes)
+        return false;
+    for (int k = 0; k < prefix->num_axes; k++)
+        if (!axis_ref_equal(dim->axes[k], prefix->axes[k]))
+            return false;
+    return true;
+}
+
+/* An axis may shard only one dim of a value: while a user dim was hidden,
+ * its axes may have been propagated into another dim; truncate that dim
+ * before the first such axis when the user's axes come back. */
+static void drop_overlaps(Sharding *s, int restored)
+{
+    const DimSharding *r = &s->dims[restored];
+    for (int d = 0; d < s->rank; d++) {
+        DimSharding *dim = &s->dims[d];
+        for (int k = 0; d != restored && k < dim->num_axes; k++)
+            for (int j = 0; j < r->num_axes; j++)
+                if (axis_ref_overlaps(dim->axes[k], r->axes[j]))
+                    dim->num_axes = k;
+    }
+}
+
+/* Hidden user dims start empty and open (round 0) and keep what higher
+ * priorities propagated into them; visible ones get the user's axes back
+ * unless propagation only appended to them. */
+static void apply_round(PropagationState *st, Value *v, int round)
+{
+    const Sharding *user = st->user[v->id];
+    if (!user || !v->sharding)
+        return;
+    Sharding *s = sharding_clone(&st->module->arena, v->sharding);
+    int limit = st->round_limits[round];
+    for (int d = 0; d < s->rank; d++) {
+        DimSharding *dim = &s->dims[d];
+        const DimSharding *u = &user->dims[d];
+        if (!dim_visible(u, limit)) {
+            if (round == 0)
+                dim->num_axes = 0;
+            dim->is_closed = false;
+        } else if (!axes_start_with(dim, u) || u->is_closed) {
+            *dim = *u;
+            drop_overlaps(s, d);
+            note_user_origin(st, v, user, d);
+        }
+    }
+    v->sharding = s;
+}
+
+static void for_each_value(PropagationState *st, Func *f, void (*fn)(PropagationState *, Value *, int), int arg)
+{
+    for (int i = 0; i < f->body->num_args; i++)
+        fn(st, f->body->args[i], arg);
+    for (Op *op = f->body->first; op; op = op->next)
+        for (int i = 0; i < op->num_results; i++)
+            fn(st, op->results[i], arg);
+}
+
+void state_begin_round(PropagationState *st, int round)
+{
+    st->round = round;
+    if (st->num_rounds > 1)
+        for_each_value(st, st->func, apply_round, round);
+}
+
+/* A result annotation as the current round sees it: dims of a later
+ * priority are hidden (empty and open), as on values. */
+static Sharding *visible_result(PropagationState *st, const Sharding *r)
+{
+    Sharding *s = sharding_clone(&st->work, r);
+    for (int d = 0; d < s->rank; d++) {
+        if (!dim_visible(&r->dims[d], st->round_limits[st->round])) {
+            s->dims[d].num_axes = 0;
+            s->dims[d].is_closed = false;
+        }
+    }
+    return s;
+}
+
+void propagate_func_results(PropagationState *st, Func *f)
+{
+    for (int i = 0; i < f->num_results; i++) {
+        Value *v = f->body->returns[i];
+        if (!f->result_shardings[i] || !v->sharding)
+            continue;
+        const OpShardingRule *rule = identity_rule(&st->work, &v->type, 2);
+        Value *values[2] = {v, NULL};
+        Sharding *shardings[2] = {v->sharding, visible_result(st, f->result_shardings[i])};
+        propagate_tensors(st, NULL, rule, values, shardings, 1, 2, 2);
+    }
+}
+
+/* Whether v's sharding only appended axes to open dims of annotation r. */
+static bool extends_annotation(const Sharding *vs, const Sharding *r)
+{
+    if (!vs || vs->mesh != r->mesh)
+        return false;
+    for (int d = 0; d < r->rank; d++) {
+        bool same = vs->dims[d].num_axes == r->dims[d].num_axes;
+        if (!axes_start_with(&vs->dims[d], &r->dims[d]) || (r->dims[d].is_closed && !same))
+            return false;
+    }
+    return true;
+}
+
+/* Only a value that extends the whole annotation is taken over: mixing its
+ * dims with the annotation's could use an axis twice. */
+void close_func_results(PropagationState *st, Func *f)
+{
+    for (int i = 0; i < f->num_results; i++) {
+        const Sharding *r = f->result_shardings[i], *vs = f->body->returns[i]->sharding;
+        if (!r)
+            continue;
+        Sharding *c = sharding_clone(&st->module->arena, extends_annotation(vs, r) ? vs : r);
+        c->num_replicated = r->num_replicated;
+        c->replicated = r->replicated;
+        c->loc = r->loc;
+        for (int d = 0; d < c->rank; d++) {
+            c->dims[d].is_closed = true;
+            c->dims[d].priority = PRIORITY_NONE;
+        }
+        f->result_shardings[i] = c;
+    }
+}
+
+/* The final decision: every dim closed, priorities spent, and values that
+ * nothing reached replicated. */
+static void close_value(PropagationState *st, Value *v, int unused)
+{
+    if (!v->sharding) {
+        if (st->func_mesh)
+            v->sharding = sharding_new_open(&st->module->arena, st->func_mesh, v->type.rank);
+        else
+            return;
+    } else {
+        v->sharding = sharding_clone(&st->module->arena, v->sharding);
+    }
+    for (int d = 0; d < v->sharding->rank; d++) {
+        v->sharding->dims[d].is_closed = true;
+        v->sharding->dims[d].priority = PRIORITY_NONE;
+    }
+}
+
+void state_finish_func(PropagationState *st, Func *f)
+{
+    close_func_results(st, f);
+    if (st->options->warn_conflicts)
+        report_conflicts(st, f);
+    for_each_value(st, f, close_value, 0);
+    if (st->options->warn_conflicts)
+        report_boundary_conflicts(st, f);
+}
+
+/* shard_map boundaries for propagation: each operand meets its in_spec as
+ * if through a sharding constraint (the spec is fixed); results start as
+ * their out_specs say (propagation_rounds.c). */
+
+OpShardingRule *identity_rule(Arena *arena, const TensorType *type, int num_tensors)
+{
+    OpShardingRule *r = ARENA_NEW(arena, OpShardingRule);
+    r->num_factors = type->rank;
+    r->factors = ARENA_ARRAY(arena, Factor, type->rank + 1);
+    for (int d = 0; d < type->rank; d++)
+        r->factors[d] = (Factor){"", type->dims[d], FACTOR_PASS_THROUGH};
+    r->num_operands = 1;
+    r->num_results = num_tensors - 1;
+    r->operands = ARENA_ARRAY(arena, TensorFactors, num_tensors);
+    r->results = r->operands + 1;
+    for (int t = 0; t < num_tensors; t++) {
+        r->operands[t].rank = type->rank;
+        r->operands[t].dims = ARENA_ARRAY(arena, DimFactors, type->rank + 1);
+        for (int d = 0; d < type->rank; d++) {
+            r->operands[t].dims[d].count = 1;
+            r->operands[t].dims[d].factors = ARENA_ARRAY(arena, int, 1);
+            r->operands[t].dims[d].factors[0] = d;
+        }
+    }
+    return r;
+}
+
+void propagate_shard_map_operands(PropagationState *st, Op *op, int phase)
+{
+    const AttrValue *specs = op_attr_value(op, "in_specs");
+    for (int i = 0; specs && i < op->num_operands && i < specs->u.array.count; i++) {
+        Value *operand = op->operands[i];
+        const OpShardingRule *rule = identity_rule(&st->work, &operand->type, 2);
+        Value *values[2] = {operand, NULL};
+        Sharding *shardings[2] = {operand->sharding, specs->u.array.items[i]->u.sharding};
+        propagate_tensors(st, op, rule, values, shardings, 1, 2, phase < 2 ? 2 : phase);
+    }
+}

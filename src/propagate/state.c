@@ -1,0 +1,175 @@
+/* Propagation state: rules, use lists, worklist, rounds and updates. */
+#include <stdlib.h>
+#include <string.h>
+#include "propagate/propagation_state.h"
+#include "shardc/rules.h"
+
+static void add_use(PropagationState *st, const Value *v, Op *op)
+{
+    UseList *u = &st->uses[v->id];
+    if (u->count == u->cap) {
+        int cap = u->cap ? u->cap * 2 : 4;
+        Op **ops = ARENA_ARRAY(&st->work, Op *, cap);
+        if (u->count)
+            memcpy(ops, u->ops, sizeof(Op *) * (size_t)u->count);
+        u->ops = ops;
+        u->cap = cap;
+    }
+    u->ops[u->count++] = op;
+}
+
+void state_init(PropagationState *st, Module *m, const PropagateOptions *options)
+{
+    memset(st, 0, sizeof *st);
+    st->module = m;
+    st->options = options;
+    arena_init(&st->scratch);
+    arena_init(&st->work);
+    st->errors_before = options->diag->errors;
+    st->origins = options->origins ? options->origins : &st->own_origins;
+    origins_init(st->origins, &m->arena, m->num_values);
+}
+
+void state_free(PropagationState *st)
+{
+    arena_free(&st->scratch);
+    arena_free(&st->work);
+}
+
+/* Side tables sized by the module's current value and op counts. */
+static void size_tables(PropagationState *st)
+{
+    Module *m = st->module;
+    st->rules = ARENA_ARRAY(&st->work, const OpShardingRule *, m->num_ops + 1);
+    st->rule_known = ARENA_ARRAY(&st->work, bool, m->num_ops + 1);
+    st->queued = ARENA_ARRAY(&st->work, bool, m->num_ops + 1);
+    st->uses = ARENA_ARRAY(&st->work, UseList, m->num_values + 1);
+    st->user = ARENA_ARRAY(&st->work, Sharding *, m->num_values + 1);
+    st->queue_cap = m->num_ops + 1;
+    st->queue = ARENA_ARRAY(&st->work, Op *, st->queue_cap);
+    st->queue_head = st->queue_count = 0;
+}
+
+const OpShardingRule *state_rule(PropagationState *st, const Op *op)
+{
+    if (!st->rule_known[op->id]) {
+        st->rules[op->id] = op_sharding_rule(&st->work, st->options->diag, op);
+        st->rule_known[op->id] = true;
+    }
+    return st->rules[op->id];
+}
+
+void worklist_push(PropagationState *st, Op *op)
+{
+    if (!op || st->queued[op->id] || op->parent != op->parent->parent_func->body)
+        return;
+    st->queued[op->id] = true;
+    st->queue[(st->queue_head + st->queue_count++) % st->queue_cap] = op;
+}
+
+void worklist_push_block(PropagationState *st, Block *b)
+{
+    for (Op *op = b->first; op; op = op->next)
+        worklist_push(st, op);
+}
+
+Op *worklist_pop(PropagationState *st)
+{
+    if (st->queue_count == 0)
+        return NULL;
+    Op *op = st->queue[st->queue_head];
+    st->queue_head = (st->queue_head + 1) % st->queue_cap;
+    st->queue_count--;
+    st->queued[op->id] = false;
+    return op;
+}
+
+static const DimFactors *dim_factors(const ShardingProjection *p, int t, int d)
+{
+    const OpShardingRule *r = p->rule;
+    return t < p->num_operands ? &r->operands[t].dims[d] : &r->results[t - p->num_operands].dims[d];
+}
+
+/* The tensor that held the most axes, before this step, for the factors of
+ * dim d of tensor t: the source recorded for --explain. */
+static int origin_tensor(const ShardingProjection *before, int t, int d)
+{
+    const DimFactors *df = dim_factors(before, t, d);
+    int best = -1, best_axes = 0;
+    for (int u = 0; u < before->num_tensors; u++) {
+        int axes = 0;
+        for (int k = 0; u != t && k < df->count; k++)
+            if (before->tensors[u].factors[df->factors[k]].present)
+                axes += before->tensors[u].factors[df->factors[k]].axes.count;
+        if (axes > best_axes) {
+            best = u;
+            best_axes = axes;
+        }
+    }
+    return best;
+}
+
+/* The dim of tensor u holding the first sharded factor of dim d of tensor t:
+ * where the explanation continues (dims change index through most ops). */
+static int origin_dim(const ShardingProjection *before, int u, int t, int d)
+{
+    const DimFactors *df = dim_factors(before, t, d);
+    const TensorFactors *tf = u < before->num_operands ? &before->rule->operands[u]
+                                                       : &before->rule->results[u - before->num_operands];
+    for (int k = 0; k < df->count; k++) {
+        if (!before->tensors[u].factors[df->factors[k]].axes.count)
+            continue;
+        for (int e = 0; e < tf->rank; e++)
+            for (int j = 0; j < tf->dims[e].count; j++)
+                if (tf->dims[e].factors[j] == df->factors[k])
+                    return e;
+    }
+    return 0;
+}
+
+static void queue_neighbours(PropagationState *st, Value *v)
+{
+    worklist_push(st, v->def);
+    for (int i = 0; i < st->uses[v->id].count; i++)
+        worklist_push(st, st->uses[v->id].ops[i]);
+}
+
+void state_update_value(PropagationState *st, Value *v, Sharding *s, const ShardingProjection *before, int tensor,
+                        Value *const *values, Sharding *const *shardings, const Op *via)
+{
+    if (sharding_equal(v->sharding, s))
+        return;
+    DimOrigin *origins = origins_of(st->origins, &st->module->arena, v);
+    for (int d = 0; d < v->type.rank; d++) {
+        int old_axes = v->sharding ? v->sharding->dims[d].num_axes : 0;
+        int source = s->dims[d].num_axes > old_axes ? origin_tensor(before, tensor, d) : -1;
+        if (source < 0)
+            continue;
+        /* A virtual source (NULL value) is a fixed spec: remember where. */
+        Loc loc = values[source] ? (Loc){0} : shardings[source]->loc;
+        origins[d] = (DimOrigin){values[source], via, origin_dim(before, source, tensor, d), loc};
+    }
+    v->sharding = s;
+    queue_neighbours(st, v);
+}
+
+static void collect_uses(PropagationState *st, Block *b)
+{
+    for (Op *op = b->first; op; op = op->next) {
+        for (int i = 0; i < op->num_operands; i++)
+            add_use(st, op->operands[i], op);
+        if (op->region)
+            collect_uses(st, op->region);
+    }
+    for (int i = 0; i < b->num_returns; i++)
+        add_use(st, b->returns[i], NULL);
+}
+
+void state_prepare_func(PropagationState *st, Func *f)
+{
+    /* Everything in `work` belongs to one function; kept, the tables of a
+     * module of many functions took num_funcs * num_values memory. */
+    arena_reset(&st->work);
+    size_tables(st);
+    collect_uses(st, f->body);
+}

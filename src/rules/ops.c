@@ -1,0 +1,381 @@
+/* Rules of ops without operands and of elementwise ops (Shardy's
+ * buildPointwise), extended to NumPy broadcasting. */
+#include "shardc/rules.h"
+#include <string.h>
+#include "shardc/einsum.h"
+
+/* constant, iota, zeros, full: each result dim can be generated sharded
+ * (iota from the shard's offset), so each is a pass-through factor that
+ * propagation may carry to users and back. */
+OpShardingRule *rules_nullary(RuleBuilder *b)
+{
+    const TensorType *t = rule_builder_type(b, 0);
+    for (int d = 0; d < t->rank; d++)
+        rule_builder_add_pointwise(b, d, t->dims[d], FACTOR_PASS_THROUGH);
+    return rule_builder_build(b);
+}
+
+/* One factor per result dim, shared by every operand dim aligned with it
+ * (right-aligned, as NumPy broadcasts) that has the same size. An operand
+ * dim of size 1 stretched to a bigger result dim takes no part: like the
+ * input dim of Shardy's BroadcastInDimOp rule, it gets its own factor of
+ * size 1 (from the builder's build). Operands of lower rank simply lack
+ * the leading dims. For equal shapes this is exactly buildPointwise. */
+OpShardingRule *rules_elementwise(RuleBuilder *b)
+{
+    const Op *op = b->op;
+    const TensorType *out = &op->results[0]->type;
+    for (int d = 0; d < out->rank; d++) {
+        int f = rule_builder_new_factor(b, out->dims[d], FACTOR_PASS_THROUGH);
+        rule_builder_map(b, op->num_operands, d, f);
+        for (int i = 0; i < op->num_operands; i++) {
+            const TensorType *in = &op->operands[i]->type;
+            int in_dim = d - (out->rank - in->rank);
+            if (in_dim >= 0 && in->dims[in_dim] == out->dims[d])
+                rule_builder_map(b, i, in_dim, f);
+        }
+    }
+    return rule_builder_build(b);
+}
+
+/* Rules of data-movement ops: transpose, broadcast, concatenate, slice and
+ * pad (Shardy's TransposeOp, BroadcastInDimOp, ConcatenateOp, SliceOp and
+ * PadOp cases, with conservative propagation off as Shardy's default). */
+
+static int int_attr_list(const Op *op, const char *name, int64_t *out)
+{
+    return attr_int_array(op_attr_value(op, name), out, SHARDC_MAX_RANK);
+}
+
+/* Factors in result order: result dim d is operand dim permutation[d]. */
+OpShardingRule *rules_transpose(RuleBuilder *b)
+{
+    const TensorType *in = rule_builder_type(b, 0);
+    int64_t perm[SHARDC_MAX_RANK];
+    int n = int_attr_list(b->op, "permutation", perm);
+    for (int d = 0; d < n; d++)
+        rule_builder_add_in_out(b, (int)perm[d], d, in->dims[perm[d]], FACTOR_PASS_THROUGH);
+    return rule_builder_build(b);
+}
+
+/* One factor per result dim, in result order, shared with the operand dim
+ * mapped to it (`dims`). An operand dim of size 1 stretched in place to a
+ * bigger result dim gets its own size-1 factor, added just before. */
+OpShardingRule *rules_broadcast(RuleBuilder *b)
+{
+    const TensorType *in = rule_builder_type(b, 0), *out = rule_builder_type(b, 1);
+    int64_t dims[SHARDC_MAX_RANK];
+    int out_to_in[SHARDC_MAX_RANK];
+    int n = int_attr_list(b->op, "dims", dims);
+    for (int d = 0; d < out->rank; d++)
+        out_to_in[d] = RULE_NULL_DIM;
+    for (int i = 0; i < n; i++)
+        out_to_in[dims[i]] = i;
+    for (int d = 0; d < out->rank; d++) {
+        int in_dim = out_to_in[d];
+        if (in_dim != RULE_NULL_DIM && in->dims[in_dim] == 1 && out->dims[d] != 1) {
+            rule_builder_add_in_out(b, in_dim, RULE_NULL_DIM, 1, FACTOR_PASS_THROUGH);
+            in_dim = RULE_NULL_DIM;
+        }
+        rule_builder_add_in_out(b, in_dim, d, out->dims[d], FACTOR_PASS_THROUGH);
+    }
+    return rule_builder_build(b);
+}
+
+/* Pointwise over the result shape; the concatenated dim is a permutation
+ * factor of the result's size (operands' pieces of it must be moved into
+ * place between devices, as Shardy's kPermutation says). */
+OpShardingRule *rules_concatenate(RuleBuilder *b)
+{
+    const TensorType *out = &b->op->results[0]->type;
+    int64_t concat_dim = op_attr_value(b->op, "dim")->u.i;
+    for (int d = 0; d < out->rank; d++)
+        rule_builder_add_pointwise(b, d, out->dims[d],
+                                   d == concat_dim ? FACTOR_PERMUTATION : FACTOR_PASS_THROUGH);
+    return rule_builder_build(b);
+}
+
+/* Shardy's addPointwiseWithDiffTypeForMismatch: one factor per dim of the
+ * operand's size; a dim whose size changes (sliced, strided or padded) is a
+ * permutation factor, since keeping it sharded means shifting data between
+ * devices (the start, stride and padding are static). */
+OpShardingRule *rules_slice_or_pad(RuleBuilder *b)
+{
+    const TensorType *in = rule_builder_type(b, 0), *out = rule_builder_type(b, 1);
+    for (int d = 0; d < in->rank; d++)
+        rule_builder_add_pointwise(b, d, in->dims[d],
+                                   in->dims[d] == out->dims[d] ? FACTOR_PASS_THROUGH : FACTOR_PERMUTATION);
+    return rule_builder_build(b);
+}
+
+/* Rules of sort and top_k (Shardy's SortOp case and its mhlo.topk custom
+ * call case). */
+
+/* Pointwise, the sorted dim a need_replication factor: it is sorted whole,
+ * so a sharding along it must be gathered first. Like Shardy
+ * (b/387351742), the sorted dim gets that factor only when some other dim
+ * is bigger than 1; otherwise operand and result get separate size-1
+ * factors for it. */
+OpShardingRule *rules_sort(RuleBuilder *b)
+{
+    const TensorType *in = rule_builder_type(b, 0);
+    int64_t sort_dim = op_attr_value(b->op, "dim")->u.i;
+    bool other_dim_sharable = false;
+    for (int d = 0; d < in->rank; d++)
+        other_dim_sharable |= d != sort_dim && in->dims[d] > 1;
+    for (int d = 0; d < in->rank; d++) {
+        if (d != sort_dim)
+            rule_builder_add_pointwise(b, d, in->dims[d], FACTOR_PASS_THROUGH);
+        else if (other_dim_sharable)
+            rule_builder_add_pointwise(b, d, in->dims[d], FACTOR_NEED_REPLICATION);
+    }
+    return rule_builder_build(b);
+}
+
+/* Shardy's mhlo.topk rule (addPointwiseIfDimSizesMatch of operand and
+ * values): the batch dims are shared by the operand and both results; the
+ * last dim gets no shared factor, so the operand, the values and the
+ * indices each get their own size-1 factor there: never sharded. Shardy
+ * shares the last dim when k equals its size; shardc does not, because
+ * top_k of a shard is not a shard of the top_k even then. */
+OpShardingRule *rules_top_k(RuleBuilder *b)
+{
+    const TensorType *in = rule_builder_type(b, 0);
+    for (int d = 0; d + 1 < in->rank; d++)
+        rule_builder_add_pointwise(b, d, in->dims[d], FACTOR_PASS_THROUGH);
+    return rule_builder_build(b);
+}
+
+/* The reshape rule, exactly Shardy's ReshapeOp case: walk the input and
+ * output dims together, splitting them into factors so that every factor
+ * is a contiguous run of elements in both (a compound dim such as [ij] is
+ * sharded by the axes of i, then j; propagation turns a factor that only
+ * part of an axis covers into a sub-axis). Sizes that do not divide each
+ * other are split at their gcd, leaving factors that belong to only one
+ * side (which stop propagation there). */
+
+typedef struct ReshapeWalk {
+    const TensorType *in, *out;
+    int in_dim, out_dim;
+    /* Products of the dims entered so far, and of the factors given out. */
+    int64_t dims_in, dims_out, factors_in, factors_out;
+} ReshapeWalk;
+
+static int64_t gcd64(int64_t a, int64_t b)
+{
+    while (b) {
+        int64_t t = a % b;
+        a = b;
+        b = t;
+    }
+    return a;
+}
+
+/* Shardy's getNextFactorIfDivereged, for the side whose factors are behind. */
+static int64_t next_factor_if_diverged(int64_t next, int64_t next_gcd, int64_t smaller, int64_t larger)
+{
+    /* A factor that makes both sides' products meet again. */
+    if (larger % smaller == 0 && next % (larger / smaller) == 0)
+        return larger / smaller;
+    /* Otherwise one that keeps the gcd of the next factors for later. */
+    if (next > next_gcd)
+        return next / next_gcd;
+    return next;
+}
+
+/* Size-1 dims get a factor of their own, whatever the other side does. */
+static bool add_size_one_dim(RuleBuilder *b, ReshapeWalk *w)
+{
+    if (w->in_dim < w->in->rank && w->in->dims[w->in_dim] == 1) {
+        rule_builder_add_in_out(b, w->in_dim++, RULE_NULL_DIM, 1, FACTOR_PASS_THROUGH);
+        return true;
+    }
+    if (w->out_dim < w->out->rank && w->out->dims[w->out_dim] == 1) {
+        rule_builder_add_in_out(b, RULE_NULL_DIM, w->out_dim++, 1, FACTOR_PASS_THROUGH);
+        return true;
+    }
+    return false;
+}
+
+static void add_in_factor(RuleBuilder *b, ReshapeWalk *w, int64_t size)
+{
+    rule_builder_add_in_out(b, w->in_dim, RULE_NULL_DIM, size, FACTOR_PASS_THROUGH);
+    w->factors_in *= size;
+}
+
+static void add_out_factor(RuleBuilder *b, ReshapeWalk *w, int64_t size)
+{
+    rule_builder_add_in_out(b, RULE_NULL_DIM, w->out_dim, size, FACTOR_PASS_THROUGH);
+    w->factors_out *= size;
+}
+
+/* One step: a common factor when the sides are level and share a divisor,
+ * else a factor for whichever side is behind (both when level). */
+static void add_next_factors(RuleBuilder *b, ReshapeWalk *w)
+{
+    int64_t next_in = w->dims_in / w->factors_in, next_out = w->dims_out / w->factors_out;
+    int64_t next_gcd = gcd64(next_in, next_out);
+    if (w->factors_in == w->factors_out && next_gcd > 1) {
+        rule_builder_add_in_out(b, w->in_dim, w->out_dim, next_gcd, FACTOR_PASS_THROUGH);
+        w->factors_in *= next_gcd;
+        w->factors_out *= next_gcd;
+    } else if (w->factors_in == w->factors_out) {
+        add_in_factor(b, w, next_in);
+        add_out_factor(b, w, next_out);
+    } else if (w->factors_in < w->factors_out) {
+        add_in_factor(b, w, next_factor_if_diverged(next_in, next_gcd, w->factors_in, w->factors_out));
+    } else {
+        add_out_factor(b, w, next_factor_if_diverged(next_out, next_gcd, w->factors_out, w->factors_in));
+    }
+}
+
+static void reshape_step(RuleBuilder *b, ReshapeWalk *w)
+{
+    if (add_size_one_dim(b, w))
+        return;
+    /* Enter the next dim on a side whose current dim is used up. */
+    if (w->in_dim < w->in->rank && w->dims_in == w->factors_in)
+        w->dims_in *= w->in->dims[w->in_dim];
+    if (w->out_dim < w->out->rank && w->dims_out == w->factors_out)
+        w->dims_out *= w->out->dims[w->out_dim];
+    add_next_factors(b, w);
+    if (w->in_dim < w->in->rank && w->dims_in == w->factors_in)
+        w->in_dim++;
+    if (w->out_dim < w->out->rank && w->dims_out == w->factors_out)
+        w->out_dim++;
+}
+
+/* No rule for zero elements, as in Shardy: the walk cannot split a 0, and
+ * nothing is gained by propagating through an empty tensor. */
+OpShardingRule *rules_reshape(RuleBuilder *b)
+{
+    ReshapeWalk w = {rule_builder_type(b, 0), rule_builder_type(b, 1), 0, 0, 1, 1, 1, 1};
+    int64_t in_elements, out_elements;
+    if (!type_num_elements(w.in, &in_elements) || !type_num_elements(w.out, &out_elements) ||
+        in_elements == 0 || in_elements != out_elements)
+        return NULL;
+    while (w.in_dim < w.in->rank || w.out_dim < w.out->rank)
+        reshape_step(b, &w);
+    OpShardingRule *rule = rule_builder_build(b);
+    rule->one_sided_replicated = true;
+    return rule;
+}
+
+/* Rules of contractions and reductions: einsum (Shardy's DotGeneralOp
+ * rule), reduce_* (ReduceOp) and argmax. */
+
+/* Where an einsum label occurs: its dim in lhs, rhs and the output, or
+ * RULE_NULL_DIM. */
+typedef struct LabelDims {
+    int dim[3];
+} LabelDims;
+
+enum { LHS, RHS, OUT };
+
+static int label_dim(const char *labels, int rank, char label)
+{
+    const char *hit = memchr(labels, label, (size_t)rank);
+    return hit ? (int)(hit - labels) : RULE_NULL_DIM;
+}
+
+static LabelDims label_dims(const EinsumSpec *spec, char label)
+{
+    LabelDims ld = {{RULE_NULL_DIM, RULE_NULL_DIM, RULE_NULL_DIM}};
+    for (int i = 0; i < spec->num_inputs; i++)
+        ld.dim[i] = label_dim(spec->inputs[i], spec->input_rank[i], label);
+    ld.dim[OUT] = label_dim(spec->output, spec->output_rank, label);
+    return ld;
+}
+
+/* dot_general's factor order: batching, lhs non-contracting, rhs
+ * non-contracting, then contracting. Labels summed away in one input only
+ * (JAX reduces them before the dot_general) join the reduction group. */
+enum { GROUP_BATCH, GROUP_LHS_FREE, GROUP_RHS_FREE, GROUP_REDUCTION, NUM_GROUPS };
+
+static int label_group(LabelDims ld)
+{
+    if (ld.dim[OUT] == RULE_NULL_DIM)
+        return GROUP_REDUCTION;
+    if (ld.dim[LHS] != RULE_NULL_DIM && ld.dim[RHS] != RULE_NULL_DIM)
+        return GROUP_BATCH;
+    return ld.dim[LHS] != RULE_NULL_DIM ? GROUP_LHS_FREE : GROUP_RHS_FREE;
+}
+
+static void add_label_factor(RuleBuilder *b, const EinsumSpec *spec, LabelDims ld)
+{
+    int in = ld.dim[LHS] != RULE_NULL_DIM ? LHS : RHS;
+    int64_t size = b->op->operands[in]->type.dims[ld.dim[in]];
+    int f = rule_builder_new_factor(b, size, ld.dim[OUT] == RULE_NULL_DIM ? FACTOR_REDUCTION
+                                                                          : FACTOR_PASS_THROUGH);
+    for (int i = 0; i < spec->num_inputs; i++)
+        rule_builder_map(b, i, ld.dim[i], f);
+    rule_builder_map(b, spec->num_inputs, ld.dim[OUT], f);
+}
+
+/* Each group in turn, labels in lhs order then rhs order; a label shared
+ * by both inputs is taken where it is first met. A single-input einsum is
+ * a reduce (plus transpose) in JAX: its factors follow the input dims, as
+ * in the ReduceOp rule, which this order gives since it has no rhs. */
+OpShardingRule *rules_einsum(RuleBuilder *b)
+{
+    EinsumSpec spec;
+    char error[160];
+    int col;
+    if (!einsum_parse(b->op->str, &spec, error, sizeof error, &col))
+        return NULL;
+    bool seen[26] = {false};
+    /* One input: a single pass that takes every label in input order. */
+    int first_group = spec.num_inputs == 1 ? NUM_GROUPS - 1 : 0;
+    for (int g = first_group; g < NUM_GROUPS; g++)
+        for (int i = 0; i < spec.num_inputs; i++)
+            for (int d = 0; d < spec.input_rank[i]; d++) {
+                char label = spec.inputs[i][d];
+                LabelDims ld = label_dims(&spec, label);
+                if (seen[label - 'a'] || (spec.num_inputs == 2 && label_group(ld) != g))
+                    continue;
+                seen[label - 'a'] = true;
+                add_label_factor(b, &spec, ld);
+            }
+    return rule_builder_build(b);
+}
+
+/* Shardy's ReduceOp rule: one factor per input dim in order; a reduced dim
+ * is a reduction factor (partial results are combined by an all-reduce of
+ * the same reducer: sum, max, min; mean as a sum, then scaled), the others
+ * map to the next result dim. `reduced_kind` lets argmax differ. */
+static OpShardingRule *reduce_rule(RuleBuilder *b, const bool *reduced, FactorKind reduced_kind)
+{
+    const TensorType *in = rule_builder_type(b, 0);
+    int out_dim = 0;
+    for (int d = 0; d < in->rank; d++) {
+        if (reduced[d])
+            rule_builder_add_in_out(b, d, RULE_NULL_DIM, in->dims[d], reduced_kind);
+        else
+            rule_builder_add_in_out(b, d, out_dim++, in->dims[d], FACTOR_PASS_THROUGH);
+    }
+    return rule_builder_build(b);
+}
+
+OpShardingRule *rules_reduce(RuleBuilder *b)
+{
+    bool reduced[SHARDC_MAX_RANK] = {false};
+    int64_t dims[SHARDC_MAX_RANK];
+    int n = attr_int_array(op_attr_value(b->op, "dims"), dims, SHARDC_MAX_RANK);
+    for (int i = 0; i < n; i++)
+        reduced[dims[i]] = true;
+    return reduce_rule(b, reduced, FACTOR_REDUCTION);
+}
+
+/* JAX lowers argmax to a variadic reduce of (value, iota), which Shardy
+ * gives a reduction factor. But a reduction factor promises that partial
+ * results combine with an all-reduce, elementwise, and per-shard argmax
+ * results are indices that do not: combining them needs each shard's
+ * maximum value beside its index (offset by the shard's start). No factor
+ * kind says "gather the partial pairs and reduce again", so the argmax dim
+ * needs replication: the partitioner gathers it before the argmax. */
+OpShardingRule *rules_argmax(RuleBuilder *b)
+{
+    bool reduced[SHARDC_MAX_RANK] = {false};
+    reduced[op_attr_value(b->op, "dim")->u.i] = true;
+    return reduce_rule(b, reduced, FACTOR_NEED_REPLICATION);
+}

@@ -1,0 +1,291 @@
+/* The registry's dispatch by op class and the rule builder every built-in
+ * rule is written with (Shardy's OpShardingRuleBuilder). */
+#include <string.h>
+#include "shardc/rules.h"
+
+void rule_builder_init(RuleBuilder *b, Arena *arena, const Op *op)
+{
+    b->arena = arena;
+    b->op = op;
+    b->num_factors = b->num_mappings = 0;
+    b->factor_cap = RULE_BUILDER_FACTORS;
+    b->mapping_cap = RULE_BUILDER_MAPPINGS;
+    b->factors = b->factor_buf;
+    b->mappings = b->mapping_buf;
+}
+
+int rule_builder_num_tensors(const RuleBuilder *b)
+{
+    return b->op->num_operands + b->op->num_results;
+}
+
+const TensorType *rule_builder_type(const RuleBuilder *b, int t)
+{
+    const Op *op = b->op;
+    return t < op->num_operands ? &op->operands[t]->type : &op->results[t - op->num_operands]->type;
+}
+
+/* Arena arrays cannot be resized in place: grow by copying, doubling. */
+static void *grow(Arena *arena, void *items, int count, int *cap, size_t elem_size)
+{
+    if (count < *cap)
+        return items;
+    int new_cap = *cap * 2;
+    void *bigger = arena_alloc(arena, elem_size * (size_t)new_cap);
+    if (count)
+        memcpy(bigger, items, elem_size * (size_t)count);
+    *cap = new_cap;
+    return bigger;
+}
+
+int rule_builder_new_factor(RuleBuilder *b, int64_t size, FactorKind kind)
+{
+    b->factors = grow(b->arena, b->factors, b->num_factors, &b->factor_cap, sizeof(Factor));
+    b->factors[b->num_factors] = (Factor){NULL, size, kind};
+    return b->num_factors++;
+}
+
+void rule_builder_map(RuleBuilder *b, int t, int dim, int factor)
+{
+    if (dim == RULE_NULL_DIM)
+        return;
+    b->mappings = grow(b->arena, b->mappings, b->num_mappings, &b->mapping_cap, sizeof(DimMapping));
+    b->mappings[b->num_mappings++] = (DimMapping){t, dim, factor};
+}
+
+int rule_builder_add_in_out(RuleBuilder *b, int in_dim, int out_dim, int64_t size, FactorKind kind)
+{
+    int f = rule_builder_new_factor(b, size, kind);
+    rule_builder_map(b, 0, in_dim, f);
+    rule_builder_map(b, b->op->num_operands, out_dim, f);
+    return f;
+}
+
+int rule_builder_add_pointwise(RuleBuilder *b, int dim, int64_t size, FactorKind kind)
+{
+    int f = rule_builder_new_factor(b, size, kind);
+    for (int t = 0; t < rule_builder_num_tensors(b); t++)
+        if (rule_builder_type(b, t)->rank > 0)
+            rule_builder_map(b, t, dim, f);
+    return f;
+}
+
+/* ---- build ---- */
+
+static TensorFactors *alloc_tensors(RuleBuilder *b, int first, int count)
+{
+    int dims = 0;
+    for (int i = 0; i < count; i++)
+        dims += rule_builder_type(b, first + i)->rank;
+    TensorFactors *tensors = ARENA_ARRAY(b->arena, TensorFactors, count + 1);
+    DimFactors *all = ARENA_ARRAY(b->arena, DimFactors, dims + 1);
+    for (int i = 0; i < count; i++) {
+        tensors[i].rank = rule_builder_type(b, first + i)->rank;
+        tensors[i].dims = all;
+        all += tensors[i].rank;
+    }
+    return tensors;
+}
+
+static DimFactors *dim_factors(OpShardingRule *rule, int t, int dim)
+{
+    TensorFactors *tensor = t < rule->num_operands ? &rule->operands[t] : &rule->results[t - rule->num_operands];
+    return &tensor->dims[dim];
+}
+
+/* Two passes over the mappings: count per dim, then fill in mapping order.
+ * One array holds every dim's factors, with a slot for each empty dim's
+ * size-1 factor (add_size_one_factors). */
+static void fill_dims(RuleBuilder *b, OpShardingRule *rule)
+{
+    for (int i = 0; i < b->num_mappings; i++)
+        dim_factors(rule, b->mappings[i].tensor, b->mappings[i].dim)->count++;
+    int slots = 0;
+    for (int t = 0; t < rule_builder_num_tensors(b); t++)
+        for (int d = 0; d < rule_builder_type(b, t)->rank; d++) {
+            int count = dim_factors(rule, t, d)->count;
+            slots += count ? count : 1;
+        }
+    int *all = ARENA_ARRAY_UNINIT(b->arena, int, slots + 1);
+    for (int t = 0; t < rule_builder_num_tensors(b); t++)
+        for (int d = 0; d < rule_builder_type(b, t)->rank; d++) {
+            DimFactors *df = dim_factors(rule, t, d);
+            df->factors = all;
+            all += df->count ? df->count : 1;
+            df->count = 0;
+        }
+    for (int i = 0; i < b->num_mappings; i++) {
+        DimFactors *df = dim_factors(rule, b->mappings[i].tensor, b->mappings[i].dim);
+        df->factors[df->count++] = b->mappings[i].factor;
+    }
+}
+
+/* Shardy's buildTensorMappingAttrList: a dim no factor reached can still
+ * not be sharded, which a factor of size 1 says explicitly. */
+static void add_size_one_factors(RuleBuilder *b, OpShardingRule *rule)
+{
+    for (int t = 0; t < rule_builder_num_tensors(b); t++)
+        for (int d = 0; d < rule_builder_type(b, t)->rank; d++) {
+            DimFactors *df = dim_factors(rule, t, d);
+            if (df->count)
+                continue;
+            df->factors[df->count++] = rule_builder_new_factor(b, 1, FACTOR_PASS_THROUGH);
+        }
+}
+
+/* "i", "j", ...: the common names are constants, not copies. */
+static const char *factor_name(Arena *arena, int index)
+{
+    static const char *const names[] = {"i", "j", "k", "l", "m", "n", "o", "p", "q", "r", "s", "t", "u", "v", "w",
+                                         "x", "y", "z"};
+    char buf[16];
+    if (index < (int)(sizeof names / sizeof names[0]) && strcmp(names[index], factor_symbol(index, buf)) == 0)
+        return names[index];
+    return arena_strdup(arena, factor_symbol(index, buf));
+}
+
+OpShardingRule *rule_builder_build(RuleBuilder *b)
+{
+    OpShardingRule *rule = ARENA_NEW(b->arena, OpShardingRule);
+    rule->num_operands = b->op->num_operands;
+    rule->num_results = b->op->num_results;
+    rule->operands = alloc_tensors(b, 0, rule->num_operands);
+    rule->results = alloc_tensors(b, rule->num_operands, rule->num_results);
+    fill_dims(b, rule);
+    add_size_one_factors(b, rule);
+    rule->num_factors = b->num_factors;
+    rule->factors = arena_memdup(b->arena, b->factors, (size_t)b->num_factors, sizeof(Factor));
+    for (int i = 0; i < b->num_factors; i++)
+        rule->factors[i].name = factor_name(b->arena, i);
+    rule->is_custom = false;
+    return rule;
+}
+
+/* ---- dispatch ---- */
+
+typedef OpShardingRule *(*RuleFn)(RuleBuilder *b);
+
+/* By op class; classes without an entry (call, shard_map, collectives)
+ * have no rule, as in Shardy, which treats them as data-flow or manual. */
+static const RuleFn rule_fns[] = {
+    [OPC_NULLARY] = rules_nullary,
+    [OPC_UNARY] = rules_elementwise,
+    [OPC_UNARY_FLOAT] = rules_elementwise,
+    [OPC_CONVERT] = rules_elementwise,
+    [OPC_BINARY] = rules_elementwise,
+    [OPC_COMPARE] = rules_elementwise,
+    [OPC_SELECT] = rules_elementwise,
+    [OPC_SHARDING] = rules_elementwise,
+    [OPC_EINSUM] = rules_einsum,
+    [OPC_REDUCE] = rules_reduce,
+    [OPC_ARGMAX] = rules_argmax,
+    [OPC_TRANSPOSE] = rules_transpose,
+    [OPC_RESHAPE] = rules_reshape,
+    [OPC_BROADCAST] = rules_broadcast,
+    [OPC_CONCATENATE] = rules_concatenate,
+    [OPC_SLICE] = rules_slice_or_pad,
+    [OPC_PAD] = rules_slice_or_pad,
+    [OPC_SORT] = rules_sort,
+    [OPC_TOP_K] = rules_top_k,
+};
+
+OpShardingRule *op_sharding_rule(Arena *arena, DiagEngine *diag, const Op *op)
+{
+    OpClass cls = op_info(op->kind)->op_class;
+    if (cls == OPC_CUSTOM)
+        return rules_custom(arena, diag, op);
+    if ((size_t)cls >= sizeof rule_fns / sizeof rule_fns[0] || !rule_fns[cls])
+        return NULL;
+    RuleBuilder b;
+    rule_builder_init(&b, arena, op);
+    return rule_fns[cls](&b);
+}
+
+/* A custom op's rule: its JAX rule string (attribute `rule`) parsed with the
+ * options its other attributes give, and bound to its operand and result
+ * types. The verifier runs the same code, so errors are reported there. */
+
+static bool list_error(DiagEngine *diag, Loc loc, const char *name)
+{
+    diag_error(diag, loc, "'%s' must be a list of factor names", name);
+    return false;
+}
+
+/* A list-of-factor-names attribute into a C array (none if absent). */
+static bool factor_names(Arena *arena, DiagEngine *diag, const Op *op, const char *name, int *count,
+                         const char *const **out)
+{
+    const AttrValue *v = op_attr_value(op, name);
+    *count = 0;
+    *out = NULL;
+    if (!v)
+        return true;
+    if (v->kind != ATTR_ARRAY)
+        return list_error(diag, v->loc, name);
+    const char **names = ARENA_ARRAY(arena, const char *, v->u.array.count + 1);
+    for (int i = 0; i < v->u.array.count; i++) {
+        if (v->u.array.items[i]->kind != ATTR_STRING)
+            return list_error(diag, v->u.array.items[i]->loc, name);
+        names[i] = v->u.array.items[i]->u.s;
+    }
+    *count = v->u.array.count;
+    *out = names;
+    return true;
+}
+
+/* factor_sizes = {k = 4, ...} into name/size pairs (none if absent). */
+static bool factor_sizes(Arena *arena, DiagEngine *diag, const Op *op, RuleStringOptions *opts)
+{
+    const AttrValue *v = op_attr_value(op, "factor_sizes");
+    if (!v)
+        return true;
+    if (v->kind != ATTR_DICT) {
+        diag_error(diag, v->loc, "'factor_sizes' must be a dict of sizes: {k = 4}");
+        return false;
+    }
+    RuleFactorSize *sizes = ARENA_ARRAY(arena, RuleFactorSize, v->u.dict.count + 1);
+    for (int i = 0; i < v->u.dict.count; i++) {
+        const NamedAttr *a = &v->u.dict.items[i];
+        if (a->value->kind != ATTR_INT) {
+            diag_error(diag, a->value->loc, "factor size of '%s' must be an integer", a->name);
+            return false;
+        }
+        sizes[i] = (RuleFactorSize){a->name, a->value->u.i};
+    }
+    opts->num_sizes = v->u.dict.count;
+    opts->sizes = sizes;
+    return true;
+}
+
+bool rule_options_from_attrs(Arena *arena, DiagEngine *diag, const Op *op, RuleStringOptions *out)
+{
+    *out = (RuleStringOptions){0};
+    /* Each list is checked even after an error, so all are reported. */
+    bool ok = factor_names(arena, diag, op, "reduction", &out->num_reduction, &out->reduction);
+    ok &= factor_names(arena, diag, op, "need_replication", &out->num_need_replication, &out->need_replication);
+    ok &= factor_names(arena, diag, op, "permutation", &out->num_permutation, &out->permutation);
+    ok &= factor_sizes(arena, diag, op, out);
+    return ok;
+}
+
+static TensorType *value_types(Arena *arena, Value **values, int count)
+{
+    TensorType *types = ARENA_ARRAY(arena, TensorType, count + 1);
+    for (int i = 0; i < count; i++)
+        types[i] = values[i]->type;
+    return types;
+}
+
+OpShardingRule *rules_custom(Arena *arena, DiagEngine *diag, const Op *op)
+{
+    const AttrValue *text = op_attr_value(op, "rule");
+    RuleStringOptions opts;
+    if (!text || text->kind != ATTR_STRING || !rule_options_from_attrs(arena, diag, op, &opts))
+        return NULL;
+    /* The rule text starts one column after the opening quote. */
+    RuleString *rule = rule_string_parse(arena, diag, text->u.s, loc_offset(text->loc, 1), &opts);
+    if (!rule)
+        return NULL;
+    return rule_string_bind(arena, diag, rule, op->num_operands, value_types(arena, op->operands, op->num_operands),
+                            op->num_results, value_types(arena, op->results, op->num_results));
+}

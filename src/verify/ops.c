@@ -1,0 +1,243 @@
+/* Verifier rules for nullary, elementwise, compare/select and einsum ops,
+ * and the op-class dispatch. */
+#include <math.h>
+#include <string.h>
+#include "shardc/verify.h"
+#include "shardc/rules.h"
+
+void format_type(char *buf, size_t len, const TensorType *t)
+{
+    int n = snprintf(buf, len, "%s[", dtype_name(t->dtype));
+    for (int d = 0; d < t->rank && n < (int)len; d++)
+        n += snprintf(buf + n, len - (size_t)n, "%s%lld", d ? "," : "", (long long)t->dims[d]);
+    if (n < (int)len)
+        snprintf(buf + n, len - (size_t)n, "]");
+}
+
+void verify_expect_type(VerifyCtx *vc, const Op *op, const TensorType *want, const Value *got)
+{
+    if (type_equal(want, &got->type))
+        return;
+    char w[256], g[256];
+    format_type(w, sizeof w, want);
+    format_type(g, sizeof g, &got->type);
+    diag_error(vc->diag, got->loc, "'%s' result %%%s should have type %s, but is written as %s",
+               op_info(op->kind)->name, got->name, w, g);
+}
+
+bool broadcast_shapes(const TensorType *a, const TensorType *b, TensorType *out, int64_t *dims_out)
+{
+    int rank = a->rank > b->rank ? a->rank : b->rank;
+    for (int i = 0; i < rank; i++) {
+        int ia = a->rank - rank + i, ib = b->rank - rank + i;
+        int64_t da = ia >= 0 ? a->dims[ia] : 1, db = ib >= 0 ? b->dims[ib] : 1;
+        if (da != db && da != 1 && db != 1)
+            return false;
+        dims_out[i] = da == 1 ? db : da;
+    }
+    *out = (TensorType){a->dtype, rank, dims_out};
+    return true;
+}
+
+static void verify_broadcast_operands(VerifyCtx *vc, Op *op, int first, DType result_dtype)
+{
+    int64_t dims[SHARDC_MAX_RANK];
+    TensorType shape = op->operands[first]->type;
+    for (int i = first + 1; i < op->num_operands; i++) {
+        const TensorType *t = &op->operands[i]->type;
+        if (t->dtype != op->operands[first]->type.dtype) {
+            diag_error(vc->diag, op->loc, "'%s' operands must have the same element type, got %s and %s",
+                       op_info(op->kind)->name, dtype_name(op->operands[first]->type.dtype), dtype_name(t->dtype));
+            return;
+        }
+        TensorType merged;
+        if (!broadcast_shapes(&shape, t, &merged, dims)) {
+            char x[256], y[256];
+            format_type(x, sizeof x, &shape);
+            format_type(y, sizeof y, t);
+            diag_error(vc->diag, op->loc, "'%s' operand shapes %s and %s do not broadcast",
+                       op_info(op->kind)->name, x, y);
+            return;
+        }
+        shape = merged;
+    }
+    shape.dtype = result_dtype;
+    verify_expect_type(vc, op, &shape, op->results[0]);
+}
+
+static void verify_nullary(VerifyCtx *vc, Op *op)
+{
+    const TensorType *t = &op->results[0]->type;
+    int64_t dim;
+    if (op->kind == OP_IOTA)
+        va_dim(vc, op, "dimension", t->rank, true, &dim);
+    else if (op->kind == OP_FULL || op->kind == OP_CONSTANT) {
+        const AttrValue *v = op_attr_value(op, "value");
+        if (!v)
+            diag_error(vc->diag, op->loc, "'%s' needs attribute 'value'", op_info(op->kind)->name);
+        else
+            verify_constant_value(vc, op, v, t, op->kind == OP_CONSTANT);
+    }
+}
+
+static void verify_unary(VerifyCtx *vc, Op *op)
+{
+    const TensorType *in = &op->operands[0]->type;
+    OpClass cls = op_info(op->kind)->op_class;
+    if (cls == OPC_CONVERT) {
+        TensorType want = *in;
+        want.dtype = op->results[0]->type.dtype;
+        verify_expect_type(vc, op, &want, op->results[0]);
+        return;
+    }
+    if (in->dtype == DT_BOOL || (cls == OPC_UNARY_FLOAT && !dtype_is_float(in->dtype)))
+        diag_error(vc->diag, op->loc,
+                   "'%s' needs a %s operand, got %s", op_info(op->kind)->name,
+                   cls == OPC_UNARY_FLOAT ? "floating-point" : "numeric", dtype_name(in->dtype));
+    bool approximate;
+    va_bool(vc, op, "approximate", true, &approximate);
+    verify_expect_type(vc, op, in, op->results[0]);
+}
+
+static const char *const compare_directions[] = {"eq", "ne", "lt", "le", "gt", "ge"};
+
+static void verify_elementwise(VerifyCtx *vc, Op *op)
+{
+    OpClass cls = op_info(op->kind)->op_class;
+    if (cls == OPC_BINARY) {
+        if (op->operands[0]->type.dtype == DT_BOOL)
+            diag_error(vc->diag, op->loc, "'%s' does not take bool operands", op_info(op->kind)->name);
+        verify_broadcast_operands(vc, op, 0, op->operands[0]->type.dtype);
+    } else if (cls == OPC_COMPARE) {
+        const char *dir = va_string(vc, op, "direction", true);
+        bool known = false;
+        for (size_t i = 0; dir && i < sizeof compare_directions / sizeof *compare_directions; i++)
+            known |= strcmp(dir, compare_directions[i]) == 0;
+        if (dir && !known)
+            diag_error(vc->diag, va_loc(op, "direction"),
+                       "unknown comparison direction \"%s\" (expected eq, ne, lt, le, gt or ge)", dir);
+        verify_broadcast_operands(vc, op, 0, DT_BOOL);
+    } else {
+        if (op->operands[0]->type.dtype != DT_BOOL)
+            diag_error(vc->diag, op->loc, "'select' predicate %%%s must be bool, got %s",
+                       op->operands[0]->name, dtype_name(op->operands[0]->type.dtype));
+        verify_broadcast_operands(vc, op, 1, op->operands[1]->type.dtype);
+        int64_t dims[SHARDC_MAX_RANK];
+        TensorType merged;
+        if (!broadcast_shapes(&op->operands[0]->type, &op->results[0]->type, &merged, dims) ||
+            merged.rank != op->results[0]->type.rank)
+            diag_error(vc->diag, op->loc, "'select' predicate shape does not broadcast to the result");
+    }
+}
+
+void verify_op(VerifyCtx *vc, Op *op)
+{
+    verify_op_attr_names(vc, op);
+    switch (op_info(op->kind)->op_class) {
+    case OPC_NULLARY: verify_nullary(vc, op); break;
+    case OPC_UNARY: case OPC_UNARY_FLOAT: case OPC_CONVERT: verify_unary(vc, op); break;
+    case OPC_BINARY: case OPC_COMPARE: case OPC_SELECT: verify_elementwise(vc, op); break;
+    case OPC_EINSUM: verify_einsum(vc, op); break;
+    case OPC_REDUCE: case OPC_TRANSPOSE: case OPC_RESHAPE: case OPC_BROADCAST: case OPC_CONCATENATE:
+    case OPC_SLICE: case OPC_PAD: case OPC_TOP_K: case OPC_SORT: case OPC_ARGMAX:
+        verify_shape_op(vc, op);
+        break;
+    case OPC_CALL: case OPC_CUSTOM: case OPC_SHARDING: case OPC_SHARD_MAP:
+        verify_structure_op(vc, op);
+        break;
+    case OPC_COLLECTIVE: verify_collective(vc, op); break;
+    }
+}
+
+/* Verifier rules for constant values and attribute names. */
+
+static bool scalar_fits(const AttrValue *v, DType dt)
+{
+    if (dt == DT_BOOL)
+        return v->kind == ATTR_BOOL;
+    if (dtype_is_float(dt))
+        return v->kind == ATTR_FLOAT || v->kind == ATTR_INT;
+    return v->kind == ATTR_INT;
+}
+
+/* Nested lists must have the type's shape exactly, dim by dim. */
+static bool nested_fits(const AttrValue *v, const TensorType *t, int d, const AttrValue **bad)
+{
+    if (d == t->rank) {
+        if (!scalar_fits(v, t->dtype))
+            *bad = v;
+        return scalar_fits(v, t->dtype);
+    }
+    if (v->kind != ATTR_ARRAY || v->u.array.count != t->dims[d]) {
+        *bad = v;
+        return false;
+    }
+    for (int i = 0; i < v->u.array.count; i++)
+        if (!nested_fits(v->u.array.items[i], t, d + 1, bad))
+            return false;
+    return true;
+}
+
+void verify_constant_value(VerifyCtx *vc, const Op *op, const AttrValue *v, const TensorType *t,
+                           bool allow_nested)
+{
+    if (v->kind != ATTR_ARRAY) {
+        if (!scalar_fits(v, t->dtype))
+            diag_error(vc->diag, v->loc, "value does not fit element type %s", dtype_name(t->dtype));
+        return;
+    }
+    const AttrValue *bad = v;
+    if (!allow_nested) {
+        diag_error(vc->diag, v->loc, "'%s' value must be a scalar", op_info(op->kind)->name);
+    } else if (!nested_fits(v, t, 0, &bad)) {
+        char type[256];
+        format_type(type, sizeof type, t);
+        diag_error(vc->diag, bad->loc, "constant value does not match type %s (nested lists of the shape, "
+                   "with %s elements, or one scalar)", type, dtype_name(t->dtype));
+    }
+}
+
+/* Whether `name` is a word of the space-separated list. */
+static bool word_in(const char *list, const char *name)
+{
+    size_t n = strlen(name);
+    for (const char *p = list; (p = strstr(p, name)); p += n)
+        if ((p == list || p[-1] == ' ') && (p[n] == ' ' || p[n] == '\0'))
+            return true;
+    return false;
+}
+
+void verify_op_attr_names(VerifyCtx *vc, const Op *op)
+{
+    const OpInfo *info = op_info(op->kind);
+    for (int i = 0; i < op->num_attrs; i++) {
+        const char *name = op->attrs[i].name;
+        if (strcmp(name, "out_sharding") == 0 || word_in(info->attrs, name))
+            continue;
+        if (info->attrs[0])
+            diag_error(vc->diag, op->attrs[i].loc, "unknown attribute '%s' for '%s' (it takes: %s, out_sharding)",
+                       name, info->name, info->attrs);
+        else
+            diag_error(vc->diag, op->attrs[i].loc, "unknown attribute '%s' for '%s' (it takes only out_sharding)",
+                       name, info->name);
+    }
+    const AttrValue *out = op_attr_value(op, "out_sharding");
+    if (out && out->kind != ATTR_SHARDING)
+        diag_error(vc->diag, out->loc, "'out_sharding' must be a sharding <@mesh, [...]>");
+    else if (out && op->num_results == 1)
+        verify_value_sharding(vc, &((AttrValue *)out)->u.sharding, &op->results[0]->type, out->loc,
+                              "out_sharding");
+}
+
+/* A custom op's JAX rule string: parsed (JAX's first stage) and bound to the
+ * op's operand and result types (JAX's second stage + Shardy's verifier),
+ * by the same code that gives the op its rule later (rules_custom.c). */
+
+void verify_custom_rule(VerifyCtx *vc, Op *op)
+{
+    RuleStringOptions unused;
+    if (va_string(vc, op, "rule", true))
+        rules_custom(&vc->module->arena, vc->diag, op);
+    else /* still report malformed option attributes */
+        rule_options_from_attrs(&vc->module->arena, vc->diag, op, &unused);
+}

@@ -1,0 +1,317 @@
+/* Verifier rules for einsum, reductions and data-movement ops. */
+#include <string.h>
+#include "shardc/einsum.h"
+#include "shardc/verify.h"
+
+/* Record each label's size, checking consistency; sizes[c - 'a'] < 0 = unseen. */
+static bool bind_labels(VerifyCtx *vc, Op *op, const char *labels, int rank, const TensorType *t,
+                        int64_t *sizes)
+{
+    for (int d = 0; d < rank; d++) {
+        int64_t *size = &sizes[labels[d] - 'a'];
+        if (*size >= 0 && *size != t->dims[d]) {
+            diag_error(vc->diag, op->str_loc, "einsum label '%c' has size %lld here but %lld elsewhere",
+                       labels[d], (long long)t->dims[d], (long long)*size);
+            return false;
+        }
+        *size = t->dims[d];
+    }
+    return true;
+}
+
+void verify_einsum(VerifyCtx *vc, Op *op)
+{
+    EinsumSpec spec;
+    char message[160];
+    int col = 0;
+    if (!einsum_parse(op->str, &spec, message, sizeof message, &col)) {
+        diag_error(vc->diag, loc_offset(op->str_loc, col + 1), "%s", message);
+        return;
+    }
+    if (spec.num_inputs != op->num_operands) {
+        diag_error(vc->diag, op->str_loc, "einsum spec has %d input%s but the op has %d operand%s",
+                   spec.num_inputs, spec.num_inputs == 1 ? "" : "s", op->num_operands,
+                   op->num_operands == 1 ? "" : "s");
+        return;
+    }
+    int64_t sizes[26];
+    memset(sizes, -1, sizeof sizes);
+    for (int i = 0; i < spec.num_inputs; i++) {
+        const TensorType *t = &op->operands[i]->type;
+        if (spec.input_rank[i] != t->rank) {
+            diag_error(vc->diag, op->str_loc, "einsum input %d has %d label%s but operand %%%s has rank %d", i,
+                       spec.input_rank[i], spec.input_rank[i] == 1 ? "" : "s", op->operands[i]->name, t->rank);
+            return;
+        }
+        if (t->dtype != op->operands[0]->type.dtype) {
+            diag_error(vc->diag, op->loc, "einsum operands must have the same element type");
+            return;
+        }
+        if (!bind_labels(vc, op, spec.inputs[i], t->rank, t, sizes))
+            return;
+    }
+    int64_t dims[SHARDC_MAX_RANK];
+    for (int d = 0; d < spec.output_rank; d++) {
+        dims[d] = sizes[spec.output[d] - 'a'];
+        if (dims[d] < 0) {
+            diag_error(vc->diag, op->str_loc, "einsum output label '%c' appears in no input", spec.output[d]);
+            return;
+        }
+    }
+    TensorType want = {op->operands[0]->type.dtype, spec.output_rank, dims};
+    verify_expect_type(vc, op, &want, op->results[0]);
+}
+
+/* Dims listed in an attribute: in range and unique; returns count or -1. */
+static int verify_dim_list(VerifyCtx *vc, Op *op, const char *name, int rank, int64_t *dims)
+{
+    int n = va_ints(vc, op, name, true, dims, SHARDC_MAX_RANK);
+    for (int i = 0; i < n; i++) {
+        bool dup = false;
+        for (int j = 0; j < i; j++)
+            dup |= dims[j] == dims[i];
+        if (dims[i] < 0 || dims[i] >= rank || dup) {
+            diag_error(vc->diag, va_loc(op, name), "'%s' entry %lld is %s", name, (long long)dims[i],
+                       dup ? "listed twice" : "out of range for the operand's rank");
+            return -1;
+        }
+    }
+    return n;
+}
+
+static void verify_reduce(VerifyCtx *vc, Op *op)
+{
+    const TensorType *in = &op->operands[0]->type;
+    int64_t dims[SHARDC_MAX_RANK], out[SHARDC_MAX_RANK];
+    int n = verify_dim_list(vc, op, "dims", in->rank, dims);
+    if (n < 0)
+        return;
+    if (op->kind == OP_REDUCE_MEAN && !dtype_is_float(in->dtype))
+        diag_error(vc->diag, op->loc, "'reduce_mean' needs a floating-point operand, got %s",
+                   dtype_name(in->dtype));
+    int rank = 0;
+    for (int d = 0; d < in->rank; d++) {
+        bool reduced = false;
+        for (int i = 0; i < n; i++)
+            reduced |= dims[i] == d;
+        if (!reduced)
+            out[rank++] = in->dims[d];
+    }
+    TensorType want = {in->dtype, rank, out};
+    verify_expect_type(vc, op, &want, op->results[0]);
+}
+
+static void verify_transpose(VerifyCtx *vc, Op *op)
+{
+    const TensorType *in = &op->operands[0]->type;
+    int64_t perm[SHARDC_MAX_RANK], out[SHARDC_MAX_RANK];
+    int n = verify_dim_list(vc, op, "permutation", in->rank, perm);
+    if (n < 0)
+        return;
+    if (n != in->rank) {
+        diag_error(vc->diag, va_loc(op, "permutation"), "'permutation' must list all %d dims", in->rank);
+        return;
+    }
+    for (int d = 0; d < n; d++)
+        out[d] = in->dims[perm[d]];
+    TensorType want = {in->dtype, n, out};
+    verify_expect_type(vc, op, &want, op->results[0]);
+}
+
+static void verify_reshape(VerifyCtx *vc, Op *op)
+{
+    const TensorType *in = &op->operands[0]->type, *res = &op->results[0]->type;
+    int64_t a = 0, b = 0;
+    type_num_elements(in, &a);
+    type_num_elements(res, &b);
+    if (in->dtype != res->dtype)
+        diag_error(vc->diag, op->loc, "'reshape' cannot change the element type (%s to %s); use convert",
+                   dtype_name(in->dtype), dtype_name(res->dtype));
+    else if (a != b)
+        diag_error(vc->diag, op->loc, "'reshape' of %lld elements into a type of %lld elements",
+                   (long long)a, (long long)b);
+}
+
+static void verify_broadcast(VerifyCtx *vc, Op *op)
+{
+    const TensorType *in = &op->operands[0]->type, *res = &op->results[0]->type;
+    int64_t dims[SHARDC_MAX_RANK];
+    int n = verify_dim_list(vc, op, "dims", res->rank, dims);
+    if (n < 0)
+        return;
+    if (n != in->rank) {
+        diag_error(vc->diag, va_loc(op, "dims"), "'dims' must map each of the operand's %d dims", in->rank);
+        return;
+    }
+    if (in->dtype != res->dtype)
+        diag_error(vc->diag, op->loc, "'broadcast' cannot change the element type");
+    for (int i = 0; i < n; i++)
+        if (in->dims[i] != 1 && in->dims[i] != res->dims[dims[i]])
+            diag_error(vc->diag, va_loc(op, "dims"),
+                       "operand dim %d has size %lld, which cannot broadcast to result dim %lld of size %lld", i,
+                       (long long)in->dims[i], (long long)dims[i], (long long)res->dims[dims[i]]);
+}
+
+static void verify_concatenate(VerifyCtx *vc, Op *op)
+{
+    const TensorType *first = &op->operands[0]->type;
+    int64_t dim, out[SHARDC_MAX_RANK];
+    if (!va_dim(vc, op, "dim", first->rank, true, &dim))
+        return;
+    memcpy(out, first->dims, sizeof(int64_t) * (size_t)first->rank);
+    for (int i = 1; i < op->num_operands; i++) {
+        const TensorType *t = &op->operands[i]->type;
+        bool ok = t->rank == first->rank && t->dtype == first->dtype;
+        for (int d = 0; ok && d < t->rank; d++)
+            ok = d == dim || t->dims[d] == first->dims[d];
+        if (!ok) {
+            diag_error(vc->diag, op->loc, "'concatenate' operand %%%s must match the first operand's "
+                                          "type except along dim %lld", op->operands[i]->name, (long long)dim);
+            return;
+        }
+        if (__builtin_add_overflow(out[dim], t->dims[dim], &out[dim])) {
+            diag_error(vc->diag, op->loc, "'concatenate' result dim %lld does not fit in 64 bits", (long long)dim);
+            return;
+        }
+    }
+    TensorType want = {first->dtype, first->rank, out};
+    verify_expect_type(vc, op, &want, op->results[0]);
+}
+
+void verify_shape_op(VerifyCtx *vc, Op *op)
+{
+    switch (op->kind) {
+    case OP_REDUCE_SUM: case OP_REDUCE_MAX: case OP_REDUCE_MIN: case OP_REDUCE_MEAN:
+        verify_reduce(vc, op);
+        break;
+    case OP_TRANSPOSE: verify_transpose(vc, op); break;
+    case OP_RESHAPE: verify_reshape(vc, op); break;
+    case OP_BROADCAST: verify_broadcast(vc, op); break;
+    case OP_CONCATENATE: verify_concatenate(vc, op); break;
+    default: verify_window_op(vc, op); break;
+    }
+}
+
+/* Verifier rules for slice, pad, top_k, sort and argmax. */
+
+static void verify_slice(VerifyCtx *vc, Op *op)
+{
+    const TensorType *in = &op->operands[0]->type;
+    int64_t start[SHARDC_MAX_RANK], limit[SHARDC_MAX_RANK], stride[SHARDC_MAX_RANK], out[SHARDC_MAX_RANK];
+    int ns = va_ints(vc, op, "start", true, start, SHARDC_MAX_RANK);
+    int nl = va_ints(vc, op, "limit", true, limit, SHARDC_MAX_RANK);
+    int nt = va_ints(vc, op, "stride", false, stride, SHARDC_MAX_RANK);
+    if (ns < 0 || nl < 0 || nt < 0)
+        return;
+    if (ns != in->rank || nl != in->rank || (nt && nt != in->rank)) {
+        diag_error(vc->diag, op->loc, "'slice' start, limit and stride need one entry per dim (%d)", in->rank);
+        return;
+    }
+    for (int d = 0; d < in->rank; d++) {
+        int64_t step = nt ? stride[d] : 1;
+        if (start[d] < 0 || start[d] > limit[d] || limit[d] > in->dims[d] || step < 1) {
+            diag_error(vc->diag, op->loc, "'slice' dim %d: need 0 <= start (%lld) <= limit (%lld) <= size "
+                                          "(%lld) and stride (%lld) >= 1", d, (long long)start[d],
+                       (long long)limit[d], (long long)in->dims[d], (long long)step);
+            return;
+        }
+        /* ceil((limit - start) / step) without overflowing for a huge stride */
+        out[d] = limit[d] == start[d] ? 0 : (limit[d] - start[d] - 1) / step + 1;
+    }
+    TensorType want = {in->dtype, in->rank, out};
+    verify_expect_type(vc, op, &want, op->results[0]);
+}
+
+/* low + size + (size - 1) * interior + high; false on overflow. */
+static bool padded_size(int64_t size, int64_t low, int64_t high, int64_t interior, int64_t *out)
+{
+    int64_t inner = 0;
+    if (size > 0 && __builtin_mul_overflow(size - 1, interior, &inner))
+        return false;
+    return !__builtin_add_overflow(low, high, out) && !__builtin_add_overflow(*out, size, out) &&
+           !__builtin_add_overflow(*out, inner, out);
+}
+
+static void verify_pad(VerifyCtx *vc, Op *op)
+{
+    const TensorType *in = &op->operands[0]->type;
+    int64_t low[SHARDC_MAX_RANK], high[SHARDC_MAX_RANK], interior[SHARDC_MAX_RANK], out[SHARDC_MAX_RANK];
+    int nl = va_ints(vc, op, "low", true, low, SHARDC_MAX_RANK);
+    int nh = va_ints(vc, op, "high", true, high, SHARDC_MAX_RANK);
+    int ni = va_ints(vc, op, "interior", false, interior, SHARDC_MAX_RANK);
+    if (nl < 0 || nh < 0 || ni < 0)
+        return;
+    if (nl != in->rank || nh != in->rank || (ni && ni != in->rank)) {
+        diag_error(vc->diag, op->loc, "'pad' low, high and interior need one entry per dim (%d)", in->rank);
+        return;
+    }
+    for (int d = 0; d < in->rank; d++) {
+        int64_t inner = ni ? interior[d] : 0;
+        if (low[d] < 0 || high[d] < 0 || inner < 0) {
+            diag_error(vc->diag, op->loc, "'pad' amounts must be non-negative (dim %d)", d);
+            return;
+        }
+        if (!padded_size(in->dims[d], low[d], high[d], inner, &out[d])) {
+            diag_error(vc->diag, op->loc, "'pad' result dim %d does not fit in 64 bits", d);
+            return;
+        }
+    }
+    const AttrValue *value = op_attr_value(op, "value");
+    if (value)
+        verify_constant_value(vc, op, value, in, false);
+    TensorType want = {in->dtype, in->rank, out};
+    verify_expect_type(vc, op, &want, op->results[0]);
+}
+
+static void verify_top_k(VerifyCtx *vc, Op *op)
+{
+    const TensorType *in = &op->operands[0]->type;
+    int64_t k, out[SHARDC_MAX_RANK];
+    if (in->rank == 0) {
+        diag_error(vc->diag, op->loc, "'top_k' needs an operand of rank >= 1");
+        return;
+    }
+    if (!va_int(vc, op, "k", true, &k))
+        return;
+    int64_t last = in->dims[in->rank - 1];
+    if (k < 0 || k > last) {
+        diag_error(vc->diag, va_loc(op, "k"), "'top_k' k = %lld must be in [0, %lld] (the last dim)",
+                   (long long)k, (long long)last);
+        return;
+    }
+    for (int d = 0; d < in->rank; d++)
+        out[d] = d == in->rank - 1 ? k : in->dims[d];
+    TensorType values = {in->dtype, in->rank, out}, indices = {DT_I32, in->rank, out};
+    verify_expect_type(vc, op, &values, op->results[0]);
+    verify_expect_type(vc, op, &indices, op->results[1]);
+}
+
+static void verify_sort_or_argmax(VerifyCtx *vc, Op *op)
+{
+    const TensorType *in = &op->operands[0]->type;
+    int64_t dim, out[SHARDC_MAX_RANK];
+    if (!va_dim(vc, op, "dim", in->rank, true, &dim))
+        return;
+    if (op->kind == OP_SORT) {
+        bool descending;
+        va_bool(vc, op, "descending", false, &descending);
+        verify_expect_type(vc, op, in, op->results[0]);
+        return;
+    }
+    int rank = 0;
+    for (int d = 0; d < in->rank; d++)
+        if (d != dim)
+            out[rank++] = in->dims[d];
+    TensorType want = {DT_I32, rank, out};
+    verify_expect_type(vc, op, &want, op->results[0]);
+}
+
+void verify_window_op(VerifyCtx *vc, Op *op)
+{
+    switch (op->kind) {
+    case OP_SLICE: verify_slice(vc, op); break;
+    case OP_PAD: verify_pad(vc, op); break;
+    case OP_TOP_K: verify_top_k(vc, op); break;
+    default: verify_sort_or_argmax(vc, op); break;
+    }
+}
