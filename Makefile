@@ -32,12 +32,12 @@ endif
 CFLAGS_ALL = $(CFLAGS_WARN) $(OPT) -g $(SANFLAGS) $(CFLAGS)
 LDLIBS_ALL = -lopenblas -lyaml -lpthread -lm $(LDLIBS)
 
-LIB_SRC  = $(filter-out src/cli/main.c,$(wildcard src/*/*.c)) $(wildcard passes/*.c)
+LIB_SRC  = $(wildcard src/*/*.c) $(wildcard passes/*.c) $(filter-out cli/main.c,$(wildcard cli/*.c))
 GEN_SRC  = $(BUILD)/gen/parser.c $(BUILD)/gen/lexer.c
 LIB_OBJ  = $(LIB_SRC:%.c=$(BUILD)/obj/%.o) $(GEN_SRC:$(BUILD)/gen/%.c=$(BUILD)/obj/gen/%.o)
 UNIT_SRC = $(wildcard tests/unit/test_*.c)
 UNIT_BIN = $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
-HEADERS  = $(wildcard include/shardc/*.h include/shardc/*.def src/*/*.h passes/*.h)
+HEADERS  = $(wildcard include/shardc/*.h include/shardc/*.def src/*/*.h passes/*.h cli/*.h)
 
 .PHONY: all check unit golden asan check-asan clean bench
 all: $(BUILD)/shardc $(BUILD)/libshardc.a $(UNIT_BIN) $(BUILD)/shirgen
@@ -62,7 +62,7 @@ $(BUILD)/libshardc.a: $(LIB_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
 
-$(BUILD)/shardc: $(BUILD)/obj/src/cli/main.o $(BUILD)/libshardc.a
+$(BUILD)/shardc: $(BUILD)/obj/cli/main.o $(BUILD)/libshardc.a
 	$(CC) $(CFLAGS_ALL) -o $@ $^ $(LDLIBS_ALL)
 
 $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libshardc.a $(HEADERS)

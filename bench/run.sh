@@ -399,7 +399,7 @@ if [ "$have_run" = 1 ] && [ "$have_transport" = 1 ]; then
     say "| roofline / spmd wall | $(calc "$roof / $spmd" %.2f) |"
 else
     missing=""
-    [ "$have_run" = 1 ] || missing="\`shardc run\` (src/cli/run.c) not in this build"
+    [ "$have_run" = 1 ] || missing="\`shardc run\` (cli/run.c) not in this build"
     [ "$have_transport" = 1 ] || missing="${missing:+$missing; }the interpreter transport"
     say "| quantity | value |"
     say "|---|---|"

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Install the Debian packages shardc needs to build and test (run as root).
 set -euo pipefail
-# mpich, libmpich-dev: the distributed build (make MPI=1, docs/distributed.md)
-packages=(build-essential flex bison libyaml-dev libcmocka-dev libopenblas-dev llvm-14-tools mpich libmpich-dev)
+# python3: scripts/check-layering.py (tests/layout). mpich, libmpich-dev: the distributed build (make MPI=1, docs/distributed.md)
+packages=(build-essential python3 flex bison libyaml-dev libcmocka-dev libopenblas-dev llvm-14-tools mpich libmpich-dev)
 missing=()
 for p in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")

@@ -3,7 +3,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include "cli/cmd.h"
+#include "cmd.h"
 #include "shardc/config.h"
 #include "shardc/rule.h"
 

@@ -5,7 +5,7 @@
  * behaviour. */
 #include <stdlib.h>
 #include <string.h>
-#include "cli/run_dist.h"
+#include "run_dist.h"
 #include "shardc/layout.h"
 #include "shardc/npy.h"
 

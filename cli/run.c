@@ -7,7 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
-#include "cli/cli.h"
+#include "cli.h"
 #include "shardc/config.h"
 #include "shardc/limits.h"
 #include "shardc/interp.h"
@@ -18,7 +18,7 @@
 #include "shardc/parse.h"
 #include "shardc/pass.h"
 #include "shardc/print.h"
-#include "cli/run_dist.h"
+#include "run_dist.h"
 
 static const char run_usage[] =
     "usage: shardc run FILE.shir [--func=NAME] [--seed=N] [--inputs=a.npy,b.npy,...]\n"

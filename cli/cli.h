@@ -2,7 +2,7 @@
  * 0 success, 1 errors in the input, 2 bad usage. */
 #ifndef SHARDC_CLI_H
 #define SHARDC_CLI_H
-#include "cli/cmd.h"
+#include "cmd.h"
 
 #define SHARDC_VERSION "0.1.0"
 

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include "cli/cli.h"
+#include "cli.h"
 #include "shardc/config.h"
 #include "shardc/io.h"
 #include "shardc/limits.h"

@@ -2,7 +2,7 @@
  * `shardc run ...`. */
 #include <stdlib.h>
 #include <string.h>
-#include "cli/cli.h"
+#include "cli.h"
 
 int main(int argc, char **argv)
 {

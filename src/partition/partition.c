@@ -1,0 +1,266 @@
+/* The partitioner's driver: each function becomes one SPMD program — a
+ * shard_map over all mesh axes whose body is the per-device program, built
+ * op by op (src/partition/ops.c) with the collectives the shardings need.
+ * Compile cost does not depend on the number of devices: nothing here
+ * loops over devices. */
+#include <string.h>
+#include "shardc/layout.h"
+#include "partition/partition_ctx.h"
+#include "shardc/verify.h"
+
+/* Functions that custom ops use as implementation or partition function
+ * keep their global form. */
+static bool used_by_custom_op(const Module *m, const Func *f)
+{
+    for (int i = 0; i < m->num_funcs; i++)
+        for (const Op *op = m->funcs[i]->body->first; op; op = op->next) {
+            const AttrValue *p = op->kind == OP_CUSTOM ? op_attr_value(op, "partition") : NULL;
+            if (op->kind == OP_CUSTOM && (strcmp(op->callee, f->name) == 0 || (p && strcmp(p->u.s, f->name) == 0)))
+                return true;
+        }
+    return false;
+}
+
+/* Every sharding of the function is on one mesh. (Dims need not divide:
+ * uneven ones are padded, docs/partitioning.md "Uneven dims".) */
+static bool check_value(PartitionCtx *pc, const Value *v)
+{
+    if (!v->sharding || v->sharding->mesh == pc->mesh)
+        return true;
+    diag_error(pc->diag, v->loc, "%%%s is sharded on mesh '@%s' but the function on '@%s'; one mesh per "
+               "function is supported", v->name, v->sharding->mesh->name, pc->mesh->name);
+    return false;
+}
+
+static bool check_func(PartitionCtx *pc, const Func *f)
+{
+    bool ok = true;
+    for (int i = 0; i < f->body->num_args; i++)
+        ok &= check_value(pc, f->body->args[i]);
+    for (const Op *op = f->body->first; op; op = op->next)
+        for (int j = 0; j < op->num_results; j++)
+            ok &= check_value(pc, op->results[j]);
+    return ok;
+}
+
+static void init_ctx(PartitionCtx *pc, Module *m, DiagEngine *diag, PartitionStats *stats, const Mesh *mesh)
+{
+    memset(pc, 0, sizeof *pc);
+    pc->module = m;
+    pc->diag = diag;
+    pc->stats = stats;
+    pc->mesh = mesh;
+    pc->ok = true;
+    arena_init(&pc->scratch);
+    arena_init(&pc->tables);
+    pc->num_global_values = m->num_values;
+    /* Not in the module's arena: one table per function, each as large as
+     * the module, took num_funcs * num_values memory. */
+    pc->versions = ARENA_ARRAY(&pc->tables, LocalVersion *, m->num_values + 1);
+    symtab_init(&pc->names, &m->arena);
+}
+
+/* The region's arguments: one per-device value per function argument. */
+static Block *begin_body(PartitionCtx *pc, Func *f)
+{
+    Block *body = ARENA_NEW(&pc->module->arena, Block);
+    body->parent_func = f;
+    body->num_args = f->body->num_args;
+    body->args = ARENA_ARRAY(&pc->module->arena, Value *, body->num_args + 1);
+    for (int i = 0; i < body->num_args; i++) {
+        const Value *arg = f->body->args[i];
+        DimAxes layout;
+        pc_layout_of(&layout, arg);
+        Value *local = pc_new_value(pc, arg->name, pc_local_type(pc, &arg->type, &layout), arg->loc);
+        local->block = body;
+        local->index = i;
+        body->args[i] = local;
+        pc_add_version(pc, arg, local, &layout);
+    }
+    pc->body = body;
+    return body;
+}
+
+static const Sharding *result_sharding(const Func *f, int j)
+{
+    return f->result_shardings[j] ? f->result_shardings[j] : f->body->returns[j]->sharding;
+}
+
+static AttrValue *specs_attr(PartitionCtx *pc, Sharding *const *specs, int count)
+{
+    AttrValue *a = attr_new(&pc->module->arena, ATTR_ARRAY, (Loc){0});
+    a->u.array.count = count;
+    a->u.array.items = ARENA_ARRAY(&pc->module->arena, AttrValue *, count + 1);
+    for (int i = 0; i < count; i++) {
+        DimAxes layout;
+        dim_axes_from_sharding(&layout, specs[i], specs[i] ? specs[i]->rank : 0);
+        a->u.array.items[i] = pc_sharding_attr(pc, &layout);
+    }
+    return a;
+}
+
+static AttrValue *symbol_attr(PartitionCtx *pc, const char *name)
+{
+    AttrValue *a = attr_new(&pc->module->arena, ATTR_SYMBOL, (Loc){0});
+    a->u.s = name;
+    return a;
+}
+
+/* Close the region with the results laid out as the function returns them. */
+static void end_body(PartitionCtx *pc, Func *f, Block *body)
+{
+    body->num_returns = f->num_results;
+    body->returns = ARENA_ARRAY(&pc->module->arena, Value *, f->num_results + 1);
+    body->return_loc = f->body->return_loc;
+    for (int j = 0; j < f->num_results && pc->ok; j++) {
+        DimAxes want;
+        dim_axes_from_sharding(&want, result_sharding(f, j), f->result_types[j].rank);
+        pc->reason = pc_printf(pc, "returned value %%%s laid out as result %d's sharding %s",
+                               f->body->returns[j]->name, j, pc_format_layout(pc, &want));
+        body->returns[j] = pc_local_as(pc, f->body->returns[j], &want, f->body->return_loc);
+    }
+}
+
+/* The largest per-device live set of the program, in bytes: a value
+ * lives from its definition to its last use. */
+static int64_t peak_live_bytes(const Block *body, Arena *scratch, int num_values)
+{
+    const Op **last_use = ARENA_ARRAY(scratch, const Op *, num_values + 1);
+    for (const Op *op = body->first; op; op = op->next)
+        for (int i = 0; i < op->num_operands; i++)
+            last_use[op->operands[i]->id] = op;
+    int64_t live = 0, peak = 0;
+    for (int i = 0; i < body->num_args; i++)
+        live += pc_type_bytes(&body->args[i]->type);
+    for (const Op *op = body->first; op; op = op->next) {
+        for (int j = 0; j < op->num_results; j++)
+            live += pc_type_bytes(&op->results[j]->type);
+        peak = live > peak ? live : peak;
+        for (int i = 0; i < op->num_operands; i++)
+            if (last_use[op->operands[i]->id] == op) {
+                live -= pc_type_bytes(&op->operands[i]->type);
+                last_use[op->operands[i]->id] = NULL;
+            }
+    }
+    return peak > live ? peak : live;
+}
+
+static bool any_uneven(Value *const *values, int count, Sharding *const *specs)
+{
+    for (int i = 0; i < count; i++)
+        if (specs[i] && !sharding_divides(specs[i], &values[i]->type))
+            return true;
+    return false;
+}
+
+static bool any_uneven_results(const Func *f, Sharding *const *specs)
+{
+    for (int j = 0; j < f->num_results; j++)
+        if (specs[j] && !sharding_divides(specs[j], &f->result_types[j]))
+            return true;
+    return false;
+}
+
+/* The shard_map's j-th result keeps the returned value's name unless the
+ * outer function already uses it (an argument, an earlier result): then
+ * "result", "result.1", ... */
+static const char *outer_result_name(SymTab *names, Arena *arena, const char *wanted)
+{
+    const char *name = wanted;
+    char buf[64];
+    for (int n = 0; symtab_get(names, name); n++) {
+        if (n == 0)
+            snprintf(buf, sizeof buf, "result");
+        else
+            snprintf(buf, sizeof buf, "result.%d", n);
+        name = buf;
+    }
+    name = arena_strdup(arena, name);
+    symtab_put(names, name, (void *)name);
+    return name;
+}
+
+/* func @f(args) { %r = shard_map args {...} (locals) { body } ; return %r } */
+static void install_spmd_body(PartitionCtx *pc, Func *f, Block *body)
+{
+    Module *m = pc->module;
+    Op *smap = op_new(m, OP_SHARD_MAP, f->loc);
+    smap->num_operands = f->body->num_args;
+    smap->operands = f->body->args;
+    smap->region = body;
+    body->parent_op = smap;
+    Sharding *in[f->body->num_args + 1], *out[f->num_results + 1];
+    for (int i = 0; i < f->body->num_args; i++)
+        in[i] = f->body->args[i]->sharding;
+    for (int j = 0; j < f->num_results; j++)
+        out[j] = (Sharding *)result_sharding(f, j);
+    pc_set_attr(pc, smap, "mesh", symbol_attr(pc, pc->mesh->name));
+    pc_set_attr(pc, smap, "in_specs", specs_attr(pc, in, f->body->num_args));
+    pc_set_attr(pc, smap, "out_specs", specs_attr(pc, out, f->num_results));
+    if (any_uneven(f->body->args, f->body->num_args, in) || any_uneven_results(f, out))
+        pc_set_attr(pc, smap, "pad_uneven", pc_bool_attr(pc, true));
+    Block *outer = ARENA_NEW(&m->arena, Block);
+    *outer = (Block){f->body->num_args, f->body->args, NULL, NULL, 0, NULL, f->body->return_loc, NULL, f};
+    SymTab outer_names;
+    symtab_init(&outer_names, &m->arena);
+    for (int i = 0; i < outer->num_args; i++)
+        symtab_put(&outer_names, outer->args[i]->name, outer->args[i]);
+    smap->num_results = f->num_results;
+    smap->results = ARENA_ARRAY(&m->arena, Value *, f->num_results + 1);
+    outer->returns = smap->results;
+    outer->num_returns = f->num_results;
+    for (int j = 0; j < f->num_results; j++) {
+        Value *r = value_new(m, outer_result_name(&outer_names, &m->arena, f->body->returns[j]->name),
+                             f->result_types[j], f->body->return_loc);
+        r->def = smap;
+        r->index = j;
+        r->sharding = out[j];
+        smap->results[j] = r;
+        f->result_shardings[j] = out[j];
+    }
+    for (int i = 0; i < outer->num_args; i++)
+        outer->args[i]->block = outer;
+    block_append(outer, smap);
+    f->body = outer;
+}
+
+static bool partition_func(Module *m, Func *f, DiagEngine *diag, PartitionStats *stats)
+{
+    const Mesh *mesh = func_first_mesh(f);
+    if (!mesh || used_by_custom_op(m, f))
+        return true;
+    PartitionCtx pc;
+    init_ctx(&pc, m, diag, stats, mesh);
+    if (!check_func(&pc, f)) {
+        arena_free(&pc.scratch);
+        arena_free(&pc.tables);
+        return false;
+    }
+    Block *body = begin_body(&pc, f);
+    for (Op *op = f->body->first; op && pc.ok; op = op->next) {
+        arena_reset(&pc.scratch);
+        pc_partition_op(&pc, op);
+    }
+    end_body(&pc, f, body);
+    if (pc.ok) {
+        int64_t peak = peak_live_bytes(body, &pc.scratch, m->num_values);
+        if (peak > stats->peak_local_bytes)
+            stats->peak_local_bytes = peak;
+        install_spmd_body(&pc, f, body);
+    }
+    arena_free(&pc.scratch);
+    arena_free(&pc.tables);
+    return pc.ok;
+}
+
+bool partition_module(Module *m, DiagEngine *diag, PartitionStats *stats)
+{
+    int errors = diag->errors;
+    for (int i = 0; i < m->num_funcs; i++)
+        if (!partition_func(m, m->funcs[i], diag, stats))
+            return false;
+    /* The SPMD program is .shir like any other: it must verify. */
+    if (diag->errors == errors && !verify_module(m, diag))
+        diag_error(diag, (Loc){m->file, 0, 0}, "internal error: the partitioned program does not verify");
+    return diag->errors == errors;
+}
