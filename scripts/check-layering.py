@@ -46,6 +46,8 @@ for src, obj in objs.items():
     out = subprocess.run(['nm', obj], capture_output=True, text=True, check=True).stdout
     for line in out.splitlines():
         f = line.split()
+        if len(f) == 3 and f[2].startswith('__'):
+            continue  # the sanitizers' own symbols (__odr_asan.*, ...)
         if len(f) == 3 and f[1] in 'TDBRC':
             defined[f[2]] = src
             exports[src].append((f[1], f[2]))
