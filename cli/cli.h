@@ -1,12 +1,125 @@
-/* Subcommands of the shardc binary. Each returns the process exit status:
- * 0 success, 1 errors in the input, 2 bad usage. */
+/* The command-line layer of every subcommand (cli/cli.c): each command
+ * declares a table of its flags, cli_parse reads argv by it, --help is
+ * printed from it, and every usage error goes through cli_usage_error. */
 #ifndef SHARDC_CLI_H
 #define SHARDC_CLI_H
-#include "cmd.h"
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include "shardc/config.h"
 
-#define SHARDC_VERSION "0.1.0"
+/* How a flag takes its value. */
+typedef enum {
+    CLI_BARE,       /* NAME exactly; no value (the handler gets NULL) */
+    CLI_JOINED,     /* NAME=VALUE */
+    CLI_OPTIONAL,   /* NAME or NAME=VALUE; NULL without '=' */
+    CLI_SEPARATE,   /* NAME VALUE: the next argument, whatever it looks like */
+    CLI_EITHER,     /* NAME VALUE or NAME=VALUE */
+} CliForm;
 
-/* shardc FILE.shir [-o OUT] [--emit=...] ... (argv[0] is the program) */
-int cmd_compile(int argc, char **argv);
+/* What a handler returns: CLI_OK to go on, CLI_BAD when the value is wrong
+ * (the parser reports it with the flag's `error`), or the exit status to
+ * stop with -- 0 after --help, 2 after a usage error it reported itself. */
+enum { CLI_OK = -1, CLI_BAD = -2 };
+
+typedef struct CliParse CliParse;
+typedef int (*CliApply)(CliParse *p, const char *value);
+
+/* One row of a command's flag table. The table is the command's whole
+ * command line: cli_parse reads argv by it, --help shows the rows'
+ * synopses in their order, and a bad value is reported with the row's
+ * error text.
+ *
+ * To add a flag, add a row to the command's table (cli/compile.c,
+ * cli/run.c, cli/rule.c) and a handler storing the value into the
+ * command's argument struct (p->args), e.g.
+ *     static int flag_seed(CliParse *p, const char *v) { ... return ok ? CLI_OK : CLI_BAD; }
+ *     {"--seed", CLI_JOINED, flag_seed, NULL, "[--seed=N]"},
+ * A flag that several commands take is spelled once, as a CLI_FLAG* macro
+ * below whose handler (in cli.c) stores into CliCommon; each command puts
+ * the macro in its table. The first row, without a name, takes the
+ * positional arguments. */
+typedef struct CliFlag {
+    const char *name;       /* "--func", "-o"; NULL for positional arguments */
+    CliForm form;           /* (not read for positional arguments) */
+    CliApply apply;
+    /* A missing (CLI_SEPARATE, CLI_EITHER) or bad value: a printf format
+     * given the value ("" when missing). NULL: "option 'NAME' needs a
+     * value", or "bad value in 'ARG'". */
+    const char *error;
+    /* The flag in the usage lines, e.g. "[--func=NAME]"; NULL: not shown. */
+    const char *synopsis;
+} CliFlag;
+
+typedef struct CliCommand {
+    const char *name;           /* "shardc run": leads usage lines and errors */
+    const CliFlag *flags;       /* set with CLI_TABLE */
+    size_t num_flags;
+    const char *description;    /* --help's text below the usage lines */
+    /* A usage error is followed by the whole --help text; else by a
+     * pointer to --help. */
+    bool help_on_error;
+    /* A positional argument may begin with '-' (a rule string '-> i'): only
+     * "--NAME" and the table's other spellings are options, and "--" ends
+     * them. */
+    bool dash_positionals;
+    /* More usage lines in --help: other commands', then a literal one. */
+    const struct CliCommand *const *others;   /* NULL-terminated, or NULL */
+    const char *more_usage;
+} CliCommand;
+
+#define CLI_TABLE(rows) .flags = (rows), .num_flags = sizeof(rows) / sizeof((rows)[0])
+
+/* What the shared flags set; each command's arguments hold one. */
+typedef struct CliCommon {
+    ConfigArgs config;      /* --config=FILE.yaml, --rules=NAME */
+    const char *func;       /* --func=NAME without its '@', or NULL */
+    int64_t max_bytes;      /* --max-bytes, 0 for the default */
+} CliCommon;
+
+/* A handler's view of the parse. */
+struct CliParse {
+    const CliCommand *cmd;
+    void *args;             /* the command's own argument struct */
+    CliCommon *common;      /* ... and its shared part */
+    const char *arg;        /* the argument being read */
+    const CliFlag *flag;    /* ... and its row */
+};
+
+/* The shared flags. CLI_FLAGS_CONFIG takes the synopsis to show, or NULL. */
+int cli_help(CliParse *p, const char *value);
+int cli_config(CliParse *p, const char *value);
+int cli_func(CliParse *p, const char *value);
+int cli_max_bytes(CliParse *p, const char *value);
+
+#define CLI_FLAGS_HELP {"--help", CLI_BARE, cli_help, NULL, NULL}, {"-h", CLI_BARE, cli_help, NULL, NULL}
+#define CLI_FLAGS_CONFIG(synopsis)                                                          \
+    {"--config", CLI_JOINED, cli_config, "--config needs a YAML file name", synopsis},       \
+    {"--rules", CLI_JOINED, cli_config, "--rules needs the name of a rule set", NULL}
+#define CLI_CONFIG_SYNOPSIS "[--config=FILE.yaml [--rules=NAME]]"
+#define CLI_FLAG_FUNC {"--func", CLI_JOINED, cli_func, "--func needs a function name", "[--func=NAME]"}
+#define CLI_FLAG_MAX_BYTES                                                                   \
+    {"--max-bytes", CLI_JOINED, cli_max_bytes,                                              \
+     "--max-bytes needs a positive size such as 4096 or 64G, got '%s'", "[--max-bytes=N[K|M|G|T]]"}
+
+/* A handler's helper for a command's one positional argument: stores the
+ * first in *slot; CLI_BAD (the row's error) for a second. */
+int cli_take_one(const char **slot, const char *value);
+
+/* Reads argv[1..] into `args` and `common`, which the command has
+ * initialised. Returns -1 when every argument was taken, else the exit
+ * status: 0 after --help, 2 after a usage error (reported). */
+int cli_parse(const CliCommand *cmd, int argc, char **argv, void *args, CliCommon *common);
+
+/* "NAME: MESSAGE", then the --help text or a pointer to it, on stderr.
+ * Returns 2, the exit status of bad usage. */
+int cli_usage_error(const CliCommand *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+void cli_print_help(FILE *out, const CliCommand *cmd);
+
+/* config_apply_cli, with --rules without --config reported as bad usage
+ * of `cmd`. -1 on success, else the exit status. */
+int cli_load_config(const CliCommand *cmd, const ConfigArgs *args, DiagEngine *diag, Config **out);
 
 #endif

@@ -1,8 +1,7 @@
 /* The shardc command line: `shardc FILE.shir [options]`, `shardc rule ...`,
  * `shardc run ...`. */
-#include <stdlib.h>
 #include <string.h>
-#include "cli.h"
+#include "cmd.h"
 
 int main(int argc, char **argv)
 {

@@ -3,47 +3,26 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include "cli.h"
 #include "cmd.h"
 #include "shardc/config.h"
 #include "shardc/rule.h"
 
-static const char usage_text[] =
-    "usage: shardc rule 'RULE' [--types 'T, ... -> T, ...'] [--size f=N]...\n"
-    "                   [--reduction f,...] [--need-replication f,...] [--permutation f,...]\n"
-    "\n"
-    "Checks a JAX custom_partitioning sharding rule such as 'b v, -> b k'. With\n"
-    "--types (e.g. 'f32[8,16], f32[] -> f32[8,2]') it binds the rule to those\n"
-    "operand and result types and prints the factor table and the Shardy form.\n"
-    "--size gives the size of a factor used only inside compound dims (i j).\n";
-
 enum { LIST_REDUCTION, LIST_NEED_REPLICATION, LIST_PERMUTATION, NUM_LISTS };
 
-static const char *const list_flags[NUM_LISTS] = {"reduction", "need-replication",
-                                                  "permutation"};
-
 typedef struct RuleArgs {
+    CliCommon common;   /* --config, --rules: accepted (and checked) as by every subcommand */
+    Arena *arena;
     const char *rule, *types;
     RuleFactorSize *sizes;
     int num_sizes;
     const char **lists[NUM_LISTS];
     int list_counts[NUM_LISTS];
-    ConfigArgs config;  /* accepted (and checked) as by every subcommand */
 } RuleArgs;
 
-static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-static int usage_error(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    fputs("shardc rule: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    fprintf(stderr, "\n%s", usage_text);
-    return 2;
-}
-
 /* ---- flags ---- */
+
+static RuleArgs *rule_args(CliParse *p) { return p->args; }
 
 static bool parse_size_value(const char *text, int64_t *out)
 {
@@ -61,20 +40,21 @@ static bool parse_size_value(const char *text, int64_t *out)
     return true;
 }
 
-/* Returns -1 on success, else an exit status. */
-static int add_size(RuleArgs *args, Arena *arena, const char *value)
+/* --size NAME=SIZE */
+static int flag_size(CliParse *p, const char *value)
 {
+    RuleArgs *args = rule_args(p);
     const char *eq = strchr(value, '=');
     int64_t size;
     if (!eq || eq == value || !parse_size_value(eq + 1, &size))
-        return usage_error("--size expects NAME=SIZE with a non-negative integer SIZE, got '%s'",
-                           value);
-    const char *name = arena_strndup(arena, value, (size_t)(eq - value));
+        return cli_usage_error(p->cmd, "--size expects NAME=SIZE with a non-negative integer SIZE, got '%s'",
+                               value);
+    const char *name = arena_strndup(args->arena, value, (size_t)(eq - value));
     for (int i = 0; i < args->num_sizes; i++)
         if (strcmp(args->sizes[i].name, name) == 0)
-            return usage_error("--size given twice for factor '%s'", name);
+            return cli_usage_error(p->cmd, "--size given twice for factor '%s'", name);
     args->sizes[args->num_sizes++] = (RuleFactorSize){name, size};
-    return -1;
+    return CLI_OK;
 }
 
 static const char *trimmed(Arena *arena, const char *start, const char *end)
@@ -86,107 +66,80 @@ static const char *trimmed(Arena *arena, const char *start, const char *end)
     return arena_strndup(arena, start, (size_t)(end - start));
 }
 
-/* Appends the comma-separated names of `value`; -1 on success. */
-static int add_names(RuleArgs *args, Arena *arena, int list, const char *value)
+/* Appends the comma-separated names of `value` to list `list`. */
+static int add_names(CliParse *p, int list, const char *value)
 {
+    RuleArgs *args = rule_args(p);
     int count = args->list_counts[list], items = 1;
     for (const char *c = value; *c; c++)
         items += *c == ',';
-    const char **names = ARENA_ARRAY(arena, const char *, count + items);
+    const char **names = ARENA_ARRAY(args->arena, const char *, count + items);
     if (count)
         memcpy(names, args->lists[list], sizeof *names * (size_t)count);
     for (const char *start = value;; start++) {
         const char *end = strchr(start, ',');
         end = end ? end : start + strlen(start);
-        names[count] = trimmed(arena, start, end);
+        names[count] = trimmed(args->arena, start, end);
         if (!*names[count++])
-            return usage_error("--%s: empty factor name in '%s'", list_flags[list], value);
+            return cli_usage_error(p->cmd, "%s: empty factor name in '%s'", p->flag->name, value);
         start = end;
         if (!*end)
             break;
     }
     args->lists[list] = names;
     args->list_counts[list] = count;
-    return -1;
+    return CLI_OK;
 }
 
-static int apply_flag(RuleArgs *args, Arena *arena, const char *flag, const char *value)
+static int flag_reduction(CliParse *p, const char *v) { return add_names(p, LIST_REDUCTION, v); }
+static int flag_need_replication(CliParse *p, const char *v) { return add_names(p, LIST_NEED_REPLICATION, v); }
+static int flag_permutation(CliParse *p, const char *v) { return add_names(p, LIST_PERMUTATION, v); }
+
+static int flag_types(CliParse *p, const char *value)
 {
-    if (strcmp(flag, "types") == 0) {
-        if (args->types)
-            return usage_error("--types given twice");
-        args->types = value;
-        return -1;
-    }
-    if (strcmp(flag, "size") == 0)
-        return add_size(args, arena, value);
-    for (int list = 0; list < NUM_LISTS; list++)
-        if (strcmp(flag, list_flags[list]) == 0)
-            return add_names(args, arena, list, value);
-    return usage_error("unknown option '--%s'", flag);
+    if (rule_args(p)->types)
+        return cli_usage_error(p->cmd, "--types given twice");
+    rule_args(p)->types = value;
+    return CLI_OK;
 }
 
-static bool is_value_flag(const char *flag)
-{
-    if (strcmp(flag, "types") == 0 || strcmp(flag, "size") == 0)
-        return true;
-    for (int list = 0; list < NUM_LISTS; list++)
-        if (strcmp(flag, list_flags[list]) == 0)
-            return true;
-    return false;
-}
+static int flag_rule(CliParse *p, const char *value) { return cli_take_one(&rule_args(p)->rule, value); }
 
-/* --flag VALUE or --flag=VALUE; *i advances past a separate value. */
-static int parse_flag(RuleArgs *args, Arena *arena, int argc, char **argv, int *i)
-{
-    const char *arg = argv[*i] + 2;
-    const char *eq = strchr(arg, '=');
-    if (eq)
-        return apply_flag(args, arena, arena_strndup(arena, arg, (size_t)(eq - arg)), eq + 1);
-    if (!is_value_flag(arg))
-        return usage_error("unknown option '--%s'", arg);
-    if (*i + 1 >= argc)
-        return usage_error("option '--%s' needs a value", arg);
-    return apply_flag(args, arena, arg, argv[++*i]);
-}
+/* Every flag takes --flag VALUE or --flag=VALUE. */
+static const CliFlag rule_flags[] = {
+    {NULL, CLI_BARE, flag_rule, "unexpected argument '%s'", "'RULE'"},
+    {"--types", CLI_EITHER, flag_types, NULL, "[--types 'T, ... -> T, ...']"},
+    {"--size", CLI_EITHER, flag_size, NULL, "[--size f=N]..."},
+    {"--reduction", CLI_EITHER, flag_reduction, NULL, "[--reduction f,...]"},
+    {"--need-replication", CLI_EITHER, flag_need_replication, NULL, "[--need-replication f,...]"},
+    {"--permutation", CLI_EITHER, flag_permutation, NULL, "[--permutation f,...]"},
+    CLI_FLAGS_CONFIG(NULL),
+    CLI_FLAGS_HELP,
+};
 
-static int parse_positional(RuleArgs *args, const char *arg)
-{
-    if (args->rule)
-        return usage_error("unexpected argument '%s'", arg);
-    args->rule = arg;
-    return -1;
-}
+/* A rule may begin with '-' ('-> i'): only "--..." and -h are options. */
+const CliCommand cmd_rule_command = {
+    .name = "shardc rule",
+    CLI_TABLE(rule_flags),
+    .description =
+        "Checks a JAX custom_partitioning sharding rule such as 'b v, -> b k'. With\n"
+        "--types (e.g. 'f32[8,16], f32[] -> f32[8,2]') it binds the rule to those\n"
+        "operand and result types and prints the factor table and the Shardy form.\n"
+        "--size gives the size of a factor used only inside compound dims (i j).\n",
+    .help_on_error = true,
+    .dash_positionals = true,
+};
 
-/* Returns -1 to go on, else an exit status. A rule may begin with '-'
- * ('-> i'), so only "--..." and -h are options. */
+/* Returns -1 to go on, else an exit status. */
 static int parse_args(int argc, char **argv, Arena *arena, RuleArgs *args)
 {
     memset(args, 0, sizeof *args);
+    args->arena = arena;
     args->sizes = ARENA_ARRAY(arena, RuleFactorSize, argc);
-    bool options_done = false;
-    for (int i = 1; i < argc; i++) {
-        const char *arg = argv[i];
-        int status = -1;
-        ConfigArgResult config_arg = options_done ? CONFIG_ARG_NONE : config_parse_arg(&args->config, arg);
-        if (config_arg == CONFIG_ARG_BAD)
-            return 2;
-        if (config_arg == CONFIG_ARG_TAKEN)
-            continue;
-        if (!options_done && (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0)) {
-            fputs(usage_text, stdout);
-            return 0;
-        } else if (!options_done && strcmp(arg, "--") == 0) {
-            options_done = true;
-        } else if (!options_done && strncmp(arg, "--", 2) == 0) {
-            status = parse_flag(args, arena, argc, argv, &i);
-        } else {
-            status = parse_positional(args, arg);
-        }
-        if (status >= 0)
-            return status;
-    }
-    return args->rule ? -1 : usage_error("missing the rule string");
+    int status = cli_parse(&cmd_rule_command, argc, argv, args, &args->common);
+    if (status < 0 && !args->rule)
+        return cli_usage_error(&cmd_rule_command, "missing the rule string");
+    return status;
 }
 
 /* ---- the --types string: 'f32[8,16], f32[] -> f32[8,2]' ---- */
@@ -380,7 +333,7 @@ int cmd_rule(int argc, char **argv)
         DiagEngine diag;
         diag_init(&diag, stderr);
         Config *config = NULL;
-        status = config_apply_cli(&args.config, &diag, &config);
+        status = cli_load_config(&cmd_rule_command, &args.common.config, &diag, &config);
         if (status < 0)
             status = run_rule(&arena, &diag, &args);
         diag_free(&diag);

@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include "cli.h"
+#include "cmd.h"
 #include "shardc/config.h"
 #include "shardc/limits.h"
 #include "shardc/interp.h"
@@ -18,32 +18,23 @@
 #include "shardc/parse.h"
 #include "shardc/pass.h"
 #include "shardc/print.h"
+#include "shardc/timer.h"
 #include "run_dist.h"
 
-static const char run_usage[] =
-    "usage: shardc run FILE.shir [--func=NAME] [--seed=N] [--inputs=a.npy,b.npy,...]\n"
-    "                  [--outputs=DIR] [--print] [--visualize] [--rtol=X] [--atol=Y]\n"
-    "                  [--config=FILE.yaml [--rules=NAME]] [--max-bytes=N]\n"
-    "                  [--stats] [--reference=GLOBAL.shir] [--transport=local|mpi]\n"
-    "\n"
-    "Runs the entry function (the first, or --func) as written, then compiled to\n"
-    "its partitioned SPMD form on simulated devices, and compares the results.\n"
-    "With --reference, FILE is already partitioned and GLOBAL.shir is the\n"
-    "reference. Inputs are .npy files or pseudo-random values from --seed.\n"
-    "--transport=mpi runs device d on MPI rank d (mpirun -n DEVICES, build-mpi/shardc);\n"
-    "an --inputs name with {device} names one file per device (docs/distributed.md).\n";
-
 typedef struct RunArgs {
-    const char *file, *func, *inputs, *outputs_dir, *reference;
+    CliCommon common;       /* --func, --max-bytes, --config, --rules */
+    const char *file, *inputs, *outputs_dir, *reference;
     const char *transport;  /* --transport: "local" or "mpi" */
     uint64_t seed;
     bool print, visualize, stats, have_rtol, have_atol;
     double rtol, atol;
-    ConfigArgs config;      /* --config=FILE.yaml --rules=NAME */
-    int64_t max_bytes;      /* --max-bytes, 0 for the default */
 } RunArgs;
 
 /* ---- flags ---------------------------------------------------------------------------- */
+
+static RunArgs *run_args(CliParse *p) { return p->args; }
+
+static int check(bool ok) { return ok ? CLI_OK : CLI_BAD; }
 
 static bool parse_number(const char *text, double *out)
 {
@@ -53,82 +44,78 @@ static bool parse_number(const char *text, double *out)
     return *text && !*end && errno == 0 && isfinite(*out) && *out >= 0;
 }
 
-static bool flag_func(RunArgs *a, const char *v) { a->func = v; return *v; }
-static bool flag_inputs(RunArgs *a, const char *v) { a->inputs = v; return *v; }
-static bool flag_outputs(RunArgs *a, const char *v) { a->outputs_dir = v; return *v; }
-static bool flag_reference(RunArgs *a, const char *v) { a->reference = v; return *v; }
-static bool flag_transport(RunArgs *a, const char *v)
-{
-    a->transport = v;
-    return strcmp(v, "local") == 0 || strcmp(v, "mpi") == 0;
-}
-static bool flag_print(RunArgs *a, const char *v) { (void)v; return a->print = true; }
-static bool flag_visualize(RunArgs *a, const char *v) { (void)v; return a->visualize = true; }
-static bool flag_stats(RunArgs *a, const char *v) { (void)v; return a->stats = true; }
-static bool flag_rtol(RunArgs *a, const char *v) { return a->have_rtol = parse_number(v, &a->rtol); }
-static bool flag_atol(RunArgs *a, const char *v) { return a->have_atol = parse_number(v, &a->atol); }
-static bool flag_max_bytes(RunArgs *a, const char *v) { return parse_byte_size(v, &a->max_bytes); }
+static int flag_file(CliParse *p, const char *v) { return cli_take_one(&run_args(p)->file, v); }
 
-static bool flag_seed(RunArgs *a, const char *v)
+static int flag_inputs(CliParse *p, const char *v) { run_args(p)->inputs = v; return check(*v); }
+static int flag_outputs(CliParse *p, const char *v) { run_args(p)->outputs_dir = v; return check(*v); }
+static int flag_reference(CliParse *p, const char *v) { run_args(p)->reference = v; return check(*v); }
+static int flag_transport(CliParse *p, const char *v)
+{
+    run_args(p)->transport = v;
+    return check(strcmp(v, "local") == 0 || strcmp(v, "mpi") == 0);
+}
+static int flag_print(CliParse *p, const char *v) { run_args(p)->print = true; return CLI_OK; }
+static int flag_visualize(CliParse *p, const char *v) { run_args(p)->visualize = true; return CLI_OK; }
+static int flag_stats(CliParse *p, const char *v) { run_args(p)->stats = true; return CLI_OK; }
+static int flag_rtol(CliParse *p, const char *v)
+{
+    RunArgs *a = run_args(p);
+    return check(a->have_rtol = parse_number(v, &a->rtol));
+}
+static int flag_atol(CliParse *p, const char *v)
+{
+    RunArgs *a = run_args(p);
+    return check(a->have_atol = parse_number(v, &a->atol));
+}
+
+static int flag_seed(CliParse *p, const char *v)
 {
     char *end;
     errno = 0;
     unsigned long long seed = strtoull(v, &end, 10);
-    a->seed = seed;
-    return *v && *v != '-' && !*end && errno == 0;
+    run_args(p)->seed = seed;
+    return check(*v && *v != '-' && !*end && errno == 0);
 }
 
-static const struct {
-    const char *name;   /* with "=" when the flag takes a value */
-    bool (*apply)(RunArgs *a, const char *value);
-} run_flags[] = {
-    {"--func=", flag_func}, {"--seed=", flag_seed}, {"--inputs=", flag_inputs},
-    {"--outputs=", flag_outputs}, {"--reference=", flag_reference}, {"--rtol=", flag_rtol},
-    {"--atol=", flag_atol}, {"--max-bytes=", flag_max_bytes}, {"--print", flag_print}, {"--visualize", flag_visualize},
-    {"--stats", flag_stats}, {"--transport=", flag_transport},
+/* A rejected value is "bad value in 'ARG'" (no `error` text). */
+static const CliFlag run_flags[] = {
+    {NULL, CLI_BARE, flag_file, "more than one input file: '%s'", "FILE.shir"},
+    CLI_FLAG_FUNC,
+    {"--seed", CLI_JOINED, flag_seed, NULL, "[--seed=N]"},
+    {"--inputs", CLI_JOINED, flag_inputs, NULL, "[--inputs=a.npy,b.npy,...]"},
+    {"--outputs", CLI_JOINED, flag_outputs, NULL, "[--outputs=DIR]"},
+    {"--print", CLI_BARE, flag_print, NULL, "[--print]"},
+    {"--visualize", CLI_BARE, flag_visualize, NULL, "[--visualize]"},
+    {"--rtol", CLI_JOINED, flag_rtol, NULL, "[--rtol=X]"},
+    {"--atol", CLI_JOINED, flag_atol, NULL, "[--atol=Y]"},
+    CLI_FLAGS_CONFIG(CLI_CONFIG_SYNOPSIS),
+    CLI_FLAG_MAX_BYTES,
+    {"--stats", CLI_BARE, flag_stats, NULL, "[--stats]"},
+    {"--reference", CLI_JOINED, flag_reference, NULL, "[--reference=GLOBAL.shir]"},
+    {"--transport", CLI_JOINED, flag_transport, NULL, "[--transport=local|mpi]"},
+    CLI_FLAGS_HELP,
 };
 
-/* "shardc run: WHAT 'ARG'" (or just WHAT without an ARG), then the usage. */
-static int usage_error(const char *what, const char *arg)
-{
-    fprintf(stderr, arg ? "shardc run: %s '%s'\n%s" : "shardc run: %s%s\n%s", what, arg ? arg : "", run_usage);
-    return 2;
-}
-
-/* One argument; -1 to go on, else an exit status. */
-static int parse_flag(RunArgs *a, const char *arg)
-{
-    for (size_t i = 0; i < sizeof run_flags / sizeof run_flags[0]; i++) {
-        const char *name = run_flags[i].name;
-        size_t n = strlen(name);
-        bool takes_value = name[n - 1] == '=';
-        if (takes_value ? strncmp(arg, name, n) != 0 : strcmp(arg, name) != 0)
-            continue;
-        return run_flags[i].apply(a, arg + (takes_value ? n : 0)) ? -1 : usage_error("bad value in", arg);
-    }
-    return usage_error("unknown option", arg);
-}
+const CliCommand cmd_run_command = {
+    .name = "shardc run",
+    CLI_TABLE(run_flags),
+    .description =
+        "Runs the entry function (the first, or --func) as written, then compiled to\n"
+        "its partitioned SPMD form on simulated devices, and compares the results.\n"
+        "With --reference, FILE is already partitioned and GLOBAL.shir is the\n"
+        "reference. Inputs are .npy files or pseudo-random values from --seed.\n"
+        "--transport=mpi runs device d on MPI rank d (mpirun -n DEVICES, build-mpi/shardc);\n"
+        "an --inputs name with {device} names one file per device (docs/distributed.md).\n",
+    .help_on_error = true,
+};
 
 static int parse_run_args(int argc, char **argv, RunArgs *a)
 {
     memset(a, 0, sizeof *a);
-    for (int i = 1; i < argc; i++) {
-        int status = -1;
-        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-            fputs(run_usage, stdout);
-            return 0;
-        } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
-            ConfigArgResult c = config_parse_arg(&a->config, argv[i]);
-            status = c == CONFIG_ARG_BAD ? 2 : c == CONFIG_ARG_TAKEN ? -1 : parse_flag(a, argv[i]);
-        } else if (a->file) {
-            status = usage_error("more than one input file:", argv[i]);
-        } else {
-            a->file = argv[i];
-        }
-        if (status >= 0)
-            return status;
-    }
-    return a->file ? -1 : usage_error("no input file", NULL);
+    int status = cli_parse(&cmd_run_command, argc, argv, a, &a->common);
+    if (status < 0 && !a->file)
+        return cli_usage_error(&cmd_run_command, "no input file");
+    return status;
 }
 
 /* ---- programs ---------------------------------------------------------------------------- */
@@ -158,8 +145,8 @@ static bool load_program(DiagEngine *diag, const char *path, EmitKind emit, cons
         return false;
     diag_add_source(diag, name, p->text, len);
     p->module = parse_module(name, p->text, len, diag);
-    const char *func = a->func;
-    CompileOptions options = {.emit = emit, .entry = func, .config = config, .max_bytes = a->max_bytes};
+    const char *func = a->common.func;
+    CompileOptions options = {.emit = emit, .entry = func, .config = config, .max_bytes = a->common.max_bytes};
     OriginTable origins = {0};
     PassContext ctx = {.diag = diag, .options = &options, .origins = &origins};
     return p->module && pipeline_run(p->module, &ctx) && (p->entry = find_entry(diag, p->module, func));
@@ -274,21 +261,14 @@ typedef struct RunResult {
     double seconds;
 } RunResult;
 
-static double now_seconds(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 static bool run_program(const Program *p, Tensor **inputs, RunResult *r)
 {
     r->outputs = calloc((size_t)p->entry->num_results + 1, sizeof *r->outputs);
     if (!r->outputs)
         return false;
-    double start = now_seconds();
+    Timer start = timer_start();
     bool ok = interp_run_func(&r->interp, p->module, p->entry, inputs, r->outputs);
-    r->seconds = now_seconds() - start;
+    r->seconds = timer_since(start).wall;
     return ok;
 }
 
@@ -571,7 +551,7 @@ int cmd_run(int argc, char **argv)
     if ((status = run_dist_open(&s.dist, s.args.transport, &argc, &argv)) >= 0)
         return status;
     diag_init(&s.diag, s.dist.diag_stream);
-    if ((status = config_apply_cli(&s.args.config, &s.diag, &s.config)) >= 0) {
+    if ((status = cli_load_config(&cmd_run_command, &s.args.common.config, &s.diag, &s.config)) >= 0) {
         session_free(&s);
         return s.dist.world ? run_dist_fail(&s.dist) : status;
     }

@@ -57,7 +57,7 @@ const LogicalRule *rule_set_find(const RuleSet *rs, const char *logical_name);
 /* Reports rule axes that `mesh` does not have (each at its YAML node). */
 bool rule_set_check_axes(const RuleSet *rs, const Mesh *mesh, DiagEngine *diag);
 
-/* ---- the command line (config_cli.c), shared by every subcommand ---- */
+/* ---- the command line, shared by every subcommand (cli/cli.c) ---- */
 
 typedef struct ConfigArgs {
     const char *path;       /* --config=FILE.yaml */
@@ -66,13 +66,13 @@ typedef struct ConfigArgs {
 
 typedef enum { CONFIG_ARG_NONE, CONFIG_ARG_TAKEN, CONFIG_ARG_BAD } ConfigArgResult;
 
-/* Recognises --config=FILE and --rules=NAME. CONFIG_ARG_BAD (an empty
- * value) has printed a usage error: exit with status 2. */
+/* Recognises --config=FILE and --rules=NAME. CONFIG_ARG_BAD is an empty
+ * value: the caller reports the usage error and exits with status 2. */
 ConfigArgResult config_parse_arg(ConfigArgs *args, const char *arg);
 /* After all arguments: loads --config and selects --rules; *out is NULL
- * without --config. Returns -1 on success, else the exit status: 2 after a
- * usage error (--rules without --config), 1 after errors reported through
- * diag. */
+ * without --config. Returns -1 on success, else the exit status: 2 for
+ * --rules without --config (a usage error for the caller to report), 1
+ * after errors reported through diag. */
 int config_apply_cli(const ConfigArgs *args, DiagEngine *diag, Config **out);
 
 #endif

@@ -5,7 +5,6 @@
 #include <string.h>
 #include "config/config_internal.h"
 #include "shardc/io.h"
-#include <stdio.h>
 #include "shardc/config.h"
 #include "shardc/textbuf.h"
 
@@ -119,27 +118,22 @@ void config_free(Config *c)
     free(c);
 }
 
-/* --config=FILE.yaml and --rules=NAME, the same for every subcommand: each
- * command hands its arguments to config_parse_arg and, once they are all
- * read, calls config_apply_cli. */
-
-static ConfigArgResult usage(const char *message)
-{
-    fprintf(stderr, "shardc: %s\nTry 'shardc --help' for more information.\n", message);
-    return CONFIG_ARG_BAD;
-}
+/* --config=FILE.yaml and --rules=NAME, the same for every subcommand: the
+ * command line (cli/cli.c) hands such arguments to config_parse_arg and,
+ * once they are all read, calls config_apply_cli; it reports the usage
+ * errors these find. */
 
 ConfigArgResult config_parse_arg(ConfigArgs *args, const char *arg)
 {
     if (strncmp(arg, "--config=", 9) == 0) {
         if (!arg[9])
-            return usage("--config needs a YAML file name");
+            return CONFIG_ARG_BAD;
         args->path = arg + 9;
         return CONFIG_ARG_TAKEN;
     }
     if (strncmp(arg, "--rules=", 8) == 0) {
         if (!arg[8])
-            return usage("--rules needs the name of a rule set");
+            return CONFIG_ARG_BAD;
         args->rules = arg + 8;
         return CONFIG_ARG_TAKEN;
     }
@@ -149,10 +143,8 @@ ConfigArgResult config_parse_arg(ConfigArgs *args, const char *arg)
 int config_apply_cli(const ConfigArgs *args, DiagEngine *diag, Config **out)
 {
     *out = NULL;
-    if (!args->path && args->rules) {
-        usage("--rules needs --config=FILE.yaml to choose from");
+    if (!args->path && args->rules)
         return 2;
-    }
     if (!args->path)
         return -1;
     Config *c = config_load(diag, args->path);

@@ -1,0 +1,188 @@
+/* The command-line layer: one parser over the commands' flag tables, one
+ * usage error, --help made from the tables, and the flags every command
+ * shares (cli.h says how to add one). */
+#include <stdarg.h>
+#include <string.h>
+#include "cli.h"
+#include "shardc/limits.h"
+
+/* Usage lines wrap before this column. */
+enum { USAGE_WIDTH = 88 };
+
+/* ---- help ---- */
+
+/* "LEAD NAME POSITIONAL [flag]...", wrapped under the positional. */
+static void print_usage(FILE *out, const char *lead, const CliCommand *cmd)
+{
+    int indent = fprintf(out, "%s%s ", lead, cmd->name), col = indent;
+    for (size_t i = 0; i < cmd->num_flags; i++) {
+        const char *synopsis = cmd->flags[i].synopsis;
+        if (!synopsis)
+            continue;
+        int len = (int)strlen(synopsis);
+        if (col > indent && col + 1 + len > USAGE_WIDTH)
+            col = fprintf(out, "\n%*s", indent, "") - 1;
+        else if (col > indent)
+            col += fprintf(out, " ");
+        col += fprintf(out, "%s", synopsis);
+    }
+    fputc('\n', out);
+}
+
+void cli_print_help(FILE *out, const CliCommand *cmd)
+{
+    print_usage(out, "usage: ", cmd);
+    for (const CliCommand *const *other = cmd->others; other && *other; other++)
+        print_usage(out, "       ", *other);
+    if (cmd->more_usage)
+        fprintf(out, "       %s\n", cmd->more_usage);
+    fprintf(out, "\n%s", cmd->description);
+}
+
+/* The message, then the main command's pointer to --help (its whole usage
+ * text after every typo would bury the one line that matters) or a
+ * subcommand's shorter help. */
+int cli_usage_error(const CliCommand *cmd, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "%s: ", cmd->name);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+    if (cmd->help_on_error)
+        cli_print_help(stderr, cmd);
+    else
+        fprintf(stderr, "Try '%s --help' for more information.\n", cmd->name);
+    return 2;
+}
+
+/* ---- parsing ---- */
+
+/* Whether `arg` spells `flag`; *value is what follows its '=', or NULL. */
+static bool flag_matches(const CliFlag *flag, const char *arg, const char **value)
+{
+    size_t n = strlen(flag->name);
+    if (strncmp(arg, flag->name, n) != 0)
+        return false;
+    const char *rest = arg + n;
+    *value = *rest == '=' ? rest + 1 : NULL;
+    switch (flag->form) {
+    case CLI_JOINED:
+        return *rest == '=';
+    case CLI_OPTIONAL:
+    case CLI_EITHER:
+        return !*rest || *rest == '=';
+    default:
+        return !*rest;
+    }
+}
+
+static const CliFlag *find_flag(const CliCommand *cmd, const char *arg, const char **value)
+{
+    for (size_t i = 1; i < cmd->num_flags; i++)
+        if (flag_matches(&cmd->flags[i], arg, value))
+            return &cmd->flags[i];
+    return NULL;
+}
+
+static bool is_option(const CliCommand *cmd, const char *arg)
+{
+    const char *value;
+    if (arg[0] != '-' || arg[1] == '\0')
+        return false;
+    return !cmd->dash_positionals || arg[1] == '-' || find_flag(cmd, arg, &value);
+}
+
+static int report_bad_value(const CliParse *p, const char *value)
+{
+    if (p->flag->error)
+        return cli_usage_error(p->cmd, p->flag->error, value ? value : "");
+    if (!value)
+        return cli_usage_error(p->cmd, "option '%s' needs a value", p->flag->name);
+    return cli_usage_error(p->cmd, "bad value in '%s'", p->arg);
+}
+
+static int apply_flag(CliParse *p, const char *value)
+{
+    int status = p->flag->apply(p, value);
+    return status == CLI_BAD ? report_bad_value(p, value) : status;
+}
+
+/* argv[*i], an option; *i advances past a separate value. */
+static int parse_option(CliParse *p, int argc, char **argv, int *i)
+{
+    const char *value;
+    p->flag = find_flag(p->cmd, p->arg, &value);
+    if (!p->flag)
+        return cli_usage_error(p->cmd, "unknown option '%s'", p->arg);
+    bool separate = !value && (p->flag->form == CLI_SEPARATE || p->flag->form == CLI_EITHER);
+    if (separate && *i + 1 >= argc)
+        return report_bad_value(p, NULL);
+    return apply_flag(p, separate ? argv[++*i] : value);
+}
+
+int cli_parse(const CliCommand *cmd, int argc, char **argv, void *args, CliCommon *common)
+{
+    CliParse p = {cmd, args, common, NULL, NULL};
+    bool options = true;
+    for (int i = 1; i < argc; i++) {
+        p.arg = argv[i];
+        int status;
+        if (options && cmd->dash_positionals && strcmp(p.arg, "--") == 0) {
+            options = false;
+            continue;
+        }
+        if (options && is_option(cmd, p.arg)) {
+            status = parse_option(&p, argc, argv, &i);
+        } else {
+            p.flag = &cmd->flags[0];
+            status = apply_flag(&p, p.arg);
+        }
+        if (status != CLI_OK)
+            return status;
+    }
+    return CLI_OK;
+}
+
+int cli_take_one(const char **slot, const char *value)
+{
+    if (*slot)
+        return CLI_BAD;
+    *slot = value;
+    return CLI_OK;
+}
+
+/* ---- the shared flags ---- */
+
+int cli_help(CliParse *p, const char *value)
+{
+    cli_print_help(stdout, p->cmd);
+    return 0;
+}
+
+/* config_parse_arg knows --config= and --rules=; it rejects empty values. */
+int cli_config(CliParse *p, const char *value)
+{
+    return config_parse_arg(&p->common->config, p->arg) == CONFIG_ARG_TAKEN ? CLI_OK : CLI_BAD;
+}
+
+/* --func=NAME or --func=@NAME. */
+int cli_func(CliParse *p, const char *value)
+{
+    p->common->func = value + (value[0] == '@');
+    return *p->common->func ? CLI_OK : CLI_BAD;
+}
+
+int cli_max_bytes(CliParse *p, const char *value)
+{
+    return parse_byte_size(value, &p->common->max_bytes) ? CLI_OK : CLI_BAD;
+}
+
+int cli_load_config(const CliCommand *cmd, const ConfigArgs *args, DiagEngine *diag, Config **out)
+{
+    int status = config_apply_cli(args, diag, out);
+    if (status == 2) /* its one usage error */
+        cli_usage_error(cmd, "--rules needs --config=FILE.yaml to choose from");
+    return status;
+}
