@@ -232,6 +232,41 @@ bool attr_is_int_array(const AttrValue *v);
 /* Copies an int array attribute into out (up to max entries); count or -1. */
 int attr_int_array(const AttrValue *v, int64_t *out, int max);
 
+/* ---- walking the IR (walk.c) ---------------------------------------------- */
+
+/* Which regions a walk enters. */
+typedef enum {
+    IR_WALK_ALL,        /* every op's regions, nested (the default) */
+    IR_WALK_GLOBAL,     /* all but shard_map bodies: per-device code, which the
+                           passes on the global program leave alone */
+    IR_WALK_BLOCK,      /* the walked block's own ops only */
+} IrWalkScope;
+
+/* A walk's callbacks, each optional; one returning false stops the walk.
+ * Each block is walked as: enter, value on each argument, then per op in
+ * order: pre, value on each result, the op's regions (entered as the
+ * scope says, each walked the same way), post; then leave.
+ *
+ * The callbacks may remove the op they are given and insert ops before or
+ * after it: the walker takes the next op before calling pre, so inserted
+ * ops are not visited, and an op that pre removed is left at once (no
+ * values, regions or post). They must not remove other ops of a block
+ * being walked. */
+typedef struct IrWalker {
+    bool (*enter)(Block *b, void *user);
+    bool (*value)(Value *v, void *user);
+    bool (*pre)(Op *op, void *user);
+    bool (*post)(Op *op, void *user);
+    bool (*leave)(Block *b, void *user);
+    void *user;
+    IrWalkScope scope;
+} IrWalker;
+
+/* False if a callback stopped the walk. */
+bool ir_walk(Block *b, const IrWalker *w);
+/* Every function's body, in order. */
+bool ir_walk_module(const Module *m, const IrWalker *w);
+
 /* Sharding helpers (sharding.c). */
 Sharding *sharding_new_open(Arena *a, const Mesh *mesh, int rank);
 Sharding *sharding_clone(Arena *a, const Sharding *s);

@@ -1,0 +1,57 @@
+/* The one walk over ops: passes give callbacks instead of writing loops, so
+ * none forgets the regions of an op (ir.h says what callbacks may do). */
+#include "shardc/ir.h"
+
+static bool walk_block(Block *b, const IrWalker *w);
+
+static bool enters(const Op *op, IrWalkScope scope)
+{
+    return scope == IR_WALK_ALL || (scope == IR_WALK_GLOBAL && op->kind != OP_SHARD_MAP);
+}
+
+/* The one place that knows where an op keeps its regions. */
+static bool walk_regions(Op *op, const IrWalker *w)
+{
+    if (!op->region || !enters(op, w->scope))
+        return true;
+    return walk_block(op->region, w);
+}
+
+static bool walk_values(Value **values, int count, const IrWalker *w)
+{
+    for (int i = 0; w->value && i < count; i++)
+        if (!w->value(values[i], w->user))
+            return false;
+    return true;
+}
+
+static bool walk_op(Block *b, Op *op, const IrWalker *w)
+{
+    if (w->pre && !w->pre(op, w->user))
+        return false;
+    if (op->parent != b)
+        return true; /* pre removed it */
+    return walk_values(op->results, op->num_results, w) && walk_regions(op, w) && (!w->post || w->post(op, w->user));
+}
+
+static bool walk_block(Block *b, const IrWalker *w)
+{
+    if ((w->enter && !w->enter(b, w->user)) || !walk_values(b->args, b->num_args, w))
+        return false;
+    for (Op *op = b->first, *next; op; op = next) {
+        next = op->next;
+        if (!walk_op(b, op, w))
+            return false;
+    }
+    return !w->leave || w->leave(b, w->user);
+}
+
+bool ir_walk(Block *b, const IrWalker *w) { return walk_block(b, w); }
+
+bool ir_walk_module(const Module *m, const IrWalker *w)
+{
+    for (int i = 0; i < m->num_funcs; i++)
+        if (!walk_block(m->funcs[i]->body, w))
+            return false;
+    return true;
+}
