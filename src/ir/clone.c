@@ -78,16 +78,21 @@ Op *op_clone(Module *m, const Op *op, ValueMap *map, const char *prefix)
     return c;
 }
 
-static void replace_in_block(Block *b, const ValueMap *map)
+static bool replace_operands(Op *op, void *map)
 {
-    for (Op *op = b->first; op; op = op->next) {
-        for (int i = 0; i < op->num_operands; i++)
-            op->operands[i] = value_map_get(map, op->operands[i]);
-        if (op->region)
-            replace_in_block(op->region, map);
-    }
-    for (int i = 0; i < b->num_returns; i++)
-        b->returns[i] = value_map_get(map, b->returns[i]);
+    for (int i = 0; i < op->num_operands; i++)
+        op->operands[i] = value_map_get(map, op->operands[i]);
+    return true;
 }
 
-void block_replace_uses(Block *b, const ValueMap *map) { replace_in_block(b, map); }
+static bool replace_returns(Block *b, void *map)
+{
+    for (int i = 0; i < b->num_returns; i++)
+        b->returns[i] = value_map_get(map, b->returns[i]);
+    return true;
+}
+
+void block_replace_uses(Block *b, const ValueMap *map)
+{
+    ir_walk(b, &(IrWalker){.pre = replace_operands, .leave = replace_returns, .user = (void *)map});
+}

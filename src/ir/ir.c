@@ -131,16 +131,20 @@ void block_remove(Block *b, Op *op)
     op->parent = NULL;
 }
 
+static bool find_mesh(Value *v, void *user)
+{
+    const Mesh **mesh = user;
+    if (v->sharding)
+        *mesh = v->sharding->mesh;
+    return !v->sharding;
+}
+
 const Mesh *func_first_mesh(const Func *f)
 {
-    for (int i = 0; i < f->body->num_args; i++)
-        if (f->body->args[i]->sharding)
-            return f->body->args[i]->sharding->mesh;
-    for (const Op *op = f->body->first; op; op = op->next)
-        for (int j = 0; j < op->num_results; j++)
-            if (op->results[j]->sharding)
-                return op->results[j]->sharding->mesh;
-    return NULL;
+    /* Not in shard_map bodies: per-device values, not the function's. */
+    const Mesh *mesh = NULL;
+    ir_walk(f->body, &(IrWalker){.value = find_mesh, .user = &mesh, .scope = IR_WALK_GLOBAL});
+    return mesh;
 }
 
 /* Attribute construction and typed access. */

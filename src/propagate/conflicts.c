@@ -102,6 +102,17 @@ static void warn_boundary(PropagationState *st, Loc loc, const Value *v, const S
     free(b);
 }
 
+static bool warn_in_specs(Op *op, void *st)
+{
+    char what[128];
+    const AttrValue *specs = op->kind == OP_SHARD_MAP ? op_attr_value(op, "in_specs") : NULL;
+    for (int i = 0; specs && i < op->num_operands && i < specs->u.array.count; i++) {
+        snprintf(what, sizeof what, "in_specs[%d] of 'shard_map'", i);
+        warn_boundary(st, op->loc, op->operands[i], specs->u.array.items[i]->u.sharding, what);
+    }
+    return true;
+}
+
 /* Returned values laid out otherwise than their results' annotations, and
  * shard_map operands otherwise than their in_specs, are resharded there. */
 void report_boundary_conflicts(PropagationState *st, Func *f)
@@ -112,23 +123,22 @@ void report_boundary_conflicts(PropagationState *st, Func *f)
         if (f->result_shardings[i])
             warn_boundary(st, f->result_locs[i], f->body->returns[i], f->result_shardings[i], what);
     }
-    for (Op *op = f->body->first; op; op = op->next) {
-        const AttrValue *specs = op->kind == OP_SHARD_MAP ? op_attr_value(op, "in_specs") : NULL;
-        for (int i = 0; specs && i < op->num_operands && i < specs->u.array.count; i++) {
-            snprintf(what, sizeof what, "in_specs[%d] of 'shard_map'", i);
-            warn_boundary(st, op->loc, op->operands[i], specs->u.array.items[i]->u.sharding, what);
-        }
-    }
+    /* Not in shard_map bodies, which propagation does not enter. */
+    ir_walk(f->body, &(IrWalker){.pre = warn_in_specs, .user = st, .scope = IR_WALK_GLOBAL});
+}
+
+static bool check_op_conflicts(Op *op, void *st)
+{
+    /* reshard asks for a change of sharding: that is no conflict. */
+    const OpShardingRule *rule = op->kind == OP_SHARD_MAP || op->kind == OP_RESHARD ? NULL : state_rule(st, op);
+    if (rule)
+        check_op(st, op, rule);
+    return true;
 }
 
 void report_conflicts(PropagationState *st, Func *f)
 {
-    if (!st->func_mesh)
-        return;
-    for (Op *op = f->body->first; op; op = op->next) {
-        /* reshard asks for a change of sharding: that is no conflict. */
-        const OpShardingRule *rule = op->kind == OP_SHARD_MAP || op->kind == OP_RESHARD ? NULL : state_rule(st, op);
-        if (rule)
-            check_op(st, op, rule);
-    }
+    /* Not in shard_map bodies, which propagation does not enter. */
+    if (st->func_mesh)
+        ir_walk(f->body, &(IrWalker){.pre = check_op_conflicts, .user = st, .scope = IR_WALK_GLOBAL});
 }

@@ -78,21 +78,26 @@ static void explain_value(FILE *out, OriginTable *t, const Value *v)
     }
 }
 
-static void explain_block(FILE *out, OriginTable *t, const Block *b, const char *name)
+typedef struct Explain {
+    FILE *out;
+    OriginTable *t;
+    const char *name;   /* the one value to explain, or NULL for all */
+} Explain;
+
+static bool explain_named(Value *v, void *user)
 {
-    for (int i = 0; i < b->num_args; i++)
-        if (!name || strcmp(name, b->args[i]->name) == 0)
-            explain_value(out, t, b->args[i]);
-    for (const Op *op = b->first; op; op = op->next)
-        for (int i = 0; i < op->num_results; i++)
-            if (!name || strcmp(name, op->results[i]->name) == 0)
-                explain_value(out, t, op->results[i]);
+    const Explain *e = user;
+    if (!e->name || strcmp(e->name, v->name) == 0)
+        explain_value(e->out, e->t, v);
+    return true;
 }
 
 void origins_explain(FILE *out, OriginTable *t, const Module *m, const char *name)
 {
+    /* Propagation does not enter shard_map bodies: nothing to explain there. */
+    Explain e = {out, t, name};
     for (int i = 0; i < m->num_funcs; i++) {
         fprintf(out, "# @%s\n", m->funcs[i]->name);
-        explain_block(out, t, m->funcs[i]->body, name);
+        ir_walk(m->funcs[i]->body, &(IrWalker){.value = explain_named, .user = &e, .scope = IR_WALK_GLOBAL});
     }
 }

@@ -169,14 +169,22 @@ static void note_user_origin(PropagationState *st, Value *v, const Sharding *use
             (DimOrigin){v, NULL, d, user->loc.file ? user->loc : v->loc};
 }
 
-static void remember_user(PropagationState *st, Value *v, int *prios, int *count, int max)
+/* The user's shardings and the priorities they name. */
+typedef struct UserShardings {
+    PropagationState *st;
+    int prios[64], count;
+} UserShardings;
+
+static bool remember_user(Value *v, void *user)
 {
+    UserShardings *u = user;
     if (!v->sharding)
-        return;
-    st->user[v->id] = sharding_clone(&st->work, v->sharding);
-    note_priorities(v->sharding, prios, count, max);
+        return true;
+    u->st->user[v->id] = sharding_clone(&u->st->work, v->sharding);
+    note_priorities(v->sharding, u->prios, &u->count, 64);
     for (int d = 0; d < v->type.rank; d++)
-        note_user_origin(st, v, v->sharding, d);
+        note_user_origin(u->st, v, v->sharding, d);
+    return true;
 }
 
 /* Results of a shard_map are laid out as its out_specs say. */
@@ -186,6 +194,13 @@ static void seed_shard_map_results(PropagationState *st, Op *op)
     for (int i = 0; specs && i < op->num_results && i < specs->u.array.count; i++)
         if (!op->results[i]->sharding)
             op->results[i]->sharding = sharding_clone(&st->module->arena, specs->u.array.items[i]->u.sharding);
+}
+
+static bool seed_op(Op *op, void *st)
+{
+    if (op->kind == OP_SHARD_MAP)
+        seed_shard_map_results(st, op);
+    return true;
 }
 
 /* Function results' annotations constrain the returned values. */
@@ -203,23 +218,19 @@ void state_begin_func(PropagationState *st, Func *f)
     state_prepare_func(st, f);
     st->func = f;
     /* A shard_map result is laid out by its out_specs whatever the function
-     * result says; the function result constrains it like a constraint. */
-    for (Op *op = f->body->first; op; op = op->next)
-        if (op->kind == OP_SHARD_MAP)
-            seed_shard_map_results(st, op);
+     * result says; the function result constrains it like a constraint.
+     * (Propagation does not enter shard_map bodies, here and below.) */
+    ir_walk(f->body, &(IrWalker){.pre = seed_op, .user = st, .scope = IR_WALK_GLOBAL});
     seed_func_results(st, f);
-    int prios[64], count = 0;
+    UserShardings u = {.st = st};
     for (int i = 0; i < f->num_results; i++)
-        note_priorities(f->result_shardings[i], prios, &count, 64);
-    for (int i = 0; i < f->body->num_args; i++)
-        remember_user(st, f->body->args[i], prios, &count, 64);
-    for (Op *op = f->body->first; op; op = op->next)
-        for (int i = 0; i < op->num_results; i++)
-            remember_user(st, op->results[i], prios, &count, 64);
-    qsort(prios, (size_t)count, sizeof(int), compare_ints);
+        note_priorities(f->result_shardings[i], u.prios, &u.count, 64);
+    ir_walk(f->body, &(IrWalker){.value = remember_user, .user = &u, .scope = IR_WALK_GLOBAL});
+    int count = u.count;
+    qsort(u.prios, (size_t)count, sizeof(int), compare_ints);
     st->num_rounds = count + 1;
     st->round_limits = ARENA_ARRAY(&st->work, int, count + 1);
-    memcpy(st->round_limits, prios, sizeof(int) * (size_t)count);
+    memcpy(st->round_limits, u.prios, sizeof(int) * (size_t)count);
     st->round_limits[count] = -1; /* the last round sees every dim */
     st->func_mesh = func_first_mesh(f);
 }
@@ -282,13 +293,24 @@ static void apply_round(PropagationState *st, Value *v, int round)
     v->sharding = s;
 }
 
+typedef struct EachValue {
+    PropagationState *st;
+    void (*fn)(PropagationState *, Value *, int);
+    int arg;
+} EachValue;
+
+static bool each_value(Value *v, void *user)
+{
+    EachValue *e = user;
+    e->fn(e->st, v, e->arg);
+    return true;
+}
+
+/* The function's values, not those of shard_map bodies (not propagated). */
 static void for_each_value(PropagationState *st, Func *f, void (*fn)(PropagationState *, Value *, int), int arg)
 {
-    for (int i = 0; i < f->body->num_args; i++)
-        fn(st, f->body->args[i], arg);
-    for (Op *op = f->body->first; op; op = op->next)
-        for (int i = 0; i < op->num_results; i++)
-            fn(st, op->results[i], arg);
+    EachValue e = {st, fn, arg};
+    ir_walk(f->body, &(IrWalker){.value = each_value, .user = &e, .scope = IR_WALK_GLOBAL});
 }
 
 void state_begin_round(PropagationState *st, int round)

@@ -67,10 +67,16 @@ void worklist_push(PropagationState *st, Op *op)
     st->queue[(st->queue_head + st->queue_count++) % st->queue_cap] = op;
 }
 
+static bool push_op(Op *op, void *st)
+{
+    worklist_push(st, op);
+    return true;
+}
+
 void worklist_push_block(PropagationState *st, Block *b)
 {
-    for (Op *op = b->first; op; op = op->next)
-        worklist_push(st, op);
+    /* The worklist holds no op of a shard_map body (worklist_push). */
+    ir_walk(b, &(IrWalker){.pre = push_op, .user = st, .scope = IR_WALK_GLOBAL});
 }
 
 Op *worklist_pop(PropagationState *st)
@@ -153,16 +159,18 @@ void state_update_value(PropagationState *st, Value *v, Sharding *s, const Shard
     queue_neighbours(st, v);
 }
 
-static void collect_uses(PropagationState *st, Block *b)
+static bool add_operand_uses(Op *op, void *st)
 {
-    for (Op *op = b->first; op; op = op->next) {
-        for (int i = 0; i < op->num_operands; i++)
-            add_use(st, op->operands[i], op);
-        if (op->region)
-            collect_uses(st, op->region);
-    }
+    for (int i = 0; i < op->num_operands; i++)
+        add_use(st, op->operands[i], op);
+    return true;
+}
+
+static bool add_return_uses(Block *b, void *st)
+{
     for (int i = 0; i < b->num_returns; i++)
         add_use(st, b->returns[i], NULL);
+    return true;
 }
 
 void state_prepare_func(PropagationState *st, Func *f)
@@ -171,5 +179,5 @@ void state_prepare_func(PropagationState *st, Func *f)
      * module of many functions took num_funcs * num_values memory. */
     arena_reset(&st->work);
     size_tables(st);
-    collect_uses(st, f->body);
+    ir_walk(f->body, &(IrWalker){.pre = add_operand_uses, .leave = add_return_uses, .user = st});
 }
