@@ -41,20 +41,31 @@ static const Mesh *shard_map_mesh(const Module *m, const Op *op)
     return v && v->kind == ATTR_SYMBOL ? module_find_mesh(m, v->u.s) : NULL;
 }
 
+typedef struct MeshSizeCheck {
+    const RunDist *d;
+    DiagEngine *diag;
+    const Module *m;
+} MeshSizeCheck;
+
+static bool check_mesh_size(Op *op, void *user)
+{
+    const MeshSizeCheck *c = user;
+    const Mesh *mesh = op->kind == OP_SHARD_MAP ? shard_map_mesh(c->m, op) : NULL;
+    if (!mesh || mesh->num_devices == c->d->world->size)
+        return true;
+    diag_error(c->diag, op->loc,
+               "the mesh @%s has %lld devices, but the job has %lld process%s: run it with mpirun -n %lld "
+               "(one device per process)",
+               mesh->name, (long long)mesh->num_devices, (long long)c->d->world->size,
+               c->d->world->size == 1 ? "" : "es", (long long)mesh->num_devices);
+    return false;
+}
+
 bool run_dist_check_meshes(const RunDist *d, DiagEngine *diag, const Module *m, const Func *f)
 {
-    for (const Op *op = f->body->first; d->world && op; op = op->next) {
-        const Mesh *mesh = op->kind == OP_SHARD_MAP ? shard_map_mesh(m, op) : NULL;
-        if (!mesh || mesh->num_devices == d->world->size)
-            continue;
-        diag_error(diag, op->loc,
-                   "the mesh @%s has %lld devices, but the job has %lld process%s: run it with mpirun -n %lld "
-                   "(one device per process)",
-                   mesh->name, (long long)mesh->num_devices, (long long)d->world->size,
-                   d->world->size == 1 ? "" : "es", (long long)mesh->num_devices);
-        return false;
-    }
-    return true;
+    /* Not nested shard_maps: those run inside one device (src/interp/shard_map.c). */
+    MeshSizeCheck c = {d, diag, m};
+    return !d->world || ir_walk(f->body, &(IrWalker){.pre = check_mesh_size, .user = &c, .scope = IR_WALK_GLOBAL});
 }
 
 /* ---- per-device inputs --------------------------------------------------------------- */

@@ -23,7 +23,20 @@ static const Mesh *op_mesh(const Module *m, const Op *op)
     return mesh && mesh->kind == ATTR_SYMBOL ? module_find_mesh(m, mesh->u.s) : NULL;
 }
 
-/* The first mesh the function's arguments, results or ops name. */
+typedef struct MeshFind {
+    const Module *m;
+    const Mesh *mesh;
+} MeshFind;
+
+static bool find_op_mesh(Op *op, void *user)
+{
+    MeshFind *find = user;
+    find->mesh = op_mesh(find->m, op);
+    return !find->mesh;
+}
+
+/* The first mesh the function's arguments, results or ops (not those of
+ * manual region bodies) name. */
 static const Mesh *func_mesh(const Module *m, const Func *f)
 {
     for (int i = 0; i < f->body->num_args; i++)
@@ -32,10 +45,9 @@ static const Mesh *func_mesh(const Module *m, const Func *f)
     for (int i = 0; i < f->num_results; i++)
         if (f->result_shardings[i])
             return f->result_shardings[i]->mesh;
-    for (const Op *op = f->body->first; op; op = op->next)
-        if (op_mesh(m, op))
-            return op_mesh(m, op);
-    return NULL;
+    MeshFind find = {m, NULL};
+    ir_walk(f->body, &(IrWalker){.pre = find_op_mesh, .user = &find, .scope = IR_WALK_GLOBAL});
+    return find.mesh;
 }
 
 static bool has_explicit_axis(const Mesh *mesh)
@@ -116,6 +128,25 @@ static void explicit_op(ExplicitCtx *cx, const Op *op)
             accept_result(cx, op, op->results[i], out[i]);
 }
 
+static bool explicit_walk_op(Op *op, void *cx)
+{
+    explicit_op(cx, op);
+    return true;
+}
+
+typedef struct SpecWriter {
+    Module *m;
+    const ExplicitCtx *cx;
+} SpecWriter;
+
+static bool write_spec(Value *v, void *user)
+{
+    const SpecWriter *w = user;
+    explicit_write(w->m, w->cx, v);
+    return true;
+}
+
+/* Manual region bodies are left alone (the global scope). */
 static void explicit_func(Module *m, Func *f, Arena *arena, DiagEngine *diag)
 {
     const Mesh *mesh = func_mesh(m, f);
@@ -125,13 +156,9 @@ static void explicit_func(Module *m, Func *f, Arena *arena, DiagEngine *diag)
     Block *b = f->body;
     for (int i = 0; i < b->num_args; i++)
         cx.specs[b->args[i]->id] = xspec_of_sharding(arena, mesh, b->args[i]->sharding, b->args[i]->type.rank);
-    for (const Op *op = b->first; op; op = op->next)
-        explicit_op(&cx, op);
-    for (int i = 0; i < b->num_args; i++)
-        explicit_write(m, &cx, b->args[i]);
-    for (const Op *op = b->first; op; op = op->next)
-        for (int i = 0; i < op->num_results; i++)
-            explicit_write(m, &cx, op->results[i]);
+    ir_walk(b, &(IrWalker){.pre = explicit_walk_op, .user = &cx, .scope = IR_WALK_GLOBAL});
+    SpecWriter writer = {m, &cx};
+    ir_walk(b, &(IrWalker){.value = write_spec, .user = &writer, .scope = IR_WALK_GLOBAL});
 }
 
 static bool run_explicit_axes(Module *m, PassContext *ctx)

@@ -20,11 +20,16 @@ typedef struct Inliner {
     int64_t inlined_ops;
 } Inliner;
 
-static int64_t count_ops(const Block *b)
+static bool count_op(Op *op, void *n)
+{
+    ++*(int64_t *)n;
+    return true;
+}
+
+static int64_t count_ops(Block *b)
 {
     int64_t n = 0;
-    for (const Op *op = b->first; op; op = op->next)
-        n += 1 + (op->region ? count_ops(op->region) : 0);
+    ir_walk(b, &(IrWalker){.pre = count_op, .user = &n});
     return n;
 }
 
@@ -61,27 +66,38 @@ static bool inline_call(Inliner *in, Block *b, Op *call, ValueMap *results)
     return true;
 }
 
+typedef struct Sweep {
+    Inliner *in;
+    ValueMap results;   /* what replaces each inlined call's results */
+    bool changed;
+} Sweep;
+
+static bool inline_if_call(Op *op, void *user)
+{
+    Sweep *s = user;
+    if (op->kind != OP_CALL)
+        return true;
+    if (!inline_call(s->in, op->parent, op, &s->results))
+        return false;
+    s->changed = true;
+    return true;
+}
+
 /* One pass over the block inlining every call in it; the other uses of
  * their results are rewritten once at the end, not once per call (that
  * made a function of many calls quadratic, and each call's maps, kept in
- * the module's arena, quadratic in memory). */
+ * the module's arena, quadratic in memory). Calls in shard_map bodies
+ * stay: they are per-device code, which propagation does not enter. */
 static bool inline_sweep(Inliner *in, Block *b, bool *changed)
 {
-    ValueMap results;
+    Sweep s = {.in = in};
     arena_reset(&in->sweep);
-    value_map_init(&results, &in->sweep, in->m->num_values);
-    *changed = false;
-    for (Op *op = b->first, *next; op; op = next) {
-        next = op->next;
-        if (op->kind != OP_CALL)
-            continue;
-        if (!inline_call(in, b, op, &results))
-            return false;
-        *changed = true;
-    }
-    if (*changed)
-        block_replace_uses(b, &results);
-    return true;
+    value_map_init(&s.results, &in->sweep, in->m->num_values);
+    bool ok = ir_walk(b, &(IrWalker){.pre = inline_if_call, .user = &s, .scope = IR_WALK_GLOBAL});
+    *changed = s.changed;
+    if (ok && s.changed)
+        block_replace_uses(b, &s.results);
+    return ok;
 }
 
 /* Inline until no call is left; calls inside inlined bodies come around

@@ -23,45 +23,40 @@ typedef struct LogicalSite {
 
 typedef bool (*SiteVisit)(LogicalSite *site, void *user);
 
-static bool visit_value(Value *v, bool in_region, SiteVisit visit, void *user)
+typedef struct SiteWalk {
+    SiteVisit visit;
+    void *user;
+    bool ok;
+} SiteWalk;
+
+static bool visit_value(Value *v, void *user)
 {
+    SiteWalk *w = user;
     if (!v->logical)
         return true;
-    LogicalSite site = {&v->logical, &v->sharding, &v->type, "", in_region};
+    const Block *home = v->def ? v->def->parent : v->block;
+    LogicalSite site = {&v->logical, &v->sharding, &v->type, "", home->parent_op != NULL};
     snprintf(site.what, sizeof site.what, "%%%s", v->name);
-    return visit(&site, user);
-}
-
-static bool visit_block(Block *b, bool in_region, SiteVisit visit, void *user)
-{
-    bool ok = true;
-    for (int i = 0; i < b->num_args; i++)
-        ok &= visit_value(b->args[i], in_region, visit, user);
-    for (Op *op = b->first; op; op = op->next) {
-        for (int i = 0; i < op->num_results; i++)
-            ok &= visit_value(op->results[i], in_region, visit, user);
-        if (op->region)
-            ok &= visit_block(op->region, true, visit, user);
-    }
-    return ok;
+    w->ok &= w->visit(&site, w->user);
+    return true;
 }
 
 static bool visit_module(Module *m, SiteVisit visit, void *user)
 {
-    bool ok = true;
+    SiteWalk w = {visit, user, true};
     for (int f = 0; f < m->num_funcs; f++) {
         Func *func = m->funcs[f];
-        ok &= visit_block(func->body, false, visit, user);
+        ir_walk(func->body, &(IrWalker){.value = visit_value, .user = &w});
         for (int i = 0; func->result_logical && i < func->num_results; i++) {
             if (!func->result_logical[i])
                 continue;
             LogicalSite site = {&func->result_logical[i], &func->result_shardings[i], &func->result_types[i],
                                 "", false};
             snprintf(site.what, sizeof site.what, "result %d of '@%s'", i, func->name);
-            ok &= visit(&site, user);
+            w.ok &= visit(&site, user);
         }
     }
-    return ok;
+    return w.ok;
 }
 
 typedef struct SiteCount {

@@ -359,13 +359,19 @@ static void mark_unused(const Block *b, int *last_use, bool *dead_on_entry)
                 last_use[op->results[i]->id] = op->id;
 }
 
-static void scan_block(const Block *b, int *last_use, bool *dead_on_entry)
+typedef struct PlanScan {
+    int *last_use;
+    bool *dead_on_entry;
+} PlanScan;
+
+/* Each block on its own: regions are isolated from above, so a value is
+ * used in its own block only. */
+static bool scan_block(Block *b, void *user)
 {
-    mark_uses(b, last_use);
-    mark_unused(b, last_use, dead_on_entry);
-    for (const Op *op = b->first; op; op = op->next)
-        if (op->region)
-            scan_block(op->region, last_use, dead_on_entry);
+    PlanScan *s = user;
+    mark_uses(b, s->last_use);
+    mark_unused(b, s->last_use, s->dead_on_entry);
+    return true;
 }
 
 /* Counting sort of the values by the op that releases them. */
@@ -402,8 +408,9 @@ bool exec_plan_build(ExecPlan *plan, const Module *m)
     bool ok = plan_alloc(plan, m) && last_use;
     for (int v = 0; ok && v < m->num_values; v++)
         last_use[v] = USE_NONE;
-    for (int i = 0; ok && i < m->num_funcs; i++)
-        scan_block(m->funcs[i]->body, last_use, plan->dead_on_entry);
+    PlanScan scan = {last_use, plan->dead_on_entry};
+    if (ok)
+        ir_walk_module(m, &(IrWalker){.enter = scan_block, .user = &scan});
     ok = ok && fill_release_lists(plan, last_use);
     free(last_use);
     return ok;

@@ -8,17 +8,20 @@
 #include "partition/partition_ctx.h"
 #include "shardc/verify.h"
 
-/* Functions that custom ops use as implementation or partition function
- * keep their global form. */
+/* False (stop) at a custom op naming the function. */
+static bool names_other(Op *op, void *func)
+{
+    const Func *f = func;
+    const AttrValue *p = op->kind == OP_CUSTOM ? op_attr_value(op, "partition") : NULL;
+    return !(op->kind == OP_CUSTOM && (strcmp(op->callee, f->name) == 0 || (p && strcmp(p->u.s, f->name) == 0)));
+}
+
+/* Functions that custom ops of the global program use as implementation
+ * or partition function keep their global form. (Custom ops in shard_map
+ * bodies are not looked at.) */
 static bool used_by_custom_op(const Module *m, const Func *f)
 {
-    for (int i = 0; i < m->num_funcs; i++)
-        for (const Op *op = m->funcs[i]->body->first; op; op = op->next) {
-            const AttrValue *p = op->kind == OP_CUSTOM ? op_attr_value(op, "partition") : NULL;
-            if (op->kind == OP_CUSTOM && (strcmp(op->callee, f->name) == 0 || (p && strcmp(p->u.s, f->name) == 0)))
-                return true;
-        }
-    return false;
+    return !ir_walk_module(m, &(IrWalker){.pre = names_other, .user = (void *)f, .scope = IR_WALK_GLOBAL});
 }
 
 /* Every sharding of the function is on one mesh. (Dims need not divide:
@@ -32,15 +35,24 @@ static bool check_value(PartitionCtx *pc, const Value *v)
     return false;
 }
 
+typedef struct MeshCheck {
+    PartitionCtx *pc;
+    bool ok;
+} MeshCheck;
+
+static bool check_value_mesh(Value *v, void *user)
+{
+    MeshCheck *c = user;
+    c->ok &= check_value(c->pc, v);
+    return true;
+}
+
+/* Values of shard_map bodies are per-device: their mesh is the body's. */
 static bool check_func(PartitionCtx *pc, const Func *f)
 {
-    bool ok = true;
-    for (int i = 0; i < f->body->num_args; i++)
-        ok &= check_value(pc, f->body->args[i]);
-    for (const Op *op = f->body->first; op; op = op->next)
-        for (int j = 0; j < op->num_results; j++)
-            ok &= check_value(pc, op->results[j]);
-    return ok;
+    MeshCheck c = {pc, true};
+    ir_walk(f->body, &(IrWalker){.value = check_value_mesh, .user = &c, .scope = IR_WALK_GLOBAL});
+    return c.ok;
 }
 
 static void init_ctx(PartitionCtx *pc, Module *m, DiagEngine *diag, PartitionStats *stats, const Mesh *mesh)

@@ -129,6 +129,20 @@ static void print_group(FILE *out, const Mesh *mesh, const Op *op, int64_t posit
     fputs("}\n", out);
 }
 
+typedef struct DeviceView {
+    FILE *out;
+    const Mesh *mesh;
+    int64_t position;
+} DeviceView;
+
+static bool print_collective_group(Op *op, void *user)
+{
+    const DeviceView *dv = user;
+    if (op_info(op->kind)->op_class == OPC_COLLECTIVE && op->kind != OP_COLLECTIVE_PERMUTE)
+        print_group(dv->out, dv->mesh, op, dv->position);
+    return true;
+}
+
 static void print_device(FILE *out, const Op *smap, const Mesh *mesh, int64_t position)
 {
     fprintf(out, "  device %lld (", (long long)mesh_device_id(mesh, position));
@@ -146,9 +160,9 @@ static void print_device(FILE *out, const Op *smap, const Mesh *mesh, int64_t po
         print_slice(out, outs->u.array.items[j]->u.sharding, &smap->results[j]->type, position);
         fputc('\n', out);
     }
-    for (const Op *op = smap->region->first; op; op = op->next)
-        if (op_info(op->kind)->op_class == OPC_COLLECTIVE && op->kind != OP_COLLECTIVE_PERMUTE)
-            print_group(out, mesh, op, position);
+    /* Not in nested shard_maps: their groups are of their own mesh. */
+    DeviceView dv = {out, mesh, position};
+    ir_walk(smap->region, &(IrWalker){.pre = print_collective_group, .user = &dv, .scope = IR_WALK_GLOBAL});
 }
 
 void print_devices(FILE *out, const Module *m, int device)

@@ -71,24 +71,22 @@ static bool check_value(const Value *v, int64_t max_bytes, DiagEngine *diag)
     return false;
 }
 
-static bool check_block(const Block *b, int64_t max_bytes, DiagEngine *diag)
+typedef struct BytesCheck {
+    int64_t max_bytes;
+    DiagEngine *diag;
+    bool ok;
+} BytesCheck;
+
+static bool check_walk_value(Value *v, void *user)
 {
-    bool ok = true;
-    for (int i = 0; i < b->num_args; i++)
-        ok &= check_value(b->args[i], max_bytes, diag);
-    for (const Op *op = b->first; op; op = op->next) {
-        for (int i = 0; i < op->num_results; i++)
-            ok &= check_value(op->results[i], max_bytes, diag);
-        if (op->region)
-            ok &= check_block(op->region, max_bytes, diag);
-    }
-    return ok;
+    BytesCheck *c = user;
+    c->ok &= check_value(v, c->max_bytes, c->diag);
+    return true;
 }
 
 bool check_value_bytes(const Module *m, int64_t max_bytes, DiagEngine *diag)
 {
-    bool ok = true;
-    for (int i = 0; i < m->num_funcs; i++)
-        ok &= check_block(m->funcs[i]->body, max_bytes, diag);
-    return ok;
+    BytesCheck c = {max_bytes, diag, true};
+    ir_walk_module(m, &(IrWalker){.value = check_walk_value, .user = &c});
+    return c.ok;
 }

@@ -24,37 +24,33 @@ void verify_value_sharding(VerifyCtx *vc, Sharding **sharding, const TensorType 
                    s->rank == 1 ? "" : "s", type->rank);
 }
 
-static void verify_block(VerifyCtx *vc, Block *b);
-
-static void verify_region(VerifyCtx *vc, Op *op)
+/* The shard_map whose body holds op (the collectives' rules need it). */
+static void enter_region_of(VerifyCtx *vc, const Op *op)
 {
-    const Op *saved_op = vc->region_op;
-    const Mesh *saved_mesh = vc->region_mesh;
-    const AttrValue *mv = op_attr_value(op, "mesh");
-    vc->region_op = op;
+    const Op *owner = op->parent->parent_op;
+    if (owner == vc->region_op)
+        return;
+    const AttrValue *mv = owner ? op_attr_value(owner, "mesh") : NULL;
+    vc->region_op = owner;
     vc->region_mesh = mv && mv->kind == ATTR_SYMBOL ? module_find_mesh(vc->module, mv->u.s) : NULL;
-    verify_block(vc, op->region);
-    vc->region_op = saved_op;
-    vc->region_mesh = saved_mesh;
 }
 
-static void verify_block(VerifyCtx *vc, Block *b)
+static bool verify_walk_op(Op *op, void *vc)
 {
-    for (int i = 0; i < b->num_args; i++)
-        verify_value_sharding(vc, &b->args[i]->sharding, &b->args[i]->type, b->args[i]->loc, "sharding");
-    for (Op *op = b->first; op; op = op->next) {
-        verify_op(vc, op);
-        for (int i = 0; i < op->num_results; i++)
-            verify_value_sharding(vc, &op->results[i]->sharding, &op->results[i]->type, op->results[i]->loc,
-                                  "sharding");
-        if (op->region)
-            verify_region(vc, op);
-    }
+    enter_region_of(vc, op);
+    verify_op(vc, op);
+    return true;
+}
+
+static bool verify_walk_value(Value *v, void *vc)
+{
+    verify_value_sharding(vc, &v->sharding, &v->type, v->loc, "sharding");
+    return true;
 }
 
 static void verify_func(VerifyCtx *vc, Func *f)
 {
-    verify_block(vc, f->body);
+    ir_walk(f->body, &(IrWalker){.value = verify_walk_value, .pre = verify_walk_op, .user = vc});
     Block *b = f->body;
     if (b->num_returns != f->num_results) {
         diag_error(vc->diag, b->return_loc, "'@%s' returns %d value%s but declares %d result%s", f->name,
