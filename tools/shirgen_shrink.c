@@ -87,20 +87,24 @@ static bool op_dead(const Edits *e, const Op *op)
     return true;
 }
 
+typedef struct FuncEdits {
+    Edits *e;
+    Func *f;
+} FuncEdits;
+
 /* Dead ops to remove one by one, and bypass candidates: each operand whose
  * type equals the single result's. */
-static void enum_block_ops(Edits *e, Func *f, Block *b)
+static bool enum_op_edits(Op *op, void *user)
 {
-    for (Op *op = b->first; op; op = op->next) {
-        bool pinned = op->num_results == 1 && e->pinned[op->results[0]->id];
-        if (op_dead(e, op))
-            add_edit(e, (Edit){ED_REMOVE, f, op, NULL, 0});
-        for (int i = 0; op->num_results == 1 && !pinned && i < op->num_operands; i++)
-            if (type_equal(&op->operands[i]->type, &op->results[0]->type))
-                add_edit(e, (Edit){ED_BYPASS, f, op, NULL, i});
-        if (op->region)
-            enum_block_ops(e, f, op->region);
-    }
+    FuncEdits *fe = user;
+    Edits *e = fe->e;
+    bool pinned = op->num_results == 1 && e->pinned[op->results[0]->id];
+    if (op_dead(e, op))
+        add_edit(e, (Edit){ED_REMOVE, fe->f, op, NULL, 0});
+    for (int i = 0; op->num_results == 1 && !pinned && i < op->num_operands; i++)
+        if (type_equal(&op->operands[i]->type, &op->results[0]->type))
+            add_edit(e, (Edit){ED_BYPASS, fe->f, op, NULL, i});
+    return true;
 }
 
 static void enum_shardings(Edits *e, Func *f)
@@ -140,27 +144,44 @@ static void enumerate_edits(Module *m, Edits *e)
     enum_partitions(e, entry);
     for (Op *op = entry->body->first; op; op = op->next)
         add_edit(e, (Edit){ED_CUT, entry, op, NULL, 0});
-    for (int i = 0; i < m->num_funcs; i++)
+    for (int i = 0; i < m->num_funcs; i++) {
+        FuncEdits fe = {e, m->funcs[i]};
         if (!e->frozen[i])
-            enum_block_ops(e, m->funcs[i], m->funcs[i]->body);
+            ir_walk(m->funcs[i]->body, &(IrWalker){.pre = enum_op_edits, .user = &fe});
+    }
     enum_shardings(e, entry);
     for (int i = 0; i < m->num_meshes; i++)
         if (m->meshes[i]->device_ids)
             add_edit(e, (Edit){ED_DROP_DEVICE_IDS, NULL, NULL, NULL, i});
 }
 
+typedef struct Replace {
+    const Value *from;
+    Value *to;
+} Replace;
+
+static bool replace_in_operands(Op *op, void *user)
+{
+    const Replace *r = user;
+    for (int i = 0; i < op->num_operands; i++)
+        if (op->operands[i] == r->from)
+            op->operands[i] = r->to;
+    return true;
+}
+
+static bool replace_in_returns(Block *b, void *user)
+{
+    const Replace *r = user;
+    for (int i = 0; i < b->num_returns; i++)
+        if (b->returns[i] == r->from)
+            b->returns[i] = r->to;
+    return true;
+}
+
 static void replace_uses(Block *b, const Value *from, Value *to)
 {
-    for (Op *op = b->first; op; op = op->next) {
-        for (int i = 0; i < op->num_operands; i++)
-            if (op->operands[i] == from)
-                op->operands[i] = to;
-        if (op->region)
-            replace_uses(op->region, from, to);
-    }
-    for (int i = 0; i < b->num_returns; i++)
-        if (b->returns[i] == from)
-            b->returns[i] = to;
+    Replace r = {from, to};
+    ir_walk(b, &(IrWalker){.pre = replace_in_operands, .leave = replace_in_returns, .user = &r});
 }
 
 static void append_arg(Module *m, Block *b, Value *v)
@@ -220,35 +241,37 @@ static void apply_edit(Module *m, const Edit *e)
     }
 }
 
-static void count_uses(const Block *b, int *uses)
+static bool count_operand_uses(Op *op, void *uses)
 {
-    for (const Op *op = b->first; op; op = op->next) {
-        for (int i = 0; i < op->num_operands; i++)
-            uses[op->operands[i]->id]++;
-        if (op->region)
-            count_uses(op->region, uses);
-    }
-    for (int i = 0; i < b->num_returns; i++)
-        uses[b->returns[i]->id]++;
+    for (int i = 0; i < op->num_operands; i++)
+        ((int *)uses)[op->operands[i]->id]++;
+    return true;
 }
 
-/* Remove ops none of whose results is used; true if any went. */
-static bool remove_dead(Block *b, const int *uses)
+static bool count_return_uses(Block *b, void *uses)
 {
-    bool changed = false;
-    for (Op *op = b->first, *next; op; op = next) {
-        next = op->next;
-        bool live = false;
-        for (int i = 0; i < op->num_results; i++)
-            live |= uses[op->results[i]->id] > 0;
-        if (!live) {
-            block_remove(b, op);
-            changed = true;
-        } else if (op->region) {
-            changed |= remove_dead(op->region, uses);
-        }
+    for (int i = 0; i < b->num_returns; i++)
+        ((int *)uses)[b->returns[i]->id]++;
+    return true;
+}
+
+typedef struct DeadCode {
+    const int *uses;
+    bool changed;       /* an op went */
+} DeadCode;
+
+/* Remove an op none of whose results is used (the walk skips its body). */
+static bool remove_if_dead(Op *op, void *user)
+{
+    DeadCode *d = user;
+    bool live = false;
+    for (int i = 0; i < op->num_results; i++)
+        live |= d->uses[op->results[i]->id] > 0;
+    if (!live) {
+        block_remove(op->parent, op);
+        d->changed = true;
     }
-    return changed;
+    return true;
 }
 
 static void remove_unused_args(Block *b, const int *uses)
@@ -266,42 +289,44 @@ static void remove_unused_args(Block *b, const int *uses)
 static int *count_all_uses(Module *m)
 {
     int *uses = ARENA_ARRAY(&m->arena, int, m->num_values + 1);
-    for (int i = 0; i < m->num_funcs; i++)
-        count_uses(m->funcs[i]->body, uses);
+    ir_walk_module(m, &(IrWalker){.pre = count_operand_uses, .leave = count_return_uses, .user = uses});
     return uses;
 }
 
 static void remove_dead_code(Module *m)
 {
     for (bool changed = true; changed;) {
-        int *uses = count_all_uses(m);
-        changed = false;
-        for (int i = 0; i < m->num_funcs; i++)
-            changed |= remove_dead(m->funcs[i]->body, uses);
+        DeadCode d = {count_all_uses(m), false};
+        ir_walk_module(m, &(IrWalker){.pre = remove_if_dead, .user = &d});
+        changed = d.changed;
     }
 }
 
-static void mark_refs(const Module *m, const Block *b, bool *live)
+typedef struct Refs {
+    const Module *m;
+    bool *live;         /* by function index */
+} Refs;
+
+/* The functions an op names are live, and so are those they name. */
+static bool mark_op_refs(Op *op, void *user)
 {
-    for (const Op *op = b->first; op; op = op->next) {
-        const AttrValue *part = op_attr_value(op, "partition");
-        int refs[2] = {find_func(m, op->callee), part && part->kind == ATTR_SYMBOL ? find_func(m, part->u.s) : -1};
-        for (int k = 0; k < 2; k++) {
-            if (refs[k] >= 0 && !live[refs[k]]) {
-                live[refs[k]] = true;
-                mark_refs(m, m->funcs[refs[k]]->body, live);
-            }
+    Refs *r = user;
+    const AttrValue *part = op_attr_value(op, "partition");
+    int refs[2] = {find_func(r->m, op->callee), part && part->kind == ATTR_SYMBOL ? find_func(r->m, part->u.s) : -1};
+    for (int k = 0; k < 2; k++) {
+        if (refs[k] >= 0 && !r->live[refs[k]]) {
+            r->live[refs[k]] = true;
+            ir_walk(r->m->funcs[refs[k]]->body, &(IrWalker){.pre = mark_op_refs, .user = r});
         }
-        if (op->region)
-            mark_refs(m, op->region, live);
     }
+    return true;
 }
 
 static void remove_dead_funcs(Module *m)
 {
     bool *live = ARENA_ARRAY(&m->arena, bool, m->num_funcs);
     live[0] = true;
-    mark_refs(m, m->funcs[0]->body, live);
+    ir_walk(m->funcs[0]->body, &(IrWalker){.pre = mark_op_refs, .user = &(Refs){m, live}});
     int n = 0;
     for (int i = 0; i < m->num_funcs; i++)
         if (live[i])
