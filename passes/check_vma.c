@@ -156,6 +156,8 @@ static void vma_op(VmaCtx *cx, const Op *op)
     }
 }
 
+/* The block's own ops: vma_shard_map goes into a body itself, with the
+ * body's mesh and manual axes. */
 static void vma_block(VmaCtx *cx, const Block *b)
 {
     for (const Op *op = b->first; op; op = op->next)
