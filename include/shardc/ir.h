@@ -17,10 +17,10 @@
 /* ---- ops ---------------------------------------------------------------- */
 
 typedef enum {
-    OPC_NULLARY, OPC_UNARY, OPC_UNARY_FLOAT, OPC_CONVERT, OPC_BINARY, OPC_COMPARE,
-    OPC_SELECT, OPC_EINSUM, OPC_REDUCE, OPC_TRANSPOSE, OPC_RESHAPE, OPC_BROADCAST,
-    OPC_CONCATENATE, OPC_SLICE, OPC_PAD, OPC_TOP_K, OPC_SORT, OPC_ARGMAX,
-    OPC_CALL, OPC_CUSTOM, OPC_SHARDING, OPC_SHARD_MAP, OPC_COLLECTIVE,
+#define OPCLASS(cls) cls,
+#include "shardc/opclasses.def"
+#undef OPCLASS
+    OPC_COUNT
 } OpClass;
 
 typedef enum {

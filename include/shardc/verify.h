@@ -15,20 +15,31 @@ typedef struct VerifyCtx {
 
 bool verify_module(Module *m, DiagEngine *diag);
 
-/* Per-op checks, by op class (verify_ops.c, verify_shape_ops.c,
- * verify_structure.c, verify_collectives.c). */
+/* Per-op checks: the attribute names every op may carry, then its class's
+ * check (the table in ops.c, one entry per line of opclasses.def). */
 void verify_op(VerifyCtx *vc, Op *op);
 void verify_op_attr_names(VerifyCtx *vc, const Op *op);
-void verify_shape_op(VerifyCtx *vc, Op *op);
-void verify_einsum(VerifyCtx *vc, Op *op);
-/* slice, pad, top_k, sort, argmax (verify_window_ops.c). */
-void verify_window_op(VerifyCtx *vc, Op *op);
 /* A constant's value: a scalar (splat) or nested lists of the type's shape. */
 void verify_constant_value(VerifyCtx *vc, const Op *op, const AttrValue *v, const TensorType *t,
                            bool allow_nested);
-void verify_structure_op(VerifyCtx *vc, Op *op);
-void verify_collective(VerifyCtx *vc, Op *op);
+/* The per-class checks of other files: einsum, reductions, data movement
+ * (shape_ops.c); call, custom, sharding ops (verify.c); shard_map
+ * (shard_map.c); collectives (collectives.c). */
+void verify_einsum(VerifyCtx *vc, Op *op);
+void verify_reduce(VerifyCtx *vc, Op *op);
+void verify_transpose(VerifyCtx *vc, Op *op);
+void verify_reshape(VerifyCtx *vc, Op *op);
+void verify_broadcast(VerifyCtx *vc, Op *op);
+void verify_concatenate(VerifyCtx *vc, Op *op);
+void verify_slice(VerifyCtx *vc, Op *op);
+void verify_pad(VerifyCtx *vc, Op *op);
+void verify_top_k(VerifyCtx *vc, Op *op);
+void verify_sort_or_argmax(VerifyCtx *vc, Op *op);
+void verify_call(VerifyCtx *vc, Op *op);
+void verify_custom(VerifyCtx *vc, Op *op);
+void verify_sharding_op(VerifyCtx *vc, Op *op);
 void verify_shard_map(VerifyCtx *vc, Op *op);
+void verify_collective(VerifyCtx *vc, Op *op);
 /* A custom op's rule string, parsed and bound to its types (verify_custom.c). */
 void verify_custom_rule(VerifyCtx *vc, Op *op);
 /* The mesh collectives in this context work on (see docs/language.md). */

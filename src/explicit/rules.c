@@ -124,35 +124,43 @@ static bool rule_none(ExplicitCtx *cx, const Op *op, XSpec *const *in, XSpec **o
     return false;
 }
 
-static const ExplicitRule rules_by_class[] = {
-    [OPC_NULLARY] = rule_replicated,
-    [OPC_UNARY] = rule_same,
-    [OPC_UNARY_FLOAT] = rule_same,
-    [OPC_CONVERT] = rule_same,
-    [OPC_BINARY] = explicit_rule_elementwise,
-    [OPC_COMPARE] = explicit_rule_elementwise,
-    [OPC_SELECT] = explicit_rule_select,
-    [OPC_EINSUM] = explicit_rule_einsum,
-    [OPC_REDUCE] = rule_reduce,
-    [OPC_TRANSPOSE] = rule_transpose,
-    [OPC_RESHAPE] = explicit_rule_reshape,
-    [OPC_BROADCAST] = rule_broadcast,
-    [OPC_CONCATENATE] = explicit_rule_concatenate,
-    [OPC_SLICE] = explicit_rule_slice_pad,
-    [OPC_PAD] = explicit_rule_slice_pad,
-    [OPC_TOP_K] = explicit_rule_top_k,
-    [OPC_SORT] = explicit_rule_sort,
-    [OPC_ARGMAX] = rule_argmax,
-    [OPC_CALL] = rule_none,
-    [OPC_CUSTOM] = rule_none,
-    [OPC_SHARDING] = rule_sharding_op,
-    [OPC_SHARD_MAP] = rule_shard_map,
-    [OPC_COLLECTIVE] = rule_replicated,
+/* One rule per op class (opclasses.def): a class without one does not
+ * compile. */
+#define EXPLICIT_OPC_NULLARY rule_replicated
+#define EXPLICIT_OPC_UNARY rule_same
+#define EXPLICIT_OPC_UNARY_FLOAT rule_same
+#define EXPLICIT_OPC_CONVERT rule_same
+#define EXPLICIT_OPC_BINARY explicit_rule_elementwise
+#define EXPLICIT_OPC_COMPARE explicit_rule_elementwise
+#define EXPLICIT_OPC_SELECT explicit_rule_select
+#define EXPLICIT_OPC_EINSUM explicit_rule_einsum
+#define EXPLICIT_OPC_REDUCE rule_reduce
+#define EXPLICIT_OPC_TRANSPOSE rule_transpose
+#define EXPLICIT_OPC_RESHAPE explicit_rule_reshape
+#define EXPLICIT_OPC_BROADCAST rule_broadcast
+#define EXPLICIT_OPC_CONCATENATE explicit_rule_concatenate
+#define EXPLICIT_OPC_SLICE explicit_rule_slice_pad
+#define EXPLICIT_OPC_PAD explicit_rule_slice_pad
+#define EXPLICIT_OPC_TOP_K explicit_rule_top_k
+#define EXPLICIT_OPC_SORT explicit_rule_sort
+#define EXPLICIT_OPC_ARGMAX rule_argmax
+#define EXPLICIT_OPC_CALL rule_none
+#define EXPLICIT_OPC_CUSTOM rule_none
+#define EXPLICIT_OPC_SHARDING rule_sharding_op
+#define EXPLICIT_OPC_SHARD_MAP rule_shard_map
+#define EXPLICIT_OPC_COLLECTIVE rule_replicated
+
+static const ExplicitRule rules_by_class[OPC_COUNT] = {
+#define OPCLASS(cls) [cls] = EXPLICIT_##cls,
+#include "shardc/opclasses.def"
+#undef OPCLASS
 };
 
+/* Out of range, like an op with no rule (JAX raises once sharded
+ * operands reach it). */
 ExplicitRule explicit_rule(OpClass op_class)
 {
-    return rules_by_class[op_class];
+    return (unsigned)op_class < OPC_COUNT ? rules_by_class[op_class] : rule_none;
 }
 
 /* Elementwise ops with NumPy broadcasting: JAX's

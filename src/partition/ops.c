@@ -265,7 +265,7 @@ static void finish_results(PartitionCtx *pc, const Op *op, Op *local, const DimA
 
 /* sharding_constraint and reshard only move data: the operand, laid out
  * as the result's sharding, is the result. */
-static void reshard_to_result(PartitionCtx *pc, const Op *op)
+static void reshard_to_result(PartitionCtx *pc, Op *op)
 {
     DimAxes want;
     pc_layout_of(&want, op->results[0]);
@@ -276,17 +276,18 @@ static void reshard_to_result(PartitionCtx *pc, const Op *op)
         pc_add_version(pc, op->results[0], r, &want);
 }
 
+/* Collectives have no per-device meaning outside shard_map. */
+static void partition_collective(PartitionCtx *pc, Op *op)
+{
+    diag_error(pc->diag, op->loc, "cannot partition '%s' here: collectives belong inside shard_map",
+               op_info(op->kind)->name);
+    pc->ok = false;
+}
+
 /* An op without a sharding rule (a reshape of zero elements) runs on
- * whole values: operands gathered, results sliced to their shardings.
- * Only collectives have no per-device meaning outside shard_map. */
+ * whole values: operands gathered, results sliced to their shardings. */
 static void partition_replicated_op(PartitionCtx *pc, Op *op)
 {
-    if (op_info(op->kind)->op_class == OPC_COLLECTIVE) {
-        diag_error(pc->diag, op->loc, "cannot partition '%s' here: collectives belong inside shard_map",
-                   op_info(op->kind)->name);
-        pc->ok = false;
-        return;
-    }
     Value *operands[op->num_operands + 1];
     for (int i = 0; i < op->num_operands; i++) {
         DimAxes whole = {.rank = op->operands[i]->type.rank};
@@ -302,20 +303,9 @@ static void partition_replicated_op(PartitionCtx *pc, Op *op)
     finish_results(pc, op, emit_local_op(pc, op, operands, layouts), layouts, &none, REDUCE_SUM, NO_MEAN);
 }
 
-void pc_partition_op(PartitionCtx *pc, Op *op)
+/* The general case: the op's sharding rule decides each factor's axes. */
+static void partition_by_rule(PartitionCtx *pc, Op *op)
 {
-    if (op->kind == OP_SHARD_MAP) {
-        pc_partition_shard_map(pc, op);
-        return;
-    }
-    if (op->kind == OP_CUSTOM) {
-        pc_partition_custom(pc, op);
-        return;
-    }
-    if (op->kind == OP_SHARDING_CONSTRAINT || op->kind == OP_RESHARD) {
-        reshard_to_result(pc, op);
-        return;
-    }
     const OpShardingRule *rule = op_sharding_rule(&pc->scratch, pc->diag, op);
     if (!rule) {
         partition_replicated_op(pc, op);
@@ -355,4 +345,46 @@ void pc_partition_op(PartitionCtx *pc, Op *op)
         mean_count = reduced_count(op);
     }
     finish_results(pc, op, local, layouts, &partial, reduction, mean_count);
+}
+
+/* One case per op class (opclasses.def): a class without one does not
+ * compile. Calls are inlined by now; one left would run whole (it has no
+ * rule). */
+#define PARTITION_OPC_NULLARY partition_by_rule
+#define PARTITION_OPC_UNARY partition_by_rule
+#define PARTITION_OPC_UNARY_FLOAT partition_by_rule
+#define PARTITION_OPC_CONVERT partition_by_rule
+#define PARTITION_OPC_BINARY partition_by_rule
+#define PARTITION_OPC_COMPARE partition_by_rule
+#define PARTITION_OPC_SELECT partition_by_rule
+#define PARTITION_OPC_EINSUM partition_by_rule
+#define PARTITION_OPC_REDUCE partition_by_rule
+#define PARTITION_OPC_TRANSPOSE partition_by_rule
+#define PARTITION_OPC_RESHAPE partition_by_rule
+#define PARTITION_OPC_BROADCAST partition_by_rule
+#define PARTITION_OPC_CONCATENATE partition_by_rule
+#define PARTITION_OPC_SLICE partition_by_rule
+#define PARTITION_OPC_PAD partition_by_rule
+#define PARTITION_OPC_TOP_K partition_by_rule
+#define PARTITION_OPC_SORT partition_by_rule
+#define PARTITION_OPC_ARGMAX partition_by_rule
+#define PARTITION_OPC_CALL partition_replicated_op
+#define PARTITION_OPC_CUSTOM pc_partition_custom
+#define PARTITION_OPC_SHARDING reshard_to_result
+#define PARTITION_OPC_SHARD_MAP pc_partition_shard_map
+#define PARTITION_OPC_COLLECTIVE partition_collective
+
+static void (*const partition_by_class[OPC_COUNT])(PartitionCtx *pc, Op *op) = {
+#define OPCLASS(cls) [cls] = PARTITION_##cls,
+#include "shardc/opclasses.def"
+#undef OPCLASS
+};
+
+void pc_partition_op(PartitionCtx *pc, Op *op)
+{
+    OpClass cls = op_info(op->kind)->op_class;
+    if ((unsigned)cls < OPC_COUNT)
+        partition_by_class[cls](pc, op);
+    else
+        partition_by_rule(pc, op);
 }

@@ -165,28 +165,38 @@ OpShardingRule *rule_builder_build(RuleBuilder *b)
 
 typedef OpShardingRule *(*RuleFn)(RuleBuilder *b);
 
-/* By op class; classes without an entry (call, shard_map, collectives)
- * have no rule, as in Shardy, which treats them as data-flow or manual. */
-static const RuleFn rule_fns[] = {
-    [OPC_NULLARY] = rules_nullary,
-    [OPC_UNARY] = rules_elementwise,
-    [OPC_UNARY_FLOAT] = rules_elementwise,
-    [OPC_CONVERT] = rules_elementwise,
-    [OPC_BINARY] = rules_elementwise,
-    [OPC_COMPARE] = rules_elementwise,
-    [OPC_SELECT] = rules_elementwise,
-    [OPC_SHARDING] = rules_elementwise,
-    [OPC_EINSUM] = rules_einsum,
-    [OPC_REDUCE] = rules_reduce,
-    [OPC_ARGMAX] = rules_argmax,
-    [OPC_TRANSPOSE] = rules_transpose,
-    [OPC_RESHAPE] = rules_reshape,
-    [OPC_BROADCAST] = rules_broadcast,
-    [OPC_CONCATENATE] = rules_concatenate,
-    [OPC_SLICE] = rules_slice_or_pad,
-    [OPC_PAD] = rules_slice_or_pad,
-    [OPC_SORT] = rules_sort,
-    [OPC_TOP_K] = rules_top_k,
+/* By op class, one entry per line of opclasses.def (a class without one
+ * does not compile). NULL: no rule, as in Shardy, which treats calls,
+ * shard_map and collectives as data flow or manual. Custom ops bind their
+ * rule string instead (rules_custom). */
+#define RULE_OPC_NULLARY rules_nullary
+#define RULE_OPC_UNARY rules_elementwise
+#define RULE_OPC_UNARY_FLOAT rules_elementwise
+#define RULE_OPC_CONVERT rules_elementwise
+#define RULE_OPC_BINARY rules_elementwise
+#define RULE_OPC_COMPARE rules_elementwise
+#define RULE_OPC_SELECT rules_elementwise
+#define RULE_OPC_EINSUM rules_einsum
+#define RULE_OPC_REDUCE rules_reduce
+#define RULE_OPC_TRANSPOSE rules_transpose
+#define RULE_OPC_RESHAPE rules_reshape
+#define RULE_OPC_BROADCAST rules_broadcast
+#define RULE_OPC_CONCATENATE rules_concatenate
+#define RULE_OPC_SLICE rules_slice_or_pad
+#define RULE_OPC_PAD rules_slice_or_pad
+#define RULE_OPC_TOP_K rules_top_k
+#define RULE_OPC_SORT rules_sort
+#define RULE_OPC_ARGMAX rules_argmax
+#define RULE_OPC_CALL NULL
+#define RULE_OPC_CUSTOM NULL
+#define RULE_OPC_SHARDING rules_elementwise
+#define RULE_OPC_SHARD_MAP NULL
+#define RULE_OPC_COLLECTIVE NULL
+
+static const RuleFn rule_fns[OPC_COUNT] = {
+#define OPCLASS(cls) [cls] = RULE_##cls,
+#include "shardc/opclasses.def"
+#undef OPCLASS
 };
 
 OpShardingRule *op_sharding_rule(Arena *arena, DiagEngine *diag, const Op *op)
@@ -194,7 +204,7 @@ OpShardingRule *op_sharding_rule(Arena *arena, DiagEngine *diag, const Op *op)
     OpClass cls = op_info(op->kind)->op_class;
     if (cls == OPC_CUSTOM)
         return rules_custom(arena, diag, op);
-    if ((size_t)cls >= sizeof rule_fns / sizeof rule_fns[0] || !rule_fns[cls])
+    if ((unsigned)cls >= OPC_COUNT || !rule_fns[cls])
         return NULL;
     RuleBuilder b;
     rule_builder_init(&b, arena, op);

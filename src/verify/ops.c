@@ -80,73 +80,100 @@ static void verify_nullary(VerifyCtx *vc, Op *op)
     }
 }
 
-static void verify_unary(VerifyCtx *vc, Op *op)
+static void verify_convert(VerifyCtx *vc, Op *op)
+{
+    TensorType want = op->operands[0]->type;
+    want.dtype = op->results[0]->type.dtype;
+    verify_expect_type(vc, op, &want, op->results[0]);
+}
+
+static void verify_unary_operand(VerifyCtx *vc, Op *op, bool float_only)
 {
     const TensorType *in = &op->operands[0]->type;
-    OpClass cls = op_info(op->kind)->op_class;
-    if (cls == OPC_CONVERT) {
-        TensorType want = *in;
-        want.dtype = op->results[0]->type.dtype;
-        verify_expect_type(vc, op, &want, op->results[0]);
-        return;
-    }
-    if (in->dtype == DT_BOOL || (cls == OPC_UNARY_FLOAT && !dtype_is_float(in->dtype)))
+    if (in->dtype == DT_BOOL || (float_only && !dtype_is_float(in->dtype)))
         diag_error(vc->diag, op->loc,
                    "'%s' needs a %s operand, got %s", op_info(op->kind)->name,
-                   cls == OPC_UNARY_FLOAT ? "floating-point" : "numeric", dtype_name(in->dtype));
+                   float_only ? "floating-point" : "numeric", dtype_name(in->dtype));
     bool approximate;
     va_bool(vc, op, "approximate", true, &approximate);
     verify_expect_type(vc, op, in, op->results[0]);
 }
 
+static void verify_unary(VerifyCtx *vc, Op *op) { verify_unary_operand(vc, op, false); }
+static void verify_unary_float(VerifyCtx *vc, Op *op) { verify_unary_operand(vc, op, true); }
+
 static const char *const compare_directions[] = {"eq", "ne", "lt", "le", "gt", "ge"};
 
-static void verify_elementwise(VerifyCtx *vc, Op *op)
+static void verify_binary(VerifyCtx *vc, Op *op)
 {
-    OpClass cls = op_info(op->kind)->op_class;
-    if (cls == OPC_BINARY) {
-        if (op->operands[0]->type.dtype == DT_BOOL)
-            diag_error(vc->diag, op->loc, "'%s' does not take bool operands", op_info(op->kind)->name);
-        verify_broadcast_operands(vc, op, 0, op->operands[0]->type.dtype);
-    } else if (cls == OPC_COMPARE) {
-        const char *dir = va_string(vc, op, "direction", true);
-        bool known = false;
-        for (size_t i = 0; dir && i < sizeof compare_directions / sizeof *compare_directions; i++)
-            known |= strcmp(dir, compare_directions[i]) == 0;
-        if (dir && !known)
-            diag_error(vc->diag, va_loc(op, "direction"),
-                       "unknown comparison direction \"%s\" (expected eq, ne, lt, le, gt or ge)", dir);
-        verify_broadcast_operands(vc, op, 0, DT_BOOL);
-    } else {
-        if (op->operands[0]->type.dtype != DT_BOOL)
-            diag_error(vc->diag, op->loc, "'select' predicate %%%s must be bool, got %s",
-                       op->operands[0]->name, dtype_name(op->operands[0]->type.dtype));
-        verify_broadcast_operands(vc, op, 1, op->operands[1]->type.dtype);
-        int64_t dims[SHARDC_MAX_RANK];
-        TensorType merged;
-        if (!broadcast_shapes(&op->operands[0]->type, &op->results[0]->type, &merged, dims) ||
-            merged.rank != op->results[0]->type.rank)
-            diag_error(vc->diag, op->loc, "'select' predicate shape does not broadcast to the result");
-    }
+    if (op->operands[0]->type.dtype == DT_BOOL)
+        diag_error(vc->diag, op->loc, "'%s' does not take bool operands", op_info(op->kind)->name);
+    verify_broadcast_operands(vc, op, 0, op->operands[0]->type.dtype);
 }
+
+static void verify_compare(VerifyCtx *vc, Op *op)
+{
+    const char *dir = va_string(vc, op, "direction", true);
+    bool known = false;
+    for (size_t i = 0; dir && i < sizeof compare_directions / sizeof *compare_directions; i++)
+        known |= strcmp(dir, compare_directions[i]) == 0;
+    if (dir && !known)
+        diag_error(vc->diag, va_loc(op, "direction"),
+                   "unknown comparison direction \"%s\" (expected eq, ne, lt, le, gt or ge)", dir);
+    verify_broadcast_operands(vc, op, 0, DT_BOOL);
+}
+
+static void verify_select(VerifyCtx *vc, Op *op)
+{
+    if (op->operands[0]->type.dtype != DT_BOOL)
+        diag_error(vc->diag, op->loc, "'select' predicate %%%s must be bool, got %s",
+                   op->operands[0]->name, dtype_name(op->operands[0]->type.dtype));
+    verify_broadcast_operands(vc, op, 1, op->operands[1]->type.dtype);
+    int64_t dims[SHARDC_MAX_RANK];
+    TensorType merged;
+    if (!broadcast_shapes(&op->operands[0]->type, &op->results[0]->type, &merged, dims) ||
+        merged.rank != op->results[0]->type.rank)
+        diag_error(vc->diag, op->loc, "'select' predicate shape does not broadcast to the result");
+}
+
+/* One check per op class (opclasses.def): a class without one does not
+ * compile. */
+#define VERIFY_OPC_NULLARY verify_nullary
+#define VERIFY_OPC_UNARY verify_unary
+#define VERIFY_OPC_UNARY_FLOAT verify_unary_float
+#define VERIFY_OPC_CONVERT verify_convert
+#define VERIFY_OPC_BINARY verify_binary
+#define VERIFY_OPC_COMPARE verify_compare
+#define VERIFY_OPC_SELECT verify_select
+#define VERIFY_OPC_EINSUM verify_einsum
+#define VERIFY_OPC_REDUCE verify_reduce
+#define VERIFY_OPC_TRANSPOSE verify_transpose
+#define VERIFY_OPC_RESHAPE verify_reshape
+#define VERIFY_OPC_BROADCAST verify_broadcast
+#define VERIFY_OPC_CONCATENATE verify_concatenate
+#define VERIFY_OPC_SLICE verify_slice
+#define VERIFY_OPC_PAD verify_pad
+#define VERIFY_OPC_TOP_K verify_top_k
+#define VERIFY_OPC_SORT verify_sort_or_argmax
+#define VERIFY_OPC_ARGMAX verify_sort_or_argmax
+#define VERIFY_OPC_CALL verify_call
+#define VERIFY_OPC_CUSTOM verify_custom
+#define VERIFY_OPC_SHARDING verify_sharding_op
+#define VERIFY_OPC_SHARD_MAP verify_shard_map
+#define VERIFY_OPC_COLLECTIVE verify_collective
+
+static void (*const verify_by_class[OPC_COUNT])(VerifyCtx *vc, Op *op) = {
+#define OPCLASS(cls) [cls] = VERIFY_##cls,
+#include "shardc/opclasses.def"
+#undef OPCLASS
+};
 
 void verify_op(VerifyCtx *vc, Op *op)
 {
     verify_op_attr_names(vc, op);
-    switch (op_info(op->kind)->op_class) {
-    case OPC_NULLARY: verify_nullary(vc, op); break;
-    case OPC_UNARY: case OPC_UNARY_FLOAT: case OPC_CONVERT: verify_unary(vc, op); break;
-    case OPC_BINARY: case OPC_COMPARE: case OPC_SELECT: verify_elementwise(vc, op); break;
-    case OPC_EINSUM: verify_einsum(vc, op); break;
-    case OPC_REDUCE: case OPC_TRANSPOSE: case OPC_RESHAPE: case OPC_BROADCAST: case OPC_CONCATENATE:
-    case OPC_SLICE: case OPC_PAD: case OPC_TOP_K: case OPC_SORT: case OPC_ARGMAX:
-        verify_shape_op(vc, op);
-        break;
-    case OPC_CALL: case OPC_CUSTOM: case OPC_SHARDING: case OPC_SHARD_MAP:
-        verify_structure_op(vc, op);
-        break;
-    case OPC_COLLECTIVE: verify_collective(vc, op); break;
-    }
+    OpClass cls = op_info(op->kind)->op_class;
+    if ((unsigned)cls < OPC_COUNT)
+        verify_by_class[cls](vc, op);
 }
 
 /* Verifier rules for constant values and attribute names. */

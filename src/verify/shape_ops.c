@@ -79,7 +79,7 @@ static int verify_dim_list(VerifyCtx *vc, Op *op, const char *name, int rank, in
     return n;
 }
 
-static void verify_reduce(VerifyCtx *vc, Op *op)
+void verify_reduce(VerifyCtx *vc, Op *op)
 {
     const TensorType *in = &op->operands[0]->type;
     int64_t dims[SHARDC_MAX_RANK], out[SHARDC_MAX_RANK];
@@ -101,7 +101,7 @@ static void verify_reduce(VerifyCtx *vc, Op *op)
     verify_expect_type(vc, op, &want, op->results[0]);
 }
 
-static void verify_transpose(VerifyCtx *vc, Op *op)
+void verify_transpose(VerifyCtx *vc, Op *op)
 {
     const TensorType *in = &op->operands[0]->type;
     int64_t perm[SHARDC_MAX_RANK], out[SHARDC_MAX_RANK];
@@ -118,7 +118,7 @@ static void verify_transpose(VerifyCtx *vc, Op *op)
     verify_expect_type(vc, op, &want, op->results[0]);
 }
 
-static void verify_reshape(VerifyCtx *vc, Op *op)
+void verify_reshape(VerifyCtx *vc, Op *op)
 {
     const TensorType *in = &op->operands[0]->type, *res = &op->results[0]->type;
     int64_t a = 0, b = 0;
@@ -132,7 +132,7 @@ static void verify_reshape(VerifyCtx *vc, Op *op)
                    (long long)a, (long long)b);
 }
 
-static void verify_broadcast(VerifyCtx *vc, Op *op)
+void verify_broadcast(VerifyCtx *vc, Op *op)
 {
     const TensorType *in = &op->operands[0]->type, *res = &op->results[0]->type;
     int64_t dims[SHARDC_MAX_RANK];
@@ -152,7 +152,7 @@ static void verify_broadcast(VerifyCtx *vc, Op *op)
                        (long long)in->dims[i], (long long)dims[i], (long long)res->dims[dims[i]]);
 }
 
-static void verify_concatenate(VerifyCtx *vc, Op *op)
+void verify_concatenate(VerifyCtx *vc, Op *op)
 {
     const TensorType *first = &op->operands[0]->type;
     int64_t dim, out[SHARDC_MAX_RANK];
@@ -178,23 +178,9 @@ static void verify_concatenate(VerifyCtx *vc, Op *op)
     verify_expect_type(vc, op, &want, op->results[0]);
 }
 
-void verify_shape_op(VerifyCtx *vc, Op *op)
-{
-    switch (op->kind) {
-    case OP_REDUCE_SUM: case OP_REDUCE_MAX: case OP_REDUCE_MIN: case OP_REDUCE_MEAN:
-        verify_reduce(vc, op);
-        break;
-    case OP_TRANSPOSE: verify_transpose(vc, op); break;
-    case OP_RESHAPE: verify_reshape(vc, op); break;
-    case OP_BROADCAST: verify_broadcast(vc, op); break;
-    case OP_CONCATENATE: verify_concatenate(vc, op); break;
-    default: verify_window_op(vc, op); break;
-    }
-}
-
 /* Verifier rules for slice, pad, top_k, sort and argmax. */
 
-static void verify_slice(VerifyCtx *vc, Op *op)
+void verify_slice(VerifyCtx *vc, Op *op)
 {
     const TensorType *in = &op->operands[0]->type;
     int64_t start[SHARDC_MAX_RANK], limit[SHARDC_MAX_RANK], stride[SHARDC_MAX_RANK], out[SHARDC_MAX_RANK];
@@ -232,7 +218,7 @@ static bool padded_size(int64_t size, int64_t low, int64_t high, int64_t interio
            !__builtin_add_overflow(*out, inner, out);
 }
 
-static void verify_pad(VerifyCtx *vc, Op *op)
+void verify_pad(VerifyCtx *vc, Op *op)
 {
     const TensorType *in = &op->operands[0]->type;
     int64_t low[SHARDC_MAX_RANK], high[SHARDC_MAX_RANK], interior[SHARDC_MAX_RANK], out[SHARDC_MAX_RANK];
@@ -263,7 +249,7 @@ static void verify_pad(VerifyCtx *vc, Op *op)
     verify_expect_type(vc, op, &want, op->results[0]);
 }
 
-static void verify_top_k(VerifyCtx *vc, Op *op)
+void verify_top_k(VerifyCtx *vc, Op *op)
 {
     const TensorType *in = &op->operands[0]->type;
     int64_t k, out[SHARDC_MAX_RANK];
@@ -286,7 +272,7 @@ static void verify_top_k(VerifyCtx *vc, Op *op)
     verify_expect_type(vc, op, &indices, op->results[1]);
 }
 
-static void verify_sort_or_argmax(VerifyCtx *vc, Op *op)
+void verify_sort_or_argmax(VerifyCtx *vc, Op *op)
 {
     const TensorType *in = &op->operands[0]->type;
     int64_t dim, out[SHARDC_MAX_RANK];
@@ -304,14 +290,4 @@ static void verify_sort_or_argmax(VerifyCtx *vc, Op *op)
             out[rank++] = in->dims[d];
     TensorType want = {DT_I32, rank, out};
     verify_expect_type(vc, op, &want, op->results[0]);
-}
-
-void verify_window_op(VerifyCtx *vc, Op *op)
-{
-    switch (op->kind) {
-    case OP_SLICE: verify_slice(vc, op); break;
-    case OP_PAD: verify_pad(vc, op); break;
-    case OP_TOP_K: verify_top_k(vc, op); break;
-    default: verify_sort_or_argmax(vc, op); break;
-    }
 }

@@ -111,7 +111,14 @@ static const Func *find_callee(VerifyCtx *vc, const char *name, Loc loc)
     return f;
 }
 
-static void verify_custom(VerifyCtx *vc, Op *op)
+void verify_call(VerifyCtx *vc, Op *op)
+{
+    const Func *f = find_callee(vc, op->callee, op->callee_loc);
+    if (f)
+        verify_signature(vc, op, f, "function");
+}
+
+void verify_custom(VerifyCtx *vc, Op *op)
 {
     const Func *impl = find_callee(vc, op->callee, op->callee_loc);
     if (impl)
@@ -129,26 +136,11 @@ static void verify_custom(VerifyCtx *vc, Op *op)
     verify_custom_rule(vc, op);
 }
 
-static void verify_sharding_op(VerifyCtx *vc, Op *op)
+void verify_sharding_op(VerifyCtx *vc, Op *op)
 {
     verify_expect_type(vc, op, &op->operands[0]->type, op->results[0]);
     /* logical names become the target sharding in the logical-axes pass */
     if (!op->results[0]->sharding && !op->results[0]->logical)
         diag_error(vc->diag, op->loc, "'%s' needs its target: {sharding = <@mesh, [...]>}",
                    op_info(op->kind)->name);
-}
-
-void verify_structure_op(VerifyCtx *vc, Op *op)
-{
-    switch (op->kind) {
-    case OP_CALL: {
-        const Func *f = find_callee(vc, op->callee, op->callee_loc);
-        if (f)
-            verify_signature(vc, op, f, "function");
-        break;
-    }
-    case OP_CUSTOM: verify_custom(vc, op); break;
-    case OP_SHARD_MAP: verify_shard_map(vc, op); break;
-    default: verify_sharding_op(vc, op); break;
-    }
 }
