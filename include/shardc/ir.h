@@ -137,6 +137,7 @@ typedef struct LogicalAxes {
 typedef struct Op Op;
 typedef struct Block Block;
 typedef struct Func Func;
+struct BoundRule;       /* opaque: src/rules/registry.c */
 
 typedef struct Value {
     const char *name;   /* without the %; unique within its function */
@@ -164,6 +165,9 @@ struct Op {
     int num_attrs;
     NamedAttr *attrs;
     Block *region;      /* body of shard_map, or NULL */
+    /* A custom op's rule string bound to its types by the verifier, or
+     * NULL: op_sharding_rule (rules.h) reuses it for the same shapes. */
+    const struct BoundRule *bound_rule;
     Block *parent;
     Op *prev, *next;
     int id;             /* dense per-module numbering, for pass side tables */

@@ -10,10 +10,18 @@
 
 /* The op's sharding rule: the registry's for built-in ops, the bound rule
  * string for custom ops; NULL for ops with no rule (call, shard_map,
- * collectives, a reshape of zero elements). Arena-allocated. diag gets
- * errors only for custom ops whose rule fails to bind (already reported by
- * the verifier, normally). */
+ * collectives, a reshape of zero elements). Allocated in `arena`, except a
+ * custom op's rule kept by rules_bind_custom, which is shared (in the
+ * module's arena) and must not be modified. diag gets errors only for
+ * custom ops whose rule fails to bind (already reported by the verifier,
+ * normally). */
 OpShardingRule *op_sharding_rule(Arena *arena, DiagEngine *diag, const Op *op);
+
+/* Parse a custom op's rule string and bind it to its types, reporting any
+ * error (the verifier's check), and keep the rule on the op (Op.bound_rule)
+ * for op_sharding_rule, which reuses it while the op's shapes are those it
+ * was bound to. `arena` must live as long as the op (the module's). */
+bool rules_bind_custom(Arena *arena, DiagEngine *diag, Op *op);
 
 /* Print the module with a comment line `# rule: #sdy.op_sharding_rule<...>`
  * before every op that has a rule (valid .shir: comments). */
@@ -84,7 +92,5 @@ OpShardingRule *rules_concatenate(RuleBuilder *b);
 OpShardingRule *rules_slice_or_pad(RuleBuilder *b);
 OpShardingRule *rules_sort(RuleBuilder *b);
 OpShardingRule *rules_top_k(RuleBuilder *b);
-/* The bound rule string of a custom op (rules_custom.c). */
-OpShardingRule *rules_custom(Arena *arena, DiagEngine *diag, const Op *op);
 
 #endif

@@ -193,6 +193,8 @@ typedef OpShardingRule *(*RuleFn)(RuleBuilder *b);
 #define RULE_OPC_SHARD_MAP NULL
 #define RULE_OPC_COLLECTIVE NULL
 
+static OpShardingRule *rules_custom(Arena *arena, DiagEngine *diag, const Op *op);
+
 static const RuleFn rule_fns[OPC_COUNT] = {
 #define OPCLASS(cls) [cls] = RULE_##cls,
 #include "shardc/opclasses.def"
@@ -213,7 +215,8 @@ OpShardingRule *op_sharding_rule(Arena *arena, DiagEngine *diag, const Op *op)
 
 /* A custom op's rule: its JAX rule string (attribute `rule`) parsed with the
  * options its other attributes give, and bound to its operand and result
- * types. The verifier runs the same code, so errors are reported there. */
+ * types. The verifier binds it (rules_bind_custom), reporting any error,
+ * and keeps it on the op for propagation and partitioning. */
 
 static bool list_error(DiagEngine *diag, Loc loc, const char *name)
 {
@@ -286,7 +289,8 @@ static TensorType *value_types(Arena *arena, Value **values, int count)
     return types;
 }
 
-OpShardingRule *rules_custom(Arena *arena, DiagEngine *diag, const Op *op)
+static OpShardingRule *bind_custom(Arena *arena, DiagEngine *diag, const Op *op, const TensorType *operand_types,
+                                   const TensorType *result_types)
 {
     const AttrValue *text = op_attr_value(op, "rule");
     RuleStringOptions opts;
@@ -296,6 +300,55 @@ OpShardingRule *rules_custom(Arena *arena, DiagEngine *diag, const Op *op)
     RuleString *rule = rule_string_parse(arena, diag, text->u.s, loc_offset(text->loc, 1), &opts);
     if (!rule)
         return NULL;
-    return rule_string_bind(arena, diag, rule, op->num_operands, value_types(arena, op->operands, op->num_operands),
-                            op->num_results, value_types(arena, op->results, op->num_results));
+    return rule_string_bind(arena, diag, rule, op->num_operands, operand_types, op->num_results, result_types);
+}
+
+/* A bound rule kept on its op (Op.bound_rule) with the types it was bound
+ * to: binding reads only their shapes and the op's rule attributes, which
+ * no pass rewrites. */
+typedef struct BoundRule {
+    OpShardingRule *rule;
+    const TensorType *operand_types, *result_types;
+} BoundRule;
+
+static bool same_shapes(const TensorType *types, Value *const *values, int count)
+{
+    for (int i = 0; i < count; i++)
+        if (!type_same_shape(&types[i], &values[i]->type))
+            return false;
+    return true;
+}
+
+/* The kept rule if it was bound to the op's current shapes: copies of the
+ * op (inlined calls) share it; an op rebuilt on other shapes rebinds. */
+static OpShardingRule *kept_rule(const Op *op)
+{
+    const BoundRule *kept = op->bound_rule;
+    if (!kept || kept->rule->num_operands != op->num_operands || kept->rule->num_results != op->num_results)
+        return NULL;
+    if (!same_shapes(kept->operand_types, op->operands, op->num_operands) ||
+        !same_shapes(kept->result_types, op->results, op->num_results))
+        return NULL;
+    return kept->rule;
+}
+
+bool rules_bind_custom(Arena *arena, DiagEngine *diag, Op *op)
+{
+    if (kept_rule(op)) /* verified before: the partitioner verifies its output */
+        return true;
+    BoundRule *kept = ARENA_NEW(arena, BoundRule);
+    kept->operand_types = value_types(arena, op->operands, op->num_operands);
+    kept->result_types = value_types(arena, op->results, op->num_results);
+    kept->rule = bind_custom(arena, diag, op, kept->operand_types, kept->result_types);
+    op->bound_rule = kept->rule ? kept : NULL;
+    return kept->rule != NULL;
+}
+
+static OpShardingRule *rules_custom(Arena *arena, DiagEngine *diag, const Op *op)
+{
+    OpShardingRule *kept = kept_rule(op);
+    if (kept)
+        return kept;
+    return bind_custom(arena, diag, op, value_types(arena, op->operands, op->num_operands),
+                       value_types(arena, op->results, op->num_results));
 }

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "shardc/ir_clone.h"
 #include "shardc/parse.h"
 #include "shardc/rules.h"
 #include "shardc/verify.h"
@@ -530,6 +531,32 @@ static void test_rule_options_from_attrs(void **state)
                "#sdy.op_sharding_rule<([ij, k])->([k, ij]) {i=2, j=4, k=6} permutation={k}, custom>");
 }
 
+/* The verifier binds a custom op's rule string once and keeps it: later
+ * requests, and inlined copies on the same shapes, share it; a copy on
+ * other shapes binds its own. */
+static void test_custom_rule_bound_once(void **state)
+{
+    Fixture *f = *state;
+    const char *text =
+        "func @main(%x: f32[8], %z: f32[4]) -> f32[8] {\n"
+        "  %y = custom @id(%x) {rule = \"i -> i\"} : f32[8]\n  return %y\n}\n"
+        "func @id(%x: f32[8]) -> f32[8] {\n  return %x\n}\n";
+    Module *m = load(f, text);
+    assert_non_null(m);
+    const Op *op = op_defining(f, "y");
+    assert_non_null(op->bound_rule);
+    const OpShardingRule *kept = rule_of(f, "y");
+    assert_ptr_equal(rule_of(f, "y"), kept);
+    ValueMap map;
+    value_map_init(&map, &f->arena, m->num_values);
+    assert_ptr_equal(op_sharding_rule(&f->arena, &f->cap.diag, op_clone(m, op, &map, "same")), kept);
+    map.to[op->operands[0]->id] = m->funcs[0]->body->args[1];
+    const OpShardingRule *other = op_sharding_rule(&f->arena, &f->cap.diag, op_clone(m, op, &map, "other"));
+    assert_ptr_not_equal(other, kept);
+    expect_sdy(f, kept, "#sdy.op_sharding_rule<([i])->([i]) {i=8}, custom>");
+    expect_sdy(f, other, "#sdy.op_sharding_rule<([i])->([i]) {i=4}, custom>");
+}
+
 static void test_no_rule_ops(void **state)
 {
     Fixture *f = *state;
@@ -611,6 +638,7 @@ int main(void)
         T(test_custom_rule),
         T(test_custom_bad_option_attribute),
         T(test_rule_options_from_attrs),
+        T(test_custom_rule_bound_once),
         T(test_no_rule_ops),
         T(test_print_module_with_rules),
     };
