@@ -37,8 +37,7 @@ bool run_dist_is_root(const RunDist *d)
 
 static const Mesh *shard_map_mesh(const Module *m, const Op *op)
 {
-    const AttrValue *v = op_attr_value(op, "mesh");
-    return v && v->kind == ATTR_SYMBOL ? module_find_mesh(m, v->u.s) : NULL;
+    return op_attr_mesh(m, op, ATTR_KEY_MESH);
 }
 
 typedef struct MeshSizeCheck {

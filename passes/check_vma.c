@@ -57,7 +57,7 @@ static void vma_call(VmaCtx *cx, const Op *op)
 static AxisSet manual_axes(const VmaCtx *cx, const Mesh *mesh, const Op *op)
 {
     AxisSet m = axis_set_new(cx->arena, cx->words);
-    const AttrValue *list = op_attr_value(op, "manual_axes");
+    const AttrValue *list = op_attr_get(op, ATTR_KEY_MANUAL_AXES);
     if (!list || list->kind != ATTR_ARRAY) {
         vma_add_all_axes(m, mesh);
         return m;
@@ -71,9 +71,9 @@ static AxisSet manual_axes(const VmaCtx *cx, const Mesh *mesh, const Op *op)
     return m;
 }
 
-static const AttrValue *spec_at(const Op *op, const char *name, int i)
+static const AttrValue *spec_at(const Op *op, AttrKey key, int i)
 {
-    const AttrValue *specs = op_attr_value(op, name);
+    const AttrValue *specs = op_attr_get(op, key);
     if (!specs || specs->kind != ATTR_ARRAY || i >= specs->u.array.count)
         return NULL;
     return specs->u.array.items[i]->kind == ATTR_SHARDING ? specs->u.array.items[i] : NULL;
@@ -84,7 +84,7 @@ static const AttrValue *spec_at(const Op *op, const char *name, int i)
 static void check_out_specs(VmaCtx *cx, const Op *op, AxisSet this_manual)
 {
     for (int i = 0; i < op->num_results && i < op->region->num_returns && cx->report; i++) {
-        const AttrValue *spec = spec_at(op, "out_specs", i);
+        const AttrValue *spec = spec_at(op, ATTR_KEY_OUT_SPECS, i);
         const Value *returned = op->region->returns[i];
         AxisSet failing = axis_set_new(cx->arena, cx->words), mentioned = axis_set_new(cx->arena, cx->words);
         vma_add_sharding_axes(mentioned, spec ? spec->u.sharding : NULL);
@@ -104,7 +104,7 @@ static void enter_body(VmaCtx *cx, const Op *op, const Mesh *mesh)
 {
     for (int i = 0; i < op->region->num_args && i < op->num_operands; i++) {
         AxisSet arg = cx->vma[op->region->args[i]->id];
-        const AttrValue *spec = spec_at(op, "in_specs", i);
+        const AttrValue *spec = spec_at(op, ATTR_KEY_IN_SPECS, i);
         axis_set_copy(arg, mesh == cx->mesh ? cx->vma[op->operands[i]->id] : axis_set_new(cx->arena, cx->words));
         vma_add_sharding_axes(arg, spec ? spec->u.sharding : NULL);
     }
@@ -114,9 +114,8 @@ static void enter_body(VmaCtx *cx, const Op *op, const Mesh *mesh)
  * _unshard_shaped_array); an unchecked body's results vary over nothing. */
 static void vma_shard_map(VmaCtx *cx, const Op *op)
 {
-    const AttrValue *mv = op_attr_value(op, "mesh"), *check = op_attr_value(op, "check_vma");
-    const Mesh *mesh = mv && mv->kind == ATTR_SYMBOL ? module_find_mesh(cx->module, mv->u.s) : NULL;
-    bool checked = !(check && check->kind == ATTR_BOOL && !check->u.b);
+    const Mesh *mesh = op_attr_mesh(cx->module, op, ATTR_KEY_MESH);
+    bool checked = op_attr_bool(op, ATTR_KEY_CHECK_VMA);
     if (!mesh)
         return;
     VmaCtx inner = *cx;

@@ -16,11 +16,10 @@ static const Mesh *op_mesh(const Module *m, const Op *op)
     for (int i = 0; i < op->num_results; i++)
         if (op->results[i]->sharding)
             return op->results[i]->sharding->mesh;
-    const AttrValue *out = op_attr_value(op, "out_sharding");
-    if (out && out->kind == ATTR_SHARDING)
-        return out->u.sharding->mesh;
-    const AttrValue *mesh = op->kind == OP_SHARD_MAP ? op_attr_value(op, "mesh") : NULL;
-    return mesh && mesh->kind == ATTR_SYMBOL ? module_find_mesh(m, mesh->u.s) : NULL;
+    const Sharding *out = op_attr_sharding(op, ATTR_KEY_OUT_SHARDING);
+    if (out)
+        return out->mesh;
+    return op->kind == OP_SHARD_MAP ? op_attr_mesh(m, op, ATTR_KEY_MESH) : NULL;
 }
 
 typedef struct MeshFind {
@@ -71,9 +70,9 @@ static XSpec *spec_of(ExplicitCtx *cx, const Value *v)
  * type outright, before any rule could object; otherwise the op's rule. */
 static bool result_specs(ExplicitCtx *cx, const Op *op, XSpec *const *in, XSpec **out)
 {
-    const AttrValue *given = op_attr_value(op, "out_sharding");
-    if (given && given->kind == ATTR_SHARDING && op->num_results == 1) {
-        out[0] = xspec_of_sharding(cx->arena, cx->mesh, given->u.sharding, op->results[0]->type.rank);
+    const Sharding *given = op_attr_sharding(op, ATTR_KEY_OUT_SHARDING);
+    if (given && op->num_results == 1) {
+        out[0] = xspec_of_sharding(cx->arena, cx->mesh, given, op->results[0]->type.rank);
         return true;
     }
     return explicit_rule(op_info(op->kind)->op_class)(cx, op, in, out);

@@ -124,7 +124,7 @@ TensorType gen_type(Gen *g, DType dt, int rank, const int64_t *dims);
 int64_t type_elems(const TensorType *t);
 /* A new op in the current scope with results of the given types. */
 Op *gen_op(Gen *g, OpKind kind, Value **operands, int n, const TensorType *types, int nres);
-void gen_set_attr(Gen *g, Op *op, const char *name, AttrValue *v);
+void gen_set_attr(Gen *g, Op *op, AttrKey key, AttrValue *v);
 AttrValue *attr_i(Gen *g, int64_t i);
 AttrValue *attr_f(Gen *g, double f);
 AttrValue *attr_b(Gen *g, bool b);

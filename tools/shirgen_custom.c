@@ -96,9 +96,9 @@ static Func *make_partition(Gen *g, CustomOp *c)
     }
     if (c->npsum) {
         Op *op = gen_op(g, OP_PSUM, &res[0], 1, &res[0]->type, 1);
-        gen_set_attr(g, op, "axes", attr_axes(g, c->psum_axes, c->npsum));
+        gen_set_attr(g, op, ATTR_KEY_AXES, attr_axes(g, c->psum_axes, c->npsum));
         if (g->m->num_meshes > 1)
-            gen_set_attr(g, op, "mesh", attr_sym(g, g->mesh->name));
+            gen_set_attr(g, op, ATTR_KEY_MESH, attr_sym(g, g->mesh->name));
         res[0] = op->results[0];
     }
     func_set_results(g, f, res, c->nres);
@@ -135,7 +135,7 @@ bool gen_custom(Gen *g, OpKind kind)
     op->callee = c.impl->name;
     grule_attrs(g, op, &c.rule);
     if (part)
-        gen_set_attr(g, op, "partition", attr_sym(g, part->name));
+        gen_set_attr(g, op, ATTR_KEY_PARTITION, attr_sym(g, part->name));
     for (int i = 0; i < c.nres; i++) {
         op->results[i]->sharding = part ? c.pin_res[i] : NULL;
         bool exact = c.res[i]->exact && !(c.inexact && dtype_is_float(types[i].dtype));

@@ -140,7 +140,7 @@ bool tmpl_reduce(Gen *g, CustomOp *c)
     GenVal *x = impl_chain(g, c->impl_args[0], NULL, rng_range(&g->rng, 0, 2));
     TensorType rt = gen_type(g, t->dtype, nk, kept);
     Op *op = gen_op(g, OP_REDUCE_SUM, &x->v, 1, &rt, 1);
-    gen_set_attr(g, op, "dims", attr_ints(g, dims, nd));
+    gen_set_attr(g, op, ATTR_KEY_DIMS, attr_ints(g, dims, nd));
     GenVal *res = gen_result(g, op, 0, x->bound * (double)count, x->exact, 0);
     impl_end(g, c, &res, 1);
     reduce_rule(g, c, t, keep);

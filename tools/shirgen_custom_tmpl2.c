@@ -118,11 +118,11 @@ static void sortlike_impl(Gen *g, CustomOp *c, int mode, int d, int64_t k)
     GenVal *x = c->impl_args[0];
     Op *op = gen_op(g, kinds[mode], &x->v, 1, types, mode == SL_TOP_K ? 2 : 1);
     if (mode == SL_TOP_K)
-        gen_set_attr(g, op, "k", attr_i(g, k));
+        gen_set_attr(g, op, ATTR_KEY_K, attr_i(g, k));
     else if (mode == SL_REDUCE_MAX || mode == SL_REDUCE_MIN)
-        gen_set_attr(g, op, "dims", attr_ints(g, &dd, 1));
+        gen_set_attr(g, op, ATTR_KEY_DIMS, attr_ints(g, &dd, 1));
     else
-        gen_set_attr(g, op, "dim", attr_i(g, d));
+        gen_set_attr(g, op, ATTR_KEY_DIM, attr_i(g, d));
     GenVal *res[2] = {gen_result(g, op, 0, mode == SL_ARGMAX ? t->dims[d] : x->bound, x->exact, 0)};
     if (mode == SL_TOP_K)
         res[1] = gen_result(g, op, 1, (double)t->dims[d], x->exact, 0);
@@ -197,8 +197,8 @@ static Op *slice_along(Gen *g, GenVal *x, int d, int64_t lo, int64_t hi)
     start[d] = lo, limit[d] = hi, dims[d] = hi - lo;
     TensorType rt = gen_type(g, t->dtype, t->rank, dims);
     Op *op = gen_op(g, OP_SLICE, &x->v, 1, &rt, 1);
-    gen_set_attr(g, op, "start", attr_ints(g, start, t->rank));
-    gen_set_attr(g, op, "limit", attr_ints(g, limit, t->rank));
+    gen_set_attr(g, op, ATTR_KEY_START, attr_ints(g, start, t->rank));
+    gen_set_attr(g, op, ATTR_KEY_LIMIT, attr_ints(g, limit, t->rank));
     return op;
 }
 
@@ -217,7 +217,7 @@ bool tmpl_permute(Gen *g, CustomOp *c)
     GenVal *x = c->impl_args[0];
     Value *parts[2] = {slice_along(g, x, d, s, t->dims[d])->results[0], slice_along(g, x, d, 0, s)->results[0]};
     Op *op = gen_op(g, OP_CONCATENATE, parts, 2, t, 1);
-    gen_set_attr(g, op, "dim", attr_i(g, d));
+    gen_set_attr(g, op, ATTR_KEY_DIM, attr_i(g, d));
     GenVal *res = gen_result(g, op, 0, x->bound, x->exact, 0);
     impl_end(g, c, &res, 1);
     int ids[GR_MAX_DIMS];

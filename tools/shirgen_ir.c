@@ -45,13 +45,9 @@ Op *gen_op(Gen *g, OpKind kind, Value **operands, int n, const TensorType *types
     return op;
 }
 
-void gen_set_attr(Gen *g, Op *op, const char *name, AttrValue *v)
+void gen_set_attr(Gen *g, Op *op, AttrKey key, AttrValue *v)
 {
-    NamedAttr *attrs = ARENA_ARRAY(gen_arena(g), NamedAttr, op->num_attrs + 1);
-    if (op->num_attrs)
-        memcpy(attrs, op->attrs, sizeof(NamedAttr) * (size_t)op->num_attrs);
-    attrs[op->num_attrs++] = (NamedAttr){name, NO_LOC, v};
-    op->attrs = attrs;
+    op_attr_set(gen_arena(g), op, key, v);
 }
 
 AttrValue *attr_i(Gen *g, int64_t i)

@@ -55,10 +55,10 @@ static bool local_types(Gen *g, const Op *op, Value **ops, TensorType *out)
         *out = op->results[0]->type;
         return out->rank == 0;
     case OPC_REDUCE:
-        *out = drop_dims(g, &ops[0]->type, dt, v, attr_int_array(op_attr_value(op, "dims"), v, SHARDC_MAX_RANK));
+        *out = drop_dims(g, &ops[0]->type, dt, v, op_attr_ints(op, ATTR_KEY_DIMS, v, SHARDC_MAX_RANK));
         return true;
     case OPC_ARGMAX:
-        v[0] = op_attr_value(op, "dim")->u.i;
+        v[0] = op_attr_int(op, ATTR_KEY_DIM);
         *out = drop_dims(g, &ops[0]->type, dt, v, 1);
         return true;
     case OPC_EINSUM:
@@ -74,7 +74,7 @@ static bool local_top_k(Gen *g, const Op *op, Value **ops, TensorType *out)
     const TensorType *t = &ops[0]->type;
     int64_t dims[SHARDC_MAX_RANK];
     memcpy(dims, t->dims, sizeof(int64_t) * (size_t)t->rank);
-    dims[t->rank - 1] = op_attr_value(op, "k")->u.i;
+    dims[t->rank - 1] = op_attr_int(op, ATTR_KEY_K);
     out[0] = gen_type(g, t->dtype, t->rank, dims);
     out[1] = gen_type(g, DT_I32, t->rank, dims);
     return true;

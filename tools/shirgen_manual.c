@@ -117,16 +117,16 @@ static void gen_region(Gen *g, ShardMap *sm)
 
 static void shard_map_attrs(Gen *g, Op *op, ShardMap *sm)
 {
-    gen_set_attr(g, op, "mesh", attr_sym(g, g->mesh->name));
-    gen_set_attr(g, op, "in_specs", spec_list(g, sm->in_specs, sm->nops));
-    gen_set_attr(g, op, "out_specs", spec_list(g, sm->out_specs, sm->nres));
+    gen_set_attr(g, op, ATTR_KEY_MESH, attr_sym(g, g->mesh->name));
+    gen_set_attr(g, op, ATTR_KEY_IN_SPECS, spec_list(g, sm->in_specs, sm->nops));
+    gen_set_attr(g, op, ATTR_KEY_OUT_SPECS, spec_list(g, sm->out_specs, sm->nres));
     if (rng_pct(&g->rng, 10))
-        gen_set_attr(g, op, "check_vma", attr_b(g, false));
+        gen_set_attr(g, op, ATTR_KEY_CHECK_VMA, attr_b(g, false));
     if (rng_pct(&g->rng, 10)) {
         int axes[SHARDC_MAX_MESH_AXES];
         for (int a = 0; a < g->mesh->num_axes; a++)
             axes[a] = a;
-        gen_set_attr(g, op, "manual_axes", attr_axes(g, axes, g->mesh->num_axes));
+        gen_set_attr(g, op, ATTR_KEY_MANUAL_AXES, attr_axes(g, axes, g->mesh->num_axes));
     }
 }
 
@@ -175,7 +175,7 @@ static bool coll_axes(Gen *g, Coll *c)
 static Op *coll_op(Gen *g, OpKind kind, GenVal *x, const Coll *c, const TensorType *t)
 {
     Op *op = gen_op(g, kind, x ? &x->v : NULL, x != NULL, t, 1);
-    gen_set_attr(g, op, "axes", attr_axes(g, c->axes, c->naxes));
+    gen_set_attr(g, op, ATTR_KEY_AXES, attr_axes(g, c->axes, c->naxes));
     return op;
 }
 
@@ -221,8 +221,8 @@ bool gen_all_gather(Gen *g, OpKind kind)
     TensorType rt = gen_type(g, t->dtype, t->rank + !tiled, dims);
     Op *op = coll_op(g, kind, x, &c, &rt);
     if (axis || rng_pct(&g->rng, 50))
-        gen_set_attr(g, op, "axis", attr_i(g, axis));
-    gen_set_attr(g, op, "tiled", attr_b(g, tiled));
+        gen_set_attr(g, op, ATTR_KEY_AXIS, attr_i(g, axis));
+    gen_set_attr(g, op, ATTR_KEY_TILED, attr_b(g, tiled));
     gen_result(g, op, 0, x->bound, x->exact, x->vma | c.mask);
     return true;
 }
@@ -254,8 +254,8 @@ bool gen_psum_scatter(Gen *g, OpKind kind)
             dims[rank++] = d == dim ? t->dims[d] / c.n : t->dims[d];
     TensorType rt = gen_type(g, t->dtype, rank, dims);
     Op *op = coll_op(g, kind, x, &c, &rt);
-    gen_set_attr(g, op, "scatter_dimension", attr_i(g, dim));
-    gen_set_attr(g, op, "tiled", attr_b(g, tiled));
+    gen_set_attr(g, op, ATTR_KEY_SCATTER_DIMENSION, attr_i(g, dim));
+    gen_set_attr(g, op, ATTR_KEY_TILED, attr_b(g, tiled));
     gen_result(g, op, 0, x->bound * (double)c.n, x->exact, x->vma | c.mask);
     return true;
 }
@@ -278,7 +278,7 @@ bool gen_ppermute(Gen *g, OpKind kind)
             pairs[np++] = attr_ints(g, pair, 2);
     }
     Op *op = coll_op(g, kind, x, &c, &x->v->type);
-    gen_set_attr(g, op, "perm", attr_list(g, pairs, np));
+    gen_set_attr(g, op, ATTR_KEY_PERM, attr_list(g, pairs, np));
     gen_result(g, op, 0, x->bound, x->exact, x->vma | c.mask);
     return true;
 }
@@ -313,9 +313,9 @@ bool gen_all_to_all(Gen *g, OpKind kind)
     int concat = rng_below(&g->rng, t->rank);
     TensorType rt = all_to_all_type(g, t, split, concat, c.n, tiled);
     Op *op = coll_op(g, kind, x, &c, &rt);
-    gen_set_attr(g, op, "split_axis", attr_i(g, split));
-    gen_set_attr(g, op, "concat_axis", attr_i(g, concat));
-    gen_set_attr(g, op, "tiled", attr_b(g, tiled));
+    gen_set_attr(g, op, ATTR_KEY_SPLIT_AXIS, attr_i(g, split));
+    gen_set_attr(g, op, ATTR_KEY_CONCAT_AXIS, attr_i(g, concat));
+    gen_set_attr(g, op, ATTR_KEY_TILED, attr_b(g, tiled));
     gen_result(g, op, 0, x->bound, x->exact, x->vma | c.mask);
     return true;
 }

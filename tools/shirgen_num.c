@@ -45,11 +45,11 @@ GenVal *gen_full(Gen *g, DType dt, double value, const TensorType *shape_like)
     TensorType t = shape_like ? gen_type(g, dt, shape_like->rank, shape_like->dims) : gen_type(g, dt, 0, NULL);
     Op *op = gen_op(g, OP_FULL, NULL, 0, &t, 1);
     if (dtype_is_float(dt))
-        gen_set_attr(g, op, "value", attr_f(g, value));
+        gen_set_attr(g, op, ATTR_KEY_VALUE, attr_f(g, value));
     else if (dt == DT_BOOL)
-        gen_set_attr(g, op, "value", attr_b(g, value != 0));
+        gen_set_attr(g, op, ATTR_KEY_VALUE, attr_b(g, value != 0));
     else
-        gen_set_attr(g, op, "value", attr_i(g, (int64_t)value));
+        gen_set_attr(g, op, ATTR_KEY_VALUE, attr_i(g, (int64_t)value));
     return gen_result(g, op, 0, fabs(value), true, 0);
 }
 
@@ -113,7 +113,7 @@ GenVal *gen_unary_on(Gen *g, OpKind kind, GenVal *x)
         x = gen_bounded(g, x, 1e4);
     Op *op = gen_op(g, kind, &x->v, 1, &x->v->type, 1);
     if (kind == OP_GELU && rng_pct(&g->rng, 50))
-        gen_set_attr(g, op, "approximate", attr_b(g, rng_pct(&g->rng, 50)));
+        gen_set_attr(g, op, ATTR_KEY_APPROXIMATE, attr_b(g, rng_pct(&g->rng, 50)));
     return gen_result(g, op, 0, unary_bound(kind, x->bound), x->exact, x->vma);
 }
 

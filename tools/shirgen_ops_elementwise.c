@@ -115,7 +115,7 @@ bool gen_compare(Gen *g, OpKind kind)
     Value *ops[2] = {a->v, b->v};
     t.dtype = DT_BOOL;
     Op *op = gen_op(g, kind, ops, 2, &t, 1);
-    gen_set_attr(g, op, "direction", attr_s(g, directions[rng_below(&g->rng, 6)]));
+    gen_set_attr(g, op, ATTR_KEY_DIRECTION, attr_s(g, directions[rng_below(&g->rng, 6)]));
     GenVal *in[2] = {a, b};
     gen_result(g, op, 0, 1, exact_of(in, 2), vma_of(in, 2));
     return true;

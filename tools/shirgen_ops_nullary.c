@@ -39,7 +39,7 @@ static GenVal *fresh_iota(Gen *g, const TensorType *t)
 {
     Op *op = gen_op(g, OP_IOTA, NULL, 0, t, 1);
     int dim = rng_below(&g->rng, t->rank);
-    gen_set_attr(g, op, "dimension", attr_i(g, dim));
+    gen_set_attr(g, op, ATTR_KEY_DIMENSION, attr_i(g, dim));
     return gen_result(g, op, 0, (double)t->dims[dim], true, 0);
 }
 
@@ -48,7 +48,7 @@ static GenVal *fresh_constant(Gen *g, const TensorType *t)
     Op *op = gen_op(g, OP_CONSTANT, NULL, 0, t, 1);
     double bound = 0;
     bool splat = rng_pct(&g->rng, 25);
-    gen_set_attr(g, op, "value", splat ? scalar_value(g, t->dtype, &bound) : const_value(g, t, 0, &bound));
+    gen_set_attr(g, op, ATTR_KEY_VALUE, splat ? scalar_value(g, t->dtype, &bound) : const_value(g, t, 0, &bound));
     return gen_result(g, op, 0, bound, true, 0);
 }
 
@@ -66,7 +66,7 @@ GenVal *gen_fresh(Gen *g, const TensorType *t)
     }
     double bound = 0;
     Op *op = gen_op(g, OP_FULL, NULL, 0, t, 1);
-    gen_set_attr(g, op, "value", scalar_value(g, t->dtype, &bound));
+    gen_set_attr(g, op, ATTR_KEY_VALUE, scalar_value(g, t->dtype, &bound));
     return gen_result(g, op, 0, bound, true, 0);
 }
 
@@ -88,7 +88,7 @@ bool gen_nullary(Gen *g, OpKind kind)
     Op *op = gen_op(g, kind, NULL, 0, &t, 1);
     double bound = 0;
     if (kind == OP_FULL)
-        gen_set_attr(g, op, "value", scalar_value(g, dt, &bound));
+        gen_set_attr(g, op, ATTR_KEY_VALUE, scalar_value(g, dt, &bound));
     gen_result(g, op, 0, bound, true, 0);
     return true;
 }

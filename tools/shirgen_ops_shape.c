@@ -128,7 +128,7 @@ bool gen_reduce(Gen *g, OpKind kind)
         return false;
     TensorType rt = gen_type(g, t->dtype, nk, kept);
     Op *op = gen_op(g, kind, &x->v, 1, &rt, 1);
-    gen_set_attr(g, op, "dims", attr_ints(g, dims, nd));
+    gen_set_attr(g, op, ATTR_KEY_DIMS, attr_ints(g, dims, nd));
     bool is_float = dtype_is_float(t->dtype), sum = kind == OP_REDUCE_SUM;
     bool exact = x->exact && (kind == OP_REDUCE_MAX || kind == OP_REDUCE_MIN || !is_float ||
                               count <= (sum ? 2 : 1));
@@ -152,7 +152,7 @@ bool gen_transpose(Gen *g, OpKind kind)
         perm64[d] = perm[d], dims[d] = t->dims[perm[d]];
     TensorType rt = gen_type(g, t->dtype, t->rank, dims);
     Op *op = gen_op(g, kind, &x->v, 1, &rt, 1);
-    gen_set_attr(g, op, "permutation", attr_ints(g, perm64, t->rank));
+    gen_set_attr(g, op, ATTR_KEY_PERMUTATION, attr_ints(g, perm64, t->rank));
     gen_result(g, op, 0, x->bound, x->exact, x->vma);
     return true;
 }
@@ -229,7 +229,7 @@ bool gen_broadcast(Gen *g, OpKind kind)
     if (type_elems(&rt) > g->opts.max_elems)
         return false;
     Op *op = gen_op(g, kind, &x->v, 1, &rt, 1);
-    gen_set_attr(g, op, "dims", attr_ints(g, map, t->rank));
+    gen_set_attr(g, op, ATTR_KEY_DIMS, attr_ints(g, map, t->rank));
     gen_result(g, op, 0, x->bound, x->exact, x->vma);
     return true;
 }
@@ -254,7 +254,7 @@ bool gen_concatenate(Gen *g, OpKind kind)
     TensorType rt = gen_type(g, t->dtype, t->rank, dims);
     Value *ops[3] = {in[0]->v, n > 1 ? in[1]->v : NULL, n > 2 ? in[2]->v : NULL};
     Op *op = gen_op(g, kind, ops, n, &rt, 1);
-    gen_set_attr(g, op, "dim", attr_i(g, dim));
+    gen_set_attr(g, op, ATTR_KEY_DIM, attr_i(g, dim));
     double bound = 0;
     for (int i = 0; i < n; i++)
         bound = in[i]->bound > bound ? in[i]->bound : bound;

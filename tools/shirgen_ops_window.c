@@ -53,10 +53,10 @@ bool gen_slice(Gen *g, OpKind kind)
     }
     TensorType rt = gen_type(g, t->dtype, t->rank, dims);
     Op *op = gen_op(g, kind, &x->v, 1, &rt, 1);
-    gen_set_attr(g, op, "start", attr_ints(g, start, t->rank));
-    gen_set_attr(g, op, "limit", attr_ints(g, limit, t->rank));
+    gen_set_attr(g, op, ATTR_KEY_START, attr_ints(g, start, t->rank));
+    gen_set_attr(g, op, ATTR_KEY_LIMIT, attr_ints(g, limit, t->rank));
     if (strided)
-        gen_set_attr(g, op, "stride", attr_ints(g, stride, t->rank));
+        gen_set_attr(g, op, ATTR_KEY_STRIDE, attr_ints(g, stride, t->rank));
     gen_result(g, op, 0, x->bound, x->exact, x->vma);
     return true;
 }
@@ -98,13 +98,13 @@ bool gen_pad(Gen *g, OpKind kind)
     if (type_elems(&rt) > 2 * g->opts.max_elems)
         return false;
     Op *op = gen_op(g, kind, &x->v, 1, &rt, 1);
-    gen_set_attr(g, op, "low", attr_ints(g, lo, t->rank));
-    gen_set_attr(g, op, "high", attr_ints(g, hi, t->rank));
+    gen_set_attr(g, op, ATTR_KEY_LOW, attr_ints(g, lo, t->rank));
+    gen_set_attr(g, op, ATTR_KEY_HIGH, attr_ints(g, hi, t->rank));
     if (interior)
-        gen_set_attr(g, op, "interior", attr_ints(g, in, t->rank));
+        gen_set_attr(g, op, ATTR_KEY_INTERIOR, attr_ints(g, in, t->rank));
     double bound = 0;
     if (rng_pct(&g->rng, 50))
-        gen_set_attr(g, op, "value", pad_value(g, t->dtype, &bound));
+        gen_set_attr(g, op, ATTR_KEY_VALUE, pad_value(g, t->dtype, &bound));
     gen_result(g, op, 0, x->bound > bound ? x->bound : bound, x->exact, x->vma);
     return true;
 }
@@ -125,7 +125,7 @@ bool gen_top_k(Gen *g, OpKind kind)
     dims[t->rank - 1] = k;
     TensorType rt[2] = {gen_type(g, t->dtype, t->rank, dims), gen_type(g, DT_I32, t->rank, dims)};
     Op *op = gen_op(g, kind, &x->v, 1, rt, 2);
-    gen_set_attr(g, op, "k", attr_i(g, k));
+    gen_set_attr(g, op, ATTR_KEY_K, attr_i(g, k));
     gen_result(g, op, 0, x->bound, true, x->vma);
     gen_result(g, op, 1, (double)last, true, x->vma);
     return true;
@@ -136,9 +136,9 @@ bool gen_sort(Gen *g, OpKind kind)
     Pick p = pick_ranked1(DTS_NUM, false);
     GenVal *x = gen_operand(g, &p);
     Op *op = gen_op(g, kind, &x->v, 1, &x->v->type, 1);
-    gen_set_attr(g, op, "dim", attr_i(g, rng_below(&g->rng, x->v->type.rank)));
+    gen_set_attr(g, op, ATTR_KEY_DIM, attr_i(g, rng_below(&g->rng, x->v->type.rank)));
     if (rng_pct(&g->rng, 50))
-        gen_set_attr(g, op, "descending", attr_b(g, rng_pct(&g->rng, 50)));
+        gen_set_attr(g, op, ATTR_KEY_DESCENDING, attr_b(g, rng_pct(&g->rng, 50)));
     gen_result(g, op, 0, x->bound, x->exact, x->vma);
     return true;
 }
@@ -159,7 +159,7 @@ bool gen_argmax(Gen *g, OpKind kind)
             dims[n++] = t->dims[d];
     TensorType rt = gen_type(g, DT_I32, t->rank - 1, dims);
     Op *op = gen_op(g, kind, &x->v, 1, &rt, 1);
-    gen_set_attr(g, op, "dim", attr_i(g, dim));
+    gen_set_attr(g, op, ATTR_KEY_DIM, attr_i(g, dim));
     gen_result(g, op, 0, (double)t->dims[dim], true, x->vma);
     return true;
 }

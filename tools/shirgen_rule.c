@@ -130,7 +130,7 @@ static void tensor_text(const GRuleTensor *t, const RuleNames *n, char *buf, siz
     }
 }
 
-static void kind_list(Gen *g, Op *op, const GRule *r, const RuleNames *n, int kind, const char *attr)
+static void kind_list(Gen *g, Op *op, const GRule *r, const RuleNames *n, int kind, AttrKey attr)
 {
     AttrValue *items[GR_MAX_FACTORS];
     int count = 0;
@@ -148,13 +148,13 @@ static void factor_sizes(Gen *g, Op *op, const GRule *r, const RuleNames *n)
     int count = 0;
     for (int i = 0; i < n->count; i++)
         if (!n->whole[n->order[i]])
-            items[count++] = (NamedAttr){n->name[n->order[i]], {0}, attr_i(g, r->size[n->order[i]])};
+            items[count++] = (NamedAttr){.name = n->name[n->order[i]], .value = attr_i(g, r->size[n->order[i]])};
     if (!count)
         return;
     AttrValue *dict = attr_new(gen_arena(g), ATTR_DICT, (Loc){0});
     dict->u.dict.count = count;
     dict->u.dict.items = items;
-    gen_set_attr(g, op, "factor_sizes", dict);
+    gen_set_attr(g, op, ATTR_KEY_FACTOR_SIZES, dict);
 }
 
 void grule_attrs(Gen *g, Op *op, const GRule *r)
@@ -166,9 +166,9 @@ void grule_attrs(Gen *g, Op *op, const GRule *r)
         append(text, sizeof text, i == 0 ? "" : i == r->nops ? " -> " : ", ");
         tensor_text(&r->t[i], &n, text, sizeof text);
     }
-    gen_set_attr(g, op, "rule", attr_s(g, text));
-    kind_list(g, op, r, &n, FK_REDUCTION, "reduction");
-    kind_list(g, op, r, &n, FK_NEED_REPLICATION, "need_replication");
-    kind_list(g, op, r, &n, FK_PERMUTATION, "permutation");
+    gen_set_attr(g, op, ATTR_KEY_RULE, attr_s(g, text));
+    kind_list(g, op, r, &n, FK_REDUCTION, ATTR_KEY_REDUCTION);
+    kind_list(g, op, r, &n, FK_NEED_REPLICATION, ATTR_KEY_NEED_REPLICATION);
+    kind_list(g, op, r, &n, FK_PERMUTATION, ATTR_KEY_PERMUTATION);
     factor_sizes(g, op, r, &n);
 }

@@ -65,14 +65,14 @@ static int find_func(const Module *m, const char *name)
 static void mark_partitioned(Edits *e, const Block *b)
 {
     for (const Op *op = b->first; op; op = op->next) {
-        const AttrValue *part = op_attr_value(op, "partition");
-        if (op->kind != OP_CUSTOM || !part || part->kind != ATTR_SYMBOL)
+        const char *part = op_attr_symbol(op, ATTR_KEY_PARTITION);
+        if (op->kind != OP_CUSTOM || !part)
             continue;
         for (int i = 0; i < op->num_operands; i++)
             e->pinned[op->operands[i]->id] = true;
         for (int i = 0; i < op->num_results; i++)
             e->pinned[op->results[i]->id] = true;
-        int fns[2] = {find_func(e->m, op->callee), find_func(e->m, part->u.s)};
+        int fns[2] = {find_func(e->m, op->callee), find_func(e->m, part)};
         for (int k = 0; k < 2; k++)
             if (fns[k] >= 0)
                 e->frozen[fns[k]] = true;
@@ -125,7 +125,7 @@ static void enum_shardings(Edits *e, Func *f)
 static void enum_partitions(Edits *e, Func *f)
 {
     for (Op *op = f->body->first; op; op = op->next)
-        if (op->kind == OP_CUSTOM && op_attr(op, "partition"))
+        if (op->kind == OP_CUSTOM && op_attr_find(op, ATTR_KEY_PARTITION))
             add_edit(e, (Edit){ED_DROP_PARTITION, f, op, NULL, 0});
 }
 
@@ -210,11 +210,11 @@ static void drop_result(Func *f, int k)
     f->body->num_returns--;
 }
 
-static void drop_attr(Op *op, const char *name)
+static void drop_attr(Op *op, AttrKey key)
 {
     int n = 0;
     for (int i = 0; i < op->num_attrs; i++)
-        if (strcmp(op->attrs[i].name, name) != 0)
+        if (op->attrs[i].key != key)
             op->attrs[n++] = op->attrs[i];
     op->num_attrs = n;
 }
@@ -236,7 +236,7 @@ static void apply_edit(Module *m, const Edit *e)
         break;
     case ED_UNSHARD_VALUE: e->value->sharding = NULL; break;
     case ED_UNSHARD_RESULT: e->func->result_shardings[e->index] = NULL; break;
-    case ED_DROP_PARTITION: drop_attr(e->op, "partition"); break;
+    case ED_DROP_PARTITION: drop_attr(e->op, ATTR_KEY_PARTITION); break;
     case ED_DROP_DEVICE_IDS: m->meshes[e->index]->device_ids = NULL; break;
     }
 }
@@ -311,8 +311,8 @@ typedef struct Refs {
 static bool mark_op_refs(Op *op, void *user)
 {
     Refs *r = user;
-    const AttrValue *part = op_attr_value(op, "partition");
-    int refs[2] = {find_func(r->m, op->callee), part && part->kind == ATTR_SYMBOL ? find_func(r->m, part->u.s) : -1};
+    const char *part = op_attr_symbol(op, ATTR_KEY_PARTITION);
+    int refs[2] = {find_func(r->m, op->callee), part ? find_func(r->m, part) : -1};
     for (int k = 0; k < 2; k++) {
         if (refs[k] >= 0 && !r->live[refs[k]]) {
             r->live[refs[k]] = true;

@@ -30,12 +30,32 @@ typedef enum {
     OP_COUNT
 } OpKind;
 
+/* Attribute keys, one per attribute name (attrs.def). */
+typedef enum {
+    ATTR_KEY_NONE,      /* a name no op takes (the verifier reports it) */
+#define ATTR_KEY(id, name) ATTR_KEY_##id,
+#include "shardc/attrs.def"
+#undef ATTR_KEY
+    ATTR_KEY_COUNT
+} AttrKey;
+
+/* What an op's attribute holds (the TYPE of ops.def). */
+typedef enum {
+    ATYPE_INT, ATYPE_INTS, ATYPE_BOOL, ATYPE_STRING, ATYPE_SYMBOL, ATYPE_AXES, ATYPE_TENSOR, ATYPE_SCALAR,
+    ATYPE_SHARDING, ATYPE_SHARDINGS, ATYPE_PAIRS, ATYPE_NAMES, ATYPE_SIZES, ATYPE_COUNT
+} AttrType;
+
+typedef enum { ATTR_REQUIRED, ATTR_OPTIONAL, ATTR_DEFAULTED, ATTR_ANNOTATION } AttrPresence;
+
+typedef struct OpAttrSpec OpAttrSpec;
+
 typedef struct OpInfo {
     const char *name;
     OpClass op_class;
     int min_operands, max_operands; /* max -1: variadic */
     int num_results;                /* -1: from the written types */
-    const char *attrs;              /* own attribute names, space-separated */
+    int num_attrs;
+    const OpAttrSpec *attrs;        /* its own attributes, in ops.def order */
 } OpInfo;
 
 const OpInfo *op_info(OpKind kind);
@@ -117,6 +137,15 @@ struct NamedAttr {
     const char *name;
     Loc loc;
     AttrValue *value;
+    AttrKey key;        /* an op's attribute: resolved once when built; NONE in dicts */
+};
+
+/* One attribute an op takes (ops.def). */
+struct OpAttrSpec {
+    AttrKey key;
+    AttrType type;
+    AttrPresence presence;
+    AttrValue fallback;     /* ATTR_DEFAULTED: what an absent one reads as */
 };
 
 /* ---- logical axis names ---------------------------------------------------- */
@@ -229,11 +258,40 @@ void block_append(Block *b, Op *op);
 void block_insert_before(Block *b, Op *before, Op *op);
 void block_remove(Block *b, Op *op);
 
+/* ---- attributes (attr.c): by key; the verifier has checked their types ---- */
+
+const char *attr_key_name(AttrKey key);
+/* The key of an attribute name, or ATTR_KEY_NONE. */
+AttrKey attr_key_lookup(const char *name);
+/* What op kind takes under key, or NULL. */
+const OpAttrSpec *op_attr_spec(OpKind kind, AttrKey key);
+
+/* The attribute as written, or NULL. */
+const NamedAttr *op_attr_find(const Op *op, AttrKey key);
+/* Its value, else its ops.def default, else NULL. */
+const AttrValue *op_attr_get(const Op *op, AttrKey key);
+/* Where it is written, else the op's location. */
+Loc op_attr_loc(const Op *op, AttrKey key);
+/* Typed reads: the value, else the ops.def default, else 0, false or NULL
+ * (a value of another kind, in IR not verified yet, reads as absent). */
+int64_t op_attr_int(const Op *op, AttrKey key);
+bool op_attr_bool(const Op *op, AttrKey key);
+const char *op_attr_string(const Op *op, AttrKey key);
+const char *op_attr_symbol(const Op *op, AttrKey key);
+/* The module's mesh a symbol attribute names, or NULL. */
+const Mesh *op_attr_mesh(const Module *m, const Op *op, AttrKey key);
+Sharding *op_attr_sharding(const Op *op, AttrKey key);
+/* Entry i of a list of shardings (in_specs, out_specs), or NULL. */
+Sharding *op_attr_sharding_at(const Op *op, AttrKey key, int i);
+/* An int list copied into out (up to max entries): its length, or -1. */
+int op_attr_ints(const Op *op, AttrKey key, int64_t *out, int max);
+/* Sets (or replaces) the attribute; the attrs array is copied first, as
+ * ops may share it. */
+void op_attr_set(Arena *arena, Op *op, AttrKey key, AttrValue *value);
+
 AttrValue *attr_new(Arena *arena, AttrKind kind, Loc loc);
-const NamedAttr *op_attr(const Op *op, const char *name);
-const AttrValue *op_attr_value(const Op *op, const char *name);
 bool attr_is_int_array(const AttrValue *v);
-/* Copies an int array attribute into out (up to max entries); count or -1. */
+/* Copies an int array value into out (up to max entries); count or -1. */
 int attr_int_array(const AttrValue *v, int64_t *out, int max);
 
 /* ---- walking the IR (walk.c) ---------------------------------------------- */

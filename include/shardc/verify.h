@@ -15,10 +15,10 @@ typedef struct VerifyCtx {
 
 bool verify_module(Module *m, DiagEngine *diag);
 
-/* Per-op checks: the attribute names every op may carry, then its class's
- * check (the table in ops.c, one entry per line of opclasses.def). */
+/* Per-op checks: its attributes against the op table (verify_op_attrs),
+ * then its class's check (the table in ops.c, one entry per line of
+ * opclasses.def). */
 void verify_op(VerifyCtx *vc, Op *op);
-void verify_op_attr_names(VerifyCtx *vc, const Op *op);
 /* A constant's value: a scalar (splat) or nested lists of the type's shape. */
 void verify_constant_value(VerifyCtx *vc, const Op *op, const AttrValue *v, const TensorType *t,
                            bool allow_nested);
@@ -49,18 +49,19 @@ const Mesh *verify_collective_mesh(VerifyCtx *vc, const Op *op);
 void verify_value_sharding(VerifyCtx *vc, Sharding **sharding, const TensorType *type, Loc loc,
                            const char *what);
 
-/* Attribute access with diagnostics (verify_attrs.c). `required` decides
- * whether absence is an error; each returns false after reporting. */
-bool va_int(VerifyCtx *vc, const Op *op, const char *name, bool required, int64_t *out);
-int va_ints(VerifyCtx *vc, const Op *op, const char *name, bool required, int64_t *out, int max);
-bool va_bool(VerifyCtx *vc, const Op *op, const char *name, bool fallback, bool *out);
-const char *va_string(VerifyCtx *vc, const Op *op, const char *name, bool required);
-bool va_dim(VerifyCtx *vc, const Op *op, const char *name, int rank, bool required, int64_t *out);
+/* Attributes against the op table (verify/attrs.c): unknown names,
+ * out_sharding, and each attribute the op takes against its type. */
+void verify_op_attrs(VerifyCtx *vc, const Op *op);
+/* Whether the op's attribute is present (or optional) and of its type:
+ * the op's own checks skip one that verify_op_attrs reported. */
+bool verify_attr_valid(const Op *op, AttrKey key);
+/* An int attribute that is a dim of rank `rank` (or absent with its
+ * default); false after reporting. */
+bool verify_dim_attr(VerifyCtx *vc, const Op *op, AttrKey key, int rank, int64_t *out);
 /* A list of mesh-axis names resolved against `mesh` into axis indices. */
-int va_axes(VerifyCtx *vc, const Op *op, const char *name, const Mesh *mesh, int *out, int max);
+int verify_mesh_axes(VerifyCtx *vc, const Op *op, AttrKey key, const Mesh *mesh, int *out, int max);
 /* The same for collectives' axes, which may name sub-axes ("x:(1)2"). */
-int va_axis_refs(VerifyCtx *vc, const Op *op, const char *name, const Mesh *mesh, AxisRef *out, int max);
-Loc va_loc(const Op *op, const char *name);
+int verify_axis_refs(VerifyCtx *vc, const Op *op, AttrKey key, const Mesh *mesh, AxisRef *out, int max);
 
 void verify_expect_type(VerifyCtx *vc, const Op *op, const TensorType *want, const Value *got);
 /* NumPy broadcasting of shapes a and b into out (rank = max rank). */

@@ -27,7 +27,7 @@ static bool rule_same(ExplicitCtx *cx, const Op *op, XSpec *const *in, XSpec **o
 static bool rule_transpose(ExplicitCtx *cx, const Op *op, XSpec *const *in, XSpec **out)
 {
     int64_t perm[SHARDC_MAX_RANK];
-    int n = attr_int_array(op_attr_value(op, "permutation"), perm, SHARDC_MAX_RANK);
+    int n = op_attr_ints(op, ATTR_KEY_PERMUTATION, perm, SHARDC_MAX_RANK);
     out[0] = xspec_replicated(cx->arena, n);
     for (int i = 0; i < n; i++)
         out[0]->dims[i] = in[0]->dims[perm[i]];
@@ -53,7 +53,7 @@ static XSpec *drop_dims(ExplicitCtx *cx, const XSpec *s, const int64_t *dims, in
 static bool rule_reduce(ExplicitCtx *cx, const Op *op, XSpec *const *in, XSpec **out)
 {
     int64_t dims[SHARDC_MAX_RANK];
-    int n = attr_int_array(op_attr_value(op, "dims"), dims, SHARDC_MAX_RANK);
+    int n = op_attr_ints(op, ATTR_KEY_DIMS, dims, SHARDC_MAX_RANK);
     out[0] = drop_dims(cx, in[0], dims, n < 0 ? 0 : n);
     return true;
 }
@@ -61,8 +61,7 @@ static bool rule_reduce(ExplicitCtx *cx, const Op *op, XSpec *const *in, XSpec *
 /* argmax drops its dim like a reduction (JAX's _argminmax_sharding_rule). */
 static bool rule_argmax(ExplicitCtx *cx, const Op *op, XSpec *const *in, XSpec **out)
 {
-    const AttrValue *dim = op_attr_value(op, "dim");
-    int64_t d = dim && dim->kind == ATTR_INT ? dim->u.i : -1;
+    int64_t d = op_attr_int(op, ATTR_KEY_DIM);
     out[0] = drop_dims(cx, in[0], &d, 1);
     return true;
 }
@@ -72,7 +71,7 @@ static bool rule_argmax(ExplicitCtx *cx, const Op *op, XSpec *const *in, XSpec *
 static bool rule_broadcast(ExplicitCtx *cx, const Op *op, XSpec *const *in, XSpec **out)
 {
     int64_t dims[SHARDC_MAX_RANK];
-    int n = attr_int_array(op_attr_value(op, "dims"), dims, SHARDC_MAX_RANK);
+    int n = op_attr_ints(op, ATTR_KEY_DIMS, dims, SHARDC_MAX_RANK);
     out[0] = xspec_replicated(cx->arena, op->results[0]->type.rank);
     for (int i = 0; i < n && i < in[0]->rank; i++)
         out[0]->dims[dims[i]] = in[0]->dims[i];
@@ -92,9 +91,8 @@ static bool rule_sharding_op(ExplicitCtx *cx, const Op *op, XSpec *const *in, XS
 /* shard_map results are typed by their out_specs (JAX's unshard_aval). */
 static bool rule_shard_map(ExplicitCtx *cx, const Op *op, XSpec *const *in, XSpec **out)
 {
-    const AttrValue *specs = op_attr_value(op, "out_specs");
     for (int i = 0; i < op->num_results; i++) {
-        const Sharding *s = specs && i < specs->u.array.count ? specs->u.array.items[i]->u.sharding : NULL;
+        const Sharding *s = op_attr_sharding_at(op, ATTR_KEY_OUT_SPECS, i);
         out[i] = xspec_of_sharding(cx->arena, cx->mesh, s, op->results[i]->type.rank);
     }
     return true;
@@ -273,9 +271,8 @@ static bool broadcast_rule(ExplicitCtx *cx, const Op *op, XSpec *const *in, XSpe
 bool explicit_rule_elementwise(ExplicitCtx *cx, const Op *op, XSpec *const *in, XSpec **out)
 {
     const char *name = op_info(op->kind)->name;
-    const AttrValue *direction = op_attr_value(op, "direction");
-    if (op->kind == OP_COMPARE && direction && direction->kind == ATTR_STRING)
-        name = direction->u.s;
+    if (op->kind == OP_COMPARE)
+        name = op_attr_string(op, ATTR_KEY_DIRECTION);
     return broadcast_rule(cx, op, in, out, name, false);
 }
 

@@ -180,8 +180,7 @@ bool explicit_rule_slice_pad(ExplicitCtx *cx, const Op *op, XSpec *const *in, XS
  * _sort_abstract_eval). */
 bool explicit_rule_sort(ExplicitCtx *cx, const Op *op, XSpec *const *in, XSpec **out)
 {
-    const AttrValue *dim = op_attr_value(op, "dim");
-    int64_t d = dim && dim->kind == ATTR_INT ? dim->u.i : 0;
+    int64_t d = op_attr_int(op, ATTR_KEY_DIM);
     if (d >= 0 && d < in[0]->rank && in[0]->dims[d].count) {
         TextBuf t;
         textbuf_init(&t);

@@ -97,8 +97,12 @@ static void set_attrs(ParseCtx *ctx, Op *op, const PtrList *attrs)
         for (int j = 0; j < op->num_attrs; j++)
             if (strcmp(op->attrs[j].name, a->name) == 0)
                 diag_error(ctx->diag, a->loc, "duplicate attribute '%s'", a->name);
-        if (!take_result_shardings(ctx, op, a) && !build_take_op_logical(ctx, op, a))
-            op->attrs[op->num_attrs++] = *a;
+        if (take_result_shardings(ctx, op, a) || build_take_op_logical(ctx, op, a))
+            continue;
+        /* Resolved once here; an unknown name keeps ATTR_KEY_NONE, which
+         * the verifier reports with the names the op takes. */
+        op->attrs[op->num_attrs] = *a;
+        op->attrs[op->num_attrs++].key = attr_key_lookup(a->name);
     }
     if (op->num_results == 1)
         build_check_one_layout(ctx, op->results[0]->sharding, op->results[0]->logical);

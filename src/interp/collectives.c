@@ -18,17 +18,17 @@ bool collective_device(ExecCtx *x, const Op *op)
     if (!x->device)
         return exec_fail(x, op, "'%s' outside a shard_map: there are no devices to communicate with",
                          op_info(op->kind)->name);
-    const AttrValue *mv = op_attr_value(op, "mesh");
-    if (mv && mv->kind == ATTR_SYMBOL && strcmp(mv->u.s, x->device->mesh->name) != 0)
+    const char *mesh = op_attr_symbol(op, ATTR_KEY_MESH);
+    if (mesh && strcmp(mesh, x->device->mesh->name) != 0)
         return exec_fail(x, op, "'%s' is on mesh @%s but runs on a device of @%s", op_info(op->kind)->name,
-                         mv->u.s, x->device->mesh->name);
+                         mesh, x->device->mesh->name);
     return true;
 }
 
 static bool parse_axes(ExecCtx *x, const Op *op, Group *g)
 {
     const Mesh *mesh = x->device->mesh;
-    const AttrValue *v = op_attr_value(op, "axes");
+    const AttrValue *v = op_attr_get(op, ATTR_KEY_AXES);
     if (!v || v->kind != ATTR_ARRAY || v->u.array.count > GROUP_MAX_AXES)
         return exec_fail(x, op, "'%s' needs 'axes': a list of mesh axis names", op_info(op->kind)->name);
     g->num_refs = v->u.array.count;
@@ -134,10 +134,10 @@ static bool reduction_of(ExecCtx *x, const Op *op, Reduction *r)
         [OP_PSUM] = {RED_SUM, false}, [OP_PMEAN] = {RED_SUM, true}, [OP_PMAX] = {RED_MAX, false},
         [OP_PMIN] = {RED_MIN, false}, [OP_PSUM_SCATTER] = {RED_SUM, false},
     };
-    const char *name = attr_get_string(op, "reduction", "sum");
     *r = by_kind[op->kind];
     if (op->kind != OP_ALL_REDUCE && op->kind != OP_REDUCE_SCATTER)
         return true;
+    const char *name = op_attr_string(op, ATTR_KEY_REDUCTION);
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if (strcmp(name, names[i].name) == 0) {
             *r = names[i].r;
@@ -164,9 +164,9 @@ static bool coll_all_reduce(ExecCtx *x, const Op *op, const Group *g, const Tens
  * along the scatter dim (untiled: that dim, of the group size, goes away). */
 static bool coll_reduce_scatter(ExecCtx *x, const Op *op, const Group *g, const Tensor *in, Tensor **out)
 {
-    int64_t dim, n = g->t.size;
+    int64_t dim = op_attr_int(op, op->kind == OP_PSUM_SCATTER ? ATTR_KEY_SCATTER_DIMENSION : ATTR_KEY_DIM);
+    int64_t n = g->t.size;
     Reduction red;
-    attr_get_int(op, op->kind == OP_PSUM_SCATTER ? "scatter_dimension" : "dim", 0, &dim);
     if (!reduction_of(x, op, &red))
         return false;
     const TensorType *rt = &op->results[0]->type;
@@ -196,8 +196,7 @@ static bool coll_reduce_scatter(ExecCtx *x, const Op *op, const Group *g, const 
  * with the next dim, which the result type's shape does by itself. */
 static bool coll_all_gather(ExecCtx *x, const Op *op, const Group *g, const Tensor *in, Tensor **out)
 {
-    int64_t axis, dims[SHARDC_MAX_RANK + 1];
-    attr_get_int(op, "axis", 0, &axis);
+    int64_t axis = op_attr_int(op, ATTR_KEY_AXIS), dims[SHARDC_MAX_RANK + 1];
     dims[0] = g->t.size;
     memcpy(dims + 1, in->dims, (size_t)in->rank * sizeof *dims);
     Tensor *stacked = NULL, *moved = NULL;
@@ -220,10 +219,10 @@ static bool coll_all_gather(ExecCtx *x, const Op *op, const Group *g, const Tens
  * order. */
 static bool coll_all_to_all(ExecCtx *x, const Op *op, const Group *g, const Tensor *in, Tensor **out)
 {
-    int64_t split, concat, n = g->t.size;
-    bool tiled = attr_get_bool(op, "tiled", false);
-    if (!attr_get_int(op, "split_axis", -1, &split) || !attr_get_int(op, "concat_axis", -1, &concat) ||
-        split < 0 || split >= in->rank || concat < 0 || concat >= in->rank || in->dims[split] % n != 0)
+    int64_t split = op_attr_int(op, ATTR_KEY_SPLIT_AXIS), concat = op_attr_int(op, ATTR_KEY_CONCAT_AXIS);
+    int64_t n = g->t.size;
+    bool tiled = op_attr_bool(op, ATTR_KEY_TILED);
+    if (split < 0 || split >= in->rank || concat < 0 || concat >= in->rank || in->dims[split] % n != 0)
         return exec_fail(x, op, "'all_to_all' needs split_axis and concat_axis dims, split_axis divisible by %lld",
                          (long long)n);
     Tensor *send = NULL, *recv = NULL, *moved = NULL;
@@ -248,7 +247,7 @@ static bool coll_all_to_all(ExecCtx *x, const Op *op, const Group *g, const Tens
  * [s, d]; a member that is nobody's destination gets zeros. */
 static bool coll_ppermute(ExecCtx *x, const Op *op, const Group *g, const Tensor *in, Tensor **out)
 {
-    const AttrValue *perm = op_attr_value(op, "perm");
+    const AttrValue *perm = op_attr_get(op, ATTR_KEY_PERM);
     int64_t dest = -1, source = -1, pair[2];
     for (int i = 0; perm && perm->kind == ATTR_ARRAY && i < perm->u.array.count; i++) {
         if (attr_int_array(perm->u.array.items[i], pair, 2) != 2 || pair[0] < 0 || pair[1] < 0 ||
@@ -282,8 +281,7 @@ static bool coll_axis_index(ExecCtx *x, const Op *op, const Group *g, const Tens
 /* all_slice: keep block `index` of `dim` (no communication). */
 static bool coll_all_slice(ExecCtx *x, const Op *op, const Group *g, const Tensor *in, Tensor **out)
 {
-    int64_t dim, offsets[SHARDC_MAX_RANK] = {0}, sizes[SHARDC_MAX_RANK];
-    attr_get_int(op, "dim", 0, &dim);
+    int64_t dim = op_attr_int(op, ATTR_KEY_DIM), offsets[SHARDC_MAX_RANK] = {0}, sizes[SHARDC_MAX_RANK];
     if (dim < 0 || dim >= in->rank || in->dims[dim] % g->t.size != 0)
         return exec_fail(x, op, "'all_slice': dim %lld does not split into %lld blocks", (long long)dim,
                          (long long)g->t.size);
@@ -401,11 +399,8 @@ static bool schedule_rounds(const DeviceCtx *dev, PermutePlan *p)
 
 static bool read_shardings(ExecCtx *x, const Op *op, const Tensor *in, const Sharding **from, const Sharding **to)
 {
-    const AttrValue *a = op_attr_value(op, "source"), *b = op_attr_value(op, "target");
-    if (!a || !b || a->kind != ATTR_SHARDING || b->kind != ATTR_SHARDING)
-        return exec_fail(x, op, "'collective_permute' needs 'source' and 'target' shardings");
-    *from = a->u.sharding;
-    *to = b->u.sharding;
+    *from = op_attr_sharding(op, ATTR_KEY_SOURCE);
+    *to = op_attr_sharding(op, ATTR_KEY_TARGET);
     bool fits = (*from)->mesh == x->device->mesh && (*to)->mesh == x->device->mesh &&
                 (*from)->rank == in->rank && (*to)->rank == in->rank;
     for (int d = 0; fits && d < in->rank; d++)

@@ -100,16 +100,6 @@ bool exec_call(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out);
 bool exec_shard_map(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out);
 bool exec_collective(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out);
 
-/* Attribute access for handlers (the verifier has checked the attributes;
- * these still fail cleanly on IR that skipped it). */
-bool attr_get_int(const Op *op, const char *name, int64_t fallback, int64_t *out);
-bool attr_get_bool(const Op *op, const char *name, bool fallback);
-const char *attr_get_string(const Op *op, const char *name, const char *fallback);
-/* An int array attribute copied into out (up to max): its length, or -1. */
-int attr_get_ints(const Op *op, const char *name, int64_t *out, int max);
-/* A scalar attribute (int, float or bool literal) as a TensorScalar. */
-bool attr_get_scalar(const Op *op, const char *name, TensorScalar fallback, TensorScalar *out);
-
 /* Blocks of a sharding (interp_shard_map.c): how many blocks s cuts a value
  * into, and the row-major number of the block position p holds. Equal
  * numbers under two shardings with the same shard counts per dim mean the

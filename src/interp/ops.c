@@ -4,32 +4,7 @@
 #include <string.h>
 #include "interp/interp_internal.h"
 
-/* ---- attributes ---------------------------------------------------------------- */
-
-bool attr_get_int(const Op *op, const char *name, int64_t fallback, int64_t *out)
-{
-    const AttrValue *v = op_attr_value(op, name);
-    *out = v && v->kind == ATTR_INT ? v->u.i : fallback;
-    return !v || v->kind == ATTR_INT;
-}
-
-bool attr_get_bool(const Op *op, const char *name, bool fallback)
-{
-    const AttrValue *v = op_attr_value(op, name);
-    return v && v->kind == ATTR_BOOL ? v->u.b : fallback;
-}
-
-const char *attr_get_string(const Op *op, const char *name, const char *fallback)
-{
-    const AttrValue *v = op_attr_value(op, name);
-    return v && v->kind == ATTR_STRING ? v->u.s : fallback;
-}
-
-int attr_get_ints(const Op *op, const char *name, int64_t *out, int max)
-{
-    const AttrValue *v = op_attr_value(op, name);
-    return v ? attr_int_array(v, out, max) : -1;
-}
+/* ---- attributes: the verifier has checked them; read by key (ir.h) ------------------- */
 
 static bool scalar_of(const AttrValue *v, TensorScalar *out)
 {
@@ -41,26 +16,12 @@ static bool scalar_of(const AttrValue *v, TensorScalar *out)
     }
 }
 
-bool attr_get_scalar(const Op *op, const char *name, TensorScalar fallback, TensorScalar *out)
+/* A scalar attribute (int, float or bool literal), or its default. */
+static TensorScalar scalar_attr(const Op *op, AttrKey key)
 {
-    const AttrValue *v = op_attr_value(op, name);
-    *out = fallback;
-    return !v || scalar_of(v, out);
-}
-
-/* An int-array attribute that must have one entry per dim. */
-static bool dims_attr(ExecCtx *x, const Op *op, const char *name, int rank, int64_t *out)
-{
-    if (attr_get_ints(op, name, out, SHARDC_MAX_RANK) == rank)
-        return true;
-    return exec_fail(x, op, "'%s' needs '%s' with %d entries", op_info(op->kind)->name, name, rank);
-}
-
-static bool int_attr(ExecCtx *x, const Op *op, const char *name, int64_t *out)
-{
-    if (op_attr_value(op, name) && attr_get_int(op, name, 0, out))
-        return true;
-    return exec_fail(x, op, "'%s' needs an integer '%s'", op_info(op->kind)->name, name);
+    TensorScalar value = scalar_int(0);
+    scalar_of(op_attr_get(op, key), &value);
+    return value;
 }
 
 static const TensorType *result_type(const Op *op, int i)
@@ -88,7 +49,7 @@ static bool flatten_value(const AttrValue *v, TensorScalar *out, int64_t max, in
 static bool exec_constant(ExecCtx *x, const Op *op, Tensor **out)
 {
     const TensorType *t = result_type(op, 0);
-    const AttrValue *v = op_attr_value(op, "value");
+    const AttrValue *v = op_attr_get(op, ATTR_KEY_VALUE);
     int64_t count = 1, n = 0;
     type_num_elements(t, &count);
     TensorScalar *values = malloc(((size_t)count + 1) * sizeof *values);
@@ -104,9 +65,8 @@ static bool exec_constant(ExecCtx *x, const Op *op, Tensor **out)
 static bool exec_iota(ExecCtx *x, const Op *op, Tensor **out)
 {
     const TensorType *t = result_type(op, 0);
-    int64_t dim;
-    return int_attr(x, op, "dimension", &dim) &&
-           exec_kernel(x, op, kern_iota(&x->tensors, t->dtype, t->rank, t->dims, dim, out));
+    int64_t dim = op_attr_int(op, ATTR_KEY_DIMENSION);
+    return exec_kernel(x, op, kern_iota(&x->tensors, t->dtype, t->rank, t->dims, dim, out));
 }
 
 static bool exec_zeros(ExecCtx *x, const Op *op, Tensor **out)
@@ -118,9 +78,7 @@ static bool exec_zeros(ExecCtx *x, const Op *op, Tensor **out)
 static bool exec_full(ExecCtx *x, const Op *op, Tensor **out)
 {
     const TensorType *t = result_type(op, 0);
-    TensorScalar value;
-    if (!op_attr_value(op, "value") || !attr_get_scalar(op, "value", scalar_int(0), &value))
-        return exec_fail(x, op, "'full' needs a scalar 'value'");
+    TensorScalar value = scalar_attr(op, ATTR_KEY_VALUE);
     return exec_kernel(x, op, kern_full(&x->tensors, t->dtype, t->rank, t->dims, value, out));
 }
 
@@ -144,7 +102,7 @@ bool exec_nullary(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out)
 bool exec_unary(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out)
 {
     if (op->kind == OP_GELU)
-        return exec_kernel(x, op, kern_gelu(&x->tensors, in[0], attr_get_bool(op, "approximate", true), out));
+        return exec_kernel(x, op, kern_gelu(&x->tensors, in[0], op_attr_bool(op, ATTR_KEY_APPROXIMATE), out));
     UnaryOp kind;
     if (!unary_op_lookup(op_info(op->kind)->name, &kind))
         return exec_fail(x, op, "no kernel for unary op '%s'", op_info(op->kind)->name);
@@ -166,7 +124,7 @@ bool exec_binary(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out)
 
 bool exec_compare(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out)
 {
-    const char *direction = attr_get_string(op, "direction", "");
+    const char *direction = op_attr_string(op, ATTR_KEY_DIRECTION);
     CompareOp kind;
     if (!compare_op_lookup(direction, &kind))
         return exec_fail(x, op, "'compare' has an unknown direction \"%s\"", direction);
@@ -195,9 +153,9 @@ static const int reduce_kinds[OP_COUNT] = {
 bool exec_reduce(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out)
 {
     int64_t dims[SHARDC_MAX_RANK];
-    int n = attr_get_ints(op, "dims", dims, SHARDC_MAX_RANK);
-    if (n < 0 || !reduce_kinds[op->kind])
-        return exec_fail(x, op, "'%s' needs 'dims'", op_info(op->kind)->name);
+    int n = op_attr_ints(op, ATTR_KEY_DIMS, dims, SHARDC_MAX_RANK);
+    if (!reduce_kinds[op->kind])
+        return exec_fail(x, op, "no kernel for reduce op '%s'", op_info(op->kind)->name);
     ReduceOp kind = (ReduceOp)(reduce_kinds[op->kind] - 1);
     return exec_kernel(x, op, kern_reduce(&x->tensors, kind, in[0], n, dims, out));
 }
@@ -207,8 +165,8 @@ bool exec_reduce(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out)
 bool exec_transpose(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out)
 {
     int64_t perm[SHARDC_MAX_RANK];
-    return dims_attr(x, op, "permutation", in[0]->rank, perm) &&
-           exec_kernel(x, op, kern_transpose(&x->tensors, in[0], perm, out));
+    op_attr_ints(op, ATTR_KEY_PERMUTATION, perm, SHARDC_MAX_RANK);
+    return exec_kernel(x, op, kern_transpose(&x->tensors, in[0], perm, out));
 }
 
 bool exec_reshape(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out)
@@ -220,58 +178,52 @@ bool exec_broadcast(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out)
 {
     const TensorType *t = result_type(op, 0);
     int64_t bdims[SHARDC_MAX_RANK];
-    return dims_attr(x, op, "dims", in[0]->rank, bdims) &&
-           exec_kernel(x, op, kern_broadcast_in_dim(&x->tensors, in[0], t->rank, t->dims, bdims, out));
+    op_attr_ints(op, ATTR_KEY_DIMS, bdims, SHARDC_MAX_RANK);
+    return exec_kernel(x, op, kern_broadcast_in_dim(&x->tensors, in[0], t->rank, t->dims, bdims, out));
 }
 
 bool exec_concatenate(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out)
 {
-    int64_t dim;
-    return int_attr(x, op, "dim", &dim) &&
-           exec_kernel(x, op, kern_concatenate(&x->tensors, op->num_operands, (const Tensor *const *)in, dim, out));
+    int64_t dim = op_attr_int(op, ATTR_KEY_DIM);
+    return exec_kernel(x, op, kern_concatenate(&x->tensors, op->num_operands, (const Tensor *const *)in, dim, out));
 }
 
 bool exec_slice(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out)
 {
-    int rank = in[0]->rank;
     int64_t start[SHARDC_MAX_RANK], limit[SHARDC_MAX_RANK], stride[SHARDC_MAX_RANK];
-    bool strided = op_attr_value(op, "stride") != NULL;
-    return dims_attr(x, op, "start", rank, start) && dims_attr(x, op, "limit", rank, limit) &&
-           (!strided || dims_attr(x, op, "stride", rank, stride)) &&
-           exec_kernel(x, op, kern_slice(&x->tensors, in[0], start, limit, strided ? stride : NULL, out));
+    op_attr_ints(op, ATTR_KEY_START, start, SHARDC_MAX_RANK);
+    op_attr_ints(op, ATTR_KEY_LIMIT, limit, SHARDC_MAX_RANK);
+    bool strided = op_attr_ints(op, ATTR_KEY_STRIDE, stride, SHARDC_MAX_RANK) >= 0; /* absent: -1 */
+    return exec_kernel(x, op, kern_slice(&x->tensors, in[0], start, limit, strided ? stride : NULL, out));
 }
 
 bool exec_pad(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out)
 {
-    int rank = in[0]->rank;
     int64_t low[SHARDC_MAX_RANK], high[SHARDC_MAX_RANK], interior[SHARDC_MAX_RANK];
-    bool has_interior = op_attr_value(op, "interior") != NULL;
-    TensorScalar value;
-    if (!attr_get_scalar(op, "value", scalar_int(0), &value))
-        return exec_fail(x, op, "'pad' needs a scalar 'value'");
-    return dims_attr(x, op, "low", rank, low) && dims_attr(x, op, "high", rank, high) &&
-           (!has_interior || dims_attr(x, op, "interior", rank, interior)) &&
-           exec_kernel(x, op, kern_pad(&x->tensors, in[0], low, high, has_interior ? interior : NULL, value, out));
+    op_attr_ints(op, ATTR_KEY_LOW, low, SHARDC_MAX_RANK);
+    op_attr_ints(op, ATTR_KEY_HIGH, high, SHARDC_MAX_RANK);
+    bool has_interior = op_attr_ints(op, ATTR_KEY_INTERIOR, interior, SHARDC_MAX_RANK) >= 0; /* absent: -1 */
+    TensorScalar value = scalar_attr(op, ATTR_KEY_VALUE);
+    return exec_kernel(x, op, kern_pad(&x->tensors, in[0], low, high, has_interior ? interior : NULL, value, out));
 }
 
 bool exec_top_k(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out)
 {
-    int64_t k;
-    return int_attr(x, op, "k", &k) && exec_kernel(x, op, kern_top_k(&x->tensors, in[0], k, &out[0], &out[1]));
+    int64_t k = op_attr_int(op, ATTR_KEY_K);
+    return exec_kernel(x, op, kern_top_k(&x->tensors, in[0], k, &out[0], &out[1]));
 }
 
 bool exec_sort(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out)
 {
-    int64_t dim;
-    bool descending = attr_get_bool(op, "descending", false);
-    return int_attr(x, op, "dim", &dim) &&
-           exec_kernel(x, op, kern_sort(&x->tensors, in[0], dim, descending, out));
+    int64_t dim = op_attr_int(op, ATTR_KEY_DIM);
+    bool descending = op_attr_bool(op, ATTR_KEY_DESCENDING);
+    return exec_kernel(x, op, kern_sort(&x->tensors, in[0], dim, descending, out));
 }
 
 bool exec_argmax(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out)
 {
-    int64_t dim;
-    return int_attr(x, op, "dim", &dim) && exec_kernel(x, op, kern_argmax(&x->tensors, in[0], dim, out));
+    int64_t dim = op_attr_int(op, ATTR_KEY_DIM);
+    return exec_kernel(x, op, kern_argmax(&x->tensors, in[0], dim, out));
 }
 
 /* sharding_constraint and reshard only say where a value lives. */

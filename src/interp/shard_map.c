@@ -40,18 +40,10 @@ int64_t sharding_block_id(const Sharding *s, int64_t position)
 /* ---- setting up ------------------------------------------------------------------------- */
 
 /* The specs of an attribute: one sharding per value. */
-static bool read_specs(ExecCtx *x, const Op *op, const char *name, int count, const Sharding **out)
+static void read_specs(const Op *op, AttrKey key, int count, const Sharding **out)
 {
-    const AttrValue *v = op_attr_value(op, name);
-    if (!v || v->kind != ATTR_ARRAY || v->u.array.count != count)
-        return exec_fail(x, op, "'shard_map' needs '%s' with %d shardings", name, count);
-    for (int i = 0; i < count; i++) {
-        const AttrValue *item = v->u.array.items[i];
-        if (item->kind != ATTR_SHARDING)
-            return exec_fail(x, op, "'shard_map' '%s' entries must be shardings", name);
-        out[i] = item->u.sharding;
-    }
-    return true;
+    for (int i = 0; i < count; i++)
+        out[i] = op_attr_sharding_at(op, key, i);
 }
 
 static bool axis_listed(const AttrValue *list, const char *name)
@@ -66,7 +58,7 @@ static bool axis_listed(const AttrValue *list, const char *name)
 
 static bool manual_axes_mask(ExecCtx *x, const Op *op, const Mesh *mesh, uint64_t *mask)
 {
-    const AttrValue *listed = op_attr_value(op, "manual_axes");
+    const AttrValue *listed = op_attr_get(op, ATTR_KEY_MANUAL_AXES);
     if (mesh->num_axes > MAX_MESH_AXES)
         return exec_fail(x, op, "meshes of more than %d axes are not supported", MAX_MESH_AXES);
     *mask = 0;
@@ -99,19 +91,18 @@ static bool active_positions(ExecCtx *x, ShardMapRun *r)
 
 static bool run_setup(ExecCtx *x, const Op *op, Tensor *const *in, ShardMapRun *r)
 {
-    const AttrValue *mv = op_attr_value(op, "mesh");
     r->op = op;
     r->globals = in;
-    r->mesh = mv && mv->kind == ATTR_SYMBOL ? module_find_mesh(x->module, mv->u.s) : NULL;
+    r->mesh = op_attr_mesh(x->module, op, ATTR_KEY_MESH);
     if (!r->mesh)
         return exec_fail(x, op, "'shard_map' needs 'mesh = @m' naming a mesh");
     r->in_specs = calloc((size_t)op->num_operands + 1, sizeof *r->in_specs);
     r->out_specs = calloc((size_t)op->num_results + 1, sizeof *r->out_specs);
     if (!r->in_specs || !r->out_specs)
         return exec_fail(x, op, "out of memory");
-    return read_specs(x, op, "in_specs", op->num_operands, r->in_specs) &&
-           read_specs(x, op, "out_specs", op->num_results, r->out_specs) &&
-           manual_axes_mask(x, op, r->mesh, &r->manual_mask) && active_positions(x, r);
+    read_specs(op, ATTR_KEY_IN_SPECS, op->num_operands, r->in_specs);
+    read_specs(op, ATTR_KEY_OUT_SPECS, op->num_results, r->out_specs);
+    return manual_axes_mask(x, op, r->mesh, &r->manual_mask) && active_positions(x, r);
 }
 
 static bool devices_setup(ExecCtx *x, ShardMapRun *r)

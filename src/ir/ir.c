@@ -5,8 +5,26 @@
 #include "shardc/ir.h"
 #include "front/parse_ctx.h"
 
+/* Each op's attribute specs (ops.def), ended by ATTR_KEY_NONE. */
+#define DEFAULT_INT(v) {.kind = ATTR_INT, .u = {.i = v}}
+#define DEFAULT_SCALAR(v) DEFAULT_INT(v)
+#define DEFAULT_BOOL(v) {.kind = ATTR_BOOL, .u = {.b = v}}
+#define DEFAULT_STRING(v) {.kind = ATTR_STRING, .u = {.s = v}}
+#define REQ(key, type) {ATTR_KEY_##key, ATYPE_##type, ATTR_REQUIRED, {0}},
+#define OPT(key, type) {ATTR_KEY_##key, ATYPE_##type, ATTR_OPTIONAL, {0}},
+#define DEF(key, type, v) {ATTR_KEY_##key, ATYPE_##type, ATTR_DEFAULTED, DEFAULT_##type(v)},
+#define NOTE(key, type) {ATTR_KEY_##key, ATYPE_##type, ATTR_ANNOTATION, {0}},
+#define OP(id, name, cls, min_ops, max_ops, nres, attrs) static const OpAttrSpec attrs_##id[] = {attrs{0}};
+#include "shardc/ops.def"
+#undef OP
+#undef REQ
+#undef OPT
+#undef DEF
+#undef NOTE
+
 static const OpInfo op_table[OP_COUNT] = {
-#define OP(id, name, cls, min_ops, max_ops, nres, attrs) [OP_##id] = {name, cls, min_ops, max_ops, nres, attrs},
+#define OP(id, name, cls, min_ops, max_ops, nres, attrs) \
+    [OP_##id] = {name, cls, min_ops, max_ops, nres, (int)(sizeof attrs_##id / sizeof attrs_##id[0]) - 1, attrs_##id},
 #include "shardc/ops.def"
 #undef OP
 };
@@ -145,47 +163,4 @@ const Mesh *func_first_mesh(const Func *f)
     const Mesh *mesh = NULL;
     ir_walk(f->body, &(IrWalker){.value = find_mesh, .user = &mesh, .scope = IR_WALK_GLOBAL});
     return mesh;
-}
-
-/* Attribute construction and typed access. */
-
-AttrValue *attr_new(Arena *arena, AttrKind kind, Loc loc)
-{
-    AttrValue *v = ARENA_NEW(arena, AttrValue);
-    v->kind = kind;
-    v->loc = loc;
-    return v;
-}
-
-const NamedAttr *op_attr(const Op *op, const char *name)
-{
-    for (int i = 0; i < op->num_attrs; i++)
-        if (strcmp(op->attrs[i].name, name) == 0)
-            return &op->attrs[i];
-    return NULL;
-}
-
-const AttrValue *op_attr_value(const Op *op, const char *name)
-{
-    const NamedAttr *a = op_attr(op, name);
-    return a ? a->value : NULL;
-}
-
-bool attr_is_int_array(const AttrValue *v)
-{
-    if (!v || v->kind != ATTR_ARRAY)
-        return false;
-    for (int i = 0; i < v->u.array.count; i++)
-        if (v->u.array.items[i]->kind != ATTR_INT)
-            return false;
-    return true;
-}
-
-int attr_int_array(const AttrValue *v, int64_t *out, int max)
-{
-    if (!attr_is_int_array(v) || v->u.array.count > max)
-        return -1;
-    for (int i = 0; i < v->u.array.count; i++)
-        out[i] = v->u.array.items[i]->u.i;
-    return v->u.array.count;
 }

@@ -169,10 +169,12 @@ static void print_op_attrs(FILE *out, const Op *op)
                 v->u.array.items[i] = item;
             }
         }
-        attrs[count++] = (NamedAttr){op->num_results == 1 ? "sharding" : "shardings", op->loc, v};
+        const char *name = op->num_results == 1 ? "sharding" : "shardings";
+        attrs[count++] = (NamedAttr){.name = name, .loc = op->loc, .value = v};
     }
     if (op->num_results == 1 && op->results[0]->logical)
-        attrs[count++] = (NamedAttr){"logical", op->loc, logical_axes_attr(&scratch, op->results[0]->logical)};
+        attrs[count++] = (NamedAttr){.name = "logical", .loc = op->loc,
+                                     .value = logical_axes_attr(&scratch, op->results[0]->logical)};
     if (count) {
         AttrValue dict = {.kind = ATTR_DICT, .u.dict = {count, attrs}};
         fputc(' ', out);

@@ -115,7 +115,7 @@ static Value *emit_transpose(PartitionCtx *pc, Value *in, const int *perm, const
     Op *op;
     Value *out = pc_emit1(pc, OP_TRANSPOSE, loc, &in, 1, name, shape_type(pc, in->type.dtype, in->type.rank, dims),
                           &op);
-    pc_set_attr(pc, op, "permutation", attr);
+    pc_set_attr(pc, op, ATTR_KEY_PERMUTATION, attr);
     return out;
 }
 
@@ -140,11 +140,11 @@ static Value *emit_exchange(PartitionCtx *pc, Value *in, const ReshardStep *s, i
     Op *op;
     Value *out = pc_emit1(pc, OP_ALL_TO_ALL, loc, &in, 1, pc_printf(pc, "%s.all_to_all", base), in->type, &op);
     int64_t n = axis_list_size(&s->axes), bytes = pc_type_bytes(&in->type) / n * (n - 1);
-    pc_set_attr(pc, op, "axes", pc_axes_attr(pc, &s->axes));
-    pc_set_attr(pc, op, "split_axis", pc_int_attr(pc, at));
-    pc_set_attr(pc, op, "concat_axis", pc_int_attr(pc, at));
-    pc_set_attr(pc, op, "tiled", pc_bool_attr(pc, true));
-    pc_set_attr(pc, op, "bytes_per_device", pc_int_attr(pc, bytes));
+    pc_set_attr(pc, op, ATTR_KEY_AXES, pc_axes_attr(pc, &s->axes));
+    pc_set_attr(pc, op, ATTR_KEY_SPLIT_AXIS, pc_int_attr(pc, at));
+    pc_set_attr(pc, op, ATTR_KEY_CONCAT_AXIS, pc_int_attr(pc, at));
+    pc_set_attr(pc, op, ATTR_KEY_TILED, pc_bool_attr(pc, true));
+    pc_set_attr(pc, op, ATTR_KEY_BYTES_PER_DEVICE, pc_int_attr(pc, bytes));
     stats_record(pc->stats, &pc->module->arena,
                  (CollectiveRecord){OP_ALL_TO_ALL, pc->mesh, s->axes, bytes, base, loc, out->name, pc->reason});
     return out;

@@ -1,7 +1,6 @@
 /* Building the per-device program: values, ops and attributes. */
 #include <stdarg.h>
 #include <stdio.h>
-#include <string.h>
 #include "shardc/layout.h"
 #include "partition/partition_ctx.h"
 
@@ -32,20 +31,9 @@ Op *pc_append_op(PartitionCtx *pc, OpKind kind, Loc loc, Value **operands, int n
     return op;
 }
 
-void pc_set_attr(PartitionCtx *pc, Op *op, const char *name, AttrValue *value)
+void pc_set_attr(PartitionCtx *pc, Op *op, AttrKey key, AttrValue *value)
 {
-    for (int i = 0; i < op->num_attrs; i++)
-        if (strcmp(op->attrs[i].name, name) == 0) {
-            NamedAttr *copy = arena_memdup(&pc->module->arena, op->attrs, (size_t)op->num_attrs, sizeof(NamedAttr));
-            copy[i].value = value;
-            op->attrs = copy;
-            return;
-        }
-    NamedAttr *attrs = ARENA_ARRAY(&pc->module->arena, NamedAttr, op->num_attrs + 1);
-    if (op->num_attrs)
-        memcpy(attrs, op->attrs, sizeof(NamedAttr) * (size_t)op->num_attrs);
-    attrs[op->num_attrs++] = (NamedAttr){name, op->loc, value};
-    op->attrs = attrs;
+    op_attr_set(&pc->module->arena, op, key, value);
 }
 
 AttrValue *pc_int_attr(PartitionCtx *pc, int64_t v)

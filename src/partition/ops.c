@@ -32,7 +32,7 @@ static void partial_axes(AxisList *out, const OpShardingRule *rule, const AxisLi
  * unsliced dims): its limit becomes the local size. */
 static void localize_slice(PartitionCtx *pc, Op *local)
 {
-    const AttrValue *limit = op_attr_value(local, "limit");
+    const AttrValue *limit = op_attr_get(local, ATTR_KEY_LIMIT);
     AttrValue *copy = attr_new(&pc->module->arena, ATTR_ARRAY, limit->loc);
     copy->u.array.count = limit->u.array.count;
     copy->u.array.items = ARENA_ARRAY(&pc->module->arena, AttrValue *, limit->u.array.count + 1);
@@ -41,14 +41,14 @@ static void localize_slice(PartitionCtx *pc, Op *local)
         copy->u.array.items[d] = local_dim < limit->u.array.items[d]->u.i ? pc_int_attr(pc, local_dim)
                                                                            : limit->u.array.items[d];
     }
-    pc_set_attr(pc, local, "limit", copy);
+    pc_set_attr(pc, local, ATTR_KEY_LIMIT, copy);
 }
 
 /* iota along a sharded dim: each device adds its shard's offset,
  * axis_index * local size. */
 static Value *localize_iota(PartitionCtx *pc, Op *local, const DimAxes *layout)
 {
-    int64_t dim = op_attr_value(local, "dimension")->u.i;
+    int64_t dim = op_attr_int(local, ATTR_KEY_DIMENSION);
     const AxisList *axes = &layout->dims[dim];
     Value *base = local->results[0];
     if (!axes->count)
@@ -56,10 +56,10 @@ static Value *localize_iota(PartitionCtx *pc, Op *local, const DimAxes *layout)
     TensorType scalar = {base->type.dtype, 0, NULL};
     Op *op;
     Value *index = pc_emit1(pc, OP_AXIS_INDEX, local->loc, NULL, 0, "iota.shard", (TensorType){DT_I32, 0, NULL}, &op);
-    pc_set_attr(pc, op, "axes", pc_axes_attr(pc, axes));
+    pc_set_attr(pc, op, ATTR_KEY_AXES, pc_axes_attr(pc, axes));
     Value *shard = pc_emit1(pc, OP_CONVERT, local->loc, &index, 1, "iota.shard", scalar, NULL);
     Value *size = pc_emit1(pc, OP_FULL, local->loc, NULL, 0, "iota.size", scalar, &op);
-    pc_set_attr(pc, op, "value", pc_int_attr(pc, base->type.dims[dim]));
+    pc_set_attr(pc, op, ATTR_KEY_VALUE, pc_int_attr(pc, base->type.dims[dim]));
     Value *offset = pc_emit1(pc, OP_MUL, local->loc, (Value *[]){shard, size}, 2, "iota.offset", scalar, NULL);
     return pc_emit1(pc, OP_ADD, local->loc, (Value *[]){base, offset}, 2, base->name, base->type, NULL);
 }
@@ -113,7 +113,7 @@ static bool mask_reduced_padding(PartitionCtx *pc, const Op *op, const OpShardin
 static int64_t reduced_count(const Op *op)
 {
     int64_t dims[SHARDC_MAX_RANK], count = 1;
-    int n = attr_int_array(op_attr_value(op, "dims"), dims, SHARDC_MAX_RANK);
+    int n = op_attr_ints(op, ATTR_KEY_DIMS, dims, SHARDC_MAX_RANK);
     for (int i = 0; i < n; i++)
         count *= op->operands[0]->type.dims[dims[i]];
     return count;
@@ -154,7 +154,7 @@ static Op *emit_local_op(PartitionCtx *pc, const Op *op, Value **operands, const
  * slicing is local, and constants are small. */
 static bool is_valued_constant(const Op *op)
 {
-    const AttrValue *v = op_attr_value(op, "value");
+    const AttrValue *v = op_attr_get(op, ATTR_KEY_VALUE);
     return op->kind == OP_CONSTANT && v && v->kind == ATTR_ARRAY;
 }
 
@@ -233,7 +233,7 @@ static Value *divide_by_count(PartitionCtx *pc, Value *sum, int64_t count, Loc l
 {
     Op *op;
     Value *n = pc_emit1(pc, OP_FULL, loc, NULL, 0, "mean.count", (TensorType){sum->type.dtype, 0, NULL}, &op);
-    pc_set_attr(pc, op, "value", pc_int_attr(pc, count));
+    pc_set_attr(pc, op, ATTR_KEY_VALUE, pc_int_attr(pc, count));
     return pc_emit1(pc, OP_DIV, loc, (Value *[]){sum, n}, 2, sum->name, sum->type, NULL);
 }
 

@@ -12,8 +12,8 @@
 static bool names_other(Op *op, void *func)
 {
     const Func *f = func;
-    const AttrValue *p = op->kind == OP_CUSTOM ? op_attr_value(op, "partition") : NULL;
-    return !(op->kind == OP_CUSTOM && (strcmp(op->callee, f->name) == 0 || (p && strcmp(p->u.s, f->name) == 0)));
+    const char *p = op->kind == OP_CUSTOM ? op_attr_symbol(op, ATTR_KEY_PARTITION) : NULL;
+    return !(op->kind == OP_CUSTOM && (strcmp(op->callee, f->name) == 0 || (p && strcmp(p, f->name) == 0)));
 }
 
 /* Functions that custom ops of the global program use as implementation
@@ -206,11 +206,11 @@ static void install_spmd_body(PartitionCtx *pc, Func *f, Block *body)
         in[i] = f->body->args[i]->sharding;
     for (int j = 0; j < f->num_results; j++)
         out[j] = (Sharding *)result_sharding(f, j);
-    pc_set_attr(pc, smap, "mesh", symbol_attr(pc, pc->mesh->name));
-    pc_set_attr(pc, smap, "in_specs", specs_attr(pc, in, f->body->num_args));
-    pc_set_attr(pc, smap, "out_specs", specs_attr(pc, out, f->num_results));
+    pc_set_attr(pc, smap, ATTR_KEY_MESH, symbol_attr(pc, pc->mesh->name));
+    pc_set_attr(pc, smap, ATTR_KEY_IN_SPECS, specs_attr(pc, in, f->body->num_args));
+    pc_set_attr(pc, smap, ATTR_KEY_OUT_SPECS, specs_attr(pc, out, f->num_results));
     if (any_uneven(f->body->args, f->body->num_args, in) || any_uneven_results(f, out))
-        pc_set_attr(pc, smap, "pad_uneven", pc_bool_attr(pc, true));
+        pc_set_attr(pc, smap, ATTR_KEY_PAD_UNEVEN, pc_bool_attr(pc, true));
     Block *outer = ARENA_NEW(&m->arena, Block);
     *outer = (Block){f->body->num_args, f->body->args, NULL, NULL, 0, NULL, f->body->return_loc, NULL, f};
     SymTab outer_names;

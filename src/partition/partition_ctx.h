@@ -52,7 +52,7 @@ Op *pc_append_op(PartitionCtx *pc, OpKind kind, Loc loc, Value **operands, int n
 /* Append a single-result op; its result is returned (and the op, if asked). */
 Value *pc_emit1(PartitionCtx *pc, OpKind kind, Loc loc, Value **operands, int num_operands, const char *name,
                 TensorType type, Op **op_out);
-void pc_set_attr(PartitionCtx *pc, Op *op, const char *name, AttrValue *value);
+void pc_set_attr(PartitionCtx *pc, Op *op, AttrKey key, AttrValue *value);
 AttrValue *pc_int_attr(PartitionCtx *pc, int64_t v);
 AttrValue *pc_bool_attr(PartitionCtx *pc, bool v);
 AttrValue *pc_string_attr(PartitionCtx *pc, const char *s);

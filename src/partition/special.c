@@ -25,9 +25,9 @@ void pc_inline_block(PartitionCtx *pc, const Block *body, Value **args, Value **
         returns[i] = value_map_get(&map, body->returns[i]);
 }
 
-static void layout_of_spec(DimAxes *out, const AttrValue *specs, int i, int rank)
+static void layout_of_spec(DimAxes *out, const Op *op, AttrKey specs, int i, int rank)
 {
-    dim_axes_from_sharding(out, specs->u.array.items[i]->u.sharding, rank);
+    dim_axes_from_sharding(out, op_attr_sharding_at(op, specs, i), rank);
 }
 
 /* Per-device results laid out as `layouts`, resharded to the results'
@@ -49,8 +49,7 @@ static void bind_results(PartitionCtx *pc, const Op *op, Value **locals, const D
 
 static bool pads_uneven(const Op *op)
 {
-    const AttrValue *pad = op_attr_value(op, "pad_uneven");
-    return pad && pad->kind == ATTR_BOOL && pad->u.b;
+    return op_attr_bool(op, ATTR_KEY_PAD_UNEVEN);
 }
 
 /* A shard_map with pad_uneven promises its body zero padding; a value
@@ -65,17 +64,16 @@ static Value *zero_padding(PartitionCtx *pc, Value *local, const TensorType *glo
 
 void pc_partition_shard_map(PartitionCtx *pc, Op *op)
 {
-    const AttrValue *manual = op_attr_value(op, "manual_axes");
+    const AttrValue *manual = op_attr_get(op, ATTR_KEY_MANUAL_AXES);
     if (manual && manual->u.array.count != pc->mesh->num_axes) {
         diag_error(pc->diag, op->loc, "cannot partition a shard_map that is manual over only some mesh axes");
         pc->ok = false;
         return;
     }
-    const AttrValue *in_specs = op_attr_value(op, "in_specs"), *out_specs = op_attr_value(op, "out_specs");
     Value *args[op->num_operands + 1], *returns[op->num_results + 1];
     for (int i = 0; i < op->num_operands; i++) {
         DimAxes want;
-        layout_of_spec(&want, in_specs, i, op->operands[i]->type.rank);
+        layout_of_spec(&want, op, ATTR_KEY_IN_SPECS, i, op->operands[i]->type.rank);
         pc->reason = pc_printf(pc, "operand %%%s of shard_map laid out as its in_spec %s", op->operands[i]->name,
                                pc_format_layout(pc, &want));
         if (!(args[i] = pc_local_as(pc, op->operands[i], &want, op->loc)))
@@ -86,7 +84,7 @@ void pc_partition_shard_map(PartitionCtx *pc, Op *op)
     pc_inline_block(pc, op->region, args, returns);
     DimAxes layouts[op->num_results + 1];
     for (int j = 0; j < op->num_results; j++)
-        layout_of_spec(&layouts[j], out_specs, j, op->results[j]->type.rank);
+        layout_of_spec(&layouts[j], op, ATTR_KEY_OUT_SPECS, j, op->results[j]->type.rank);
     bind_results(pc, op, returns, layouts);
 }
 
@@ -164,7 +162,7 @@ static void partition_replicated(PartitionCtx *pc, Op *op, const Func *impl)
 
 void pc_partition_custom(PartitionCtx *pc, Op *op)
 {
-    const AttrValue *partition = op_attr_value(op, "partition");
+    const char *partition = op_attr_symbol(op, ATTR_KEY_PARTITION);
     if (!partition) {
         partition_replicated(pc, op, module_find_func(pc->module, op->callee));
         return;
@@ -184,5 +182,5 @@ void pc_partition_custom(PartitionCtx *pc, Op *op)
     }
     AxisList *assignment = ARENA_ARRAY(&pc->scratch, AxisList, rule->num_factors + 1);
     factor_assignment(assignment, rule, pc->mesh, shardings, types, count, op->num_operands, UNEVEN_NONE, &pc->scratch);
-    partition_with_function(pc, op, module_find_func(pc->module, partition->u.s), rule, assignment);
+    partition_with_function(pc, op, module_find_func(pc->module, partition), rule, assignment);
 }

@@ -116,7 +116,7 @@ static void print_slice(FILE *out, const Sharding *s, const TensorType *t, int64
 
 static void print_group(FILE *out, const Mesh *mesh, const Op *op, int64_t position)
 {
-    const AttrValue *axes = op_attr_value(op, "axes");
+    const AttrValue *axes = op_attr_get(op, ATTR_KEY_AXES);
     AxisRef refs[16];
     int n = 0;
     for (int i = 0; axes && i < axes->u.array.count && n < 16; i++)
@@ -149,15 +149,14 @@ static void print_device(FILE *out, const Op *smap, const Mesh *mesh, int64_t po
     for (int k = 0; k < mesh->num_axes; k++)
         fprintf(out, "%s%s=%lld", k ? ", " : "", mesh->axes[k].name, (long long)mesh_coord(mesh, position, k));
     fputs("):\n", out);
-    const AttrValue *in = op_attr_value(smap, "in_specs"), *outs = op_attr_value(smap, "out_specs");
     for (int i = 0; i < smap->num_operands; i++) {
         fprintf(out, "    arg %%%s ", smap->operands[i]->name);
-        print_slice(out, in->u.array.items[i]->u.sharding, &smap->operands[i]->type, position);
+        print_slice(out, op_attr_sharding_at(smap, ATTR_KEY_IN_SPECS, i), &smap->operands[i]->type, position);
         fputc('\n', out);
     }
     for (int j = 0; j < smap->num_results; j++) {
         fprintf(out, "    result %d ", j);
-        print_slice(out, outs->u.array.items[j]->u.sharding, &smap->results[j]->type, position);
+        print_slice(out, op_attr_sharding_at(smap, ATTR_KEY_OUT_SPECS, j), &smap->results[j]->type, position);
         fputc('\n', out);
     }
     /* Not in nested shard_maps: their groups are of their own mesh. */
@@ -171,7 +170,7 @@ void print_devices(FILE *out, const Module *m, int device)
         const Op *smap = m->funcs[i]->body->first;
         if (!smap || smap->kind != OP_SHARD_MAP || smap->next)
             continue;
-        const Mesh *mesh = module_find_mesh(m, op_attr_value(smap, "mesh")->u.s);
+        const Mesh *mesh = op_attr_mesh(m, smap, ATTR_KEY_MESH);
         fprintf(out, "func @%s on @%s (%lld devices)\n", m->funcs[i]->name, mesh->name, (long long)mesh->num_devices);
         for (int64_t p = 0; p < mesh->num_devices; p++)
             if (device < 0 || mesh_device_id(mesh, p) == device)

@@ -138,29 +138,29 @@ static void set_step_attrs(PartitionCtx *pc, Op *op, const ReshardStep *s, const
                            ReductionKind reduction)
 {
     if (s->kind != STEP_COLLECTIVE_PERMUTE)
-        pc_set_attr(pc, op, "axes", pc_axes_attr(pc, &s->axes));
+        pc_set_attr(pc, op, ATTR_KEY_AXES, pc_axes_attr(pc, &s->axes));
     switch (s->kind) {
     case STEP_ALL_SLICE: case STEP_REDUCE_SCATTER:
-        pc_set_attr(pc, op, "dim", pc_int_attr(pc, s->dim));
+        pc_set_attr(pc, op, ATTR_KEY_DIM, pc_int_attr(pc, s->dim));
         break;
     case STEP_ALL_GATHER:
-        pc_set_attr(pc, op, "axis", pc_int_attr(pc, s->dim));
-        pc_set_attr(pc, op, "tiled", pc_bool_attr(pc, true));
+        pc_set_attr(pc, op, ATTR_KEY_AXIS, pc_int_attr(pc, s->dim));
+        pc_set_attr(pc, op, ATTR_KEY_TILED, pc_bool_attr(pc, true));
         break;
     case STEP_ALL_TO_ALL:
-        pc_set_attr(pc, op, "split_axis", pc_int_attr(pc, s->dim));
-        pc_set_attr(pc, op, "concat_axis", pc_int_attr(pc, s->src_dim));
-        pc_set_attr(pc, op, "tiled", pc_bool_attr(pc, true));
+        pc_set_attr(pc, op, ATTR_KEY_SPLIT_AXIS, pc_int_attr(pc, s->dim));
+        pc_set_attr(pc, op, ATTR_KEY_CONCAT_AXIS, pc_int_attr(pc, s->src_dim));
+        pc_set_attr(pc, op, ATTR_KEY_TILED, pc_bool_attr(pc, true));
         break;
     case STEP_COLLECTIVE_PERMUTE:
-        pc_set_attr(pc, op, "source", pc_sharding_attr(pc, before));
-        pc_set_attr(pc, op, "target", pc_sharding_attr(pc, &s->after));
+        pc_set_attr(pc, op, ATTR_KEY_SOURCE, pc_sharding_attr(pc, before));
+        pc_set_attr(pc, op, ATTR_KEY_TARGET, pc_sharding_attr(pc, &s->after));
         break;
     case STEP_ALL_REDUCE:
         break;
     }
     if (s->kind == STEP_ALL_REDUCE || s->kind == STEP_REDUCE_SCATTER)
-        pc_set_attr(pc, op, "reduction", pc_string_attr(pc, reduction_name(reduction)));
+        pc_set_attr(pc, op, ATTR_KEY_REDUCTION, pc_string_attr(pc, reduction_name(reduction)));
 }
 
 Value *pc_emit_step(PartitionCtx *pc, Value *in, TensorType type, const TensorType *global, const ReshardStep *s,
@@ -178,7 +178,7 @@ Value *pc_emit_step(PartitionCtx *pc, Value *in, TensorType type, const TensorTy
     op->results[0] = out;
     set_step_attrs(pc, op, s, before, reduction);
     int64_t bytes = step_bytes(s, pc_type_bytes(&in->type), pc_type_bytes(&type));
-    pc_set_attr(pc, op, "bytes_per_device", pc_int_attr(pc, bytes));
+    pc_set_attr(pc, op, ATTR_KEY_BYTES_PER_DEVICE, pc_int_attr(pc, bytes));
     stats_record(pc->stats, &pc->module->arena,
                  (CollectiveRecord){op->kind, pc->mesh, s->axes, bytes, base, loc, out->name, pc->reason});
     return out;
@@ -310,9 +310,9 @@ static Value *cut_padding(PartitionCtx *pc, Value *padded, int d, int64_t size, 
     }
     TensorType type = type_make(&pc->module->arena, padded->type.dtype, rank, limit);
     Op *op = emit_local(pc, OP_SLICE, padded, type, base, "unpad", loc);
-    pc_set_attr(pc, op, "start", pc_int_array_attr(pc, start, rank));
-    pc_set_attr(pc, op, "limit", pc_int_array_attr(pc, limit, rank));
-    pc_set_attr(pc, op, "stride", pc_int_array_attr(pc, stride, rank));
+    pc_set_attr(pc, op, ATTR_KEY_START, pc_int_array_attr(pc, start, rank));
+    pc_set_attr(pc, op, ATTR_KEY_LIMIT, pc_int_array_attr(pc, limit, rank));
+    pc_set_attr(pc, op, ATTR_KEY_STRIDE, pc_int_array_attr(pc, stride, rank));
     return op->results[0];
 }
 
@@ -324,10 +324,10 @@ static Value *add_padding(PartitionCtx *pc, Value *whole, int d, int64_t padded_
     TensorType type = type_make(&pc->module->arena, whole->type.dtype, rank, whole->type.dims);
     type.dims[d] = padded_size;
     Op *op = emit_local(pc, OP_PAD, whole, type, base, "pad", loc);
-    pc_set_attr(pc, op, "low", pc_int_array_attr(pc, zeros, rank));
-    pc_set_attr(pc, op, "high", pc_int_array_attr(pc, high, rank));
-    pc_set_attr(pc, op, "interior", pc_int_array_attr(pc, zeros, rank));
-    pc_set_attr(pc, op, "value", pc_zero_attr(pc, whole->type.dtype));
+    pc_set_attr(pc, op, ATTR_KEY_LOW, pc_int_array_attr(pc, zeros, rank));
+    pc_set_attr(pc, op, ATTR_KEY_HIGH, pc_int_array_attr(pc, high, rank));
+    pc_set_attr(pc, op, ATTR_KEY_INTERIOR, pc_int_array_attr(pc, zeros, rank));
+    pc_set_attr(pc, op, ATTR_KEY_VALUE, pc_zero_attr(pc, whole->type.dtype));
     return op->results[0];
 }
 
@@ -399,7 +399,7 @@ static Value *scalar_constant(PartitionCtx *pc, DType dtype, AttrValue *value, c
 {
     Op *op;
     Value *v = pc_emit1(pc, OP_FULL, loc, NULL, 0, base, (TensorType){dtype, 0, NULL}, &op);
-    pc_set_attr(pc, op, "value", value);
+    pc_set_attr(pc, op, ATTR_KEY_VALUE, value);
     return v;
 }
 
@@ -423,15 +423,15 @@ static Value *real_elements(PartitionCtx *pc, const TensorType *pred, int d, int
     TensorType index = type_make(&pc->module->arena, DT_I32, pred->rank, pred->dims);
     Op *op;
     Value *shard = pc_emit1(pc, OP_AXIS_INDEX, loc, NULL, 0, "pad.shard", scalar, &op);
-    pc_set_attr(pc, op, "axes", pc_axes_attr(pc, axes));
+    pc_set_attr(pc, op, ATTR_KEY_AXES, pc_axes_attr(pc, axes));
     Value *local_size = scalar_constant(pc, DT_I32, pc_int_attr(pc, pred->dims[d]), "pad.size", loc);
     Value *offset = pc_emit1(pc, OP_MUL, loc, (Value *[]){shard, local_size}, 2, "pad.offset", scalar, NULL);
     Value *iota = pc_emit1(pc, OP_IOTA, loc, NULL, 0, "pad.iota", index, &op);
-    pc_set_attr(pc, op, "dimension", pc_int_attr(pc, d));
+    pc_set_attr(pc, op, ATTR_KEY_DIMENSION, pc_int_attr(pc, d));
     Value *position = pc_emit1(pc, OP_ADD, loc, (Value *[]){iota, offset}, 2, "pad.position", index, NULL);
     Value *limit = scalar_constant(pc, DT_I32, pc_int_attr(pc, size), "pad.limit", loc);
     Value *real = pc_emit1(pc, OP_COMPARE, loc, (Value *[]){position, limit}, 2, "pad.real", *pred, &op);
-    pc_set_attr(pc, op, "direction", pc_string_attr(pc, "lt"));
+    pc_set_attr(pc, op, ATTR_KEY_DIRECTION, pc_string_attr(pc, "lt"));
     PaddingMask *m = ARENA_NEW(&pc->tables, PaddingMask);
     *m = (PaddingMask){*pred, d, size, *axes, real, pc->masks};
     pc->masks = m;

@@ -105,7 +105,7 @@ static void warn_boundary(PropagationState *st, Loc loc, const Value *v, const S
 static bool warn_in_specs(Op *op, void *st)
 {
     char what[128];
-    const AttrValue *specs = op->kind == OP_SHARD_MAP ? op_attr_value(op, "in_specs") : NULL;
+    const AttrValue *specs = op->kind == OP_SHARD_MAP ? op_attr_get(op, ATTR_KEY_IN_SPECS) : NULL;
     for (int i = 0; specs && i < op->num_operands && i < specs->u.array.count; i++) {
         snprintf(what, sizeof what, "in_specs[%d] of 'shard_map'", i);
         warn_boundary(st, op->loc, op->operands[i], specs->u.array.items[i]->u.sharding, what);

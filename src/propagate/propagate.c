@@ -190,7 +190,7 @@ static bool remember_user(Value *v, void *user)
 /* Results of a shard_map are laid out as its out_specs say. */
 static void seed_shard_map_results(PropagationState *st, Op *op)
 {
-    const AttrValue *specs = op_attr_value(op, "out_specs");
+    const AttrValue *specs = op_attr_get(op, ATTR_KEY_OUT_SPECS);
     for (int i = 0; specs && i < op->num_results && i < specs->u.array.count; i++)
         if (!op->results[i]->sharding)
             op->results[i]->sharding = sharding_clone(&st->module->arena, specs->u.array.items[i]->u.sharding);
@@ -437,7 +437,7 @@ OpShardingRule *identity_rule(Arena *arena, const TensorType *type, int num_tens
 
 void propagate_shard_map_operands(PropagationState *st, Op *op, int phase)
 {
-    const AttrValue *specs = op_attr_value(op, "in_specs");
+    const AttrValue *specs = op_attr_get(op, ATTR_KEY_IN_SPECS);
     for (int i = 0; specs && i < op->num_operands && i < specs->u.array.count; i++) {
         Value *operand = op->operands[i];
         const OpShardingRule *rule = identity_rule(&st->work, &operand->type, 2);

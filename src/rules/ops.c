@@ -42,17 +42,12 @@ OpShardingRule *rules_elementwise(RuleBuilder *b)
  * pad (Shardy's TransposeOp, BroadcastInDimOp, ConcatenateOp, SliceOp and
  * PadOp cases, with conservative propagation off as Shardy's default). */
 
-static int int_attr_list(const Op *op, const char *name, int64_t *out)
-{
-    return attr_int_array(op_attr_value(op, name), out, SHARDC_MAX_RANK);
-}
-
 /* Factors in result order: result dim d is operand dim permutation[d]. */
 OpShardingRule *rules_transpose(RuleBuilder *b)
 {
     const TensorType *in = rule_builder_type(b, 0);
     int64_t perm[SHARDC_MAX_RANK];
-    int n = int_attr_list(b->op, "permutation", perm);
+    int n = op_attr_ints(b->op, ATTR_KEY_PERMUTATION, perm, SHARDC_MAX_RANK);
     for (int d = 0; d < n; d++)
         rule_builder_add_in_out(b, (int)perm[d], d, in->dims[perm[d]], FACTOR_PASS_THROUGH);
     return rule_builder_build(b);
@@ -66,7 +61,7 @@ OpShardingRule *rules_broadcast(RuleBuilder *b)
     const TensorType *in = rule_builder_type(b, 0), *out = rule_builder_type(b, 1);
     int64_t dims[SHARDC_MAX_RANK];
     int out_to_in[SHARDC_MAX_RANK];
-    int n = int_attr_list(b->op, "dims", dims);
+    int n = op_attr_ints(b->op, ATTR_KEY_DIMS, dims, SHARDC_MAX_RANK);
     for (int d = 0; d < out->rank; d++)
         out_to_in[d] = RULE_NULL_DIM;
     for (int i = 0; i < n; i++)
@@ -88,7 +83,7 @@ OpShardingRule *rules_broadcast(RuleBuilder *b)
 OpShardingRule *rules_concatenate(RuleBuilder *b)
 {
     const TensorType *out = &b->op->results[0]->type;
-    int64_t concat_dim = op_attr_value(b->op, "dim")->u.i;
+    int64_t concat_dim = op_attr_int(b->op, ATTR_KEY_DIM);
     for (int d = 0; d < out->rank; d++)
         rule_builder_add_pointwise(b, d, out->dims[d],
                                    d == concat_dim ? FACTOR_PERMUTATION : FACTOR_PASS_THROUGH);
@@ -119,7 +114,7 @@ OpShardingRule *rules_slice_or_pad(RuleBuilder *b)
 OpShardingRule *rules_sort(RuleBuilder *b)
 {
     const TensorType *in = rule_builder_type(b, 0);
-    int64_t sort_dim = op_attr_value(b->op, "dim")->u.i;
+    int64_t sort_dim = op_attr_int(b->op, ATTR_KEY_DIM);
     bool other_dim_sharable = false;
     for (int d = 0; d < in->rank; d++)
         other_dim_sharable |= d != sort_dim && in->dims[d] > 1;
@@ -360,7 +355,7 @@ OpShardingRule *rules_reduce(RuleBuilder *b)
 {
     bool reduced[SHARDC_MAX_RANK] = {false};
     int64_t dims[SHARDC_MAX_RANK];
-    int n = attr_int_array(op_attr_value(b->op, "dims"), dims, SHARDC_MAX_RANK);
+    int n = op_attr_ints(b->op, ATTR_KEY_DIMS, dims, SHARDC_MAX_RANK);
     for (int i = 0; i < n; i++)
         reduced[dims[i]] = true;
     return reduce_rule(b, reduced, FACTOR_REDUCTION);
@@ -376,6 +371,6 @@ OpShardingRule *rules_reduce(RuleBuilder *b)
 OpShardingRule *rules_argmax(RuleBuilder *b)
 {
     bool reduced[SHARDC_MAX_RANK] = {false};
-    reduced[op_attr_value(b->op, "dim")->u.i] = true;
+    reduced[op_attr_int(b->op, ATTR_KEY_DIM)] = true;
     return reduce_rule(b, reduced, FACTOR_NEED_REPLICATION);
 }

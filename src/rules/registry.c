@@ -218,27 +218,27 @@ OpShardingRule *op_sharding_rule(Arena *arena, DiagEngine *diag, const Op *op)
  * types. The verifier binds it (rules_bind_custom), reporting any error,
  * and keeps it on the op for propagation and partitioning. */
 
-static bool list_error(DiagEngine *diag, Loc loc, const char *name)
+static bool list_error(DiagEngine *diag, Loc loc, AttrKey key)
 {
-    diag_error(diag, loc, "'%s' must be a list of factor names", name);
+    diag_error(diag, loc, "'%s' must be a list of factor names", attr_key_name(key));
     return false;
 }
 
 /* A list-of-factor-names attribute into a C array (none if absent). */
-static bool factor_names(Arena *arena, DiagEngine *diag, const Op *op, const char *name, int *count,
+static bool factor_names(Arena *arena, DiagEngine *diag, const Op *op, AttrKey key, int *count,
                          const char *const **out)
 {
-    const AttrValue *v = op_attr_value(op, name);
+    const AttrValue *v = op_attr_get(op, key);
     *count = 0;
     *out = NULL;
     if (!v)
         return true;
     if (v->kind != ATTR_ARRAY)
-        return list_error(diag, v->loc, name);
+        return list_error(diag, v->loc, key);
     const char **names = ARENA_ARRAY(arena, const char *, v->u.array.count + 1);
     for (int i = 0; i < v->u.array.count; i++) {
         if (v->u.array.items[i]->kind != ATTR_STRING)
-            return list_error(diag, v->u.array.items[i]->loc, name);
+            return list_error(diag, v->u.array.items[i]->loc, key);
         names[i] = v->u.array.items[i]->u.s;
     }
     *count = v->u.array.count;
@@ -249,7 +249,7 @@ static bool factor_names(Arena *arena, DiagEngine *diag, const Op *op, const cha
 /* factor_sizes = {k = 4, ...} into name/size pairs (none if absent). */
 static bool factor_sizes(Arena *arena, DiagEngine *diag, const Op *op, RuleStringOptions *opts)
 {
-    const AttrValue *v = op_attr_value(op, "factor_sizes");
+    const AttrValue *v = op_attr_get(op, ATTR_KEY_FACTOR_SIZES);
     if (!v)
         return true;
     if (v->kind != ATTR_DICT) {
@@ -274,9 +274,10 @@ bool rule_options_from_attrs(Arena *arena, DiagEngine *diag, const Op *op, RuleS
 {
     *out = (RuleStringOptions){0};
     /* Each list is checked even after an error, so all are reported. */
-    bool ok = factor_names(arena, diag, op, "reduction", &out->num_reduction, &out->reduction);
-    ok &= factor_names(arena, diag, op, "need_replication", &out->num_need_replication, &out->need_replication);
-    ok &= factor_names(arena, diag, op, "permutation", &out->num_permutation, &out->permutation);
+    bool ok = factor_names(arena, diag, op, ATTR_KEY_REDUCTION, &out->num_reduction, &out->reduction);
+    ok &= factor_names(arena, diag, op, ATTR_KEY_NEED_REPLICATION, &out->num_need_replication,
+                       &out->need_replication);
+    ok &= factor_names(arena, diag, op, ATTR_KEY_PERMUTATION, &out->num_permutation, &out->permutation);
     ok &= factor_sizes(arena, diag, op, out);
     return ok;
 }
@@ -292,7 +293,7 @@ static TensorType *value_types(Arena *arena, Value **values, int count)
 static OpShardingRule *bind_custom(Arena *arena, DiagEngine *diag, const Op *op, const TensorType *operand_types,
                                    const TensorType *result_types)
 {
-    const AttrValue *text = op_attr_value(op, "rule");
+    const AttrValue *text = op_attr_get(op, ATTR_KEY_RULE);
     RuleStringOptions opts;
     if (!text || text->kind != ATTR_STRING || !rule_options_from_attrs(arena, diag, op, &opts))
         return NULL;

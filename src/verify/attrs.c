@@ -1,89 +1,120 @@
-/* Typed attribute access for the verifier, each miss a located diagnostic. */
+/* The verifier's attribute checks, driven by the op table (ops.def): every
+ * attribute an op carries must be one it takes, and each one it takes must
+ * hold its type, each miss a located diagnostic. What depends on the op's
+ * operands, mesh or group (dim ranges, axis names, spec counts) is left to
+ * the op's own rule, which reads the attribute by key. */
 #include <string.h>
 #include "shardc/layout.h"
 #include "shardc/verify.h"
 
-Loc va_loc(const Op *op, const char *name)
+/* How a missing required attribute is reported: "'op' needs attribute
+ * 'name'" and this; NULL: by the op's rule, in words of its own. */
+static const char *const missing_what[ATYPE_COUNT] = {
+    [ATYPE_INT] = " (an integer)",
+    [ATYPE_INTS] = " (a list of integers)",
+    [ATYPE_STRING] = " (a string)",
+    [ATYPE_AXES] = " (a list of mesh axis names)",
+    [ATYPE_TENSOR] = "",
+    [ATYPE_SCALAR] = "",
+};
+
+/* NULL if v holds a `type`, else what it must be. Values, symbols,
+ * shardings, pairs and factor lists are checked by their op's rule
+ * (against the type, mesh, count or group) or the rule-string options
+ * (rules/registry.c). */
+static const char *misfit(AttrType type, const AttrValue *v)
 {
-    const NamedAttr *a = op_attr(op, name);
-    return a ? a->value->loc : op->loc;
+    switch (type) {
+    case ATYPE_INT: return v->kind == ATTR_INT ? NULL : "an integer";
+    case ATYPE_INTS:
+        if (attr_is_int_array(v) && v->u.array.count <= SHARDC_MAX_RANK)
+            return NULL;
+        return v->kind == ATTR_ARRAY && v->u.array.count > SHARDC_MAX_RANK
+                   ? "a list of integers no longer than the rank"
+                   : "a list of integers";
+    case ATYPE_BOOL: return v->kind == ATTR_BOOL ? NULL : "true or false";
+    case ATYPE_STRING: return v->kind == ATTR_STRING ? NULL : "a string";
+    case ATYPE_AXES:
+        return v->kind == ATTR_ARRAY && v->u.array.count > 0 ? NULL : "a non-empty list of mesh axis names";
+    default: return NULL;
+    }
 }
 
-static const AttrValue *lookup(VerifyCtx *vc, const Op *op, const char *name, bool required,
-                               const char *what)
+static void report_misfit(VerifyCtx *vc, const Op *op, AttrKey key, const char *what)
 {
-    const AttrValue *v = op_attr_value(op, name);
-    if (!v && required)
-        diag_error(vc->diag, op->loc, "'%s' needs attribute '%s' (%s)", op_info(op->kind)->name, name, what);
-    return v;
-}
-
-static void wrong_kind(VerifyCtx *vc, const Op *op, const char *name, const char *what)
-{
-    diag_error(vc->diag, va_loc(op, name), "attribute '%s' of '%s' must be %s", name,
+    diag_error(vc->diag, op_attr_loc(op, key), "attribute '%s' of '%s' must be %s", attr_key_name(key),
                op_info(op->kind)->name, what);
 }
 
-bool va_int(VerifyCtx *vc, const Op *op, const char *name, bool required, int64_t *out)
+bool verify_attr_valid(const Op *op, AttrKey key)
 {
-    const AttrValue *v = lookup(vc, op, name, required, "an integer");
-    if (!v)
-        return !required;
-    if (v->kind != ATTR_INT) {
-        wrong_kind(vc, op, name, "an integer");
+    const OpAttrSpec *spec = op_attr_spec(op->kind, key);
+    const NamedAttr *a = op_attr_find(op, key);
+    if (!spec)
         return false;
+    if (!a)
+        return spec->presence != ATTR_REQUIRED;
+    return spec->presence == ATTR_ANNOTATION || !misfit(spec->type, a->value);
+}
+
+/* Each attribute the op takes, against its spec. */
+static void check_specs(VerifyCtx *vc, const Op *op)
+{
+    const OpInfo *info = op_info(op->kind);
+    for (int i = 0; i < info->num_attrs; i++) {
+        const OpAttrSpec *spec = &info->attrs[i];
+        const NamedAttr *a = op_attr_find(op, spec->key);
+        const char *what = a && spec->presence != ATTR_ANNOTATION ? misfit(spec->type, a->value) : NULL;
+        if (what)
+            report_misfit(vc, op, spec->key, what);
+        else if (!a && spec->presence == ATTR_REQUIRED && missing_what[spec->type])
+            diag_error(vc->diag, op->loc, "'%s' needs attribute '%s'%s", info->name, attr_key_name(spec->key),
+                       missing_what[spec->type]);
     }
-    *out = v->u.i;
-    return true;
 }
 
-int va_ints(VerifyCtx *vc, const Op *op, const char *name, bool required, int64_t *out, int max)
+static void report_unknown(VerifyCtx *vc, const Op *op, const NamedAttr *a)
 {
-    const AttrValue *v = lookup(vc, op, name, required, "a list of integers");
-    if (!v)
-        return required ? -1 : 0;
-    int n = attr_int_array(v, out, max);
-    if (n < 0)
-        wrong_kind(vc, op, name, v->kind == ATTR_ARRAY && v->u.array.count > max
-                                     ? "a list of integers no longer than the rank"
-                                     : "a list of integers");
-    return n;
-}
-
-bool va_bool(VerifyCtx *vc, const Op *op, const char *name, bool fallback, bool *out)
-{
-    const AttrValue *v = op_attr_value(op, name);
-    *out = fallback;
-    if (!v)
-        return true;
-    if (v->kind != ATTR_BOOL) {
-        wrong_kind(vc, op, name, "true or false");
-        return false;
+    const OpInfo *info = op_info(op->kind);
+    if (!info->num_attrs) {
+        diag_error(vc->diag, a->loc, "unknown attribute '%s' for '%s' (it takes only out_sharding)", a->name,
+                   info->name);
+        return;
     }
-    *out = v->u.b;
-    return true;
-}
-
-const char *va_string(VerifyCtx *vc, const Op *op, const char *name, bool required)
-{
-    const AttrValue *v = lookup(vc, op, name, required, "a string");
-    if (!v)
-        return NULL;
-    if (v->kind != ATTR_STRING) {
-        wrong_kind(vc, op, name, "a string");
-        return NULL;
+    char names[256] = "";
+    for (int i = 0; i < info->num_attrs; i++) {
+        size_t n = strlen(names);
+        snprintf(names + n, sizeof names - n, "%s%s", i ? " " : "", attr_key_name(info->attrs[i].key));
     }
-    return v->u.s;
+    diag_error(vc->diag, a->loc, "unknown attribute '%s' for '%s' (it takes: %s, out_sharding)", a->name,
+               info->name, names);
 }
 
-bool va_dim(VerifyCtx *vc, const Op *op, const char *name, int rank, bool required, int64_t *out)
+void verify_op_attrs(VerifyCtx *vc, const Op *op)
 {
-    if (!va_int(vc, op, name, required, out))
-        return false;
-    if (!op_attr_value(op, name))
-        return true; /* optional and absent: *out keeps the caller's default */
+    for (int i = 0; i < op->num_attrs; i++) {
+        AttrKey key = op->attrs[i].key;
+        if (key != ATTR_KEY_OUT_SHARDING && !op_attr_spec(op->kind, key))
+            report_unknown(vc, op, &op->attrs[i]);
+    }
+    const NamedAttr *out = op_attr_find(op, ATTR_KEY_OUT_SHARDING);
+    if (out && out->value->kind != ATTR_SHARDING)
+        diag_error(vc->diag, out->value->loc, "'out_sharding' must be a sharding <@mesh, [...]>");
+    else if (out && op->num_results == 1)
+        verify_value_sharding(vc, &out->value->u.sharding, &op->results[0]->type, out->value->loc,
+                              "out_sharding");
+    check_specs(vc, op);
+}
+
+bool verify_dim_attr(VerifyCtx *vc, const Op *op, AttrKey key, int rank, int64_t *out)
+{
+    if (!verify_attr_valid(op, key))
+        return false; /* reported by verify_op_attrs */
+    *out = op_attr_int(op, key);
+    if (!op_attr_find(op, key))
+        return true; /* the table's default */
     if (*out < 0 || *out >= rank) {
-        diag_error(vc->diag, va_loc(op, name), "'%s' = %lld is out of range for rank %d", name,
+        diag_error(vc->diag, op_attr_loc(op, key), "'%s' = %lld is out of range for rank %d", attr_key_name(key),
                    (long long)*out, rank);
         return false;
     }
@@ -98,21 +129,23 @@ static int find_axis(const Mesh *mesh, const char *name)
     return -1;
 }
 
-/* The attribute as a non-empty list of at most max entries, or NULL
+/* The attribute, a valid axis list of at most max entries, or NULL
  * (reported). */
-static const AttrValue *axis_list_attr(VerifyCtx *vc, const Op *op, const char *name, int max)
+static const AttrValue *axis_list_attr(VerifyCtx *vc, const Op *op, AttrKey key, int max)
 {
-    const AttrValue *v = lookup(vc, op, name, true, "a list of mesh axis names");
-    if (v && (v->kind != ATTR_ARRAY || v->u.array.count == 0 || v->u.array.count > max)) {
-        wrong_kind(vc, op, name, "a non-empty list of mesh axis names");
+    if (!verify_attr_valid(op, key))
+        return NULL; /* reported by verify_op_attrs */
+    const AttrValue *v = op_attr_get(op, key);
+    if (v->u.array.count > max) {
+        report_misfit(vc, op, key, "a non-empty list of mesh axis names");
         return NULL;
     }
     return v;
 }
 
-int va_axes(VerifyCtx *vc, const Op *op, const char *name, const Mesh *mesh, int *out, int max)
+int verify_mesh_axes(VerifyCtx *vc, const Op *op, AttrKey key, const Mesh *mesh, int *out, int max)
 {
-    const AttrValue *v = axis_list_attr(vc, op, name, max);
+    const AttrValue *v = axis_list_attr(vc, op, key, max);
     if (!v)
         return -1;
     for (int i = 0; i < v->u.array.count; i++) {
@@ -134,9 +167,9 @@ int va_axes(VerifyCtx *vc, const Op *op, const char *name, const Mesh *mesh, int
     return v->u.array.count;
 }
 
-int va_axis_refs(VerifyCtx *vc, const Op *op, const char *name, const Mesh *mesh, AxisRef *out, int max)
+int verify_axis_refs(VerifyCtx *vc, const Op *op, AttrKey key, const Mesh *mesh, AxisRef *out, int max)
 {
-    const AttrValue *v = axis_list_attr(vc, op, name, max);
+    const AttrValue *v = axis_list_attr(vc, op, key, max);
     if (!v)
         return -1;
     for (int i = 0; i < v->u.array.count; i++) {

@@ -9,9 +9,8 @@ const Mesh *verify_collective_mesh(VerifyCtx *vc, const Op *op)
 {
     if (vc->region_mesh)
         return vc->region_mesh;
-    const AttrValue *mv = op_attr_value(op, "mesh");
-    if (mv && mv->kind == ATTR_SYMBOL)
-        return module_find_mesh(vc->module, mv->u.s);
+    if (op_attr_symbol(op, ATTR_KEY_MESH))
+        return op_attr_mesh(vc->module, op, ATTR_KEY_MESH);
     return vc->module->num_meshes == 1 ? vc->module->meshes[0] : NULL;
 }
 
@@ -35,17 +34,17 @@ static bool is_manual_axis(const AttrValue *manual, const char *name)
 static int64_t group_size(VerifyCtx *vc, const Op *op, const Mesh *mesh)
 {
     AxisRef refs[MAX_GROUP_AXES];
-    int n = va_axis_refs(vc, op, "axes", mesh, refs, MAX_GROUP_AXES);
+    int n = verify_axis_refs(vc, op, ATTR_KEY_AXES, mesh, refs, MAX_GROUP_AXES);
     if (n < 0)
         return -1;
     int axes[MAX_GROUP_AXES];
     for (int i = 0; i < n; i++)
         axes[i] = refs[i].axis;
-    const AttrValue *manual = vc->region_op ? op_attr_value(vc->region_op, "manual_axes") : NULL;
+    const AttrValue *manual = vc->region_op ? op_attr_get(vc->region_op, ATTR_KEY_MANUAL_AXES) : NULL;
     int64_t size = 1;
     for (int i = 0; i < n; i++) {
         if (!is_manual_axis(manual, mesh->axes[axes[i]].name)) {
-            diag_error(vc->diag, va_loc(op, "axes"), "axis \"%s\" is not a manual axis of the enclosing "
+            diag_error(vc->diag, op_attr_loc(op, ATTR_KEY_AXES), "axis \"%s\" is not a manual axis of the enclosing "
                        "shard_map", mesh->axes[axes[i]].name);
             return -1;
         }
@@ -73,13 +72,10 @@ static bool gathered_dim(VerifyCtx *vc, const Op *op, int64_t size, int64_t grou
 /* all_gather (tiled: the dim grows; stacked: a new dim of the group size). */
 static void verify_all_gather(VerifyCtx *vc, const Op *op, const TensorType *in, int64_t group)
 {
-    bool tiled;
+    bool tiled = op_attr_bool(op, ATTR_KEY_TILED);
     int64_t axis, dims[SHARDC_MAX_RANK + 1];
-    va_bool(vc, op, "tiled", false, &tiled);
-    if (!va_dim(vc, op, "axis", in->rank + (tiled ? 0 : 1), false, &axis))
+    if (!verify_dim_attr(vc, op, ATTR_KEY_AXIS, in->rank + (tiled ? 0 : 1), &axis))
         return;
-    if (!op_attr_value(op, "axis"))
-        axis = 0;
     if (tiled && in->rank == 0) {
         diag_error(vc->diag, op->loc, "a tiled all_gather needs an operand of rank >= 1");
         return;
@@ -97,13 +93,11 @@ static void verify_all_gather(VerifyCtx *vc, const Op *op, const TensorType *in,
 /* psum_scatter / reduce_scatter / all_slice: a dim shrinks by the group
  * size (untiled psum_scatter: a dim of exactly the group size goes away). */
 static void verify_scatter(VerifyCtx *vc, const Op *op, const TensorType *in, int64_t group,
-                           const char *dim_name, bool tiled)
+                           AttrKey dim_key, bool tiled)
 {
     int64_t dim, dims[SHARDC_MAX_RANK];
-    if (!va_dim(vc, op, dim_name, in->rank, op->kind != OP_PSUM_SCATTER, &dim))
+    if (!verify_dim_attr(vc, op, dim_key, in->rank, &dim))
         return;
-    if (!op_attr_value(op, dim_name))
-        dim = 0;
     if (in->rank == 0 || (tiled && in->dims[dim] % group) || (!tiled && in->dims[dim] != group)) {
         diag_error(vc->diag, op->loc, tiled ? "'%s' dim %lld of size %lld is not divisible by the group size %lld"
                                             : "'%s' untiled: dim %lld has size %lld but must equal the group "
@@ -121,10 +115,9 @@ static void verify_scatter(VerifyCtx *vc, const Op *op, const TensorType *in, in
 static void verify_all_to_all(VerifyCtx *vc, const Op *op, const TensorType *in, int64_t group)
 {
     int64_t split, concat, dims[SHARDC_MAX_RANK];
-    bool tiled;
-    va_bool(vc, op, "tiled", false, &tiled);
-    if (!va_dim(vc, op, "split_axis", in->rank, true, &split) ||
-        !va_dim(vc, op, "concat_axis", in->rank, true, &concat))
+    bool tiled = op_attr_bool(op, ATTR_KEY_TILED);
+    if (!verify_dim_attr(vc, op, ATTR_KEY_SPLIT_AXIS, in->rank, &split) ||
+        !verify_dim_attr(vc, op, ATTR_KEY_CONCAT_AXIS, in->rank, &concat))
         return;
     if (tiled ? in->dims[split] % group != 0 : in->dims[split] != group) {
         diag_error(vc->diag, op->loc, "'all_to_all' split_axis %lld of size %lld must be %s the group size %lld",
@@ -149,7 +142,7 @@ static void verify_all_to_all(VerifyCtx *vc, const Op *op, const TensorType *in,
 
 static void verify_permute_pairs(VerifyCtx *vc, const Op *op, int64_t group)
 {
-    const AttrValue *v = op_attr_value(op, "perm");
+    const AttrValue *v = op_attr_get(op, ATTR_KEY_PERM);
     if (!v || v->kind != ATTR_ARRAY) {
         diag_error(vc->diag, v ? v->loc : op->loc, "'%s' needs 'perm': a list of [source, destination] pairs",
                    op_info(op->kind)->name);
@@ -173,9 +166,9 @@ static void verify_permute_pairs(VerifyCtx *vc, const Op *op, int64_t group)
 
 static void verify_reduction_kind(VerifyCtx *vc, const Op *op)
 {
-    const char *kind = op_attr_value(op, "reduction") ? va_string(vc, op, "reduction", false) : "sum";
+    const char *kind = op_attr_string(op, ATTR_KEY_REDUCTION); /* not a string: reported */
     if (kind && strcmp(kind, "sum") && strcmp(kind, "max") && strcmp(kind, "min") && strcmp(kind, "mean"))
-        diag_error(vc->diag, va_loc(op, "reduction"), "unknown reduction \"%s\" (expected sum, max, min or mean)",
+        diag_error(vc->diag, op_attr_loc(op, ATTR_KEY_REDUCTION), "unknown reduction \"%s\" (expected sum, max, min or mean)",
                    kind);
 }
 
@@ -183,13 +176,12 @@ static void verify_reduction_kind(VerifyCtx *vc, const Op *op)
  * to where `target` wants it; both must shard every dim alike in size. */
 static void verify_collective_permute(VerifyCtx *vc, const Op *op, const Mesh *mesh)
 {
-    const AttrValue *from = op_attr_value(op, "source"), *to = op_attr_value(op, "target");
-    if (!from || !to || from->kind != ATTR_SHARDING || to->kind != ATTR_SHARDING) {
+    const Sharding *a = op_attr_sharding(op, ATTR_KEY_SOURCE), *b = op_attr_sharding(op, ATTR_KEY_TARGET);
+    if (!a || !b) {
         diag_error(vc->diag, op->loc, "'collective_permute' needs 'source' and 'target' shardings");
         return;
     }
     const TensorType *in = &op->operands[0]->type;
-    const Sharding *a = from->u.sharding, *b = to->u.sharding;
     if (a->mesh != mesh || b->mesh != mesh || a->rank != in->rank || b->rank != in->rank) {
         diag_error(vc->diag, op->loc, "'collective_permute' source and target must be on mesh '@%s' with rank %d",
                    mesh->name, in->rank);
@@ -218,19 +210,17 @@ void verify_collective(VerifyCtx *vc, Op *op)
     if (group < 0)
         return;
     const TensorType *in = op->num_operands ? &op->operands[0]->type : NULL;
-    bool tiled;
     switch (op->kind) {
     case OP_AXIS_INDEX: expect_shape(vc, op, &(TensorType){DT_I32, 0, NULL}, NULL, 0); break;
     case OP_ALL_GATHER: verify_all_gather(vc, op, in, group); break;
     case OP_PSUM_SCATTER:
-        va_bool(vc, op, "tiled", false, &tiled);
-        verify_scatter(vc, op, in, group, "scatter_dimension", tiled);
+        verify_scatter(vc, op, in, group, ATTR_KEY_SCATTER_DIMENSION, op_attr_bool(op, ATTR_KEY_TILED));
         break;
     case OP_REDUCE_SCATTER:
         verify_reduction_kind(vc, op);
-        verify_scatter(vc, op, in, group, "dim", true);
+        verify_scatter(vc, op, in, group, ATTR_KEY_DIM, true);
         break;
-    case OP_ALL_SLICE: verify_scatter(vc, op, in, group, "dim", true); break;
+    case OP_ALL_SLICE: verify_scatter(vc, op, in, group, ATTR_KEY_DIM, true); break;
     case OP_ALL_TO_ALL: verify_all_to_all(vc, op, in, group); break;
     case OP_PPERMUTE:
         verify_permute_pairs(vc, op, group);

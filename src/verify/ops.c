@@ -69,15 +69,11 @@ static void verify_nullary(VerifyCtx *vc, Op *op)
 {
     const TensorType *t = &op->results[0]->type;
     int64_t dim;
+    const NamedAttr *value = op_attr_find(op, ATTR_KEY_VALUE); /* a missing one is reported */
     if (op->kind == OP_IOTA)
-        va_dim(vc, op, "dimension", t->rank, true, &dim);
-    else if (op->kind == OP_FULL || op->kind == OP_CONSTANT) {
-        const AttrValue *v = op_attr_value(op, "value");
-        if (!v)
-            diag_error(vc->diag, op->loc, "'%s' needs attribute 'value'", op_info(op->kind)->name);
-        else
-            verify_constant_value(vc, op, v, t, op->kind == OP_CONSTANT);
-    }
+        verify_dim_attr(vc, op, ATTR_KEY_DIMENSION, t->rank, &dim);
+    else if ((op->kind == OP_FULL || op->kind == OP_CONSTANT) && value)
+        verify_constant_value(vc, op, value->value, t, op->kind == OP_CONSTANT);
 }
 
 static void verify_convert(VerifyCtx *vc, Op *op)
@@ -94,8 +90,6 @@ static void verify_unary_operand(VerifyCtx *vc, Op *op, bool float_only)
         diag_error(vc->diag, op->loc,
                    "'%s' needs a %s operand, got %s", op_info(op->kind)->name,
                    float_only ? "floating-point" : "numeric", dtype_name(in->dtype));
-    bool approximate;
-    va_bool(vc, op, "approximate", true, &approximate);
     verify_expect_type(vc, op, in, op->results[0]);
 }
 
@@ -113,12 +107,12 @@ static void verify_binary(VerifyCtx *vc, Op *op)
 
 static void verify_compare(VerifyCtx *vc, Op *op)
 {
-    const char *dir = va_string(vc, op, "direction", true);
+    const char *dir = op_attr_string(op, ATTR_KEY_DIRECTION);
     bool known = false;
     for (size_t i = 0; dir && i < sizeof compare_directions / sizeof *compare_directions; i++)
         known |= strcmp(dir, compare_directions[i]) == 0;
     if (dir && !known)
-        diag_error(vc->diag, va_loc(op, "direction"),
+        diag_error(vc->diag, op_attr_loc(op, ATTR_KEY_DIRECTION),
                    "unknown comparison direction \"%s\" (expected eq, ne, lt, le, gt or ge)", dir);
     verify_broadcast_operands(vc, op, 0, DT_BOOL);
 }
@@ -170,13 +164,13 @@ static void (*const verify_by_class[OPC_COUNT])(VerifyCtx *vc, Op *op) = {
 
 void verify_op(VerifyCtx *vc, Op *op)
 {
-    verify_op_attr_names(vc, op);
+    verify_op_attrs(vc, op);
     OpClass cls = op_info(op->kind)->op_class;
     if ((unsigned)cls < OPC_COUNT)
         verify_by_class[cls](vc, op);
 }
 
-/* Verifier rules for constant values and attribute names. */
+/* Verifier rules for constant values. */
 
 static bool scalar_fits(const AttrValue *v, DType dt)
 {
@@ -224,38 +218,6 @@ void verify_constant_value(VerifyCtx *vc, const Op *op, const AttrValue *v, cons
     }
 }
 
-/* Whether `name` is a word of the space-separated list. */
-static bool word_in(const char *list, const char *name)
-{
-    size_t n = strlen(name);
-    for (const char *p = list; (p = strstr(p, name)); p += n)
-        if ((p == list || p[-1] == ' ') && (p[n] == ' ' || p[n] == '\0'))
-            return true;
-    return false;
-}
-
-void verify_op_attr_names(VerifyCtx *vc, const Op *op)
-{
-    const OpInfo *info = op_info(op->kind);
-    for (int i = 0; i < op->num_attrs; i++) {
-        const char *name = op->attrs[i].name;
-        if (strcmp(name, "out_sharding") == 0 || word_in(info->attrs, name))
-            continue;
-        if (info->attrs[0])
-            diag_error(vc->diag, op->attrs[i].loc, "unknown attribute '%s' for '%s' (it takes: %s, out_sharding)",
-                       name, info->name, info->attrs);
-        else
-            diag_error(vc->diag, op->attrs[i].loc, "unknown attribute '%s' for '%s' (it takes only out_sharding)",
-                       name, info->name);
-    }
-    const AttrValue *out = op_attr_value(op, "out_sharding");
-    if (out && out->kind != ATTR_SHARDING)
-        diag_error(vc->diag, out->loc, "'out_sharding' must be a sharding <@mesh, [...]>");
-    else if (out && op->num_results == 1)
-        verify_value_sharding(vc, &((AttrValue *)out)->u.sharding, &op->results[0]->type, out->loc,
-                              "out_sharding");
-}
-
 /* A custom op's JAX rule string: parsed (JAX's first stage) and bound to the
  * op's operand and result types (JAX's second stage + Shardy's verifier),
  * once: the op keeps the rule for propagation and partitioning. */
@@ -263,7 +225,7 @@ void verify_op_attr_names(VerifyCtx *vc, const Op *op)
 void verify_custom_rule(VerifyCtx *vc, Op *op)
 {
     RuleStringOptions unused;
-    if (va_string(vc, op, "rule", true))
+    if (op_attr_string(op, ATTR_KEY_RULE))
         rules_bind_custom(&vc->module->arena, vc->diag, op);
     else /* still report malformed option attributes */
         rule_options_from_attrs(&vc->module->arena, vc->diag, op, &unused);

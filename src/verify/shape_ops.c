@@ -63,16 +63,16 @@ void verify_einsum(VerifyCtx *vc, Op *op)
 }
 
 /* Dims listed in an attribute: in range and unique; returns count or -1. */
-static int verify_dim_list(VerifyCtx *vc, Op *op, const char *name, int rank, int64_t *dims)
+static int verify_dim_list(VerifyCtx *vc, Op *op, AttrKey key, int rank, int64_t *dims)
 {
-    int n = va_ints(vc, op, name, true, dims, SHARDC_MAX_RANK);
+    int n = op_attr_ints(op, key, dims, SHARDC_MAX_RANK); /* -1: reported by verify_op_attrs */
     for (int i = 0; i < n; i++) {
         bool dup = false;
         for (int j = 0; j < i; j++)
             dup |= dims[j] == dims[i];
         if (dims[i] < 0 || dims[i] >= rank || dup) {
-            diag_error(vc->diag, va_loc(op, name), "'%s' entry %lld is %s", name, (long long)dims[i],
-                       dup ? "listed twice" : "out of range for the operand's rank");
+            diag_error(vc->diag, op_attr_loc(op, key), "'%s' entry %lld is %s", attr_key_name(key),
+                       (long long)dims[i], dup ? "listed twice" : "out of range for the operand's rank");
             return -1;
         }
     }
@@ -83,7 +83,7 @@ void verify_reduce(VerifyCtx *vc, Op *op)
 {
     const TensorType *in = &op->operands[0]->type;
     int64_t dims[SHARDC_MAX_RANK], out[SHARDC_MAX_RANK];
-    int n = verify_dim_list(vc, op, "dims", in->rank, dims);
+    int n = verify_dim_list(vc, op, ATTR_KEY_DIMS, in->rank, dims);
     if (n < 0)
         return;
     if (op->kind == OP_REDUCE_MEAN && !dtype_is_float(in->dtype))
@@ -105,11 +105,12 @@ void verify_transpose(VerifyCtx *vc, Op *op)
 {
     const TensorType *in = &op->operands[0]->type;
     int64_t perm[SHARDC_MAX_RANK], out[SHARDC_MAX_RANK];
-    int n = verify_dim_list(vc, op, "permutation", in->rank, perm);
+    int n = verify_dim_list(vc, op, ATTR_KEY_PERMUTATION, in->rank, perm);
     if (n < 0)
         return;
     if (n != in->rank) {
-        diag_error(vc->diag, va_loc(op, "permutation"), "'permutation' must list all %d dims", in->rank);
+        diag_error(vc->diag, op_attr_loc(op, ATTR_KEY_PERMUTATION), "'permutation' must list all %d dims",
+                   in->rank);
         return;
     }
     for (int d = 0; d < n; d++)
@@ -136,18 +137,19 @@ void verify_broadcast(VerifyCtx *vc, Op *op)
 {
     const TensorType *in = &op->operands[0]->type, *res = &op->results[0]->type;
     int64_t dims[SHARDC_MAX_RANK];
-    int n = verify_dim_list(vc, op, "dims", res->rank, dims);
+    int n = verify_dim_list(vc, op, ATTR_KEY_DIMS, res->rank, dims);
     if (n < 0)
         return;
     if (n != in->rank) {
-        diag_error(vc->diag, va_loc(op, "dims"), "'dims' must map each of the operand's %d dims", in->rank);
+        diag_error(vc->diag, op_attr_loc(op, ATTR_KEY_DIMS), "'dims' must map each of the operand's %d dims",
+                   in->rank);
         return;
     }
     if (in->dtype != res->dtype)
         diag_error(vc->diag, op->loc, "'broadcast' cannot change the element type");
     for (int i = 0; i < n; i++)
         if (in->dims[i] != 1 && in->dims[i] != res->dims[dims[i]])
-            diag_error(vc->diag, va_loc(op, "dims"),
+            diag_error(vc->diag, op_attr_loc(op, ATTR_KEY_DIMS),
                        "operand dim %d has size %lld, which cannot broadcast to result dim %lld of size %lld", i,
                        (long long)in->dims[i], (long long)dims[i], (long long)res->dims[dims[i]]);
 }
@@ -156,7 +158,7 @@ void verify_concatenate(VerifyCtx *vc, Op *op)
 {
     const TensorType *first = &op->operands[0]->type;
     int64_t dim, out[SHARDC_MAX_RANK];
-    if (!va_dim(vc, op, "dim", first->rank, true, &dim))
+    if (!verify_dim_attr(vc, op, ATTR_KEY_DIM, first->rank, &dim))
         return;
     memcpy(out, first->dims, sizeof(int64_t) * (size_t)first->rank);
     for (int i = 1; i < op->num_operands; i++) {
@@ -180,13 +182,20 @@ void verify_concatenate(VerifyCtx *vc, Op *op)
 
 /* Verifier rules for slice, pad, top_k, sort and argmax. */
 
+/* An optional int list: its length, 0 if absent, -1 if malformed (reported
+ * by verify_op_attrs). */
+static int optional_ints(const Op *op, AttrKey key, int64_t *out)
+{
+    return op_attr_find(op, key) ? op_attr_ints(op, key, out, SHARDC_MAX_RANK) : 0;
+}
+
 void verify_slice(VerifyCtx *vc, Op *op)
 {
     const TensorType *in = &op->operands[0]->type;
     int64_t start[SHARDC_MAX_RANK], limit[SHARDC_MAX_RANK], stride[SHARDC_MAX_RANK], out[SHARDC_MAX_RANK];
-    int ns = va_ints(vc, op, "start", true, start, SHARDC_MAX_RANK);
-    int nl = va_ints(vc, op, "limit", true, limit, SHARDC_MAX_RANK);
-    int nt = va_ints(vc, op, "stride", false, stride, SHARDC_MAX_RANK);
+    int ns = op_attr_ints(op, ATTR_KEY_START, start, SHARDC_MAX_RANK);
+    int nl = op_attr_ints(op, ATTR_KEY_LIMIT, limit, SHARDC_MAX_RANK);
+    int nt = optional_ints(op, ATTR_KEY_STRIDE, stride);
     if (ns < 0 || nl < 0 || nt < 0)
         return;
     if (ns != in->rank || nl != in->rank || (nt && nt != in->rank)) {
@@ -222,9 +231,9 @@ void verify_pad(VerifyCtx *vc, Op *op)
 {
     const TensorType *in = &op->operands[0]->type;
     int64_t low[SHARDC_MAX_RANK], high[SHARDC_MAX_RANK], interior[SHARDC_MAX_RANK], out[SHARDC_MAX_RANK];
-    int nl = va_ints(vc, op, "low", true, low, SHARDC_MAX_RANK);
-    int nh = va_ints(vc, op, "high", true, high, SHARDC_MAX_RANK);
-    int ni = va_ints(vc, op, "interior", false, interior, SHARDC_MAX_RANK);
+    int nl = op_attr_ints(op, ATTR_KEY_LOW, low, SHARDC_MAX_RANK);
+    int nh = op_attr_ints(op, ATTR_KEY_HIGH, high, SHARDC_MAX_RANK);
+    int ni = optional_ints(op, ATTR_KEY_INTERIOR, interior);
     if (nl < 0 || nh < 0 || ni < 0)
         return;
     if (nl != in->rank || nh != in->rank || (ni && ni != in->rank)) {
@@ -242,9 +251,9 @@ void verify_pad(VerifyCtx *vc, Op *op)
             return;
         }
     }
-    const AttrValue *value = op_attr_value(op, "value");
+    const NamedAttr *value = op_attr_find(op, ATTR_KEY_VALUE); /* the written one, not the default */
     if (value)
-        verify_constant_value(vc, op, value, in, false);
+        verify_constant_value(vc, op, value->value, in, false);
     TensorType want = {in->dtype, in->rank, out};
     verify_expect_type(vc, op, &want, op->results[0]);
 }
@@ -257,11 +266,12 @@ void verify_top_k(VerifyCtx *vc, Op *op)
         diag_error(vc->diag, op->loc, "'top_k' needs an operand of rank >= 1");
         return;
     }
-    if (!va_int(vc, op, "k", true, &k))
+    if (!verify_attr_valid(op, ATTR_KEY_K))
         return;
+    k = op_attr_int(op, ATTR_KEY_K);
     int64_t last = in->dims[in->rank - 1];
     if (k < 0 || k > last) {
-        diag_error(vc->diag, va_loc(op, "k"), "'top_k' k = %lld must be in [0, %lld] (the last dim)",
+        diag_error(vc->diag, op_attr_loc(op, ATTR_KEY_K), "'top_k' k = %lld must be in [0, %lld] (the last dim)",
                    (long long)k, (long long)last);
         return;
     }
@@ -276,11 +286,9 @@ void verify_sort_or_argmax(VerifyCtx *vc, Op *op)
 {
     const TensorType *in = &op->operands[0]->type;
     int64_t dim, out[SHARDC_MAX_RANK];
-    if (!va_dim(vc, op, "dim", in->rank, true, &dim))
+    if (!verify_dim_attr(vc, op, ATTR_KEY_DIM, in->rank, &dim))
         return;
     if (op->kind == OP_SORT) {
-        bool descending;
-        va_bool(vc, op, "descending", false, &descending);
         verify_expect_type(vc, op, in, op->results[0]);
         return;
     }

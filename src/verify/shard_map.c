@@ -1,6 +1,5 @@
 /* Verifier rules for shard_map: mesh, manual axes, in/out specs, and the
  * local types of the body against the global types of the op. */
-#include <string.h>
 #include "shardc/verify.h"
 
 static bool axis_is_manual(const int *manual, int num_manual, int axis)
@@ -82,12 +81,12 @@ static void report_local_type(VerifyCtx *vc, const Op *op, bool is_result, const
 
 /* Each spec of `specs` (an attribute) against the global values' types, and
  * the matching body values' local types. */
-static void check_specs(VerifyCtx *vc, Op *op, const char *name, Value **globals, Value **locals, int count,
+static void check_specs(VerifyCtx *vc, Op *op, AttrKey key, Value **globals, Value **locals, int count,
                         const Mesh *mesh, const int *manual, int num_manual)
 {
-    bool pad_uneven;
-    va_bool(vc, op, "pad_uneven", false, &pad_uneven);
-    const AttrValue *v = op_attr_value(op, name);
+    bool pad_uneven = op_attr_bool(op, ATTR_KEY_PAD_UNEVEN);
+    const char *name = attr_key_name(key);
+    const AttrValue *v = op_attr_get(op, key);
     if (!v || v->kind != ATTR_ARRAY || v->u.array.count != count) {
         diag_error(vc->diag, v ? v->loc : op->loc, "'shard_map' needs '%s': a list of %d sharding%s", name,
                    count, count == 1 ? "" : "s");
@@ -105,31 +104,29 @@ static void check_specs(VerifyCtx *vc, Op *op, const char *name, Value **globals
             !local_type(vc, item->u.sharding, &globals[i]->type, dims, &local, item->loc, pad_uneven) || !locals)
             continue;
         if (!type_equal(&local, &locals[i]->type))
-            report_local_type(vc, op, strcmp(name, "out_specs") == 0, &local, locals[i]);
+            report_local_type(vc, op, key == ATTR_KEY_OUT_SPECS, &local, locals[i]);
     }
 }
 
 static int manual_axes(VerifyCtx *vc, Op *op, const Mesh *mesh, int *out)
 {
-    if (!op_attr_value(op, "manual_axes")) {
+    if (!op_attr_find(op, ATTR_KEY_MANUAL_AXES)) {
         for (int i = 0; i < mesh->num_axes; i++)
             out[i] = i;
         return mesh->num_axes;
     }
-    return va_axes(vc, op, "manual_axes", mesh, out, mesh->num_axes);
+    return verify_mesh_axes(vc, op, ATTR_KEY_MANUAL_AXES, mesh, out, mesh->num_axes);
 }
 
 void verify_shard_map(VerifyCtx *vc, Op *op)
 {
-    const AttrValue *mv = op_attr_value(op, "mesh");
-    const Mesh *mesh = mv && mv->kind == ATTR_SYMBOL ? module_find_mesh(vc->module, mv->u.s) : NULL;
+    const AttrValue *mv = op_attr_get(op, ATTR_KEY_MESH);
+    const Mesh *mesh = op_attr_mesh(vc->module, op, ATTR_KEY_MESH);
     if (!mesh) {
         diag_error(vc->diag, mv ? mv->loc : op->loc, mv ? "'mesh' must name a declared mesh"
                                                          : "'shard_map' needs 'mesh = @m'");
         return;
     }
-    bool check_vma;
-    va_bool(vc, op, "check_vma", true, &check_vma);
     /* Meshes may have any number of (size-1) axes, so no fixed-size array. */
     int *manual = ARENA_ARRAY(&vc->module->arena, int, mesh->num_axes + 1);
     int num_manual = manual_axes(vc, op, mesh, manual);
@@ -141,12 +138,12 @@ void verify_shard_map(VerifyCtx *vc, Op *op)
                    body->num_args == 1 ? "" : "s", op->num_operands, op->num_operands == 1 ? "" : "s");
         return;
     }
-    check_specs(vc, op, "in_specs", op->operands, body->args, op->num_operands, mesh, manual, num_manual);
+    check_specs(vc, op, ATTR_KEY_IN_SPECS, op->operands, body->args, op->num_operands, mesh, manual, num_manual);
     if (body->num_returns != op->num_results) {
         diag_error(vc->diag, body->return_loc, "the shard_map body returns %d value%s for %d result%s",
                    body->num_returns, body->num_returns == 1 ? "" : "s", op->num_results,
                    op->num_results == 1 ? "" : "s");
         return;
     }
-    check_specs(vc, op, "out_specs", op->results, body->returns, op->num_results, mesh, manual, num_manual);
+    check_specs(vc, op, ATTR_KEY_OUT_SPECS, op->results, body->returns, op->num_results, mesh, manual, num_manual);
 }

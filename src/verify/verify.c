@@ -30,9 +30,8 @@ static void enter_region_of(VerifyCtx *vc, const Op *op)
     const Op *owner = op->parent->parent_op;
     if (owner == vc->region_op)
         return;
-    const AttrValue *mv = owner ? op_attr_value(owner, "mesh") : NULL;
     vc->region_op = owner;
-    vc->region_mesh = mv && mv->kind == ATTR_SYMBOL ? module_find_mesh(vc->module, mv->u.s) : NULL;
+    vc->region_mesh = owner ? op_attr_mesh(vc->module, owner, ATTR_KEY_MESH) : NULL;
 }
 
 static bool verify_walk_op(Op *op, void *vc)
@@ -123,7 +122,7 @@ void verify_custom(VerifyCtx *vc, Op *op)
     const Func *impl = find_callee(vc, op->callee, op->callee_loc);
     if (impl)
         verify_signature(vc, op, impl, "custom op implementation");
-    const AttrValue *partition = op_attr_value(op, "partition");
+    const AttrValue *partition = op_attr_get(op, ATTR_KEY_PARTITION);
     if (partition && partition->kind != ATTR_SYMBOL)
         diag_error(vc->diag, partition->loc, "'partition' must name a function: partition = @f");
     else if (partition) {

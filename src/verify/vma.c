@@ -38,7 +38,7 @@ static VmaEffect effect_of(OpKind kind)
  * rest of it. */
 static void apply_axes(const Mesh *mesh, const Op *op, bool add, AxisSet out)
 {
-    const AttrValue *axes = op_attr_value(op, "axes");
+    const AttrValue *axes = op_attr_get(op, ATTR_KEY_AXES);
     for (int i = 0; axes && axes->kind == ATTR_ARRAY && i < axes->u.array.count; i++) {
         const AttrValue *item = axes->u.array.items[i];
         AxisRef r;

@@ -459,7 +459,7 @@ static void test_device_failure_reported(void **state)
     /* Break the program after verification: the permute's target names
      * another mesh, which only the device running it can notice. */
     const Op *map = f->module->funcs[0]->body->last;
-    NamedAttr *target = (NamedAttr *)op_attr(map->region->first, "target");
+    NamedAttr *target = (NamedAttr *)op_attr_find(map->region->first, ATTR_KEY_TARGET);
     Sharding *bad = sharding_clone(&f->module->arena, target->value->u.sharding);
     Mesh *other = calloc(1, sizeof *other);
     *other = *bad->mesh;
