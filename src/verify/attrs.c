@@ -46,15 +46,19 @@ static void report_misfit(VerifyCtx *vc, const Op *op, AttrKey key, const char *
                op_info(op->kind)->name, what);
 }
 
+/* What the written attribute a must be, or NULL if it fits its spec. */
+static const char *spec_misfit(const OpAttrSpec *spec, const NamedAttr *a)
+{
+    return spec->presence != ATTR_ANNOTATION ? misfit(spec->type, a->value) : NULL;
+}
+
 bool verify_attr_valid(const Op *op, AttrKey key)
 {
     const OpAttrSpec *spec = op_attr_spec(op->kind, key);
     const NamedAttr *a = op_attr_find(op, key);
     if (!spec)
         return false;
-    if (!a)
-        return spec->presence != ATTR_REQUIRED;
-    return spec->presence == ATTR_ANNOTATION || !misfit(spec->type, a->value);
+    return a ? !spec_misfit(spec, a) : spec->presence != ATTR_REQUIRED;
 }
 
 /* Each attribute the op takes, against its spec. */
@@ -64,7 +68,7 @@ static void check_specs(VerifyCtx *vc, const Op *op)
     for (int i = 0; i < info->num_attrs; i++) {
         const OpAttrSpec *spec = &info->attrs[i];
         const NamedAttr *a = op_attr_find(op, spec->key);
-        const char *what = a && spec->presence != ATTR_ANNOTATION ? misfit(spec->type, a->value) : NULL;
+        const char *what = a ? spec_misfit(spec, a) : NULL;
         if (what)
             report_misfit(vc, op, spec->key, what);
         else if (!a && spec->presence == ATTR_REQUIRED && missing_what[spec->type])
