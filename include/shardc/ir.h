@@ -340,4 +340,26 @@ bool axis_ref_is_full(const Mesh *mesh, AxisRef r);
 /* Whether two axis refs of the same mesh share any devices' coordinates. */
 bool axis_ref_overlaps(AxisRef a, AxisRef b);
 
+enum { AXIS_LIST_MAX = 16 };
+
+/* A short ordered list of (sub-)axes, major to minor. */
+typedef struct AxisList {
+    int count;
+    AxisRef axes[AXIS_LIST_MAX];
+} AxisList;
+
+/* Sub-axis algebra (sharding.c), shared by propagation and partitioning. */
+int64_t axis_ref_end(AxisRef r);                /* pre_size * size */
+bool axis_ref_prefix_of(AxisRef a, AxisRef b);  /* a starts b (or equals it) */
+bool axis_ref_contains(AxisRef a, AxisRef b);
+/* The largest prefix of a that does not overlap other; false if none. */
+bool axis_ref_prefix_without_overlap(AxisRef a, AxisRef other, AxisRef *out);
+/* Append r, merging with the last axis when they are consecutive sub-axes
+ * of one axis ("x":(1)2 then "x":(2)2 is "x":(1)4, or "x" if that is all). */
+void axis_list_add_or_merge(AxisList *list, AxisRef r, const Mesh *mesh);
+int64_t axis_list_size(const AxisList *list);
+bool axis_list_equal(const AxisList *a, const AxisList *b);
+/* Whether a is a strict prefix of b (Shardy's isStrictPrefix). */
+bool axis_list_strict_prefix(const AxisList *a, const AxisList *b);
+
 #endif
