@@ -176,7 +176,7 @@ int cli_func(CliParse *p, const char *value)
 
 int cli_max_bytes(CliParse *p, const char *value)
 {
-    return parse_byte_size(value, &p->common->max_bytes) ? CLI_OK : CLI_BAD;
+    return limits_parse_bytes(value, &p->common->max_bytes) ? CLI_OK : CLI_BAD;
 }
 
 int cli_load_config(const CliCommand *cmd, const ConfigArgs *args, DiagEngine *diag, Config **out)

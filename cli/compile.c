@@ -158,24 +158,24 @@ static bool emit_module(Module *m, const CompileArgs *args, PassContext *ctx)
         return true;
     OutputFile out;
     int errors_before = ctx->diag->errors;
-    if (!output_open(&out, ctx->diag, args->output))
+    if (!io_output_open(&out, ctx->diag, args->output))
         return false;
     if (args->options.emit == EMIT_DEVICES)
-        print_devices(out.stream, m, args->device);
+        partition_print_devices(out.stream, m, args->device);
     else if (args->options.explain) {
         origins_explain(out.stream, ctx->origins, m, args->options.explain[0] ? args->options.explain : NULL);
         if (args->options.emit >= EMIT_PARTITIONED)
             stats_print_reasons(out.stream, ctx->stats);
     }
     else if (args->options.emit == EMIT_RULES)
-        print_module_with_rules(out.stream, m, ctx->diag);
+        rule_print_module(out.stream, m, ctx->diag);
     else
         print_module(out.stream, m);
     if (ctx->diag->errors > errors_before) {
-        output_abandon(&out); /* e.g. a rule that failed to build: no partial file */
+        io_output_abandon(&out); /* e.g. a rule that failed to build: no partial file */
         return false;
     }
-    return output_commit(&out, ctx->diag);
+    return io_output_commit(&out, ctx->diag);
 }
 
 /* Reads and parses the input; NULL (reported) on errors. *text stays for
@@ -186,7 +186,7 @@ static Module *read_module(DiagEngine *diag, const CompileArgs *args, char **tex
     const char *name = strcmp(args->input, "-") == 0 ? "<stdin>" : args->input;
     Timer start = timer_start();
     Module *m = NULL;
-    *text = read_source(diag, args->input, &len);
+    *text = io_read_source(diag, args->input, &len);
     if (*text) {
         diag_add_source(diag, name, *text, len);
         m = parse_module(name, *text, len, diag);

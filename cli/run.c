@@ -140,7 +140,7 @@ static bool load_program(DiagEngine *diag, const char *path, EmitKind emit, cons
 {
     size_t len = 0;
     const char *name = strcmp(path, "-") == 0 ? "<stdin>" : path;
-    p->text = read_source(diag, path, &len);
+    p->text = io_read_source(diag, path, &len);
     if (!p->text)
         return false;
     diag_add_source(diag, name, p->text, len);
@@ -395,12 +395,12 @@ static bool report_result(const RunArgs *a, const Program *ref, const Program *s
     if (a->visualize)
         visualize_sharding(stdout, result_sharding(spmd->entry, i), &spmd->entry->result_types[i]);
     if (a->print) {
-        print_array_numpy(stdout, got);
+        visualize_print_array_numpy(stdout, got);
         printf("\n");
     }
     if (a->print && !same) {
         printf("reference:\n");
-        print_array_numpy(stdout, want);
+        visualize_print_array_numpy(stdout, want);
         printf("\n");
     }
     return same;

@@ -448,7 +448,7 @@ static void format_scalar(StrBuf *sb, const Tensor *t)
     sb_append(sb, text);
 }
 
-void print_array_numpy(FILE *out, const Tensor *t)
+void visualize_print_array_numpy(FILE *out, const Tensor *t)
 {
     StrBuf sb = {0};
     if (t->rank == 0) {
@@ -457,7 +457,7 @@ void print_array_numpy(FILE *out, const Tensor *t)
         sb_append(&sb, "[]");
     } else {
         ArrayLayout a = {t, {{0}, 0}, t->count > SUMMARY_THRESHOLD, {0}};
-        shape_strides(t->rank, t->dims, a.strides);
+        tensor_shape_strides(t->rank, t->dims, a.strides);
         a.format = element_format(t, a.summary);
         format_array(&a, 0, 0, " ", LINE_WIDTH, &sb);
     }

@@ -19,11 +19,11 @@ static void query_config(Config *c, DiagEngine *diag)
         if (!config_select_rules(c, diag, rs->name))
             continue;
         for (int r = 0; r < rs->num_rules; r++)
-            if (rule_set_find(rs, rs->rules[r].name) != &rs->rules[r])
+            if (config_rule_set_find(rs, rs->rules[r].name) != &rs->rules[r])
                 abort(); /* a loaded rule set must find each of its rules */
-        rule_set_find(rs, "batch");
+        config_rule_set_find(rs, "batch");
         for (int m = 0; m < c->num_meshes; m++)
-            rule_set_check_axes(rs, c->meshes[m], diag);
+            config_rule_set_check_axes(rs, c->meshes[m], diag);
         if (rs->mesh)
             config_find_mesh(c, rs->mesh);
     }

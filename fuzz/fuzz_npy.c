@@ -14,7 +14,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 static void check_tensor(const Tensor *t, size_t size)
 {
     int64_t count;
-    if (!shape_count(t->rank, t->dims, &count) || count != t->count ||
+    if (!tensor_shape_count(t->rank, t->dims, &count) || count != t->count ||
         t->nbytes != (size_t)count * dtype_size(t->dtype) || t->nbytes > size) {
         fprintf(stderr, "inconsistent tensor from npy_decode\n");
         abort();

@@ -119,7 +119,7 @@ static void compile_later(const char *text, size_t len, FILE *out)
     m = propagated ? compile_text(text, len, EMIT_PARTITIONED, &diag, &origins) : NULL;
     if (m) {
         print_module(out, m);
-        print_devices(out, m, 0);
+        partition_print_devices(out, m, 0);
     }
     module_free(m);
     fflush(diags.stream);
@@ -139,14 +139,14 @@ static void compile_fully(const char *text, size_t len, DiagEngine *diag, FILE *
     if (!m)
         return;
     check_round_trip(m);
-    print_module_with_rules(out, m, diag);
+    rule_print_module(out, m, diag);
     module_free(m);
     compile_later(text, len, out);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    /* read_source hands the parser a NUL-terminated copy; so do we, and
+    /* io_read_source hands the parser a NUL-terminated copy; so do we, and
      * ASan catches any read past it. */
     char *text = malloc(size + 1);
     if (!text)

@@ -6,10 +6,10 @@
 
 static bool run_limits(Module *m, PassContext *ctx)
 {
-    int64_t max_bytes = compile_max_bytes(ctx->options);
+    int64_t max_bytes = limits_max_bytes(ctx->options);
     /* The census says whether any value could be too big: the walk, a cache
      * miss per value, only runs to find and report it. */
-    return m->largest_value_bytes <= max_bytes || check_value_bytes(m, max_bytes, ctx->diag);
+    return m->largest_value_bytes <= max_bytes || limits_check_values(m, max_bytes, ctx->diag);
 }
 
 const Pass pass_limits = {"limits", EMIT_IR, run_limits};

@@ -120,7 +120,7 @@ static const Mesh *rules_mesh(const Module *m, const Config *c, DiagEngine *diag
     else if (!mesh)
         diag_error(diag, rs->loc, "rule set '%s' must name its mesh ('mesh: NAME'): %s declares %d meshes",
                    rs->name, m->file, m->num_meshes);
-    return mesh && rule_set_check_axes(rs, mesh, diag) ? mesh : NULL;
+    return mesh && config_rule_set_check_axes(rs, mesh, diag) ? mesh : NULL;
 }
 
 static bool run_logical_axes(Module *m, PassContext *ctx)

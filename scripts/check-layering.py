@@ -14,7 +14,10 @@ Fails (exit 1) when
   3. two files of different subsystems depend on each other, directly or
      through a cycle of files (a strongly connected component of the
      file-level "uses a symbol defined in" graph spanning two folders);
-  4. the folder-level graph has a cycle (subsystems call one way).
+  4. the folder-level graph has a cycle (subsystems call one way);
+  5. an exported function does not carry one of its subsystem's prefixes
+     (PREFIXES below: the subsystem's name, or the names of the types and
+     files it owns).
 Prints the folder-level graph, in topological order, on success."""
 import os, re, subprocess, sys
 from collections import defaultdict
@@ -61,6 +64,27 @@ for src, syms in used.items():
         if d and d != src:
             edges[src].add((d, s))
 
+# Each subsystem's exported names start with one of these (Lua's rule: a
+# name says where it lives). Add a prefix here only for a type or file the
+# subsystem owns.
+PREFIXES = {
+    'support': 'arena_ diag_ loc_ symtab_ textbuf_ timer_ io_',
+    'ir': 'ir_ module_ func_ block_ op_ value_ attr_ sharding_ axis_ref_ axis_refs_ axis_list_ '
+          'axis_set_ mesh_ type_ dtype_ print_',
+    'front': 'parse_ build_',
+    'config': 'config_ yaml_ logical_',
+    'rules': 'rule_ rules_ einsum_',
+    'verify': 'verify_ vma_ limits_',
+    'propagate': 'propagate_ prop_ projection_ factor_ origins_',
+    'explicit': 'explicit_ xspec_ xdim_',
+    'partition': 'partition_ pc_ stats_ reshard_ factor_assignment',
+    'interp': 'interp_ exec_ collective_ dist_ group_',
+    'kernels': 'kern_ tensor_ npy_ nditer_ rng_',
+    'transport': 'transport_',
+    'passes': 'pass_ pipeline_',
+    'cli': 'cli_ cmd_ run_dist_ visualize_ main',
+}
+
 errors = []
 for src, es in edges.items():
     if src.startswith('src/'):
@@ -84,6 +108,12 @@ for src, ex in exports.items():
         if len(funcs) > 1 or any(not s.startswith('pass_') for s in data):
             errors.append('%s exports %s (a pass file exports its Pass and at most one entry)'
                           % (src, ', '.join(funcs + data)))
+
+for src, ex in sorted(exports.items()):
+    allowed = tuple(PREFIXES.get(subsystem(src), '').split())
+    for kind, name in ex:
+        if kind == 'T' and not name.startswith(allowed):
+            errors.append('%s exports %s, without a prefix of %s' % (src, name, subsystem(src)))
 
 # Tarjan's strongly connected components over files.
 graph = {s: sorted({d for d, _ in edges[s]}) for s in objs}

@@ -158,7 +158,7 @@ static int run_reduce(const Args *a)
     DiagEngine diag;
     diag_init(&diag, stderr);
     size_t len;
-    char *text = read_source(&diag, a->reduce_file, &len);
+    char *text = io_read_source(&diag, a->reduce_file, &len);
     int status = text ? shrink_variant(a->reduce_file, text, len, a->reduce, stdout) : 1;
     diag_free(&diag);
     free(text);

@@ -53,9 +53,9 @@ void config_free(Config *c);
 bool config_select_rules(Config *c, DiagEngine *diag, const char *name);
 const Mesh *config_find_mesh(const Config *c, const char *name);
 /* The rule for a logical name, or NULL: Haliax replicates unknown names. */
-const LogicalRule *rule_set_find(const RuleSet *rs, const char *logical_name);
+const LogicalRule *config_rule_set_find(const RuleSet *rs, const char *logical_name);
 /* Reports rule axes that `mesh` does not have (each at its YAML node). */
-bool rule_set_check_axes(const RuleSet *rs, const Mesh *mesh, DiagEngine *diag);
+bool config_rule_set_check_axes(const RuleSet *rs, const Mesh *mesh, DiagEngine *diag);
 
 /* ---- the command line, shared by every subcommand (cli/cli.c) ---- */
 

@@ -72,7 +72,7 @@ int64_t xdim_shards(const XDim *d);
 /* Whether an axis shards two dims; *dup is then the first such axis. */
 bool xspec_duplicate(const XSpec *s, AxisRef *dup);
 /* Whether the mesh axis of r is explicit. */
-bool axis_is_explicit(const Mesh *mesh, AxisRef r);
+bool explicit_axis_is_explicit(const Mesh *mesh, AxisRef r);
 
 /* ---- JAX's spellings, for messages (explicit_format.c) -------------------- */
 
@@ -85,6 +85,6 @@ void xspec_format_pspec(TextBuf *t, const Mesh *mesh, const XSpec *s);
 /* A JAX type with its sharding: float32[8@dp,4]. */
 void xspec_format_type(TextBuf *t, const Mesh *mesh, const XSpec *s, const TensorType *type);
 /* A shape as a Python tuple: (4, 6). */
-void format_shape_tuple(TextBuf *t, const TensorType *type);
+void explicit_format_shape_tuple(TextBuf *t, const TensorType *type);
 
 #endif

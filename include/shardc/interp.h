@@ -69,7 +69,7 @@ bool interp_run_func(InterpCtx *ic, const Module *m, const Func *f, Tensor *cons
  * 'maxprec' mode with precision 8 (scientific when the magnitudes call for
  * it), line width 75, summarised with "..." beyond 1000 elements. No
  * trailing newline. */
-void print_array_numpy(FILE *out, const Tensor *t);
+void visualize_print_array_numpy(FILE *out, const Tensor *t);
 
 /* The device layout of a `type` value under sharding s (NULL: no sharding,
  * i.e. replicated), as a grid of boxes labelled with the device ids holding

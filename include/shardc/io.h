@@ -7,7 +7,7 @@
 
 /* Read a whole file ("-" is stdin) into a NUL-terminated malloc'd buffer.
  * On failure reports a diagnostic and returns NULL. */
-char *read_source(DiagEngine *diag, const char *path, size_t *len);
+char *io_read_source(DiagEngine *diag, const char *path, size_t *len);
 
 /* An output file that appears only when committed: writes go to a
  * temporary file beside it, renamed over the target on commit. "-" or
@@ -18,10 +18,10 @@ typedef struct OutputFile {
     char *temp_path;
 } OutputFile;
 
-bool output_open(OutputFile *out, DiagEngine *diag, const char *path);
+bool io_output_open(OutputFile *out, DiagEngine *diag, const char *path);
 /* Flush and rename into place; false (with a diagnostic) on failure. */
-bool output_commit(OutputFile *out, DiagEngine *diag);
+bool io_output_commit(OutputFile *out, DiagEngine *diag);
 /* Drop the temporary file; the target is left untouched. */
-void output_abandon(OutputFile *out);
+void io_output_abandon(OutputFile *out);
 
 #endif

@@ -195,7 +195,7 @@ struct Op {
     NamedAttr *attrs;
     Block *region;      /* body of shard_map, or NULL */
     /* A custom op's rule string bound to its types by the verifier, or
-     * NULL: op_sharding_rule (rules.h) reuses it for the same shapes. */
+     * NULL: rules_of_op (rules.h) reuses it for the same shapes. */
     const struct BoundRule *bound_rule;
     Block *parent;
     Op *prev, *next;

@@ -52,13 +52,13 @@ typedef enum {
     CMP_COUNT
 } CompareOp;
 
-const char *unary_op_name(UnaryOp op);
-const char *binary_op_name(BinaryOp op);
-const char *compare_op_name(CompareOp op);
+const char *kern_unary_op_name(UnaryOp op);
+const char *kern_binary_op_name(BinaryOp op);
+const char *kern_compare_op_name(CompareOp op);
 /* Spelling -> op; false if unknown. */
-bool unary_op_lookup(const char *name, UnaryOp *out);
-bool binary_op_lookup(const char *name, BinaryOp *out);
-bool compare_op_lookup(const char *name, CompareOp *out);
+bool kern_unary_op_lookup(const char *name, UnaryOp *out);
+bool kern_binary_op_lookup(const char *name, BinaryOp *out);
+bool kern_compare_op_lookup(const char *name, CompareOp *out);
 
 /* Transcendental ops (exp log tanh sin cos sqrt rsqrt gelu gelu_erf
  * logistic) need a float dtype; neg abs sign relu floor ceil also take ints;

@@ -49,4 +49,9 @@ TensorType sharding_local_type(Arena *arena, const Sharding *s, const TensorType
 /* Whether every dim divides by its shard count. */
 bool sharding_divides(const Sharding *s, const TensorType *global);
 
+/* The number of distinct blocks of s, and the block (row-major over dims)
+ * the device at a mesh position holds. */
+int64_t sharding_num_blocks(const Sharding *s);
+int64_t sharding_block_id(const Sharding *s, int64_t position);
+
 #endif

@@ -16,16 +16,16 @@
 
 struct CompileOptions;
 /* options->max_bytes, or the default when it is 0. */
-int64_t compile_max_bytes(const struct CompileOptions *options);
+int64_t limits_max_bytes(const struct CompileOptions *options);
 /* "N", or N with a binary suffix K, M, G or T (KiB...TiB), as --max-bytes
  * takes it. False for anything else, zero, or an overflow. */
-bool parse_byte_size(const char *text, int64_t *out);
+bool limits_parse_bytes(const char *text, int64_t *out);
 /* "3.6 TiB", "64 GiB", "512 bytes" into buf; returns buf. */
-const char *format_byte_size(int64_t bytes, char *buf, size_t len);
+const char *limits_format_bytes(int64_t bytes, char *buf, size_t len);
 /* The bytes of one tensor of `type`; false if that overflows int64. */
-bool type_num_bytes(const TensorType *type, int64_t *out);
+bool limits_type_bytes(const TensorType *type, int64_t *out);
 /* Reports every value of m whose tensor is larger than max_bytes, at the
  * value. False if there was one. */
-bool check_value_bytes(const Module *m, int64_t max_bytes, DiagEngine *diag);
+bool limits_check_values(const Module *m, int64_t max_bytes, DiagEngine *diag);
 
 #endif

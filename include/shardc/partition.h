@@ -63,13 +63,13 @@ typedef enum { REDUCE_SUM, REDUCE_MAX, REDUCE_MIN, REDUCE_MEAN } ReductionKind;
 /* Rank `rank`, every dim empty. Only dims below rank, and axes below each
  * count, are ever read: a DimAxes is 6 KB, and zeroing whole ones for
  * every tensor of every op was a tenth of partitioning. */
-void dim_axes_clear(DimAxes *out, int rank);
-void dim_axes_from_sharding(DimAxes *out, const Sharding *s, int rank);
+void reshard_dim_axes_clear(DimAxes *out, int rank);
+void reshard_dim_axes_from_sharding(DimAxes *out, const Sharding *s, int rank);
 /* Plan from `from` (with partial results pending over `partial`, combined
  * by `reduction`) to `to`. False if no plan exists (too many steps). */
 bool reshard_plan(ReshardPlan *plan, const Mesh *mesh, const DimAxes *from, const AxisList *partial,
                   const DimAxes *to);
-const char *reduction_name(ReductionKind kind);
+const char *reshard_reduction_name(ReductionKind kind);
 
 /* Which factors may be sharded unevenly (padded) for an op: none (a
  * partition function must not see padding), pass-through ones (the op is
@@ -96,9 +96,9 @@ void factor_assignment(AxisList *axes_per_factor, const OpShardingRule *rule, co
 /* Why the assignment left factor f unsharded for the local op to be valid
  * (a reshape factor one side lacks, a minor factor behind a partly sharded
  * one), as " (...)" for --explain; "" if for neither. */
-const char *assignment_unsharded_reason(const OpShardingRule *rule, const AxisList *axes_per_factor, int f);
+const char *factor_assignment_unsharded_reason(const OpShardingRule *rule, const AxisList *axes_per_factor, int f);
 /* The dim axes tensor t gets under an assignment. */
-void assignment_tensor_axes(DimAxes *out, const OpShardingRule *rule, const AxisList *axes_per_factor, int t);
+void factor_assignment_tensor_axes(DimAxes *out, const OpShardingRule *rule, const AxisList *axes_per_factor, int t);
 
 /* ---- statistics (partition_stats.c) -------------------------------------- */
 typedef struct CollectiveRecord {
@@ -127,6 +127,6 @@ void stats_print_reasons(FILE *out, const PartitionStats *stats);
 
 bool partition_module(Module *m, DiagEngine *diag, PartitionStats *stats);
 /* --emit=devices: every device (or only device `device` when >= 0). */
-void print_devices(FILE *out, const Module *m, int device);
+void partition_print_devices(FILE *out, const Module *m, int device);
 
 #endif

@@ -25,7 +25,7 @@ typedef struct CompileOptions {
     const struct Config *config;
     /* --max-bytes: the most bytes one value's tensor may take, checked
      * after verification; `shardc run` also refuses to allocate past it.
-     * 0 means SHARDC_DEFAULT_MAX_BYTES (read it with compile_max_bytes). */
+     * 0 means SHARDC_DEFAULT_MAX_BYTES (read it with limits_max_bytes). */
     int64_t max_bytes;
 } CompileOptions;
 

@@ -26,7 +26,7 @@ void print_string(FILE *out, const char *s);
  * value for an op's attribute dict, and an argument's or result's
  * ` {sharding = ...}` / ` {logical = ...}` suffix. */
 void print_logical_axes(FILE *out, const LogicalAxes *names);
-AttrValue *logical_axes_attr(Arena *arena, const LogicalAxes *names);
+AttrValue *print_logical_axes_attr(Arena *arena, const LogicalAxes *names);
 void print_value_layout(FILE *out, const Sharding *sharding, const LogicalAxes *logical);
 
 #endif

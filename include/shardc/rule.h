@@ -119,9 +119,9 @@ OpShardingRule *rule_string_bind(Arena *arena, DiagEngine *diag, const RuleStrin
  * exactly as Shardy prints it, without a trailing newline. */
 void rule_print_sdy(FILE *out, const OpShardingRule *rule);
 /* Shardy's symbol for factor `index`: i..z, then z_1, z_2, ... Returns buf. */
-const char *factor_symbol(int index, char buf[static 16]);
+const char *rule_factor_symbol(int index, char buf[static 16]);
 /* The human-readable table printed by `shardc rule`. */
 void rule_print_table(FILE *out, const OpShardingRule *rule);
-const char *factor_kind_name(FactorKind kind);
+const char *rule_factor_kind_name(FactorKind kind);
 
 #endif

@@ -1,7 +1,7 @@
 /* The op sharding-rule registry: Shardy's op_sharding_rule_registry.cc for
  * shardc's op set (docs/rules.md, "Built-in op rules"), plus custom ops'
  * rule strings bound to their types. Propagation and partitioning get
- * every op's rule from op_sharding_rule. */
+ * every op's rule from rules_of_op. */
 #ifndef SHARDC_RULES_H
 #define SHARDC_RULES_H
 #include <stdio.h>
@@ -15,17 +15,17 @@
  * module's arena) and must not be modified. diag gets errors only for
  * custom ops whose rule fails to bind (already reported by the verifier,
  * normally). */
-OpShardingRule *op_sharding_rule(Arena *arena, DiagEngine *diag, const Op *op);
+OpShardingRule *rules_of_op(Arena *arena, DiagEngine *diag, const Op *op);
 
 /* Parse a custom op's rule string and bind it to its types, reporting any
  * error (the verifier's check), and keep the rule on the op (Op.bound_rule)
- * for op_sharding_rule, which reuses it while the op's shapes are those it
+ * for rules_of_op, which reuses it while the op's shapes are those it
  * was bound to. `arena` must live as long as the op (the module's). */
 bool rules_bind_custom(Arena *arena, DiagEngine *diag, Op *op);
 
 /* Print the module with a comment line `# rule: #sdy.op_sharding_rule<...>`
  * before every op that has a rule (valid .shir: comments). */
-void print_module_with_rules(FILE *out, const Module *m, DiagEngine *diag);
+void rule_print_module(FILE *out, const Module *m, DiagEngine *diag);
 
 /* A custom op's factor_sizes / reduction / need_replication / permutation
  * attributes as rule-string options (shared with the verifier). Reports

@@ -73,7 +73,7 @@ typedef struct Tensor {
 /* ---- construction and lifetime ------------------------------------------ */
 
 /* Element count of a shape; false if a dim is negative or it overflows. */
-bool shape_count(int rank, const int64_t *dims, int64_t *count);
+bool tensor_shape_count(int rank, const int64_t *dims, int64_t *count);
 /* A zero-filled tensor. rank may be 0 (dims may then be NULL). */
 TensorStatus tensor_new(TensorCtx *ctx, DType dtype, int rank, const int64_t *dims, Tensor **out);
 /* Like tensor_new but the data is left uninitialised, for kernels that
@@ -93,7 +93,7 @@ enum { TENSOR_TYPE_STR_SIZE = 24 * SHARDC_MAX_RANK + 16 };
 /* "f32[2,3]" into buf (TENSOR_TYPE_STR_SIZE bytes); returns buf. */
 const char *tensor_type_str(const Tensor *t, char *buf);
 /* C-order element strides of a shape. */
-void shape_strides(int rank, const int64_t *dims, int64_t *strides);
+void tensor_shape_strides(int rank, const int64_t *dims, int64_t *strides);
 int64_t tensor_flat_index(const Tensor *t, const int64_t *index);
 
 /* Element access by flat index, converting with tensor_convert semantics.
@@ -136,13 +136,13 @@ typedef struct TensorScalar {
 static inline TensorScalar scalar_float(double f) { return (TensorScalar){true, f, 0}; }
 static inline TensorScalar scalar_int(int64_t i) { return (TensorScalar){false, 0.0, i}; }
 /* Store s as one element of dtype at dst, with tensor_convert semantics. */
-void scalar_store(DType dtype, TensorScalar s, void *dst);
+void tensor_scalar_store(DType dtype, TensorScalar s, void *dst);
 
 /* Elementwise dtype conversion (the IR's convert). float->int truncates toward
  * zero and saturates, NaN->0; int->int wraps; anything->bool is x != 0 (NaN is
  * true); bool->x is 0/1; f64/int->bf16 goes through f32. */
 TensorStatus tensor_convert(TensorCtx *ctx, const Tensor *x, DType to, Tensor **out);
-void convert_elements(DType from, const void *src, DType to, void *dst, int64_t n);
+void tensor_convert_elements(DType from, const void *src, DType to, void *dst, int64_t n);
 
 /* ---- vectorisable loops ----------------------------------------------------- */
 
@@ -188,7 +188,7 @@ void nditer_run(const NdIter *it, NdRowFn row, void *user);
 /* Strides that read t broadcast (NumPy, right-aligned) to a shape of `rank`. */
 void tensor_broadcast_strides(const Tensor *t, int rank, const int64_t *dims, int64_t *strides);
 /* dst[i] = src[i] over a shape, both given as base pointers + element strides. */
-void strided_copy(size_t elem_size, int rank, const int64_t *dims, void *dst,
+void tensor_strided_copy(size_t elem_size, int rank, const int64_t *dims, void *dst,
                   const int64_t *dst_strides, const void *src, const int64_t *src_strides);
 
 #endif

@@ -65,7 +65,7 @@ int verify_axis_refs(VerifyCtx *vc, const Op *op, AttrKey key, const Mesh *mesh,
 
 void verify_expect_type(VerifyCtx *vc, const Op *op, const TensorType *want, const Value *got);
 /* NumPy broadcasting of shapes a and b into out (rank = max rank). */
-bool broadcast_shapes(const TensorType *a, const TensorType *b, TensorType *out, int64_t *dims_out);
-void format_type(char *buf, size_t len, const TensorType *t);
+bool verify_broadcast_shapes(const TensorType *a, const TensorType *b, TensorType *out, int64_t *dims_out);
+void verify_format_type(char *buf, size_t len, const TensorType *t);
 
 #endif

@@ -96,7 +96,7 @@ Config *config_load(DiagEngine *diag, const char *path)
     }
     arena_init(&c->arena);
     c->file = strcmp(path, "-") == 0 ? "<stdin>" : path;
-    c->text = read_source(diag, path, &c->len);
+    c->text = io_read_source(diag, path, &c->len);
     if (!c->text) {
         config_free(c);
         return NULL;
@@ -202,7 +202,7 @@ bool config_select_rules(Config *c, DiagEngine *diag, const char *name)
     return true;
 }
 
-const LogicalRule *rule_set_find(const RuleSet *rs, const char *logical_name)
+const LogicalRule *config_rule_set_find(const RuleSet *rs, const char *logical_name)
 {
     return symtab_get(&rs->by_name, logical_name);
 }
@@ -224,7 +224,7 @@ static bool mesh_has_axis(const Mesh *mesh, const char *name)
     return false;
 }
 
-bool rule_set_check_axes(const RuleSet *rs, const Mesh *mesh, DiagEngine *diag)
+bool config_rule_set_check_axes(const RuleSet *rs, const Mesh *mesh, DiagEngine *diag)
 {
     bool ok = true;
     for (int r = 0; r < rs->num_rules; r++) {

@@ -140,9 +140,9 @@ static void report_axis_twice(const LogicalResolver *r, const LogicalAxes *names
     const char *a = names->names[first], *b = names->names[second];
     diag_error(r->diag, names->locs[second], "mesh axis \"%s\" would shard both dim %d ('%s') and dim %d ('%s') "
                "of %s; a mesh axis may shard only one dim of a tensor", axis, first, a, second, b, what);
-    diag_note(r->diag, rule_axis_loc(rule_set_find(r->rules, a), axis), "'%s' maps to \"%s\" here", a, axis);
+    diag_note(r->diag, rule_axis_loc(config_rule_set_find(r->rules, a), axis), "'%s' maps to \"%s\" here", a, axis);
     if (strcmp(a, b) != 0)
-        diag_note(r->diag, rule_axis_loc(rule_set_find(r->rules, b), axis), "'%s' maps to \"%s\" here", b, axis);
+        diag_note(r->diag, rule_axis_loc(config_rule_set_find(r->rules, b), axis), "'%s' maps to \"%s\" here", b, axis);
 }
 
 /* shardc does not pad (Haliax's round_axis_for_partitioning rounds a
@@ -165,7 +165,7 @@ static void report_uneven(const LogicalResolver *r, const LogicalAxes *names, in
 static bool resolve_dim(const LogicalResolver *r, Sharding *s, int d, const LogicalAxes *names,
                         const TensorType *type, int *owner, const char *what)
 {
-    const LogicalRule *rule = names->names[d][0] ? rule_set_find(r->rules, names->names[d]) : NULL;
+    const LogicalRule *rule = names->names[d][0] ? config_rule_set_find(r->rules, names->names[d]) : NULL;
     if (!rule || rule->num_axes == 0)
         return true;
     DimSharding *dim = &s->dims[d];
@@ -174,7 +174,7 @@ static bool resolve_dim(const LogicalResolver *r, Sharding *s, int d, const Logi
     for (int k = 0; k < rule->num_axes; k++) {
         int axis = find_mesh_axis(r->mesh, rule->axes[k]);
         if (axis < 0)
-            return false; /* rule_set_check_axes reported it */
+            return false; /* config_rule_set_check_axes reported it */
         if (owner[axis] >= 0) {
             report_axis_twice(r, names, owner[axis], d, rule->axes[k], what);
             return false;

@@ -83,7 +83,7 @@ static bool check_set_mesh(YamlCtx *y, const RuleSet *rs)
         return false;
     }
     const Mesh *mesh = rs->mesh ? config_find_mesh(c, rs->mesh) : c->num_meshes == 1 ? c->meshes[0] : NULL;
-    return !mesh || rule_set_check_axes(rs, mesh, y->diag);
+    return !mesh || config_rule_set_check_axes(rs, mesh, y->diag);
 }
 
 static bool read_rule_set(YamlCtx *y, const char *name, const yaml_node_t *key_node, const yaml_node_t *value,

@@ -191,7 +191,7 @@ static bool report_reshape(ExplicitCtx *cx, const Op *op, const XSpec *in)
     textbuf_init(&t);
     xspec_format_type(&t, cx->mesh, in, &op->operands[0]->type);
     textbuf_add(&t, ", new sizes: ");
-    format_shape_tuple(&t, &op->results[0]->type);
+    explicit_format_shape_tuple(&t, &op->results[0]->type);
     diag_error(cx->diag, op->loc, "This reshape is not supported. Please specify the sharding of the output via the "
                "`out_sharding` argument of jax.lax.reshape. Got operand type: %s", t.text);
     return false;

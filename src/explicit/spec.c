@@ -3,7 +3,7 @@
 #include "shardc/layout.h"
 #include <string.h>
 
-bool axis_is_explicit(const Mesh *mesh, AxisRef r)
+bool explicit_axis_is_explicit(const Mesh *mesh, AxisRef r)
 {
     return mesh->axes[r.axis].is_explicit;
 }
@@ -23,7 +23,7 @@ static XDim explicit_axes_of(Arena *a, const Mesh *mesh, const DimSharding *dim)
     AxisRef *axes = ARENA_ARRAY(a, AxisRef, dim->num_axes + 1);
     int count = 0;
     for (int k = 0; k < dim->num_axes; k++)
-        if (axis_is_explicit(mesh, dim->axes[k]))
+        if (explicit_axis_is_explicit(mesh, dim->axes[k]))
             axes[count++] = dim->axes[k];
     return (XDim){count, axes};
 }
@@ -180,7 +180,7 @@ void xspec_format_type(TextBuf *t, const Mesh *mesh, const XSpec *s, const Tenso
     textbuf_add(t, "]");
 }
 
-void format_shape_tuple(TextBuf *t, const TensorType *type)
+void explicit_format_shape_tuple(TextBuf *t, const TensorType *type)
 {
     textbuf_add(t, "(");
     for (int d = 0; d < type->rank; d++)
@@ -200,7 +200,7 @@ void format_shape_tuple(TextBuf *t, const TensorType *type)
 static bool names_explicit_axis(const Mesh *mesh, const DimSharding *dim)
 {
     for (int k = 0; k < dim->num_axes; k++)
-        if (axis_is_explicit(mesh, dim->axes[k]))
+        if (explicit_axis_is_explicit(mesh, dim->axes[k]))
             return true;
     return false;
 }

@@ -4,7 +4,7 @@
 #include <string.h>
 #include "front/parse_ctx.h"
 
-void plist_push(Arena *arena, PtrList *list, void *item)
+void build_plist_push(Arena *arena, PtrList *list, void *item)
 {
     if (list->count == list->cap) {
         int cap = list->cap ? list->cap * 2 : 4;
@@ -153,7 +153,7 @@ void build_end_func(ParseCtx *ctx, PtrList *results)
         f->result_logical[i] = scratch.logical;
         f->result_locs[i] = r->loc;
     }
-    plist_push(ctx->arena, &ctx->funcs, f);
+    build_plist_push(ctx->arena, &ctx->funcs, f);
     build_abandon_func(ctx);
 }
 

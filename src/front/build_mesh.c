@@ -88,7 +88,7 @@ void build_mesh(ParseCtx *ctx, const char *name, Loc loc, PtrList *items)
         diag_note(ctx->diag, previous->loc, "previous definition is here");
         return;
     }
-    plist_push(ctx->arena, &ctx->meshes, mesh);
+    build_plist_push(ctx->arena, &ctx->meshes, mesh);
 }
 
 const Mesh *build_find_mesh(ParseCtx *ctx, const char *name, Loc loc)

@@ -67,7 +67,7 @@ void parse_lex_error(ParseCtx *ctx, Loc loc, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
 /* Builder (parse_build.c): called from grammar actions. */
-void plist_push(Arena *arena, PtrList *list, void *item);
+void build_plist_push(Arena *arena, PtrList *list, void *item);
 void build_begin_func(ParseCtx *ctx, const char *name, Loc loc);
 void build_end_func(ParseCtx *ctx, PtrList *results);
 void build_abandon_func(ParseCtx *ctx);

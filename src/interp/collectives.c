@@ -67,7 +67,7 @@ void group_free(Group *g)
 
 /* ---- shared helpers ----------------------------------------------------------------------- */
 
-bool transport_result(ExecCtx *x, const Op *op, TransportStatus status)
+bool collective_transport_result(ExecCtx *x, const Op *op, TransportStatus status)
 {
     if (status == TRANSPORT_OK)
         return true;
@@ -76,14 +76,14 @@ bool transport_result(ExecCtx *x, const Op *op, TransportStatus status)
     return exec_fail(x, op, "'%s': %s", op_info(op->kind)->name, transport_status_name(status));
 }
 
-void count_traffic(ExecCtx *x, const Op *op, int64_t bytes)
+void collective_count_traffic(ExecCtx *x, const Op *op, int64_t bytes)
 {
     x->collectives[op->kind].bytes += bytes;
     if (x->device->active_index == 0)
         x->collectives[op->kind].calls++;
 }
 
-bool new_tensor_shaped(ExecCtx *x, const Op *op, DType dtype, int rank, const int64_t *dims, Tensor **out)
+bool collective_new_tensor(ExecCtx *x, const Op *op, DType dtype, int rank, const int64_t *dims, Tensor **out)
 {
     return exec_kernel(x, op, tensor_new_uninit(&x->tensors, dtype, rank, dims, out));
 }
@@ -101,7 +101,7 @@ static bool split_to_front(ExecCtx *x, const Op *op, const Tensor *t, int dim, i
     memcpy(dims + dim + 2, t->dims + dim + 1, (size_t)(t->rank - dim - 1) * sizeof *dims);
     TensorType split = {t->dtype, t->rank + 1, dims};
     Tensor *reshaped = NULL;
-    bool ok = tensor_reshape_to(x, op, t, &split, &reshaped) && tensor_move_axis(x, op, reshaped, dim, 0, out);
+    bool ok = interp_reshape_to(x, op, t, &split, &reshaped) && interp_move_axis(x, op, reshaped, dim, 0, out);
     tensor_release(reshaped);
     return ok;
 }
@@ -150,13 +150,13 @@ static bool reduction_of(ExecCtx *x, const Op *op, Reduction *r)
 static bool coll_all_reduce(ExecCtx *x, const Op *op, const Group *g, const Tensor *in, Tensor **out)
 {
     Reduction red;
-    if (!reduction_of(x, op, &red) || !new_tensor_shaped(x, op, in->dtype, in->rank, in->dims, out))
+    if (!reduction_of(x, op, &red) || !collective_new_tensor(x, op, in->dtype, in->rank, in->dims, out))
         return false;
     TransportReduction how = {in->dtype, red.op};
     Transport *t = x->device->transport;
-    if (!transport_result(x, op, t->ops->allreduce(t, &g->t, how, in->data, (*out)->data, in->count)))
+    if (!collective_transport_result(x, op, t->ops->allreduce(t, &g->t, how, in->data, (*out)->data, in->count)))
         return false;
-    count_traffic(x, op, (g->t.size - 1) * (int64_t)in->nbytes);
+    collective_count_traffic(x, op, (g->t.size - 1) * (int64_t)in->nbytes);
     return !red.mean || divide_by(x, op, out, g->t.size);
 }
 
@@ -178,13 +178,13 @@ static bool coll_reduce_scatter(ExecCtx *x, const Op *op, const Group *g, const 
                          op_info(op->kind)->name, (long long)dim, (long long)n);
     Tensor *send = NULL;
     bool ok = split_to_front(x, op, in, (int)dim, n, &send) &&
-              new_tensor_shaped(x, op, rt->dtype, rt->rank, rt->dims, out);
+              collective_new_tensor(x, op, rt->dtype, rt->rank, rt->dims, out);
     Transport *t = x->device->transport;
     TransportReduction how = {in->dtype, red.op};
-    ok = ok && transport_result(x, op, t->ops->reduce_scatter(t, &g->t, how, send->data, (*out)->data, result_count));
+    ok = ok && collective_transport_result(x, op, t->ops->reduce_scatter(t, &g->t, how, send->data, (*out)->data, result_count));
     tensor_release(send);
     if (ok)
-        count_traffic(x, op, (n - 1) * (int64_t)(*out)->nbytes);
+        collective_count_traffic(x, op, (n - 1) * (int64_t)(*out)->nbytes);
     return ok && (!red.mean || divide_by(x, op, out, n));
 }
 
@@ -201,13 +201,13 @@ static bool coll_all_gather(ExecCtx *x, const Op *op, const Group *g, const Tens
     memcpy(dims + 1, in->dims, (size_t)in->rank * sizeof *dims);
     Tensor *stacked = NULL, *moved = NULL;
     Transport *t = x->device->transport;
-    bool ok = new_tensor_shaped(x, op, in->dtype, in->rank + 1, dims, &stacked) &&
-              transport_result(x, op, t->ops->allgather(t, &g->t, in->data, in->nbytes, stacked->data));
+    bool ok = collective_new_tensor(x, op, in->dtype, in->rank + 1, dims, &stacked) &&
+              collective_transport_result(x, op, t->ops->allgather(t, &g->t, in->data, in->nbytes, stacked->data));
     if (ok)
-        count_traffic(x, op, (g->t.size - 1) * (int64_t)in->nbytes);
-    ok = ok && tensor_move_axis(x, op, stacked, 0, (int)axis, &moved);
+        collective_count_traffic(x, op, (g->t.size - 1) * (int64_t)in->nbytes);
+    ok = ok && interp_move_axis(x, op, stacked, 0, (int)axis, &moved);
     tensor_release(stacked); /* before the relabel, which needs moved to itself */
-    ok = ok && tensor_relabel(x, op, moved, &op->results[0]->type);
+    ok = ok && interp_relabel(x, op, moved, &op->results[0]->type);
     *out = ok ? moved : NULL;
     if (!ok)
         tensor_release(moved);
@@ -228,15 +228,15 @@ static bool coll_all_to_all(ExecCtx *x, const Op *op, const Group *g, const Tens
     Tensor *send = NULL, *recv = NULL, *moved = NULL;
     Transport *t = x->device->transport;
     bool ok = (tiled ? split_to_front(x, op, in, (int)split, n, &send)
-                     : tensor_move_axis(x, op, in, (int)split, 0, &send)) &&
-              new_tensor_shaped(x, op, send->dtype, send->rank, send->dims, &recv) &&
-              transport_result(x, op, t->ops->alltoall(t, &g->t, send->data, send->nbytes / (size_t)n, recv->data));
+                     : interp_move_axis(x, op, in, (int)split, 0, &send)) &&
+              collective_new_tensor(x, op, send->dtype, send->rank, send->dims, &recv) &&
+              collective_transport_result(x, op, t->ops->alltoall(t, &g->t, send->data, send->nbytes / (size_t)n, recv->data));
     if (ok)
-        count_traffic(x, op, (n - 1) * (int64_t)(send->nbytes / (size_t)n));
-    ok = ok && tensor_move_axis(x, op, recv, 0, (int)concat, &moved);
+        collective_count_traffic(x, op, (n - 1) * (int64_t)(send->nbytes / (size_t)n));
+    ok = ok && interp_move_axis(x, op, recv, 0, (int)concat, &moved);
     tensor_release(send);
     tensor_release(recv);
-    ok = ok && tensor_relabel(x, op, moved, &op->results[0]->type);
+    ok = ok && interp_relabel(x, op, moved, &op->results[0]->type);
     *out = ok ? moved : NULL;
     if (!ok)
         tensor_release(moved);
@@ -261,10 +261,10 @@ static bool coll_ppermute(ExecCtx *x, const Op *op, const Group *g, const Tensor
     Transport *t = x->device->transport;
     int64_t self = x->device->position;
     if (!exec_kernel(x, op, tensor_new(&x->tensors, in->dtype, in->rank, in->dims, out)) ||
-        !transport_result(x, op, t->ops->sendrecv(t, self, in->data, in->nbytes, dest, (*out)->data,
+        !collective_transport_result(x, op, t->ops->sendrecv(t, self, in->data, in->nbytes, dest, (*out)->data,
                                                   source >= 0 ? in->nbytes : 0, source)))
         return false;
-    count_traffic(x, op, source >= 0 && source != self ? (int64_t)in->nbytes : 0);
+    collective_count_traffic(x, op, source >= 0 && source != self ? (int64_t)in->nbytes : 0);
     return true;
 }
 
@@ -274,7 +274,7 @@ static bool coll_ppermute(ExecCtx *x, const Op *op, const Group *g, const Tensor
 static bool coll_axis_index(ExecCtx *x, const Op *op, const Group *g, const Tensor *in, Tensor **out)
 {
     (void)in;
-    count_traffic(x, op, 0);
+    collective_count_traffic(x, op, 0);
     return exec_kernel(x, op, kern_full(&x->tensors, DT_I32, 0, NULL, scalar_int(g->t.index), out));
 }
 
@@ -288,7 +288,7 @@ static bool coll_all_slice(ExecCtx *x, const Op *op, const Group *g, const Tenso
     memcpy(sizes, in->dims, (size_t)in->rank * sizeof *sizes);
     sizes[dim] /= g->t.size;
     offsets[dim] = g->t.index * sizes[dim];
-    count_traffic(x, op, 0);
+    collective_count_traffic(x, op, 0);
     return exec_kernel(x, op, tensor_extract_block(&x->tensors, in, offsets, sizes, out));
 }
 
@@ -420,10 +420,10 @@ static bool run_rounds(ExecCtx *x, const Op *op, const PermutePlan *p, const Ten
         int64_t source = remote && p->my_round == r ? p->my_source : -1;
         TransportStatus st = t->ops->sendrecv(t, self, in->data, in->nbytes, p->dest_by_round[r], out->data,
                                               source >= 0 ? out->nbytes : 0, source);
-        if (!transport_result(x, op, st))
+        if (!collective_transport_result(x, op, st))
             return false;
     }
-    count_traffic(x, op, remote ? (int64_t)out->nbytes : 0);
+    collective_count_traffic(x, op, remote ? (int64_t)out->nbytes : 0);
     return true;
 }
 
@@ -444,7 +444,7 @@ bool exec_collective_permute(ExecCtx *x, const Op *op, const Tensor *in, Tensor 
     else if (p.my_source == dev->position)
         ok = exec_kernel(x, op, tensor_clone(&x->tensors, in, out)) && run_rounds(x, op, &p, in, *out);
     else
-        ok = new_tensor_shaped(x, op, in->dtype, in->rank, in->dims, out) && run_rounds(x, op, &p, in, *out);
+        ok = collective_new_tensor(x, op, in->dtype, in->rank, in->dims, out) && run_rounds(x, op, &p, in, *out);
     plan_free(&p);
     return ok;
 }

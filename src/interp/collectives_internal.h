@@ -18,10 +18,10 @@ bool collective_device(ExecCtx *x, const Op *op);
 bool group_resolve(ExecCtx *x, const Op *op, Group *g);
 void group_free(Group *g);
 /* A transport status as success or a failure at op. */
-bool transport_result(ExecCtx *x, const Op *op, TransportStatus status);
+bool collective_transport_result(ExecCtx *x, const Op *op, TransportStatus status);
 /* Record bytes this device received from others for op's kind. */
-void count_traffic(ExecCtx *x, const Op *op, int64_t bytes);
-bool new_tensor_shaped(ExecCtx *x, const Op *op, DType dtype, int rank, const int64_t *dims, Tensor **out);
+void collective_count_traffic(ExecCtx *x, const Op *op, int64_t bytes);
+bool collective_new_tensor(ExecCtx *x, const Op *op, DType dtype, int rank, const int64_t *dims, Tensor **out);
 
 bool exec_collective_permute(ExecCtx *x, const Op *op, const Tensor *in, Tensor **out);
 

@@ -104,16 +104,14 @@ bool exec_collective(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out);
  * into, and the row-major number of the block position p holds. Equal
  * numbers under two shardings with the same shard counts per dim mean the
  * same global block. */
-int64_t sharding_num_blocks(const Sharding *s);
-int64_t sharding_block_id(const Sharding *s, int64_t position);
 
 /* Tensor reshuffles shared by the collectives (interp_ops.c). */
 /* Move dim `from` of t to position `to`, keeping the others in order. */
-bool tensor_move_axis(ExecCtx *x, const Op *op, const Tensor *t, int from, int to, Tensor **out);
+bool interp_move_axis(ExecCtx *x, const Op *op, const Tensor *t, int from, int to, Tensor **out);
 /* Give t, which the caller alone owns, the shape of `type` (same element
  * count): the row-major order is unchanged, so no data moves. */
-bool tensor_relabel(ExecCtx *x, const Op *op, Tensor *t, const TensorType *type);
+bool interp_relabel(ExecCtx *x, const Op *op, Tensor *t, const TensorType *type);
 /* Reshape t to `type`'s shape (same element count). */
-bool tensor_reshape_to(ExecCtx *x, const Op *op, const Tensor *t, const TensorType *type, Tensor **out);
+bool interp_reshape_to(ExecCtx *x, const Op *op, const Tensor *t, const TensorType *type, Tensor **out);
 
 #endif

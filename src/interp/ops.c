@@ -104,7 +104,7 @@ bool exec_unary(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out)
     if (op->kind == OP_GELU)
         return exec_kernel(x, op, kern_gelu(&x->tensors, in[0], op_attr_bool(op, ATTR_KEY_APPROXIMATE), out));
     UnaryOp kind;
-    if (!unary_op_lookup(op_info(op->kind)->name, &kind))
+    if (!kern_unary_op_lookup(op_info(op->kind)->name, &kind))
         return exec_fail(x, op, "no kernel for unary op '%s'", op_info(op->kind)->name);
     return exec_kernel(x, op, kern_unary(&x->tensors, kind, in[0], out));
 }
@@ -117,7 +117,7 @@ bool exec_convert(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out)
 bool exec_binary(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out)
 {
     BinaryOp kind;
-    if (!binary_op_lookup(op_info(op->kind)->name, &kind))
+    if (!kern_binary_op_lookup(op_info(op->kind)->name, &kind))
         return exec_fail(x, op, "no kernel for binary op '%s'", op_info(op->kind)->name);
     return exec_kernel(x, op, kern_binary(&x->tensors, kind, in[0], in[1], out));
 }
@@ -126,7 +126,7 @@ bool exec_compare(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out)
 {
     const char *direction = op_attr_string(op, ATTR_KEY_DIRECTION);
     CompareOp kind;
-    if (!compare_op_lookup(direction, &kind))
+    if (!kern_compare_op_lookup(direction, &kind))
         return exec_fail(x, op, "'compare' has an unknown direction \"%s\"", direction);
     return exec_kernel(x, op, kern_compare(&x->tensors, kind, in[0], in[1], out));
 }
@@ -171,7 +171,7 @@ bool exec_transpose(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out)
 
 bool exec_reshape(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out)
 {
-    return tensor_reshape_to(x, op, in[0], result_type(op, 0), out);
+    return interp_reshape_to(x, op, in[0], result_type(op, 0), out);
 }
 
 bool exec_broadcast(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out)
@@ -237,7 +237,7 @@ bool exec_identity(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out)
 
 /* ---- reshuffles for the collectives ------------------------------------------------------------ */
 
-bool tensor_move_axis(ExecCtx *x, const Op *op, const Tensor *t, int from, int to, Tensor **out)
+bool interp_move_axis(ExecCtx *x, const Op *op, const Tensor *t, int from, int to, Tensor **out)
 {
     if (from == to) {
         *out = tensor_retain((Tensor *)t); /* nothing moves */
@@ -255,12 +255,12 @@ bool tensor_move_axis(ExecCtx *x, const Op *op, const Tensor *t, int from, int t
     return exec_kernel(x, op, kern_transpose(&x->tensors, t, perm, out));
 }
 
-bool tensor_reshape_to(ExecCtx *x, const Op *op, const Tensor *t, const TensorType *type, Tensor **out)
+bool interp_reshape_to(ExecCtx *x, const Op *op, const Tensor *t, const TensorType *type, Tensor **out)
 {
     return exec_kernel(x, op, kern_reshape(&x->tensors, t, type->rank, type->dims, out));
 }
 
-bool tensor_relabel(ExecCtx *x, const Op *op, Tensor *t, const TensorType *type)
+bool interp_relabel(ExecCtx *x, const Op *op, Tensor *t, const TensorType *type)
 {
     int64_t count = 0;
     if (atomic_load(&t->refs) != 1 || t->dtype != type->dtype || !type_num_elements(type, &count) ||

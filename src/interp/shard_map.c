@@ -17,26 +17,6 @@
 
 enum { DEVICE_STACK_BYTES = 8 << 20, MAX_MESH_AXES = 64 };
 
-/* ---- blocks -------------------------------------------------------------------------- */
-
-int64_t sharding_num_blocks(const Sharding *s)
-{
-    int64_t n = 1;
-    for (int d = 0; d < s->rank; d++)
-        n *= sharding_dim_shards(s, d);
-    return n;
-}
-
-int64_t sharding_block_id(const Sharding *s, int64_t position)
-{
-    int64_t id = 0;
-    for (int d = 0; d < s->rank; d++) {
-        const DimSharding *dim = &s->dims[d];
-        id = id * sharding_dim_shards(s, d) + mesh_group_index(s->mesh, position, dim->axes, dim->num_axes);
-    }
-    return id;
-}
-
 /* ---- setting up ------------------------------------------------------------------------- */
 
 /* The specs of an attribute: one sharding per value. */
@@ -348,8 +328,8 @@ static void copy_block(Tensor *global, const int64_t *offsets, const int64_t *si
                        bool to_buf)
 {
     int64_t gstrides[SHARDC_MAX_RANK], bstrides[SHARDC_MAX_RANK], at = 0, count = 1, real = 1;
-    shape_strides(global->rank, global->dims, gstrides);
-    shape_strides(global->rank, local, bstrides);
+    tensor_shape_strides(global->rank, global->dims, gstrides);
+    tensor_shape_strides(global->rank, local, bstrides);
     for (int d = 0; d < global->rank; d++) {
         at += offsets[d] * gstrides[d];
         count *= local[d];
@@ -362,9 +342,9 @@ static void copy_block(Tensor *global, const int64_t *offsets, const int64_t *si
     if (real == 0)
         return;
     if (to_buf)
-        strided_copy(elem, global->rank, sizes, buf, bstrides, base, gstrides);
+        tensor_strided_copy(elem, global->rank, sizes, buf, bstrides, base, gstrides);
     else
-        strided_copy(elem, global->rank, sizes, base, gstrides, buf, bstrides);
+        tensor_strided_copy(elem, global->rank, sizes, base, gstrides, buf, bstrides);
 }
 
 static size_t block_bytes(const TensorType *type, const int64_t *sizes)

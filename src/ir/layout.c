@@ -148,3 +148,23 @@ void axis_ref_format(char *buf, size_t len, const Mesh *mesh, AxisRef r)
     else
         snprintf(buf, len, "%s:(%lld)%lld", mesh->axes[r.axis].name, (long long)r.pre_size, (long long)r.size);
 }
+
+/* Blocks of a sharding: how many distinct blocks its devices hold, and
+ * which one the device at a mesh position holds (row-major over dims). */
+int64_t sharding_num_blocks(const Sharding *s)
+{
+    int64_t n = 1;
+    for (int d = 0; d < s->rank; d++)
+        n *= sharding_dim_shards(s, d);
+    return n;
+}
+
+int64_t sharding_block_id(const Sharding *s, int64_t position)
+{
+    int64_t id = 0;
+    for (int d = 0; d < s->rank; d++) {
+        const DimSharding *dim = &s->dims[d];
+        id = id * sharding_dim_shards(s, d) + mesh_group_index(s->mesh, position, dim->axes, dim->num_axes);
+    }
+    return id;
+}

@@ -174,7 +174,7 @@ static void print_op_attrs(FILE *out, const Op *op)
     }
     if (op->num_results == 1 && op->results[0]->logical)
         attrs[count++] = (NamedAttr){.name = "logical", .loc = op->loc,
-                                     .value = logical_axes_attr(&scratch, op->results[0]->logical)};
+                                     .value = print_logical_axes_attr(&scratch, op->results[0]->logical)};
     if (count) {
         AttrValue dict = {.kind = ATTR_DICT, .u.dict = {count, attrs}};
         fputc(' ', out);
@@ -313,7 +313,7 @@ void print_module_hooked(FILE *out, const Module *m, const PrintHooks *hooks)
 /* Printing logical axis names, `logical = ["batch", ""]`, in the attribute
  * syntax they were written in, so unresolved names round-trip. */
 
-AttrValue *logical_axes_attr(Arena *arena, const LogicalAxes *names)
+AttrValue *print_logical_axes_attr(Arena *arena, const LogicalAxes *names)
 {
     AttrValue *v = attr_new(arena, ATTR_ARRAY, names->loc);
     v->u.array.count = names->rank;

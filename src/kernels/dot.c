@@ -248,7 +248,7 @@ static void dot_job_row(void *user, const int64_t *off, const int64_t *st, int64
 static void label_strides(const Tensor *t, const LabelSeq *s, int64_t *per_label)
 {
     int64_t st[SHARDC_MAX_RANK];
-    shape_strides(t->rank, t->dims, st);
+    tensor_shape_strides(t->rank, t->dims, st);
     for (int l = 0; l < EIN_LABELS; l++)
         per_label[l] = 0;
     for (int d = 0; d < s->n; d++)

@@ -31,9 +31,9 @@ static const char *const compare_names[] = {
 #undef X
 };
 
-const char *unary_op_name(UnaryOp op) { return unary_names[op]; }
-const char *binary_op_name(BinaryOp op) { return binary_names[op]; }
-const char *compare_op_name(CompareOp op) { return compare_names[op]; }
+const char *kern_unary_op_name(UnaryOp op) { return unary_names[op]; }
+const char *kern_binary_op_name(BinaryOp op) { return binary_names[op]; }
+const char *kern_compare_op_name(CompareOp op) { return compare_names[op]; }
 
 static bool lookup_name(const char *const *names, int count, const char *name, int *out)
 {
@@ -46,7 +46,7 @@ static bool lookup_name(const char *const *names, int count, const char *name, i
     return false;
 }
 
-bool unary_op_lookup(const char *name, UnaryOp *out)
+bool kern_unary_op_lookup(const char *name, UnaryOp *out)
 {
     int i;
     bool ok = lookup_name(unary_names, UN_COUNT, name, &i);
@@ -55,7 +55,7 @@ bool unary_op_lookup(const char *name, UnaryOp *out)
     return ok;
 }
 
-bool binary_op_lookup(const char *name, BinaryOp *out)
+bool kern_binary_op_lookup(const char *name, BinaryOp *out)
 {
     int i;
     bool ok = lookup_name(binary_names, BIN_COUNT, name, &i);
@@ -64,7 +64,7 @@ bool binary_op_lookup(const char *name, BinaryOp *out)
     return ok;
 }
 
-bool compare_op_lookup(const char *name, CompareOp *out)
+bool kern_compare_op_lookup(const char *name, CompareOp *out)
 {
     int i;
     bool ok = lookup_name(compare_names, CMP_COUNT, name, &i);
@@ -341,7 +341,7 @@ static TensorStatus broadcast_setup(TensorCtx *ctx, const char *what, int n,
         st = tensor_new_uninit(ctx, out_dtype, rank, dims, out);
     if (st != TENSOR_OK)
         return st;
-    shape_strides(rank, dims, strides[0]);
+    tensor_shape_strides(rank, dims, strides[0]);
     for (int i = 0; i < n; i++)
         tensor_broadcast_strides(xs[i], rank, dims, strides[i + 1]);
     nditer_init(it, rank, dims, n + 1, strides);

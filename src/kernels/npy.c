@@ -240,7 +240,7 @@ static TensorStatus alloc_for_data(TensorCtx *ctx, const char *name, const NpyHe
                                    uint64_t data_len, Tensor **out)
 {
     int64_t count;
-    if (!shape_count(h->rank, h->dims, &count))
+    if (!tensor_shape_count(h->rank, h->dims, &count))
         return tensor_fail(ctx, TENSOR_ERR_FORMAT, "%s: shape has too many elements", name);
     uint64_t item = dtype_size(h->dtype);
     if (data_len % item != 0 || data_len / item != (uint64_t)count)

@@ -137,8 +137,8 @@ static TensorStatus reduce_core(TensorCtx *ctx, ReduceOp op, const Tensor *x, co
                                 reduce_identity(op, x->dtype), out);
     if (st != TENSOR_OK)
         return st;
-    shape_strides(out_rank, out_dims, out_strides);
-    shape_strides(x->rank, x->dims, strides[1]);
+    tensor_shape_strides(out_rank, out_dims, out_strides);
+    tensor_shape_strides(x->rank, x->dims, strides[1]);
     for (int d = 0, k = 0; d < x->rank; d++)
         strides[0][d] = reduced[d] ? 0 : out_strides[k++];
     NdIter it;

@@ -1,6 +1,6 @@
 /* Data movement and constants: transpose, reshape, broadcast_in_dim,
  * concatenate, slice, pad, iota, full, constant, and the block copies the
- * collectives use. Each movement is one strided_copy: the output (or a block
+ * collectives use. Each movement is one tensor_strided_copy: the output (or a block
  * of it) is walked in C order while the source is read through strides that
  * encode the op (permuted, zero for broadcast, scaled for slice strides). */
 #include "shardc/kernels.h"
@@ -23,7 +23,7 @@ TensorStatus kern_transpose(TensorCtx *ctx, const Tensor *x, const int64_t *perm
     *out = NULL;
     bool seen[SHARDC_MAX_RANK] = {false};
     int64_t dims[SHARDC_MAX_RANK], src_strides[SHARDC_MAX_RANK], x_strides[SHARDC_MAX_RANK];
-    shape_strides(x->rank, x->dims, x_strides);
+    tensor_shape_strides(x->rank, x->dims, x_strides);
     for (int i = 0; i < x->rank; i++) {
         TensorStatus st = check_axis(ctx, "transpose", perm[i], x->rank);
         if (st != TENSOR_OK)
@@ -39,8 +39,8 @@ TensorStatus kern_transpose(TensorCtx *ctx, const Tensor *x, const int64_t *perm
     if (st != TENSOR_OK)
         return st;
     int64_t out_strides[SHARDC_MAX_RANK];
-    shape_strides(x->rank, dims, out_strides);
-    strided_copy(dtype_size(x->dtype), x->rank, dims, (*out)->data, out_strides, x->data,
+    tensor_shape_strides(x->rank, dims, out_strides);
+    tensor_strided_copy(dtype_size(x->dtype), x->rank, dims, (*out)->data, out_strides, x->data,
                  src_strides);
     return TENSOR_OK;
 }
@@ -50,7 +50,7 @@ TensorStatus kern_reshape(TensorCtx *ctx, const Tensor *x, int rank, const int64
 {
     *out = NULL;
     int64_t count;
-    if (rank < 0 || rank > SHARDC_MAX_RANK || !shape_count(rank, dims, &count) ||
+    if (rank < 0 || rank > SHARDC_MAX_RANK || !tensor_shape_count(rank, dims, &count) ||
         count != x->count)
         return tensor_fail(ctx, TENSOR_ERR_SHAPE,
                            "reshape: new shape of rank %d does not hold %lld elements", rank,
@@ -67,7 +67,7 @@ static TensorStatus broadcast_strides(TensorCtx *ctx, const Tensor *x, int rank,
                                       int64_t *strides)
 {
     int64_t x_strides[SHARDC_MAX_RANK];
-    shape_strides(x->rank, x->dims, x_strides);
+    tensor_shape_strides(x->rank, x->dims, x_strides);
     for (int d = 0; d < rank; d++)
         strides[d] = -1;
     for (int i = 0; i < x->rank; i++) {
@@ -102,8 +102,8 @@ TensorStatus kern_broadcast_in_dim(TensorCtx *ctx, const Tensor *x, int rank,
         st = tensor_new_uninit(ctx, x->dtype, rank, dims, out);
     if (st != TENSOR_OK)
         return st;
-    shape_strides(rank, dims, out_strides);
-    strided_copy(dtype_size(x->dtype), rank, dims, (*out)->data, out_strides, x->data,
+    tensor_shape_strides(rank, dims, out_strides);
+    tensor_strided_copy(dtype_size(x->dtype), rank, dims, (*out)->data, out_strides, x->data,
                  src_strides);
     return TENSOR_OK;
 }
@@ -112,12 +112,12 @@ TensorStatus kern_broadcast_in_dim(TensorCtx *ctx, const Tensor *x, int rank,
 static void copy_block_into(Tensor *dst, const Tensor *src, const int64_t *offsets)
 {
     int64_t dst_strides[SHARDC_MAX_RANK], src_strides[SHARDC_MAX_RANK];
-    shape_strides(dst->rank, dst->dims, dst_strides);
-    shape_strides(src->rank, src->dims, src_strides);
+    tensor_shape_strides(dst->rank, dst->dims, dst_strides);
+    tensor_shape_strides(src->rank, src->dims, src_strides);
     int64_t base = 0;
     for (int d = 0; d < dst->rank; d++)
         base += offsets[d] * dst_strides[d];
-    strided_copy(dtype_size(dst->dtype), src->rank, src->dims, element_at(dst, base),
+    tensor_strided_copy(dtype_size(dst->dtype), src->rank, src->dims, element_at(dst, base),
                  dst_strides, src->data, src_strides);
 }
 
@@ -169,7 +169,7 @@ TensorStatus kern_slice(TensorCtx *ctx, const Tensor *x, const int64_t *start,
     *out = NULL;
     int64_t dims[SHARDC_MAX_RANK], src_strides[SHARDC_MAX_RANK], out_strides[SHARDC_MAX_RANK];
     int64_t base = 0;
-    shape_strides(x->rank, x->dims, src_strides);
+    tensor_shape_strides(x->rank, x->dims, src_strides);
     for (int d = 0; d < x->rank; d++) {
         int64_t step = stride ? stride[d] : 1;
         if (start[d] < 0 || start[d] > limit[d] || limit[d] > x->dims[d] || step < 1)
@@ -184,8 +184,8 @@ TensorStatus kern_slice(TensorCtx *ctx, const Tensor *x, const int64_t *start,
     TensorStatus st = tensor_new_uninit(ctx, x->dtype, x->rank, dims, out);
     if (st != TENSOR_OK)
         return st;
-    shape_strides(x->rank, dims, out_strides);
-    strided_copy(dtype_size(x->dtype), x->rank, dims, (*out)->data, out_strides,
+    tensor_shape_strides(x->rank, dims, out_strides);
+    tensor_strided_copy(dtype_size(x->dtype), x->rank, dims, (*out)->data, out_strides,
                  element_at(x, base), src_strides);
     return TENSOR_OK;
 }
@@ -235,8 +235,8 @@ TensorStatus kern_pad(TensorCtx *ctx, const Tensor *x, const int64_t *low, const
     TensorStatus st = kern_full(ctx, x->dtype, x->rank, dims, value, out);
     if (st != TENSOR_OK)
         return st;
-    shape_strides(x->rank, dims, dst_strides);
-    shape_strides(x->rank, x->dims, src_strides);
+    tensor_shape_strides(x->rank, dims, dst_strides);
+    tensor_shape_strides(x->rank, x->dims, src_strides);
     for (int d = 0; d < x->rank; d++) {
         int64_t step = (interior ? interior[d] : 0) + 1;
         pad_visible(x->dims[d], low[d], step, dims[d], &first[d], &counts[d]);
@@ -246,7 +246,7 @@ TensorStatus kern_pad(TensorCtx *ctx, const Tensor *x, const int64_t *low, const
         dst_base += (low[d] + first[d] * step) * dst_strides[d];
         dst_strides[d] *= step;
     }
-    strided_copy(dtype_size(x->dtype), x->rank, counts, element_at(*out, dst_base), dst_strides,
+    tensor_strided_copy(dtype_size(x->dtype), x->rank, counts, element_at(*out, dst_base), dst_strides,
                  element_at(x, src_base), src_strides);
     return TENSOR_OK;
 }
@@ -261,7 +261,7 @@ TensorStatus kern_full(TensorCtx *ctx, DType dtype, int rank, const int64_t *dim
         return st;
     char *data = (*out)->data;
     size_t size = dtype_size(dtype), filled = size, total = (*out)->nbytes;
-    scalar_store(dtype, value, data);
+    tensor_scalar_store(dtype, value, data);
     /* Doubling copies fill the buffer in log2(count) memcpy calls. */
     while (filled < total) {
         size_t chunk = filled < total - filled ? filled : total - filled;
@@ -287,7 +287,7 @@ TensorStatus kern_constant(TensorCtx *ctx, DType dtype, int rank, const int64_t 
                            (long long)n, (long long)count);
     }
     for (int64_t i = 0; i < n; i++)
-        scalar_store(dtype, values[i], element_at(*out, i));
+        tensor_scalar_store(dtype, values[i], element_at(*out, i));
     return TENSOR_OK;
 }
 

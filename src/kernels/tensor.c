@@ -26,7 +26,7 @@ TensorStatus tensor_fail(TensorCtx *ctx, TensorStatus status, const char *fmt, .
 
 /* ---- construction and lifetime ------------------------------------------ */
 
-bool shape_count(int rank, const int64_t *dims, int64_t *count)
+bool tensor_shape_count(int rank, const int64_t *dims, int64_t *count)
 {
     bool empty = false;
     for (int i = 0; i < rank; i++) {
@@ -61,7 +61,7 @@ static TensorStatus check_shape(TensorCtx *ctx, DType dtype, int rank, const int
     if (rank < 0 || rank > SHARDC_MAX_RANK)
         return tensor_fail(ctx, TENSOR_ERR_ARG, "rank %d is outside [0, %d]", rank,
                            SHARDC_MAX_RANK);
-    if (!shape_count(rank, dims, count))
+    if (!tensor_shape_count(rank, dims, count))
         return tensor_fail(ctx, TENSOR_ERR_SHAPE, "shape has a negative dim or too many elements");
     if (*count > (int64_t)(PTRDIFF_MAX / 2 / dtype_size(dtype)))
         return tensor_fail(ctx, TENSOR_ERR_NOMEM, "tensor of %lld elements is too large",
@@ -167,7 +167,7 @@ const char *tensor_type_str(const Tensor *t, char *buf)
     return buf;
 }
 
-void shape_strides(int rank, const int64_t *dims, int64_t *strides)
+void tensor_shape_strides(int rank, const int64_t *dims, int64_t *strides)
 {
     int64_t s = 1;
     for (int i = rank - 1; i >= 0; i--) {
@@ -192,25 +192,25 @@ static void *element_ptr(const Tensor *t, int64_t i)
 double tensor_get_f64(const Tensor *t, int64_t i)
 {
     double v;
-    convert_elements(t->dtype, element_ptr(t, i), DT_F64, &v, 1);
+    tensor_convert_elements(t->dtype, element_ptr(t, i), DT_F64, &v, 1);
     return v;
 }
 
 int64_t tensor_get_i64(const Tensor *t, int64_t i)
 {
     int64_t v;
-    convert_elements(t->dtype, element_ptr(t, i), DT_I64, &v, 1);
+    tensor_convert_elements(t->dtype, element_ptr(t, i), DT_I64, &v, 1);
     return v;
 }
 
 void tensor_set_f64(Tensor *t, int64_t i, double v)
 {
-    convert_elements(DT_F64, &v, t->dtype, element_ptr(t, i), 1);
+    tensor_convert_elements(DT_F64, &v, t->dtype, element_ptr(t, i), 1);
 }
 
 void tensor_set_i64(Tensor *t, int64_t i, int64_t v)
 {
-    convert_elements(DT_I64, &v, t->dtype, element_ptr(t, i), 1);
+    tensor_convert_elements(DT_I64, &v, t->dtype, element_ptr(t, i), 1);
 }
 
 /* ---- conversion -------------------------------------------------------------- */
@@ -307,7 +307,7 @@ static void convert_via_f32(DType from, const char *src, DType to, char *dst, in
 }
 
 /* src and dst must not overlap unless from == to. */
-void convert_elements(DType from, const void *src, DType to, void *dst, int64_t n)
+void tensor_convert_elements(DType from, const void *src, DType to, void *dst, int64_t n)
 {
     if (from == to)
         memmove(dst, src, (size_t)n * dtype_size(from));
@@ -321,16 +321,16 @@ TensorStatus tensor_convert(TensorCtx *ctx, const Tensor *x, DType to, Tensor **
 {
     TensorStatus st = tensor_new_uninit(ctx, to, x->rank, x->dims, out);
     if (st == TENSOR_OK)
-        convert_elements(x->dtype, x->data, to, (*out)->data, x->count);
+        tensor_convert_elements(x->dtype, x->data, to, (*out)->data, x->count);
     return st;
 }
 
-void scalar_store(DType dtype, TensorScalar s, void *dst)
+void tensor_scalar_store(DType dtype, TensorScalar s, void *dst)
 {
     if (s.is_float)
-        convert_elements(DT_F64, &s.f, dtype, dst, 1);
+        tensor_convert_elements(DT_F64, &s.f, dtype, dst, 1);
     else
-        convert_elements(DT_I64, &s.i, dtype, dst, 1);
+        tensor_convert_elements(DT_I64, &s.i, dtype, dst, 1);
 }
 
 /* ---- strided iteration ------------------------------------------------------ */
@@ -401,7 +401,7 @@ void nditer_run(const NdIter *it, NdRowFn row, void *user)
 void tensor_broadcast_strides(const Tensor *t, int rank, const int64_t *dims, int64_t *strides)
 {
     int64_t own[SHARDC_MAX_RANK];
-    shape_strides(t->rank, t->dims, own);
+    tensor_shape_strides(t->rank, t->dims, own);
     int lead = rank - t->rank;
     for (int d = 0; d < rank; d++) {
         int s = d - lead;
@@ -445,7 +445,7 @@ static void copy_row(void *user, const int64_t *off, const int64_t *st, int64_t 
     }
 }
 
-void strided_copy(size_t elem_size, int rank, const int64_t *dims, void *dst,
+void tensor_strided_copy(size_t elem_size, int rank, const int64_t *dims, void *dst,
                   const int64_t *dst_strides, const void *src, const int64_t *src_strides)
 {
     int64_t strides[2][NDITER_MAX_DIMS];

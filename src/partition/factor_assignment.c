@@ -176,7 +176,7 @@ static bool behind_partial(const OpShardingRule *rule, const AxisList *axes, int
     return false;
 }
 
-const char *assignment_unsharded_reason(const OpShardingRule *rule, const AxisList *axes_per_factor, int f)
+const char *factor_assignment_unsharded_reason(const OpShardingRule *rule, const AxisList *axes_per_factor, int f)
 {
     int num_operands = rule->num_operands, num_tensors = num_operands + rule->num_results;
     if (rule->one_sided_replicated && factor_in(rule, f, 0, num_operands) != factor_in(rule, f, num_operands,
@@ -187,9 +187,9 @@ const char *assignment_unsharded_reason(const OpShardingRule *rule, const AxisLi
     return "";
 }
 
-void assignment_tensor_axes(DimAxes *out, const OpShardingRule *rule, const AxisList *axes_per_factor, int t)
+void factor_assignment_tensor_axes(DimAxes *out, const OpShardingRule *rule, const AxisList *axes_per_factor, int t)
 {
-    dim_axes_clear(out, tensor_rank(rule, t));
+    reshard_dim_axes_clear(out, tensor_rank(rule, t));
     for (int d = 0; d < out->rank; d++) {
         const DimFactors *df = tensor_dim(rule, t, d);
         for (int k = 0; k < df->count; k++) {

@@ -95,7 +95,7 @@ static bool mask_reduced_padding(PartitionCtx *pc, const Op *op, const OpShardin
     bool masked = false;
     DimAxes *want = ARENA_NEW(&pc->scratch, DimAxes);
     for (int i = 0; i < op->num_operands; i++) {
-        assignment_tensor_axes(want, rule, assignment, i);
+        factor_assignment_tensor_axes(want, rule, assignment, i);
         for (int d = 0; d < want->rank; d++) {
             const DimFactors *df = &rule->operands[i].dims[d];
             if (df->count != 1 || rule->factors[df->factors[0]].kind != FACTOR_REDUCTION ||
@@ -172,7 +172,7 @@ static const char *why_not(PartitionCtx *pc, const OpShardingRule *rule, const A
             for (int k = 0; g != f && k < assignment[g].count; k++)
                 if (axis_ref_overlaps(assignment[g].axes[k], had->axes[i]))
                     return pc_printf(pc, " (its axis went to factor %s)", rule->factors[g].name);
-    return assignment_unsharded_reason(rule, assignment, f);
+    return factor_assignment_unsharded_reason(rule, assignment, f);
 }
 
 /* Why operand t must be laid out as `want`: the factors of the dims that
@@ -306,7 +306,7 @@ static void partition_replicated_op(PartitionCtx *pc, Op *op)
 /* The general case: the op's sharding rule decides each factor's axes. */
 static void partition_by_rule(PartitionCtx *pc, Op *op)
 {
-    const OpShardingRule *rule = op_sharding_rule(&pc->scratch, pc->diag, op);
+    const OpShardingRule *rule = rules_of_op(&pc->scratch, pc->diag, op);
     if (!rule) {
         partition_replicated_op(pc, op);
         return;
@@ -323,7 +323,7 @@ static void partition_by_rule(PartitionCtx *pc, Op *op)
     Value *operands[op->num_operands + 1];
     for (int i = 0; i < op->num_operands; i++) {
         DimAxes want;
-        assignment_tensor_axes(&want, rule, assignment, i);
+        factor_assignment_tensor_axes(&want, rule, assignment, i);
         if (!pc_find_version(pc, op->operands[i], &want)) /* else nothing is emitted: no reason needed */
             pc->reason = operand_reason(pc, op, rule, assignment, i, &want);
         if (!(operands[i] = pc_local_as(pc, op->operands[i], &want, op->loc)))
@@ -331,7 +331,7 @@ static void partition_by_rule(PartitionCtx *pc, Op *op)
     }
     DimAxes layouts[op->num_results + 1];
     for (int j = 0; j < op->num_results; j++)
-        assignment_tensor_axes(&layouts[j], rule, assignment, op->num_operands + j);
+        factor_assignment_tensor_axes(&layouts[j], rule, assignment, op->num_operands + j);
     AxisList partial;
     partial_axes(&partial, rule, assignment);
     /* Only a sharded reduction factor (partial results) can need a mask. */

@@ -105,7 +105,7 @@ static AttrValue *specs_attr(PartitionCtx *pc, Sharding *const *specs, int count
     a->u.array.items = ARENA_ARRAY(&pc->module->arena, AttrValue *, count + 1);
     for (int i = 0; i < count; i++) {
         DimAxes layout;
-        dim_axes_from_sharding(&layout, specs[i], specs[i] ? specs[i]->rank : 0);
+        reshard_dim_axes_from_sharding(&layout, specs[i], specs[i] ? specs[i]->rank : 0);
         a->u.array.items[i] = pc_sharding_attr(pc, &layout);
     }
     return a;
@@ -126,7 +126,7 @@ static void end_body(PartitionCtx *pc, Func *f, Block *body)
     body->return_loc = f->body->return_loc;
     for (int j = 0; j < f->num_results && pc->ok; j++) {
         DimAxes want;
-        dim_axes_from_sharding(&want, result_sharding(f, j), f->result_types[j].rank);
+        reshard_dim_axes_from_sharding(&want, result_sharding(f, j), f->result_types[j].rank);
         pc->reason = pc_printf(pc, "returned value %%%s laid out as result %d's sharding %s",
                                f->body->returns[j]->name, j, pc_format_layout(pc, &want));
         body->returns[j] = pc_local_as(pc, f->body->returns[j], &want, f->body->return_loc);

@@ -106,22 +106,22 @@ static bool add_step(ReshardPlan *plan, ReshardStepKind kind, int dim, int src_d
     return true;
 }
 
-void dim_axes_clear(DimAxes *out, int rank)
+void reshard_dim_axes_clear(DimAxes *out, int rank)
 {
     out->rank = rank;
     for (int d = 0; d < rank; d++)
         out->dims[d].count = 0;
 }
 
-void dim_axes_from_sharding(DimAxes *out, const Sharding *s, int rank)
+void reshard_dim_axes_from_sharding(DimAxes *out, const Sharding *s, int rank)
 {
-    dim_axes_clear(out, rank);
+    reshard_dim_axes_clear(out, rank);
     for (int d = 0; s && d < rank && d < s->rank; d++)
         for (int i = 0; i < s->dims[d].num_axes && i < AXIS_LIST_MAX; i++)
             out->dims[d].axes[out->dims[d].count++] = s->dims[d].axes[i];
 }
 
-const char *reduction_name(ReductionKind kind)
+const char *reshard_reduction_name(ReductionKind kind)
 {
     static const char *const names[] = {"sum", "max", "min", "mean"};
     return names[kind];

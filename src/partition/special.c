@@ -27,7 +27,7 @@ void pc_inline_block(PartitionCtx *pc, const Block *body, Value **args, Value **
 
 static void layout_of_spec(DimAxes *out, const Op *op, AttrKey specs, int i, int rank)
 {
-    dim_axes_from_sharding(out, op_attr_sharding_at(op, specs, i), rank);
+    reshard_dim_axes_from_sharding(out, op_attr_sharding_at(op, specs, i), rank);
 }
 
 /* Per-device results laid out as `layouts`, resharded to the results'
@@ -113,7 +113,7 @@ static void partition_with_function(PartitionCtx *pc, Op *op, const Func *fn, co
     for (int i = 0; i < op->num_operands; i++) {
         DimAxes candidates[2], want;
         pc_layout_of(&candidates[0], op->operands[i]);
-        assignment_tensor_axes(&candidates[1], rule, assignment, i);
+        factor_assignment_tensor_axes(&candidates[1], rule, assignment, i);
         if (!match_layout(pc, op->operands[i], &fn->body->args[i]->type, candidates, 2, &want)) {
             diag_error(pc->diag, op->loc, "partition function '@%s' takes argument %d of a per-device type that "
                        "neither the propagated sharding of %%%s nor the rule's gives", fn->name, i,
@@ -131,7 +131,7 @@ static void partition_with_function(PartitionCtx *pc, Op *op, const Func *fn, co
     for (int j = 0; j < op->num_results; j++) {
         DimAxes candidates[2];
         pc_layout_of(&candidates[0], op->results[j]);
-        assignment_tensor_axes(&candidates[1], rule, assignment, op->num_operands + j);
+        factor_assignment_tensor_axes(&candidates[1], rule, assignment, op->num_operands + j);
         if (!match_layout(pc, op->results[j], &returns[j]->type, candidates, 2, &layouts[j])) {
             diag_error(pc->diag, op->loc, "partition function '@%s' returns result %d with a per-device type that "
                        "fits no sharding of %%%s", fn->name, j, op->results[j]->name);
@@ -167,7 +167,7 @@ void pc_partition_custom(PartitionCtx *pc, Op *op)
         partition_replicated(pc, op, module_find_func(pc->module, op->callee));
         return;
     }
-    const OpShardingRule *rule = op_sharding_rule(&pc->scratch, pc->diag, op);
+    const OpShardingRule *rule = rules_of_op(&pc->scratch, pc->diag, op);
     if (!rule) {
         pc->ok = false;
         return;

@@ -164,7 +164,7 @@ static void print_device(FILE *out, const Op *smap, const Mesh *mesh, int64_t po
     ir_walk(smap->region, &(IrWalker){.pre = print_collective_group, .user = &dv, .scope = IR_WALK_GLOBAL});
 }
 
-void print_devices(FILE *out, const Module *m, int device)
+void partition_print_devices(FILE *out, const Module *m, int device)
 {
     for (int i = 0; i < m->num_funcs; i++) {
         const Op *smap = m->funcs[i]->body->first;

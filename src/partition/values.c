@@ -45,7 +45,7 @@ static bool version_has_layout(const LocalVersion *v, const DimAxes *want)
 /* The version's layout as a DimAxes. */
 static void version_layout(DimAxes *out, const LocalVersion *v)
 {
-    dim_axes_clear(out, v->rank);
+    reshard_dim_axes_clear(out, v->rank);
     const AxisRef *axes = v->axes;
     for (int d = 0; d < v->rank; d++) {
         out->dims[d].count = v->counts[d];
@@ -56,7 +56,7 @@ static void version_layout(DimAxes *out, const LocalVersion *v)
 
 void pc_layout_of(DimAxes *out, const Value *global)
 {
-    dim_axes_from_sharding(out, global->sharding, global->type.rank);
+    reshard_dim_axes_from_sharding(out, global->sharding, global->type.rank);
 }
 
 void pc_add_version(PartitionCtx *pc, const Value *global, Value *local, const DimAxes *layout)
@@ -160,7 +160,7 @@ static void set_step_attrs(PartitionCtx *pc, Op *op, const ReshardStep *s, const
         break;
     }
     if (s->kind == STEP_ALL_REDUCE || s->kind == STEP_REDUCE_SCATTER)
-        pc_set_attr(pc, op, ATTR_KEY_REDUCTION, pc_string_attr(pc, reduction_name(reduction)));
+        pc_set_attr(pc, op, ATTR_KEY_REDUCTION, pc_string_attr(pc, reshard_reduction_name(reduction)));
 }
 
 Value *pc_emit_step(PartitionCtx *pc, Value *in, TensorType type, const TensorType *global, const ReshardStep *s,

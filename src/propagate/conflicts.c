@@ -115,7 +115,7 @@ static bool warn_in_specs(Op *op, void *st)
 
 /* Returned values laid out otherwise than their results' annotations, and
  * shard_map operands otherwise than their in_specs, are resharded there. */
-void report_boundary_conflicts(PropagationState *st, Func *f)
+void prop_report_boundary_conflicts(PropagationState *st, Func *f)
 {
     char what[128];
     for (int i = 0; i < f->num_results; i++) {
@@ -130,13 +130,13 @@ void report_boundary_conflicts(PropagationState *st, Func *f)
 static bool check_op_conflicts(Op *op, void *st)
 {
     /* reshard asks for a change of sharding: that is no conflict. */
-    const OpShardingRule *rule = op->kind == OP_SHARD_MAP || op->kind == OP_RESHARD ? NULL : state_rule(st, op);
+    const OpShardingRule *rule = op->kind == OP_SHARD_MAP || op->kind == OP_RESHARD ? NULL : prop_state_rule(st, op);
     if (rule)
         check_op(st, op, rule);
     return true;
 }
 
-void report_conflicts(PropagationState *st, Func *f)
+void prop_report_conflicts(PropagationState *st, Func *f)
 {
     /* Not in shard_map bodies, which propagation does not enter. */
     if (st->func_mesh)

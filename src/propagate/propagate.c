@@ -86,7 +86,7 @@ void propagate_tensors(PropagationState *st, const Op *op, const OpShardingRule 
     projection_build(&before, &st->scratch, rule, mesh, shardings, types, num_operands, count);
     for (int t = 0; t < count; t++)
         if (updated[t] && values[t])
-            state_update_value(st, values[t], projection_to_sharding(&p, t, shardings[t], &st->module->arena),
+            prop_state_update_value(st, values[t], projection_to_sharding(&p, t, shardings[t], &st->module->arena),
                                &before, t, values, shardings, op);
 }
 
@@ -96,7 +96,7 @@ static void propagate_op(PropagationState *st, Op *op, int phase)
         propagate_shard_map_operands(st, op, phase);
         return;
     }
-    const OpShardingRule *rule = state_rule(st, op);
+    const OpShardingRule *rule = prop_state_rule(st, op);
     if (!rule)
         return;
     int count = op->num_operands + op->num_results;
@@ -115,10 +115,10 @@ static void propagate_op(PropagationState *st, Op *op, int phase)
  * runs dry, until they change nothing. */
 static void run_phase(PropagationState *st, Func *f, int phase)
 {
-    worklist_push_block(st, f->body);
+    prop_worklist_push_block(st, f->body);
     do {
         Op *op;
-        while ((op = worklist_pop(st)))
+        while ((op = prop_worklist_pop(st)))
             propagate_op(st, op, phase);
         propagate_func_results(st, f);
     } while (st->queue_count > 0);
@@ -127,19 +127,19 @@ static void run_phase(PropagationState *st, Func *f, int phase)
 bool propagate_module(Module *m, const PropagateOptions *options)
 {
     PropagationState st;
-    state_init(&st, m, options);
+    prop_state_init(&st, m, options);
     for (int i = 0; i < m->num_funcs; i++) {
         Func *f = m->funcs[i];
-        state_begin_func(&st, f);
+        prop_state_begin_func(&st, f);
         for (int round = 0; round < st.num_rounds; round++) {
-            state_begin_round(&st, round);
+            prop_state_begin_round(&st, round);
             for (int phase = 0; phase < 3; phase++)
                 run_phase(&st, f, phase);
         }
-        state_finish_func(&st, f);
+        prop_state_finish_func(&st, f);
     }
     bool ok = options->diag->errors == st.errors_before;
-    state_free(&st);
+    prop_state_free(&st);
     return ok;
 }
 
@@ -213,9 +213,9 @@ static void seed_func_results(PropagationState *st, Func *f)
     }
 }
 
-void state_begin_func(PropagationState *st, Func *f)
+void prop_state_begin_func(PropagationState *st, Func *f)
 {
-    state_prepare_func(st, f);
+    prop_state_prepare_func(st, f);
     st->func = f;
     /* A shard_map result is laid out by its out_specs whatever the function
      * result says; the function result constrains it like a constraint.
@@ -313,7 +313,7 @@ static void for_each_value(PropagationState *st, Func *f, void (*fn)(Propagation
     ir_walk(f->body, &(IrWalker){.value = each_value, .user = &e, .scope = IR_WALK_GLOBAL});
 }
 
-void state_begin_round(PropagationState *st, int round)
+void prop_state_begin_round(PropagationState *st, int round)
 {
     st->round = round;
     if (st->num_rounds > 1)
@@ -340,7 +340,7 @@ void propagate_func_results(PropagationState *st, Func *f)
         Value *v = f->body->returns[i];
         if (!f->result_shardings[i] || !v->sharding)
             continue;
-        const OpShardingRule *rule = identity_rule(&st->work, &v->type, 2);
+        const OpShardingRule *rule = prop_identity_rule(&st->work, &v->type, 2);
         Value *values[2] = {v, NULL};
         Sharding *shardings[2] = {v->sharding, visible_result(st, f->result_shardings[i])};
         propagate_tensors(st, NULL, rule, values, shardings, 1, 2, 2);
@@ -362,7 +362,7 @@ static bool extends_annotation(const Sharding *vs, const Sharding *r)
 
 /* Only a value that extends the whole annotation is taken over: mixing its
  * dims with the annotation's could use an axis twice. */
-void close_func_results(PropagationState *st, Func *f)
+void prop_close_func_results(PropagationState *st, Func *f)
 {
     for (int i = 0; i < f->num_results; i++) {
         const Sharding *r = f->result_shardings[i], *vs = f->body->returns[i]->sharding;
@@ -398,21 +398,21 @@ static void close_value(PropagationState *st, Value *v, int unused)
     }
 }
 
-void state_finish_func(PropagationState *st, Func *f)
+void prop_state_finish_func(PropagationState *st, Func *f)
 {
-    close_func_results(st, f);
+    prop_close_func_results(st, f);
     if (st->options->warn_conflicts)
-        report_conflicts(st, f);
+        prop_report_conflicts(st, f);
     for_each_value(st, f, close_value, 0);
     if (st->options->warn_conflicts)
-        report_boundary_conflicts(st, f);
+        prop_report_boundary_conflicts(st, f);
 }
 
 /* shard_map boundaries for propagation: each operand meets its in_spec as
  * if through a sharding constraint (the spec is fixed); results start as
  * their out_specs say (propagation_rounds.c). */
 
-OpShardingRule *identity_rule(Arena *arena, const TensorType *type, int num_tensors)
+OpShardingRule *prop_identity_rule(Arena *arena, const TensorType *type, int num_tensors)
 {
     OpShardingRule *r = ARENA_NEW(arena, OpShardingRule);
     r->num_factors = type->rank;
@@ -440,7 +440,7 @@ void propagate_shard_map_operands(PropagationState *st, Op *op, int phase)
     const AttrValue *specs = op_attr_get(op, ATTR_KEY_IN_SPECS);
     for (int i = 0; specs && i < op->num_operands && i < specs->u.array.count; i++) {
         Value *operand = op->operands[i];
-        const OpShardingRule *rule = identity_rule(&st->work, &operand->type, 2);
+        const OpShardingRule *rule = prop_identity_rule(&st->work, &operand->type, 2);
         Value *values[2] = {operand, NULL};
         Sharding *shardings[2] = {operand->sharding, specs->u.array.items[i]->u.sharding};
         propagate_tensors(st, op, rule, values, shardings, 1, 2, phase < 2 ? 2 : phase);

@@ -32,23 +32,23 @@ typedef struct PropagationState {
     Func *func;
 } PropagationState;
 
-void state_init(PropagationState *st, Module *m, const PropagateOptions *options);
-void state_free(PropagationState *st);
-void state_begin_func(PropagationState *st, Func *f);
-/* Side tables and use lists for f (part of state_begin_func). */
-void state_prepare_func(PropagationState *st, Func *f);
-void state_begin_round(PropagationState *st, int round);
-void state_finish_func(PropagationState *st, Func *f);
-const OpShardingRule *state_rule(PropagationState *st, const Op *op);
+void prop_state_init(PropagationState *st, Module *m, const PropagateOptions *options);
+void prop_state_free(PropagationState *st);
+void prop_state_begin_func(PropagationState *st, Func *f);
+/* Side tables and use lists for f (part of prop_state_begin_func). */
+void prop_state_prepare_func(PropagationState *st, Func *f);
+void prop_state_begin_round(PropagationState *st, int round);
+void prop_state_finish_func(PropagationState *st, Func *f);
+const OpShardingRule *prop_state_rule(PropagationState *st, const Op *op);
 
-void worklist_push(PropagationState *st, Op *op);
-void worklist_push_block(PropagationState *st, Block *b);
-Op *worklist_pop(PropagationState *st);
+void prop_worklist_push(PropagationState *st, Op *op);
+void prop_worklist_push_block(PropagationState *st, Block *b);
+Op *prop_worklist_pop(PropagationState *st);
 
 /* Install a grown sharding on v, record where it came from and queue the
  * ops that see v. `values`/`shardings` are the op's tensors; a NULL value is
  * a fixed spec (shard_map in_specs, a function result's annotation). */
-void state_update_value(PropagationState *st, Value *v, Sharding *s, const ShardingProjection *before, int tensor,
+void prop_state_update_value(PropagationState *st, Value *v, Sharding *s, const ShardingProjection *before, int tensor,
                         Value *const *values, Sharding *const *shardings, const Op *via);
 
 void propagate_tensors(PropagationState *st, const Op *op, const OpShardingRule *rule, Value **values,
@@ -59,13 +59,13 @@ void propagate_shard_map_operands(PropagationState *st, Op *op, int phase);
 void propagate_func_results(PropagationState *st, Func *f);
 /* After the fixed point: a result annotation's open dims take what the
  * returned value appended to them, and every dim closes. */
-void close_func_results(PropagationState *st, Func *f);
+void prop_close_func_results(PropagationState *st, Func *f);
 /* Warn about every factor whose shardings still disagree (the partitioner
  * will reshard there). */
-void report_conflicts(PropagationState *st, Func *f);
+void prop_report_conflicts(PropagationState *st, Func *f);
 /* ... and about every returned value or shard_map operand the partitioner
  * must reshard to its fixed sharding (after every sharding is closed). */
-void report_boundary_conflicts(PropagationState *st, Func *f);
-OpShardingRule *identity_rule(Arena *arena, const TensorType *type, int num_tensors);
+void prop_report_boundary_conflicts(PropagationState *st, Func *f);
+OpShardingRule *prop_identity_rule(Arena *arena, const TensorType *type, int num_tensors);
 
 #endif

@@ -18,7 +18,7 @@ static void add_use(PropagationState *st, const Value *v, Op *op)
     u->ops[u->count++] = op;
 }
 
-void state_init(PropagationState *st, Module *m, const PropagateOptions *options)
+void prop_state_init(PropagationState *st, Module *m, const PropagateOptions *options)
 {
     memset(st, 0, sizeof *st);
     st->module = m;
@@ -30,7 +30,7 @@ void state_init(PropagationState *st, Module *m, const PropagateOptions *options
     origins_init(st->origins, &m->arena, m->num_values);
 }
 
-void state_free(PropagationState *st)
+void prop_state_free(PropagationState *st)
 {
     arena_free(&st->scratch);
     arena_free(&st->work);
@@ -50,16 +50,16 @@ static void size_tables(PropagationState *st)
     st->queue_head = st->queue_count = 0;
 }
 
-const OpShardingRule *state_rule(PropagationState *st, const Op *op)
+const OpShardingRule *prop_state_rule(PropagationState *st, const Op *op)
 {
     if (!st->rule_known[op->id]) {
-        st->rules[op->id] = op_sharding_rule(&st->work, st->options->diag, op);
+        st->rules[op->id] = rules_of_op(&st->work, st->options->diag, op);
         st->rule_known[op->id] = true;
     }
     return st->rules[op->id];
 }
 
-void worklist_push(PropagationState *st, Op *op)
+void prop_worklist_push(PropagationState *st, Op *op)
 {
     if (!op || st->queued[op->id] || op->parent != op->parent->parent_func->body)
         return;
@@ -69,17 +69,17 @@ void worklist_push(PropagationState *st, Op *op)
 
 static bool push_op(Op *op, void *st)
 {
-    worklist_push(st, op);
+    prop_worklist_push(st, op);
     return true;
 }
 
-void worklist_push_block(PropagationState *st, Block *b)
+void prop_worklist_push_block(PropagationState *st, Block *b)
 {
-    /* The worklist holds no op of a shard_map body (worklist_push). */
+    /* The worklist holds no op of a shard_map body (prop_worklist_push). */
     ir_walk(b, &(IrWalker){.pre = push_op, .user = st, .scope = IR_WALK_GLOBAL});
 }
 
-Op *worklist_pop(PropagationState *st)
+Op *prop_worklist_pop(PropagationState *st)
 {
     if (st->queue_count == 0)
         return NULL;
@@ -135,12 +135,12 @@ static int origin_dim(const ShardingProjection *before, int u, int t, int d)
 
 static void queue_neighbours(PropagationState *st, Value *v)
 {
-    worklist_push(st, v->def);
+    prop_worklist_push(st, v->def);
     for (int i = 0; i < st->uses[v->id].count; i++)
-        worklist_push(st, st->uses[v->id].ops[i]);
+        prop_worklist_push(st, st->uses[v->id].ops[i]);
 }
 
-void state_update_value(PropagationState *st, Value *v, Sharding *s, const ShardingProjection *before, int tensor,
+void prop_state_update_value(PropagationState *st, Value *v, Sharding *s, const ShardingProjection *before, int tensor,
                         Value *const *values, Sharding *const *shardings, const Op *via)
 {
     if (sharding_equal(v->sharding, s))
@@ -173,7 +173,7 @@ static bool add_return_uses(Block *b, void *st)
     return true;
 }
 
-void state_prepare_func(PropagationState *st, Func *f)
+void prop_state_prepare_func(PropagationState *st, Func *f)
 {
     /* Everything in `work` belongs to one function; kept, the tables of a
      * module of many functions took num_funcs * num_values memory. */

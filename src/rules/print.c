@@ -9,7 +9,7 @@
 /* Shardy's kStartAtZ: factor 17 is 'z', factor 18 is "z_1". */
 enum { START_AT_Z = 17 };
 
-const char *factor_symbol(int index, char buf[static 16])
+const char *rule_factor_symbol(int index, char buf[static 16])
 {
     if (index <= START_AT_Z)
         snprintf(buf, 16, "%c", 'i' + index);
@@ -18,7 +18,7 @@ const char *factor_symbol(int index, char buf[static 16])
     return buf;
 }
 
-const char *factor_kind_name(FactorKind kind)
+const char *rule_factor_kind_name(FactorKind kind)
 {
     switch (kind) {
     case FACTOR_PASS_THROUGH:
@@ -45,7 +45,7 @@ static void print_sdy_mappings(FILE *out, const TensorFactors *tensors, int coun
             if (d)
                 fputs(", ", out);
             for (int k = 0; k < dim->count; k++)
-                fputs(factor_symbol(dim->factors[k], buf), out);
+                fputs(rule_factor_symbol(dim->factors[k], buf), out);
         }
         fputc(']', out);
     }
@@ -58,7 +58,7 @@ static void print_sdy_sizes(FILE *out, const OpShardingRule *rule)
         return;
     fputs(" {", out);
     for (int i = 0; i < rule->num_factors; i++)
-        fprintf(out, "%s%s=%lld", i ? ", " : "", factor_symbol(i, buf),
+        fprintf(out, "%s%s=%lld", i ? ", " : "", rule_factor_symbol(i, buf),
                 (long long)rule->factors[i].size);
     fputc('}', out);
 }
@@ -72,10 +72,10 @@ static void print_sdy_kind(FILE *out, const OpShardingRule *rule, FactorKind kin
         if (rule->factors[i].kind != kind)
             continue;
         if (printed++ == 0)
-            fprintf(out, " %s={", factor_kind_name(kind));
+            fprintf(out, " %s={", rule_factor_kind_name(kind));
         else
             fputs(", ", out);
-        fputs(factor_symbol(i, buf), out);
+        fputs(rule_factor_symbol(i, buf), out);
     }
     if (printed)
         fputc('}', out);
@@ -102,7 +102,7 @@ void rule_print_sdy(FILE *out, const OpShardingRule *rule)
 static const char *factor_label(const OpShardingRule *rule, int index, char buf[static 16])
 {
     const char *name = rule->factors[index].name;
-    return name ? name : factor_symbol(index, buf);
+    return name ? name : rule_factor_symbol(index, buf);
 }
 
 static int decimal_width(long long value)
@@ -124,9 +124,9 @@ static void print_table_factors(FILE *out, const OpShardingRule *rule)
     fprintf(out, "factor  symbol  %-*s  %*s  kind\n", name_width, "name", size_width, "size");
     for (int i = 0; i < rule->num_factors; i++) {
         char label[16];
-        fprintf(out, "%6d  %-6s  %-*s  %*lld  %s\n", i, factor_symbol(i, buf), name_width,
+        fprintf(out, "%6d  %-6s  %-*s  %*lld  %s\n", i, rule_factor_symbol(i, buf), name_width,
                 factor_label(rule, i, label), size_width, (long long)rule->factors[i].size,
-                factor_kind_name(rule->factors[i].kind));
+                rule_factor_kind_name(rule->factors[i].kind));
     }
 }
 
@@ -230,7 +230,7 @@ typedef struct RuleAnnotator {
 static void print_rule_comment(FILE *out, const Op *op, int indent, void *user)
 {
     RuleAnnotator *annotator = user;
-    OpShardingRule *rule = op_sharding_rule(&annotator->scratch, annotator->diag, op);
+    OpShardingRule *rule = rules_of_op(&annotator->scratch, annotator->diag, op);
     if (rule) {
         fprintf(out, "%*s# rule: ", indent, "");
         rule_print_sdy(out, rule);
@@ -240,7 +240,7 @@ static void print_rule_comment(FILE *out, const Op *op, int indent, void *user)
     arena_init(&annotator->scratch);
 }
 
-void print_module_with_rules(FILE *out, const Module *m, DiagEngine *diag)
+void rule_print_module(FILE *out, const Module *m, DiagEngine *diag)
 {
     RuleAnnotator annotator = {diag, {0}};
     arena_init(&annotator.scratch);

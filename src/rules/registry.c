@@ -139,9 +139,9 @@ static const char *factor_name(Arena *arena, int index)
     static const char *const names[] = {"i", "j", "k", "l", "m", "n", "o", "p", "q", "r", "s", "t", "u", "v", "w",
                                          "x", "y", "z"};
     char buf[16];
-    if (index < (int)(sizeof names / sizeof names[0]) && strcmp(names[index], factor_symbol(index, buf)) == 0)
+    if (index < (int)(sizeof names / sizeof names[0]) && strcmp(names[index], rule_factor_symbol(index, buf)) == 0)
         return names[index];
-    return arena_strdup(arena, factor_symbol(index, buf));
+    return arena_strdup(arena, rule_factor_symbol(index, buf));
 }
 
 OpShardingRule *rule_builder_build(RuleBuilder *b)
@@ -201,7 +201,7 @@ static const RuleFn rule_fns[OPC_COUNT] = {
 #undef OPCLASS
 };
 
-OpShardingRule *op_sharding_rule(Arena *arena, DiagEngine *diag, const Op *op)
+OpShardingRule *rules_of_op(Arena *arena, DiagEngine *diag, const Op *op)
 {
     OpClass cls = op_info(op->kind)->op_class;
     if (cls == OPC_CUSTOM)

@@ -29,7 +29,7 @@ static char *read_stream(FILE *in, size_t *len)
     return buf;
 }
 
-char *read_source(DiagEngine *diag, const char *path, size_t *len)
+char *io_read_source(DiagEngine *diag, const char *path, size_t *len)
 {
     bool is_stdin = strcmp(path, "-") == 0;
     FILE *in = is_stdin ? stdin : fopen(path, "rb");
@@ -86,7 +86,7 @@ static bool is_special_file(const char *path)
     return stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode);
 }
 
-bool output_open(OutputFile *out, DiagEngine *diag, const char *path)
+bool io_output_open(OutputFile *out, DiagEngine *diag, const char *path)
 {
     memset(out, 0, sizeof *out);
     if (!path || strcmp(path, "-") == 0) {
@@ -112,13 +112,13 @@ bool output_open(OutputFile *out, DiagEngine *diag, const char *path)
         }
         free(out->temp_path);
         out->temp_path = NULL;
-        output_abandon(out);
+        io_output_abandon(out);
         return false;
     }
     return true;
 }
 
-bool output_commit(OutputFile *out, DiagEngine *diag)
+bool io_output_commit(OutputFile *out, DiagEngine *diag)
 {
     if (!out->temp_path) { /* stdout, or a file written in place */
         bool ok = fflush(out->stream) == 0 && !ferror(out->stream);
@@ -136,7 +136,7 @@ bool output_commit(OutputFile *out, DiagEngine *diag)
     out->stream = NULL;
     if (!ok || rename(out->temp_path, out->path) != 0) {
         diag_error(diag, (Loc){out->path, 0, 0}, "cannot write output file: %s", strerror(errno));
-        output_abandon(out);
+        io_output_abandon(out);
         return false;
     }
     free(out->temp_path);
@@ -145,7 +145,7 @@ bool output_commit(OutputFile *out, DiagEngine *diag)
     return true;
 }
 
-void output_abandon(OutputFile *out)
+void io_output_abandon(OutputFile *out)
 {
     if (out->stream && out->stream != stdout)
         fclose(out->stream);

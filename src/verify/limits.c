@@ -4,12 +4,12 @@
 #include "shardc/pass.h"
 #include "shardc/verify.h"
 
-int64_t compile_max_bytes(const CompileOptions *options)
+int64_t limits_max_bytes(const CompileOptions *options)
 {
     return options->max_bytes > 0 ? options->max_bytes : SHARDC_DEFAULT_MAX_BYTES;
 }
 
-bool parse_byte_size(const char *text, int64_t *out)
+bool limits_parse_bytes(const char *text, int64_t *out)
 {
     static const char suffixes[] = "KMGT";
     int64_t value = 0;
@@ -29,7 +29,7 @@ bool parse_byte_size(const char *text, int64_t *out)
     return *c == '\0' && value > 0;
 }
 
-const char *format_byte_size(int64_t bytes, char *buf, size_t len)
+const char *limits_format_bytes(int64_t bytes, char *buf, size_t len)
 {
     static const char *const units[] = {"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
     if (bytes < 1024) {
@@ -45,7 +45,7 @@ const char *format_byte_size(int64_t bytes, char *buf, size_t len)
     return buf;
 }
 
-bool type_num_bytes(const TensorType *type, int64_t *out)
+bool limits_type_bytes(const TensorType *type, int64_t *out)
 {
     int64_t count;
     return type_num_elements(type, &count) &&
@@ -56,18 +56,18 @@ bool type_num_bytes(const TensorType *type, int64_t *out)
 static bool check_value(const Value *v, int64_t max_bytes, DiagEngine *diag)
 {
     int64_t bytes;
-    bool fits = type_num_bytes(&v->type, &bytes);
+    bool fits = limits_type_bytes(&v->type, &bytes);
     if (fits && bytes <= max_bytes)
         return true;
     char type[256], have[32], cap[32];
-    format_type(type, sizeof type, &v->type);
-    format_byte_size(max_bytes, cap, sizeof cap);
+    verify_format_type(type, sizeof type, &v->type);
+    limits_format_bytes(max_bytes, cap, sizeof cap);
     if (!fits)
         diag_error(diag, v->loc, "%%%s (%s) has more bytes than 64 bits can count; the limit is %s "
                    "(--max-bytes)", v->name, type, cap);
     else
         diag_error(diag, v->loc, "%%%s (%s) needs %s, more than the limit of %s (--max-bytes)", v->name,
-                   type, format_byte_size(bytes, have, sizeof have), cap);
+                   type, limits_format_bytes(bytes, have, sizeof have), cap);
     return false;
 }
 
@@ -84,7 +84,7 @@ static bool check_walk_value(Value *v, void *user)
     return true;
 }
 
-bool check_value_bytes(const Module *m, int64_t max_bytes, DiagEngine *diag)
+bool limits_check_values(const Module *m, int64_t max_bytes, DiagEngine *diag)
 {
     BytesCheck c = {max_bytes, diag, true};
     ir_walk_module(m, &(IrWalker){.value = check_walk_value, .user = &c});

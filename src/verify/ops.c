@@ -5,7 +5,7 @@
 #include "shardc/verify.h"
 #include "shardc/rules.h"
 
-void format_type(char *buf, size_t len, const TensorType *t)
+void verify_format_type(char *buf, size_t len, const TensorType *t)
 {
     int n = snprintf(buf, len, "%s[", dtype_name(t->dtype));
     for (int d = 0; d < t->rank && n < (int)len; d++)
@@ -19,13 +19,13 @@ void verify_expect_type(VerifyCtx *vc, const Op *op, const TensorType *want, con
     if (type_equal(want, &got->type))
         return;
     char w[256], g[256];
-    format_type(w, sizeof w, want);
-    format_type(g, sizeof g, &got->type);
+    verify_format_type(w, sizeof w, want);
+    verify_format_type(g, sizeof g, &got->type);
     diag_error(vc->diag, got->loc, "'%s' result %%%s should have type %s, but is written as %s",
                op_info(op->kind)->name, got->name, w, g);
 }
 
-bool broadcast_shapes(const TensorType *a, const TensorType *b, TensorType *out, int64_t *dims_out)
+bool verify_broadcast_shapes(const TensorType *a, const TensorType *b, TensorType *out, int64_t *dims_out)
 {
     int rank = a->rank > b->rank ? a->rank : b->rank;
     for (int i = 0; i < rank; i++) {
@@ -51,10 +51,10 @@ static void verify_broadcast_operands(VerifyCtx *vc, Op *op, int first, DType re
             return;
         }
         TensorType merged;
-        if (!broadcast_shapes(&shape, t, &merged, dims)) {
+        if (!verify_broadcast_shapes(&shape, t, &merged, dims)) {
             char x[256], y[256];
-            format_type(x, sizeof x, &shape);
-            format_type(y, sizeof y, t);
+            verify_format_type(x, sizeof x, &shape);
+            verify_format_type(y, sizeof y, t);
             diag_error(vc->diag, op->loc, "'%s' operand shapes %s and %s do not broadcast",
                        op_info(op->kind)->name, x, y);
             return;
@@ -125,7 +125,7 @@ static void verify_select(VerifyCtx *vc, Op *op)
     verify_broadcast_operands(vc, op, 1, op->operands[1]->type.dtype);
     int64_t dims[SHARDC_MAX_RANK];
     TensorType merged;
-    if (!broadcast_shapes(&op->operands[0]->type, &op->results[0]->type, &merged, dims) ||
+    if (!verify_broadcast_shapes(&op->operands[0]->type, &op->results[0]->type, &merged, dims) ||
         merged.rank != op->results[0]->type.rank)
         diag_error(vc->diag, op->loc, "'select' predicate shape does not broadcast to the result");
 }
@@ -212,7 +212,7 @@ void verify_constant_value(VerifyCtx *vc, const Op *op, const AttrValue *v, cons
         diag_error(vc->diag, v->loc, "'%s' value must be a scalar", op_info(op->kind)->name);
     } else if (!nested_fits(v, t, 0, &bad)) {
         char type[256];
-        format_type(type, sizeof type, t);
+        verify_format_type(type, sizeof type, t);
         diag_error(vc->diag, bad->loc, "constant value does not match type %s (nested lists of the shape, "
                    "with %s elements, or one scalar)", type, dtype_name(t->dtype));
     }

@@ -69,8 +69,8 @@ static void report_local_type(VerifyCtx *vc, const Op *op, bool is_result, const
                               const Value *local)
 {
     char want[256], got[256];
-    format_type(want, sizeof want, want_type);
-    format_type(got, sizeof got, &local->type);
+    verify_format_type(want, sizeof want, want_type);
+    verify_format_type(got, sizeof got, &local->type);
     if (is_result)
         diag_error(vc->diag, op->region->return_loc, "returned value %%%s has type %s, but its out spec "
                    "gives the per-device result type %s", local->name, got, want);

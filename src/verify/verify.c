@@ -61,8 +61,8 @@ static void verify_func(VerifyCtx *vc, Func *f)
         if (type_equal(&f->result_types[i], &b->returns[i]->type))
             continue;
         char want[256], got[256];
-        format_type(want, sizeof want, &f->result_types[i]);
-        format_type(got, sizeof got, &b->returns[i]->type);
+        verify_format_type(want, sizeof want, &f->result_types[i]);
+        verify_format_type(got, sizeof got, &b->returns[i]->type);
         diag_error(vc->diag, b->return_loc, "returned value %%%s has type %s but '@%s' declares result %d as %s",
                    b->returns[i]->name, got, f->name, i, want);
     }
@@ -93,8 +93,8 @@ static void verify_signature(VerifyCtx *vc, const Op *op, const Func *f, const c
     for (int i = 0; i < op->num_operands; i++) {
         if (type_equal(&f->body->args[i]->type, &op->operands[i]->type))
             continue;
-        format_type(want, sizeof want, &f->body->args[i]->type);
-        format_type(got, sizeof got, &op->operands[i]->type);
+        verify_format_type(want, sizeof want, &f->body->args[i]->type);
+        verify_format_type(got, sizeof got, &op->operands[i]->type);
         diag_error(vc->diag, op->callee_loc, "operand %d (%%%s) has type %s but '@%s' expects %s", i,
                    op->operands[i]->name, got, f->name, want);
     }

@@ -35,12 +35,12 @@ static void test_load_t5x(void **state)
     assert_int_equal(c->meshes[0]->num_devices, 8);
     assert_true(config_select_rules(c, &diag, NULL));
     assert_string_equal(c->rules->name, "default");
-    const LogicalRule *batch = rule_set_find(c->rules, "batch");
+    const LogicalRule *batch = config_rule_set_find(c->rules, "batch");
     assert_non_null(batch);
     assert_int_equal(batch->num_axes, 1);
     assert_string_equal(batch->axes[0], "data");
-    assert_int_equal(rule_set_find(c->rules, "embed")->num_axes, 0);
-    assert_null(rule_set_find(c->rules, "no_such_name"));
+    assert_int_equal(config_rule_set_find(c->rules, "embed")->num_axes, 0);
+    assert_null(config_rule_set_find(c->rules, "no_such_name"));
     config_free(c);
     close_diag(&diag);
 }

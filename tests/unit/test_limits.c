@@ -13,15 +13,15 @@
 static void test_parse_plain_and_suffixed(void **state)
 {
     int64_t v;
-    assert_true(parse_byte_size("4096", &v));
+    assert_true(limits_parse_bytes("4096", &v));
     assert_int_equal(v, 4096);
-    assert_true(parse_byte_size("1K", &v));
+    assert_true(limits_parse_bytes("1K", &v));
     assert_int_equal(v, 1024);
-    assert_true(parse_byte_size("3M", &v));
+    assert_true(limits_parse_bytes("3M", &v));
     assert_int_equal(v, 3 << 20);
-    assert_true(parse_byte_size("64G", &v));
+    assert_true(limits_parse_bytes("64G", &v));
     assert_int_equal(v, SHARDC_DEFAULT_MAX_BYTES);
-    assert_true(parse_byte_size("2T", &v));
+    assert_true(limits_parse_bytes("2T", &v));
     assert_int_equal(v, (int64_t)2 << 40);
 }
 
@@ -35,21 +35,21 @@ static void test_parse_refuses(void **state)
     };
     int64_t v = 7;
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        assert_false(parse_byte_size(bad[i], &v));
+        assert_false(limits_parse_bytes(bad[i], &v));
     }
-    assert_true(parse_byte_size("8388607T", &v)); /* the largest whole T */
+    assert_true(limits_parse_bytes("8388607T", &v)); /* the largest whole T */
 }
 
 static void test_format(void **state)
 {
     char buf[32];
-    assert_string_equal(format_byte_size(1, buf, sizeof buf), "1 byte");
-    assert_string_equal(format_byte_size(31, buf, sizeof buf), "31 bytes");
-    assert_string_equal(format_byte_size(1024, buf, sizeof buf), "1 KiB");
-    assert_string_equal(format_byte_size(1536, buf, sizeof buf), "1.5 KiB");
-    assert_string_equal(format_byte_size(SHARDC_DEFAULT_MAX_BYTES, buf, sizeof buf), "64 GiB");
-    assert_string_equal(format_byte_size(4000000000000, buf, sizeof buf), "3.6 TiB");
-    assert_string_equal(format_byte_size(INT64_MAX, buf, sizeof buf), "8 EiB");
+    assert_string_equal(limits_format_bytes(1, buf, sizeof buf), "1 byte");
+    assert_string_equal(limits_format_bytes(31, buf, sizeof buf), "31 bytes");
+    assert_string_equal(limits_format_bytes(1024, buf, sizeof buf), "1 KiB");
+    assert_string_equal(limits_format_bytes(1536, buf, sizeof buf), "1.5 KiB");
+    assert_string_equal(limits_format_bytes(SHARDC_DEFAULT_MAX_BYTES, buf, sizeof buf), "64 GiB");
+    assert_string_equal(limits_format_bytes(4000000000000, buf, sizeof buf), "3.6 TiB");
+    assert_string_equal(limits_format_bytes(INT64_MAX, buf, sizeof buf), "8 EiB");
 }
 
 /* Element counts that fit may still overflow once multiplied by the
@@ -59,21 +59,21 @@ static void test_type_bytes(void **state)
     int64_t dims[] = {(int64_t)1 << 61};
     TensorType t = {DT_F64, 1, dims};
     int64_t bytes;
-    assert_false(type_num_bytes(&t, &bytes));
+    assert_false(limits_type_bytes(&t, &bytes));
     t.dtype = DT_BOOL;
-    assert_true(type_num_bytes(&t, &bytes));
+    assert_true(limits_type_bytes(&t, &bytes));
     assert_int_equal(bytes, (int64_t)1 << 61);
     TensorType scalar = {DT_F32, 0, NULL};
-    assert_true(type_num_bytes(&scalar, &bytes));
+    assert_true(limits_type_bytes(&scalar, &bytes));
     assert_int_equal(bytes, 4);
 }
 
 static void test_default_cap(void **state)
 {
     CompileOptions options = {0};
-    assert_int_equal(compile_max_bytes(&options), SHARDC_DEFAULT_MAX_BYTES);
+    assert_int_equal(limits_max_bytes(&options), SHARDC_DEFAULT_MAX_BYTES);
     options.max_bytes = 16;
-    assert_int_equal(compile_max_bytes(&options), 16);
+    assert_int_equal(limits_max_bytes(&options), 16);
 }
 
 int main(void)

@@ -779,10 +779,10 @@ static void test_shardy_special_factors_printed(void **state)
 static void test_factor_symbols_past_z(void **state)
 {
     char buf[16];
-    assert_string_equal(factor_symbol(0, buf), "i");
-    assert_string_equal(factor_symbol(17, buf), "z");
-    assert_string_equal(factor_symbol(18, buf), "z_1");
-    assert_string_equal(factor_symbol(27, buf), "z_10");
+    assert_string_equal(rule_factor_symbol(0, buf), "i");
+    assert_string_equal(rule_factor_symbol(17, buf), "z");
+    assert_string_equal(rule_factor_symbol(18, buf), "z_1");
+    assert_string_equal(rule_factor_symbol(27, buf), "z_10");
     expect_sdy(*state,
                "a b c d e f g h i j, k l m n o p q r s t -> a b c d e f g h i j, "
                "k l m n o p q (r s) t",
@@ -847,10 +847,10 @@ static void test_print_rule_string(void **state)
 
 static void test_factor_kind_names(void **state)
 {
-    assert_string_equal(factor_kind_name(FACTOR_PASS_THROUGH), "pass_through");
-    assert_string_equal(factor_kind_name(FACTOR_REDUCTION), "reduction");
-    assert_string_equal(factor_kind_name(FACTOR_NEED_REPLICATION), "need_replication");
-    assert_string_equal(factor_kind_name(FACTOR_PERMUTATION), "permutation");
+    assert_string_equal(rule_factor_kind_name(FACTOR_PASS_THROUGH), "pass_through");
+    assert_string_equal(rule_factor_kind_name(FACTOR_REDUCTION), "reduction");
+    assert_string_equal(rule_factor_kind_name(FACTOR_NEED_REPLICATION), "need_replication");
+    assert_string_equal(rule_factor_kind_name(FACTOR_PERMUTATION), "permutation");
 }
 
 /* ---- types ---- */

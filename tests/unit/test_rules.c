@@ -100,7 +100,7 @@ static const Op *op_defining(Fixture *f, const char *result)
 /* The rule of the op defining `result` (without its %). */
 static OpShardingRule *rule_of(Fixture *f, const char *result)
 {
-    return op_sharding_rule(&f->arena, &f->cap.diag, op_defining(f, result));
+    return rules_of_op(&f->arena, &f->cap.diag, op_defining(f, result));
 }
 
 static OpShardingRule *rule_for(Fixture *f, const char *args, const char *ops, const char *result)
@@ -549,9 +549,9 @@ static void test_custom_rule_bound_once(void **state)
     assert_ptr_equal(rule_of(f, "y"), kept);
     ValueMap map;
     value_map_init(&map, &f->arena, m->num_values);
-    assert_ptr_equal(op_sharding_rule(&f->arena, &f->cap.diag, op_clone(m, op, &map, "same")), kept);
+    assert_ptr_equal(rules_of_op(&f->arena, &f->cap.diag, op_clone(m, op, &map, "same")), kept);
     map.to[op->operands[0]->id] = m->funcs[0]->body->args[1];
-    const OpShardingRule *other = op_sharding_rule(&f->arena, &f->cap.diag, op_clone(m, op, &map, "other"));
+    const OpShardingRule *other = rules_of_op(&f->arena, &f->cap.diag, op_clone(m, op, &map, "other"));
     assert_ptr_not_equal(other, kept);
     expect_sdy(f, kept, "#sdy.op_sharding_rule<([i])->([i]) {i=8}, custom>");
     expect_sdy(f, other, "#sdy.op_sharding_rule<([i])->([i]) {i=4}, custom>");
@@ -587,7 +587,7 @@ static void test_print_module_with_rules(void **state)
     char *buf = NULL;
     size_t len = 0;
     FILE *s = open_memstream(&buf, &len);
-    print_module_with_rules(s, f->module, &f->cap.diag);
+    rule_print_module(s, f->module, &f->cap.diag);
     fclose(s);
     char *copy = arena_strdup(&f->arena, buf);
     free(buf);
