@@ -1,3 +1,6 @@
+/* Loading a --config file, the --config/--rules arguments, and choosing the
+ * rule set. */
+
 /* Loading a --config file: read it, let libyaml's document API build the
  * node graph, then read the two sections (meshes first, since rules are
  * checked against them). YAML syntax errors become located diagnostics. */

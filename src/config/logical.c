@@ -1,3 +1,6 @@
+/* Logical axis names against the config: config meshes brought into the
+ * module, and logical names resolved to shardings by a rule set. */
+
 /* The config's meshes in the module: a mesh the .shir file declares and
  * the config defines too must be the same mesh (a silent mismatch would
  * shard the program for devices it does not run on); a mesh only the

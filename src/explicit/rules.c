@@ -1,3 +1,8 @@
+/* The explicit-axis sharding rule of every op class (JAX:
+ * jax/_src/lax/lax.py, `_*_sharding_rule`): the table, the short rules and
+ * broadcasting. einsum and window ops are in rules_einsum.c, reshape in
+ * rules_reshape.c. */
+
 /* The explicit-axis sharding rule of every op class, and the short rules
  * (JAX: jax/_src/lax/lax.py, `_*_sharding_rule`). Longer rules live in
  * explicit_rules_*.c. */

@@ -1,3 +1,6 @@
+/* Explicit-axis rules of einsum (dot_general) and of the window ops
+ * (slice, pad, concatenate, top_k, sort). */
+
 /* einsum: jnp.einsum turns a two-operand einsum into lax.dot_general, and
  * JAX's _dot_general_sharding_rule decides the result:
  *   - batch labels (in both operands and the output) and contracting labels

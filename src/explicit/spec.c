@@ -1,3 +1,6 @@
+/* Explicit-axis specs (XSpec): the part of a sharding that is a JAX type;
+ * formatting them as JAX prints them, and writing them back as shardings. */
+
 /* Explicit-axis specs: the part of a sharding that is a JAX type. */
 #include "shardc/explicit.h"
 #include "shardc/layout.h"

@@ -1,3 +1,6 @@
+/* Building meshes, shardings and logical-axis annotations from their
+ * syntax, with the checks that need only the mesh. */
+
 /* Building meshes and shardings from their syntax, with the checks that need
  * only the mesh: axis names and sizes, device ids, sub-axes, axes used twice. */
 #include <string.h>

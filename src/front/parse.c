@@ -1,4 +1,7 @@
 /* parse_module: run the scanner and parser over a text and collect the
+ * module; and the scanner's helpers (numbers, strings, locations). */
+
+/* parse_module: run the scanner and parser over a text and collect the
  * module. */
 #include <stdint.h>
 #include <string.h>

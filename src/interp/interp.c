@@ -1,3 +1,7 @@
+/* The interpreter's engine: the op dispatch table, the per-function plan
+ * (value lifetimes), running blocks with an environment of tensors by
+ * Value.id, calls and custom ops, and the entry point. */
+
 /* The interpreter's engine: the op dispatch table, running blocks with an
  * environment of tensors by Value.id, and the entry point. */
 #include <stdarg.h>

@@ -1,3 +1,7 @@
+/* Sharding queries shared by the verifier, propagation and partitioning,
+ * sets of mesh axes (axis_set_*), and the sub-axis algebra of axis refs and
+ * axis lists. */
+
 /* Sharding queries shared by the verifier, propagation and partitioning. */
 #include <string.h>
 #include "shardc/ir.h"

@@ -1,3 +1,4 @@
+/* Tensor types (shape queries, printing) and the dtype table. */
 #include "shardc/type.h"
 #include <stdbool.h>
 #include <string.h>

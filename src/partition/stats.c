@@ -1,3 +1,6 @@
+/* Communication statistics of a partitioned program (--stats) and the
+ * per-device view (--emit=devices). */
+
 /* Communication statistics of a partitioned program (--stats). */
 #include <string.h>
 #include "shardc/layout.h"

@@ -1,3 +1,6 @@
+/* Per-device versions of values, reshards emitted as collectives, and the
+ * padding and masks of uneven dims (GSPMD-style). */
+
 /* Per-device versions of values, and reshards emitted as collectives. */
 #include <string.h>
 #include "partition/partition_ctx.h"

@@ -1,3 +1,8 @@
+/* The built-in sharding rules of every op class (the registry in registry.c
+ * dispatches to them): nullary and elementwise ops, shape ops, sort, top_k
+ * and argmax, reshape, reductions and einsum. Each section follows Shardy's
+ * op_sharding_rule_registry.cc for its ops. */
+
 /* Rules of ops without operands and of elementwise ops (Shardy's
  * buildPointwise), extended to NumPy broadcasting. */
 #include "shardc/rules.h"

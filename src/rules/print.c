@@ -1,3 +1,7 @@
+/* Printing sharding rules: Shardy's #sdy.op_sharding_rule form, the table
+ * `shardc rule` shows, stage one's view of a rule string, and the module
+ * with each op's rule as a comment (--emit=rules). */
+
 /* Printing sharding rules: Shardy's #sdy.op_sharding_rule form (as its
  * attribute printer writes it), the table `shardc rule` shows, and stage
  * one's view of a rule string. */

@@ -1,3 +1,7 @@
+/* The rule registry: which rule each op gets (by op class), the rule
+ * builder every built-in rule is written with, and custom ops' rules bound
+ * from their JAX rule strings. */
+
 /* The registry's dispatch by op class and the rule builder every built-in
  * rule is written with (Shardy's OpShardingRuleBuilder). */
 #include <string.h>

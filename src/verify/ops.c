@@ -1,3 +1,6 @@
+/* The verifier's per-class table and the checks of nullary, elementwise,
+ * compare/select, constant and custom ops. */
+
 /* Verifier rules for nullary, elementwise, compare/select and einsum ops,
  * and the op-class dispatch. */
 #include <math.h>

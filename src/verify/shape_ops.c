@@ -1,3 +1,6 @@
+/* Verifier checks of einsum, reductions, data-movement and window ops
+ * (slice, pad, concatenate, top_k, sort, argmax). */
+
 /* Verifier rules for einsum, reductions and data-movement ops. */
 #include <string.h>
 #include "shardc/einsum.h"

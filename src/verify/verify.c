@@ -1,3 +1,6 @@
+/* The verifier's walk: every function, op, value sharding and region, and
+ * the structural checks (arity, names, returns). */
+
 /* The verifier's walk: every function, op, value sharding and region. */
 #include <string.h>
 #include "shardc/verify.h"

@@ -1,3 +1,6 @@
+/* JAX's varying manual axes (check_vma): how each op changes them, and the
+ * report of the values whose out_specs promise replication. */
+
 /* How each op changes the varying manual axes of its operands, following
  * JAX's abstract-evaluation rules in jax/_src/lax/parallel.py. JAX casts
  * a collective's operand to varying over the collective's axes first
