@@ -17,7 +17,7 @@
 /* ---- ops ---------------------------------------------------------------- */
 
 typedef enum {
-#define OPCLASS(cls) cls,
+#define OPCLASS(cls, verify, rule, explicit, partition, exec) cls,
 #include "shardc/opclasses.def"
 #undef OPCLASS
     OPC_COUNT

@@ -129,32 +129,9 @@ static bool rule_none(ExplicitCtx *cx, const Op *op, XSpec *const *in, XSpec **o
 
 /* One rule per op class (opclasses.def): a class without one does not
  * compile. */
-#define EXPLICIT_OPC_NULLARY rule_replicated
-#define EXPLICIT_OPC_UNARY rule_same
-#define EXPLICIT_OPC_UNARY_FLOAT rule_same
-#define EXPLICIT_OPC_CONVERT rule_same
-#define EXPLICIT_OPC_BINARY explicit_rule_elementwise
-#define EXPLICIT_OPC_COMPARE explicit_rule_elementwise
-#define EXPLICIT_OPC_SELECT explicit_rule_select
-#define EXPLICIT_OPC_EINSUM explicit_rule_einsum
-#define EXPLICIT_OPC_REDUCE rule_reduce
-#define EXPLICIT_OPC_TRANSPOSE rule_transpose
-#define EXPLICIT_OPC_RESHAPE explicit_rule_reshape
-#define EXPLICIT_OPC_BROADCAST rule_broadcast
-#define EXPLICIT_OPC_CONCATENATE explicit_rule_concatenate
-#define EXPLICIT_OPC_SLICE explicit_rule_slice_pad
-#define EXPLICIT_OPC_PAD explicit_rule_slice_pad
-#define EXPLICIT_OPC_TOP_K explicit_rule_top_k
-#define EXPLICIT_OPC_SORT explicit_rule_sort
-#define EXPLICIT_OPC_ARGMAX rule_argmax
-#define EXPLICIT_OPC_CALL rule_none
-#define EXPLICIT_OPC_CUSTOM rule_none
-#define EXPLICIT_OPC_SHARDING rule_sharding_op
-#define EXPLICIT_OPC_SHARD_MAP rule_shard_map
-#define EXPLICIT_OPC_COLLECTIVE rule_replicated
 
 static const ExplicitRule rules_by_class[OPC_COUNT] = {
-#define OPCLASS(cls) [cls] = EXPLICIT_##cls,
+#define OPCLASS(cls, verify, rule, explicit, partition, exec) [cls] = explicit,
 #include "shardc/opclasses.def"
 #undef OPCLASS
 };

@@ -2,45 +2,21 @@
  * (value lifetimes), running blocks with an environment of tensors by
  * Value.id, calls and custom ops, and the entry point. */
 
-/* The interpreter's engine: the op dispatch table, running blocks with an
- * environment of tensors by Value.id, and the entry point. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "interp/interp_internal.h"
 
-/* One handler per op class; every op of ops.def gets its class's handler,
- * so a new class without a handler fails to compile. */
-#define HANDLER_OPC_NULLARY exec_nullary
-#define HANDLER_OPC_UNARY exec_unary
-#define HANDLER_OPC_UNARY_FLOAT exec_unary
-#define HANDLER_OPC_CONVERT exec_convert
-#define HANDLER_OPC_BINARY exec_binary
-#define HANDLER_OPC_COMPARE exec_compare
-#define HANDLER_OPC_SELECT exec_select
-#define HANDLER_OPC_EINSUM exec_einsum
-#define HANDLER_OPC_REDUCE exec_reduce
-#define HANDLER_OPC_TRANSPOSE exec_transpose
-#define HANDLER_OPC_RESHAPE exec_reshape
-#define HANDLER_OPC_BROADCAST exec_broadcast
-#define HANDLER_OPC_CONCATENATE exec_concatenate
-#define HANDLER_OPC_SLICE exec_slice
-#define HANDLER_OPC_PAD exec_pad
-#define HANDLER_OPC_TOP_K exec_top_k
-#define HANDLER_OPC_SORT exec_sort
-#define HANDLER_OPC_ARGMAX exec_argmax
-#define HANDLER_OPC_CALL exec_call
-#define HANDLER_OPC_CUSTOM exec_call
-#define HANDLER_OPC_SHARDING exec_identity
-#define HANDLER_OPC_SHARD_MAP exec_shard_map
-#define HANDLER_OPC_COLLECTIVE exec_collective
-
-static const OpHandler op_handlers[OP_COUNT] = {
-#define OP(id, name, cls, min_ops, max_ops, nres, attrs) [OP_##id] = HANDLER_##cls,
-#include "shardc/ops.def"
-#undef OP
+/* One handler per op class (opclasses.def's exec column): a class without
+ * one does not compile. */
+static const OpHandler class_handlers[OPC_COUNT] = {
+#define OPCLASS(cls, verify, rule, explicit, partition, exec) [cls] = exec,
+#include "shardc/opclasses.def"
+#undef OPCLASS
 };
+
+static OpHandler op_handler(const Op *op) { return class_handlers[op_info(op->kind)->op_class]; }
 
 /* ---- contexts and failures ---------------------------------------------------- */
 
@@ -132,7 +108,7 @@ bool exec_host_absent(const ExecCtx *x)
  * devices) and calls (which may hold shard_maps); it skips the rest. */
 static bool runs_without_values(const Op *op)
 {
-    return op_handlers[op->kind] == exec_shard_map || op_handlers[op->kind] == exec_call;
+    return op_handler(op) == exec_shard_map || op_handler(op) == exec_call;
 }
 
 /* ---- running blocks ------------------------------------------------------------ */
@@ -207,7 +183,7 @@ static bool exec_op(ExecCtx *x, const Op *op, Tensor **env)
         tensor_list_free(&out);
         return exec_fail(x, op, "out of memory");
     }
-    bool ok = gather_operands(x, op, env, in.items) && op_handlers[op->kind](x, op, in.items, out.items) &&
+    bool ok = gather_operands(x, op, env, in.items) && op_handler(op)(x, op, in.items, out.items) &&
               (exec_host_absent(x) || check_results(x, op, out.items));
     for (int i = 0; i < op->num_results; i++) {
         if (ok)

@@ -350,32 +350,9 @@ static void partition_by_rule(PartitionCtx *pc, Op *op)
 /* One case per op class (opclasses.def): a class without one does not
  * compile. Calls are inlined by now; one left would run whole (it has no
  * rule). */
-#define PARTITION_OPC_NULLARY partition_by_rule
-#define PARTITION_OPC_UNARY partition_by_rule
-#define PARTITION_OPC_UNARY_FLOAT partition_by_rule
-#define PARTITION_OPC_CONVERT partition_by_rule
-#define PARTITION_OPC_BINARY partition_by_rule
-#define PARTITION_OPC_COMPARE partition_by_rule
-#define PARTITION_OPC_SELECT partition_by_rule
-#define PARTITION_OPC_EINSUM partition_by_rule
-#define PARTITION_OPC_REDUCE partition_by_rule
-#define PARTITION_OPC_TRANSPOSE partition_by_rule
-#define PARTITION_OPC_RESHAPE partition_by_rule
-#define PARTITION_OPC_BROADCAST partition_by_rule
-#define PARTITION_OPC_CONCATENATE partition_by_rule
-#define PARTITION_OPC_SLICE partition_by_rule
-#define PARTITION_OPC_PAD partition_by_rule
-#define PARTITION_OPC_TOP_K partition_by_rule
-#define PARTITION_OPC_SORT partition_by_rule
-#define PARTITION_OPC_ARGMAX partition_by_rule
-#define PARTITION_OPC_CALL partition_replicated_op
-#define PARTITION_OPC_CUSTOM pc_partition_custom
-#define PARTITION_OPC_SHARDING reshard_to_result
-#define PARTITION_OPC_SHARD_MAP pc_partition_shard_map
-#define PARTITION_OPC_COLLECTIVE partition_collective
 
 static void (*const partition_by_class[OPC_COUNT])(PartitionCtx *pc, Op *op) = {
-#define OPCLASS(cls) [cls] = PARTITION_##cls,
+#define OPCLASS(cls, verify, rule, explicit, partition, exec) [cls] = partition,
 #include "shardc/opclasses.def"
 #undef OPCLASS
 };

@@ -173,34 +173,11 @@ typedef OpShardingRule *(*RuleFn)(RuleBuilder *b);
  * does not compile). NULL: no rule, as in Shardy, which treats calls,
  * shard_map and collectives as data flow or manual. Custom ops bind their
  * rule string instead (rules_custom). */
-#define RULE_OPC_NULLARY rules_nullary
-#define RULE_OPC_UNARY rules_elementwise
-#define RULE_OPC_UNARY_FLOAT rules_elementwise
-#define RULE_OPC_CONVERT rules_elementwise
-#define RULE_OPC_BINARY rules_elementwise
-#define RULE_OPC_COMPARE rules_elementwise
-#define RULE_OPC_SELECT rules_elementwise
-#define RULE_OPC_EINSUM rules_einsum
-#define RULE_OPC_REDUCE rules_reduce
-#define RULE_OPC_TRANSPOSE rules_transpose
-#define RULE_OPC_RESHAPE rules_reshape
-#define RULE_OPC_BROADCAST rules_broadcast
-#define RULE_OPC_CONCATENATE rules_concatenate
-#define RULE_OPC_SLICE rules_slice_or_pad
-#define RULE_OPC_PAD rules_slice_or_pad
-#define RULE_OPC_TOP_K rules_top_k
-#define RULE_OPC_SORT rules_sort
-#define RULE_OPC_ARGMAX rules_argmax
-#define RULE_OPC_CALL NULL
-#define RULE_OPC_CUSTOM NULL
-#define RULE_OPC_SHARDING rules_elementwise
-#define RULE_OPC_SHARD_MAP NULL
-#define RULE_OPC_COLLECTIVE NULL
 
 static OpShardingRule *rules_custom(Arena *arena, DiagEngine *diag, const Op *op);
 
 static const RuleFn rule_fns[OPC_COUNT] = {
-#define OPCLASS(cls) [cls] = RULE_##cls,
+#define OPCLASS(cls, verify, rule, explicit, partition, exec) [cls] = rule,
 #include "shardc/opclasses.def"
 #undef OPCLASS
 };

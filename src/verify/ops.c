@@ -135,32 +135,9 @@ static void verify_select(VerifyCtx *vc, Op *op)
 
 /* One check per op class (opclasses.def): a class without one does not
  * compile. */
-#define VERIFY_OPC_NULLARY verify_nullary
-#define VERIFY_OPC_UNARY verify_unary
-#define VERIFY_OPC_UNARY_FLOAT verify_unary_float
-#define VERIFY_OPC_CONVERT verify_convert
-#define VERIFY_OPC_BINARY verify_binary
-#define VERIFY_OPC_COMPARE verify_compare
-#define VERIFY_OPC_SELECT verify_select
-#define VERIFY_OPC_EINSUM verify_einsum
-#define VERIFY_OPC_REDUCE verify_reduce
-#define VERIFY_OPC_TRANSPOSE verify_transpose
-#define VERIFY_OPC_RESHAPE verify_reshape
-#define VERIFY_OPC_BROADCAST verify_broadcast
-#define VERIFY_OPC_CONCATENATE verify_concatenate
-#define VERIFY_OPC_SLICE verify_slice
-#define VERIFY_OPC_PAD verify_pad
-#define VERIFY_OPC_TOP_K verify_top_k
-#define VERIFY_OPC_SORT verify_sort_or_argmax
-#define VERIFY_OPC_ARGMAX verify_sort_or_argmax
-#define VERIFY_OPC_CALL verify_call
-#define VERIFY_OPC_CUSTOM verify_custom
-#define VERIFY_OPC_SHARDING verify_sharding_op
-#define VERIFY_OPC_SHARD_MAP verify_shard_map
-#define VERIFY_OPC_COLLECTIVE verify_collective
 
 static void (*const verify_by_class[OPC_COUNT])(VerifyCtx *vc, Op *op) = {
-#define OPCLASS(cls) [cls] = VERIFY_##cls,
+#define OPCLASS(cls, verify, rule, explicit, partition, exec) [cls] = verify,
 #include "shardc/opclasses.def"
 #undef OPCLASS
 };
