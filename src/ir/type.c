@@ -4,7 +4,7 @@
 #include <string.h>
 #include "shardc/dtype.h"
 
-_Bool type_num_elements(const TensorType *t, int64_t *out)
+bool type_num_elements(const TensorType *t, int64_t *out)
 {
     int64_t count = 1;
     for (int i = 0; i < t->rank; i++) {
@@ -15,7 +15,7 @@ _Bool type_num_elements(const TensorType *t, int64_t *out)
     return true;
 }
 
-_Bool type_same_shape(const TensorType *a, const TensorType *b)
+bool type_same_shape(const TensorType *a, const TensorType *b)
 {
     if (a->rank != b->rank)
         return false;
@@ -25,7 +25,7 @@ _Bool type_same_shape(const TensorType *a, const TensorType *b)
     return true;
 }
 
-_Bool type_equal(const TensorType *a, const TensorType *b)
+bool type_equal(const TensorType *a, const TensorType *b)
 {
     return a->dtype == b->dtype && type_same_shape(a, b);
 }
