@@ -361,5 +361,7 @@ int64_t axis_list_size(const AxisList *list);
 bool axis_list_equal(const AxisList *a, const AxisList *b);
 /* Whether a is a strict prefix of b (Shardy's isStrictPrefix). */
 bool axis_list_strict_prefix(const AxisList *a, const AxisList *b);
+/* Greatest common divisor of two positive sizes. */
+int64_t ir_gcd64(int64_t a, int64_t b);
 
 #endif

@@ -233,3 +233,15 @@ bool axis_list_strict_prefix(const AxisList *a, const AxisList *b)
         return false;
     return axis_ref_prefix_of(la, lb);
 }
+
+/* Sub-axes split sizes by their common divisors (projections, reshape
+ * rules). */
+int64_t ir_gcd64(int64_t a, int64_t b)
+{
+    while (b) {
+        int64_t t = a % b;
+        a = b;
+        b = t;
+    }
+    return a;
+}

@@ -3,16 +3,6 @@
 #include <string.h>
 #include "shardc/propagate.h"
 
-static int64_t gcd64(int64_t a, int64_t b)
-{
-    while (b) {
-        int64_t t = a % b;
-        a = b;
-        b = t;
-    }
-    return a;
-}
-
 /* A cursor over a dim's axes that can split the current axis. */
 typedef struct AxisCursor {
     const AxisRef *axes;
@@ -41,7 +31,7 @@ static void add_remaining(AxisList *out, AxisCursor *c, const Mesh *mesh)
 static bool project_major_factor(FactorSharding *fs, int64_t factor_size, AxisCursor *c, const Mesh *mesh)
 {
     int64_t remaining = factor_size, g;
-    while (cursor_valid(c) && (c->current.size == 1 || (g = gcd64(remaining, c->current.size)) > 1)) {
+    while (cursor_valid(c) && (c->current.size == 1 || (g = ir_gcd64(remaining, c->current.size)) > 1)) {
         if (c->current.size != 1 && c->current.size > g) {
             fs->axes.axes[fs->axes.count++] = (AxisRef){c->current.axis, c->current.pre_size, g};
             c->current.pre_size *= g;

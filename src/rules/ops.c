@@ -161,16 +161,6 @@ typedef struct ReshapeWalk {
     int64_t dims_in, dims_out, factors_in, factors_out;
 } ReshapeWalk;
 
-static int64_t gcd64(int64_t a, int64_t b)
-{
-    while (b) {
-        int64_t t = a % b;
-        a = b;
-        b = t;
-    }
-    return a;
-}
-
 /* Shardy's getNextFactorIfDivereged, for the side whose factors are behind. */
 static int64_t next_factor_if_diverged(int64_t next, int64_t next_gcd, int64_t smaller, int64_t larger)
 {
@@ -214,7 +204,7 @@ static void add_out_factor(RuleBuilder *b, ReshapeWalk *w, int64_t size)
 static void add_next_factors(RuleBuilder *b, ReshapeWalk *w)
 {
     int64_t next_in = w->dims_in / w->factors_in, next_out = w->dims_out / w->factors_out;
-    int64_t next_gcd = gcd64(next_in, next_out);
+    int64_t next_gcd = ir_gcd64(next_in, next_out);
     if (w->factors_in == w->factors_out && next_gcd > 1) {
         rule_builder_add_in_out(b, w->in_dim, w->out_dim, next_gcd, FACTOR_PASS_THROUGH);
         w->factors_in *= next_gcd;
