@@ -92,13 +92,22 @@ for src, es in edges.items():
             if d.startswith('passes/'):
                 errors.append('%s calls %s, defined in %s' % (src, s, d))
 inc = re.compile(r'#include\s+"([^"]+)"')
+def resolve(including, name):
+    """The file an #include "name" reaches (the quote form's search: the
+    including file's folder, then -Iinclude -Isrc), relative to the root."""
+    for base in (os.path.dirname(including), 'include', 'src'):
+        path = os.path.normpath(os.path.join(base, name))
+        if os.path.exists(path):
+            return path
+    return os.path.normpath(name)
+
 for top in ('src', 'include'):  # cli/ may run the pipeline
     for dp, _, fns in os.walk(top):
         for fn in fns:
             p = os.path.join(dp, fn)
             for n, line in enumerate(open(p, errors='replace'), 1):
                 m = inc.search(line)
-                if m and m.group(1).startswith(('passes/', '../passes')):
+                if m and resolve(p, m.group(1)).split(os.sep)[0] in ('passes', 'cli'):
                     errors.append('%s:%d includes %s' % (p, n, m.group(1)))
 
 for src, ex in exports.items():
