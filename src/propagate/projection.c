@@ -30,7 +30,7 @@ static void add_remaining(AxisList *out, AxisCursor *c, const Mesh *mesh)
  * what remains of its size; what cannot divide it overflows. */
 static bool project_major_factor(FactorSharding *fs, int64_t factor_size, AxisCursor *c, const Mesh *mesh)
 {
-    int64_t remaining = factor_size, g;
+    int64_t remaining = factor_size, g = 1; /* set whenever the axis is not size 1 */
     while (cursor_valid(c) && (c->current.size == 1 || (g = ir_gcd64(remaining, c->current.size)) > 1)) {
         if (c->current.size != 1 && c->current.size > g) {
             fs->axes.axes[fs->axes.count++] = (AxisRef){c->current.axis, c->current.pre_size, g};
