@@ -125,7 +125,7 @@ static int parse_option(CliParse *p, int argc, char **argv, int *i)
 int cli_parse(const CliCommand *cmd, int argc, char **argv, void *args, CliCommon *common)
 {
     CliParse p = {cmd, args, common, NULL, NULL};
-    bool options = true;
+    bool options = true, positional = false;
     for (int i = 1; i < argc; i++) {
         p.arg = argv[i];
         int status;
@@ -138,10 +138,13 @@ int cli_parse(const CliCommand *cmd, int argc, char **argv, void *args, CliCommo
         } else {
             p.flag = &cmd->flags[0];
             status = apply_flag(&p, p.arg);
+            positional = true;
         }
         if (status != CLI_OK)
             return status;
     }
+    if (!positional && cmd->missing_positional)
+        return cli_usage_error(cmd, "%s", cmd->missing_positional);
     return CLI_OK;
 }
 

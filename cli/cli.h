@@ -64,6 +64,9 @@ typedef struct CliCommand {
      * "--NAME" and the table's other spellings are options, and "--" ends
      * them. */
     bool dash_positionals;
+    /* The usage error when the positional argument (the first row) is not
+     * given, e.g. "no input file". */
+    const char *missing_positional;
     /* More usage lines in --help: other commands', then a literal one. */
     const struct CliCommand *const *others;   /* NULL-terminated, or NULL */
     const char *more_usage;

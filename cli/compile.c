@@ -116,6 +116,7 @@ static const CliCommand compile_command = {
                    "file, which is written only if the whole run succeeds.\n",
     .others = subcommands,
     .more_usage = "shardc --help | --version",
+    .missing_positional = "no input file",
 };
 
 /* Returns -1 to continue, else an exit status. */
@@ -126,8 +127,6 @@ static int parse_args(int argc, char **argv, CompileArgs *args)
     int status = cli_parse(&compile_command, argc, argv, args, &args->common);
     if (status >= 0)
         return status;
-    if (!args->input)
-        return cli_usage_error(&compile_command, "no input file");
     const char *config = args->common.config.path;
     if (config && strcmp(config, "-") == 0 && strcmp(args->input, "-") == 0)
         return cli_usage_error(&compile_command, "--config=- and the input '-' cannot both be standard input");

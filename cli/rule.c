@@ -128,6 +128,7 @@ const CliCommand cmd_rule_command = {
         "--size gives the size of a factor used only inside compound dims (i j).\n",
     .help_on_error = true,
     .dash_positionals = true,
+    .missing_positional = "missing the rule string",
 };
 
 /* Returns -1 to go on, else an exit status. */
@@ -136,10 +137,7 @@ static int parse_args(int argc, char **argv, Arena *arena, RuleArgs *args)
     memset(args, 0, sizeof *args);
     args->arena = arena;
     args->sizes = ARENA_ARRAY(arena, RuleFactorSize, argc);
-    int status = cli_parse(&cmd_rule_command, argc, argv, args, &args->common);
-    if (status < 0 && !args->rule)
-        return cli_usage_error(&cmd_rule_command, "missing the rule string");
-    return status;
+    return cli_parse(&cmd_rule_command, argc, argv, args, &args->common);
 }
 
 /* ---- the --types string: 'f32[8,16], f32[] -> f32[8,2]' ---- */

@@ -107,15 +107,13 @@ const CliCommand cmd_run_command = {
         "--transport=mpi runs device d on MPI rank d (mpirun -n DEVICES, build-mpi/shardc);\n"
         "an --inputs name with {device} names one file per device (docs/distributed.md).\n",
     .help_on_error = true,
+    .missing_positional = "no input file",
 };
 
 static int parse_run_args(int argc, char **argv, RunArgs *a)
 {
     memset(a, 0, sizeof *a);
-    int status = cli_parse(&cmd_run_command, argc, argv, a, &a->common);
-    if (status < 0 && !a->file)
-        return cli_usage_error(&cmd_run_command, "no input file");
-    return status;
+    return cli_parse(&cmd_run_command, argc, argv, a, &a->common);
 }
 
 /* ---- programs ---------------------------------------------------------------------------- */
