@@ -123,8 +123,8 @@ void config_free(Config *c)
 
 /* --config=FILE.yaml and --rules=NAME, the same for every subcommand: the
  * command line (cli/cli.c) hands such arguments to config_parse_arg and,
- * once they are all read, calls config_apply_cli; it reports the usage
- * errors these find. */
+ * once they are all read, calls config_apply_cli; the command line reports
+ * the usage errors these return (config.h). */
 
 ConfigArgResult config_parse_arg(ConfigArgs *args, const char *arg)
 {
