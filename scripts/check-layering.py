@@ -82,6 +82,7 @@ PREFIXES = {
     'kernels': 'kern_ tensor_ npy_ nditer_ rng_',
     'transport': 'transport_',
     'passes': 'pass_ pipeline_',
+    'mlir': 'mlir_',
     'cli': 'cli_ cmd_ run_dist_ visualize_ main',
 }
 

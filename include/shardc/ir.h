@@ -167,6 +167,11 @@ typedef struct Op Op;
 typedef struct Block Block;
 typedef struct Func Func;
 struct BoundRule;       /* opaque: src/rules/registry.c */
+/* What an op, function or module carried in MLIR that the IR does not
+ * model (its MLIR op name where several map onto one op kind, attributes
+ * kept to be printed back): opaque to every stage but src/mlir/, copied
+ * by clones, NULL for IR read from .shir. */
+struct MlirExtra;
 
 typedef struct Value {
     const char *name;   /* without the %; unique within its function */
@@ -197,6 +202,7 @@ struct Op {
     /* A custom op's rule string bound to its types by the verifier, or
      * NULL: rules_of_op (rules.h) reuses it for the same shapes. */
     const struct BoundRule *bound_rule;
+    const struct MlirExtra *mlir;
     Block *parent;
     Op *prev, *next;
     int id;             /* dense per-module numbering, for pass side tables */
@@ -222,6 +228,7 @@ struct Func {
     Sharding **result_shardings; /* entries may be NULL */
     LogicalAxes **result_logical; /* NULL, or entries that may be NULL */
     Loc *result_locs;
+    const struct MlirExtra *mlir;
 };
 
 typedef struct Module {
@@ -240,6 +247,7 @@ typedef struct Module {
     int ops_created[OP_COUNT];
     int logical_annotations;
     int64_t largest_value_bytes;    /* of every value created; INT64_MAX on overflow */
+    const struct MlirExtra *mlir;
 } Module;
 
 /* ---- construction and queries (ir.c) ------------------------------------- */
