@@ -33,7 +33,8 @@ CFLAGS_ALL = $(CFLAGS_WARN) $(OPT) -g $(SANFLAGS) $(CFLAGS)
 LDLIBS_ALL = -lopenblas -lyaml -lpthread -lm $(LDLIBS)
 
 LIB_SRC  = $(wildcard src/*/*.c) $(wildcard passes/*.c) $(filter-out cli/main.c,$(wildcard cli/*.c))
-GEN_SRC  = $(BUILD)/gen/parser.c $(BUILD)/gen/lexer.c
+GEN_SRC  = $(BUILD)/gen/parser.c $(BUILD)/gen/lexer.c $(BUILD)/gen/mlir_parser.c $(BUILD)/gen/mlir_lexer.c
+GEN_HDR  = $(BUILD)/gen/parser.h $(BUILD)/gen/lexer.h $(BUILD)/gen/mlir_parser.h $(BUILD)/gen/mlir_lexer.h
 LIB_OBJ  = $(LIB_SRC:%.c=$(BUILD)/obj/%.o) $(GEN_SRC:$(BUILD)/gen/%.c=$(BUILD)/obj/gen/%.o)
 UNIT_SRC = $(wildcard tests/unit/test_*.c)
 UNIT_BIN = $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
@@ -50,11 +51,19 @@ $(BUILD)/gen/lexer.c $(BUILD)/gen/lexer.h &: grammar/lexer.l $(BUILD)/gen/parser
 	@mkdir -p $(BUILD)/gen
 	flex --header-file=$(BUILD)/gen/lexer.h -o $(BUILD)/gen/lexer.c $<
 
-$(BUILD)/obj/gen/%.o: $(BUILD)/gen/%.c $(BUILD)/gen/parser.h $(BUILD)/gen/lexer.h $(HEADERS)
+$(BUILD)/gen/mlir_parser.c $(BUILD)/gen/mlir_parser.h &: grammar/mlir_parser.y
+	@mkdir -p $(BUILD)/gen
+	bison -Wall -Werror --defines=$(BUILD)/gen/mlir_parser.h -o $(BUILD)/gen/mlir_parser.c $<
+
+$(BUILD)/gen/mlir_lexer.c $(BUILD)/gen/mlir_lexer.h &: grammar/mlir_lexer.l $(BUILD)/gen/mlir_parser.h
+	@mkdir -p $(BUILD)/gen
+	flex --header-file=$(BUILD)/gen/mlir_lexer.h -o $(BUILD)/gen/mlir_lexer.c $<
+
+$(BUILD)/obj/gen/%.o: $(BUILD)/gen/%.c $(GEN_HDR) $(HEADERS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) -Wno-unused-function -Wno-sign-compare -c $< -o $@
 
-$(BUILD)/obj/%.o: %.c $(HEADERS) $(BUILD)/gen/parser.h $(BUILD)/gen/lexer.h
+$(BUILD)/obj/%.o: %.c $(HEADERS) $(GEN_HDR)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) -c $< -o $@
 

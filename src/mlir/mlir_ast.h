@@ -81,6 +81,7 @@ typedef struct MlirSharding {
     MlirList dims;              /* MlirDimSharding* */
     MlirList replicated;        /* MlirAxisRef* */
     MlirList unreduced;         /* MlirAxisRef* */
+    const char *unreduced_kind; /* unreduced=max{...}: "max", or NULL (sum) */
     Loc loc;
 } MlirSharding;
 
@@ -147,6 +148,11 @@ struct MlirAttr {
     MlirMesh *mesh;
 };
 
+/* The attribute an op shardc does not map carries when its custom form had
+ * items the parser did not read (convolution's dim_numbers): such an op
+ * cannot be printed back, only reported. */
+#define MLIR_UNREAD_ITEMS "mlir.unread_custom_form"
+
 /* The value of the named attribute in a dict list (MlirNamedAttr*), or NULL. */
 MlirAttr *mlir_dict_get(const MlirList *dict, const char *name);
 
@@ -198,6 +204,11 @@ struct MlirOp {
     MlirList operand_types;     /* MlirType* */
     MlirList result_types;      /* MlirType* */
     bool generic;               /* written in the generic "quoted" form */
+    /* A custom form's signature that is a plain type list (`: tensor<8xf32>`):
+     * which types are the operands' and which the results' is settled once
+     * the result count is known (mlir_finish_op). */
+    MlirList sig_types;
+    bool sig_pending;
     const char *loc_text;       /* trailing loc(...), as written, or NULL */
 };
 

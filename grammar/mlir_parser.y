@@ -1,0 +1,565 @@
+/* The MLIR grammar: modules of sdy meshes and func.funcs whose ops are
+ * written in MLIR's generic form or in the custom forms StableHLO, sdy and
+ * func print (docs/mlir.md). A pure, reentrant parser that stops at the
+ * first syntax error, as mlir-opt does.
+ *
+ * Custom forms differ per op; the grammar reads any of them as an op name,
+ * a sequence of items (values, keywords, `key = value`, attribute values,
+ * attribute dicts, parenthesized groups, regions) up to the `:` type
+ * signature, and what may follow it (reduce's `reducer`, while's
+ * `cond`/`do`, `attributes {...}`). src/mlir/parse_custom.c knows each
+ * op's form and turns the items into the generic op: every op leaves the
+ * parser as one MlirOp (mlir_ast.h). The scanner tells attribute names
+ * (`key =`, unit `key,`) from other identifiers, which keeps the places
+ * where `{` opens either an attribute dict or a region LALR(1). */
+%require "3.8"
+%define api.pure full
+%define api.prefix {mlir_yy}
+%define parse.error detailed
+/* An op written without a `:` signature (`return`, `sdy.return`) ends where
+ * its items do: a value, identifier, string or alias after it is read as
+ * one more item (shift), so such ops end a block, as they do in practice. */
+%expect 4
+%locations
+%parse-param {MlirParseCtx *ctx}
+%lex-param {MlirParseCtx *ctx}
+
+%code requires {
+#include <stdint.h>
+#include "mlir/mlir_parse_ctx.h"
+/* Locations carry byte offsets too, so that an attribute's source text can
+ * be kept whole (mlir_span_text). */
+typedef struct MlirSpan {
+    int first_line, first_column, last_line, last_column;
+    int first_offset, last_offset;
+} MlirSpan;
+#define MLIR_YYLTYPE MlirSpan
+#define MLIR_YYLTYPE_IS_DECLARED 1
+#define YYLLOC_DEFAULT(cur, rhs, n) do {                                    \
+        if (n) {                                                            \
+            (cur).first_line = YYRHSLOC(rhs, 1).first_line;                 \
+            (cur).first_column = YYRHSLOC(rhs, 1).first_column;             \
+            (cur).first_offset = YYRHSLOC(rhs, 1).first_offset;             \
+            (cur).last_line = YYRHSLOC(rhs, n).last_line;                   \
+            (cur).last_column = YYRHSLOC(rhs, n).last_column;               \
+            (cur).last_offset = YYRHSLOC(rhs, n).last_offset;               \
+        } else {                                                            \
+            (cur).first_line = (cur).last_line = YYRHSLOC(rhs, 0).last_line; \
+            (cur).first_column = (cur).last_column = YYRHSLOC(rhs, 0).last_column; \
+            (cur).first_offset = (cur).last_offset = YYRHSLOC(rhs, 0).last_offset; \
+        }                                                                   \
+    } while (0)
+}
+
+%code {
+#include <string.h>
+int mlir_scan_lex(MLIR_YYSTYPE *lval, MLIR_YYLTYPE *lloc, void *scanner);
+/* A LEX_ERROR token was reported by the scanner already; the syntax error
+ * it causes is not reported again. */
+static int mlir_yylex(MLIR_YYSTYPE *lval, MLIR_YYLTYPE *lloc, MlirParseCtx *ctx)
+{
+    int token = mlir_scan_lex(lval, lloc, ctx->scanner);
+    if (token != LEX_ERROR)
+        ctx->lex_error_pending = false;
+    return token;
+}
+static void mlir_yyerror(MLIR_YYLTYPE *lloc, MlirParseCtx *ctx, const char *msg);
+#define L(yyl) ((Loc){ctx->file, (yyl).first_line, (yyl).first_column})
+#define PUSH(list, item) mlir_list_push(ctx->arena, &(list), (item))
+/* An attribute value's text as written, kept for what the importer does
+ * not model and prints back. */
+#define SPAN(attr, yyl) mlir_keep_text(ctx, (attr), (yyl).first_offset, (yyl).last_offset)
+#define NEW(type) ((type *)arena_alloc(ctx->arena, sizeof(type)))
+static MlirSyntaxItem *item_new(MlirParseCtx *ctx, MlirSyntaxKind kind, Loc loc)
+{
+    MlirSyntaxItem *it = NEW(MlirSyntaxItem);
+    it->kind = kind;
+    it->loc = loc;
+    return it;
+}
+static MlirList list_of(MlirParseCtx *ctx, void *item)
+{
+    MlirList l = {0};
+    PUSH(l, item);
+    return l;
+}
+}
+
+%union {
+    const char *s;
+    MlirList list;
+    MlirList *plist;
+    MlirType *type;
+    MlirAttr *attr;
+    MlirNamedAttr *named;
+    MlirOp *op;
+    MlirRegion *region;
+    MlirBlock *block;
+    MlirBlockArg *barg;
+    MlirResultDef *rdef;
+    MlirSyntaxItem *item;
+    MlirCustomSyntax *custom;
+    MlirTypeSig sig;
+    MlirSharding *sharding;
+    MlirDimSharding *dim;
+    MlirAxisRef *axis;
+    MlirMesh *mesh;
+    MlirMeshAxis *mesh_axis;
+    MlirRule *rule;
+    MlirFunc *func;
+}
+
+%token KW_MODULE "'module'" KW_FUNC "'func.func'" KW_SDY_MESH "'sdy.mesh'"
+%token KW_ATTRIBUTES "'attributes'" KW_REDUCER "'reducer'" KW_COND "'cond'" KW_DO "'do'"
+%token ARROW "'->'" SDY_SHARDING "'#sdy.sharding<'" SDY_PER_VALUE "'#sdy.sharding_per_value<'"
+%token SDY_RULE "'#sdy.op_sharding_rule<'" SDY_MESH "'#sdy.mesh<'" MESH_OPEN "'mesh<'"
+%token LEX_ERROR "invalid token"
+%token <s> TYPE "type" DENSE "dense literal" DENSE_ARRAY "array literal" DIALECT_ATTR "dialect attribute"
+%token <s> ALIAS "alias" LOC_TEXT "location" BLOCK_LABEL "block label" FLOAT "float" INT "integer"
+%token <s> VALUE_ID "value name" SYMBOL "symbol" ATTR_KEY "attribute name" UNIT_KEY "unit attribute"
+%token <s> BARE_ID "identifier" STRING "string"
+
+%type <s> keyword opt_symbol opt_visibility opt_loc opt_priority
+%type <list> top_items func_args opt_func_args func_results result_list dict dict_entries
+%type <list> opt_types types items paren_items opt_uses uses result_defs block_args opt_block_args
+%type <list> regions opt_region_list opt_props opt_dict opt_fattrs ops ops1 mesh_axes opt_mesh_axes
+%type <list> dims opt_dims axis_list shardings opt_shardings factor_dim_lists opt_factor_dim_lists
+%type <list> keywords opt_keywords array_elems reducer_groups opt_attributes opt_module_attrs
+%type <plist> factor_dims
+%type <type> type
+%type <attr> value value_nb value_nk array array_elem brace_value angle sdy_attr axis_set
+%type <named> dict_entry
+%type <op> op_stmt op_body generic_op custom_op
+%type <custom> custom_head
+%type <region> region region_ne
+%type <block> labeled_block
+%type <barg> block_arg func_arg
+%type <rdef> result_def
+%type <item> item paren_item brace_item
+%type <sig> type_sig
+%type <sharding> sharding_body sharding_elem
+%type <dim> dim
+%type <axis> axis_ref
+%type <mesh> mesh_body
+%type <mesh_axis> mesh_axis
+%type <rule> rule_body
+%type <func> func_decl
+
+%%
+
+file
+    : top_items                 { ctx->module->items = $1; }
+    | KW_MODULE opt_symbol opt_module_attrs '{' top_items '}' opt_loc top_items
+        {
+            ctx->module->explicit_module = true;
+            ctx->module->name = $2;
+            ctx->module->attrs = $3;
+            ctx->module->items = $5;
+            for (int i = 0; i < $8.count; i++)
+                PUSH(ctx->module->items, $8.items[i]);
+        }
+    ;
+
+opt_symbol: %empty { $$ = NULL; } | SYMBOL { $$ = $1; } ;
+opt_module_attrs: %empty { $$ = (MlirList){0}; } | KW_ATTRIBUTES dict { $$ = $2; } ;
+
+top_items
+    : %empty                    { $$ = (MlirList){0}; }
+    | top_items KW_SDY_MESH SYMBOL '=' '<' mesh_body '>' opt_loc
+        {
+            MlirMeshDecl *d = NEW(MlirMeshDecl);
+            *d = (MlirMeshDecl){$3, $6, L(@2)};
+            MlirItem *it = NEW(MlirItem);
+            *it = (MlirItem){.kind = MT_ITEM_MESH, .mesh = d};
+            $$ = $1; PUSH($$, it);
+        }
+    | top_items func_decl
+        {
+            MlirItem *it = NEW(MlirItem);
+            *it = (MlirItem){.kind = MT_ITEM_FUNC, .func = $2};
+            $$ = $1; PUSH($$, it);
+        }
+    | top_items ALIAS '=' LOC_TEXT
+        { $$ = $1; PUSH(ctx->module->loc_aliases, mlir_named(ctx, $2, mlir_build_raw(ctx, MA_DIALECT, $4, L(@4)), L(@2))); }
+    | top_items op_stmt
+        {
+            MlirItem *it = NEW(MlirItem);
+            *it = (MlirItem){.kind = MT_ITEM_OP, .op = $2};
+            $$ = $1; PUSH($$, it);
+        }
+    ;
+
+/* ---- functions ---- */
+
+func_decl
+    : KW_FUNC opt_visibility SYMBOL '(' opt_func_args ')' result_list opt_fattrs opt_loc
+        {
+            $$ = mlir_build_func(ctx, $3, $2, &$5, &$7, &$8, L(@3));
+            $$->loc_text = $9;
+        }
+    | KW_FUNC opt_visibility SYMBOL '(' opt_func_args ')' result_list opt_fattrs region opt_loc
+        {
+            $$ = mlir_build_func(ctx, $3, $2, &$5, &$7, &$8, L(@3));
+            $$->body = $9;
+            $$->loc_text = $10;
+        }
+    ;
+
+opt_visibility: %empty { $$ = NULL; } | BARE_ID { $$ = $1; } ;
+opt_fattrs: %empty { $$ = (MlirList){0}; } | KW_ATTRIBUTES dict { $$ = $2; } ;
+
+opt_func_args: %empty { $$ = (MlirList){0}; } | func_args ;
+func_args
+    : func_arg                  { $$ = list_of(ctx, $1); }
+    | func_args ',' func_arg    { $$ = $1; PUSH($$, $3); }
+    ;
+func_arg
+    : VALUE_ID ':' type opt_dict opt_loc
+        { $$ = NEW(MlirBlockArg); *$$ = (MlirBlockArg){$1, $3, $4, L(@1)}; }
+    ;
+
+/* Each entry is an MlirBlockArg with no name: a result type and its attributes. */
+result_list
+    : %empty                    { $$ = (MlirList){0}; }
+    | ARROW type                { MlirBlockArg *r = NEW(MlirBlockArg); *r = (MlirBlockArg){NULL, $2, {0}, L(@2)};
+                                  $$ = list_of(ctx, r); }
+    | ARROW '(' ')'             { $$ = (MlirList){0}; }
+    | ARROW '(' func_results ')' { $$ = $3; }
+    ;
+func_results
+    : type opt_dict             { MlirBlockArg *r = NEW(MlirBlockArg); *r = (MlirBlockArg){NULL, $1, $2, L(@1)};
+                                  $$ = list_of(ctx, r); }
+    | func_results ',' type opt_dict
+        { MlirBlockArg *r = NEW(MlirBlockArg); *r = (MlirBlockArg){NULL, $3, $4, L(@3)};
+          $$ = $1; PUSH($$, r); }
+    ;
+
+/* ---- regions and blocks ---- */
+
+/* A region that may be empty (a function body, a generic op's region list). */
+region
+    : '{' '}'                   { $$ = mlir_build_region(ctx, NULL, L(@1)); }
+    | region_ne                 { $$ = $1; }
+    ;
+
+/* A region with at least one op or block: where `{` may also open an
+ * attribute dict, `{}` is the dict. */
+region_ne
+    : '{' ops1 '}'              { $$ = mlir_build_region(ctx, mlir_build_block(ctx, NULL, NULL, &$2, L(@1)), L(@1)); }
+    | '{' labeled_block '}'     { $$ = mlir_build_region(ctx, $2, L(@1)); }
+    ;
+
+labeled_block
+    : BLOCK_LABEL opt_block_args ':' ops { $$ = mlir_build_block(ctx, $1, &$2, &$4, L(@1)); }
+    ;
+opt_block_args: %empty { $$ = (MlirList){0}; } | '(' block_args ')' { $$ = $2; } ;
+block_args
+    : block_arg                 { $$ = list_of(ctx, $1); }
+    | block_args ',' block_arg  { $$ = $1; PUSH($$, $3); }
+    ;
+block_arg
+    : VALUE_ID ':' type opt_loc { $$ = NEW(MlirBlockArg); *$$ = (MlirBlockArg){$1, $3, {0}, L(@1)}; }
+    ;
+
+ops: %empty { $$ = (MlirList){0}; } | ops1 ;
+ops1
+    : op_stmt                   { $$ = list_of(ctx, $1); }
+    | ops1 op_stmt              { $$ = $1; PUSH($$, $2); }
+    ;
+
+/* ---- ops ---- */
+
+op_stmt
+    : result_defs '=' op_body opt_loc   { $$ = mlir_finish_op(ctx, $3, &$1, $4, L(@1)); if (!$$) YYABORT; }
+    | op_body opt_loc                   { $$ = mlir_finish_op(ctx, $1, NULL, $2, L(@1)); if (!$$) YYABORT; }
+    ;
+
+result_defs
+    : result_def                { $$ = list_of(ctx, $1); }
+    | result_defs ',' result_def { $$ = $1; PUSH($$, $3); }
+    ;
+result_def
+    : VALUE_ID                  { $$ = NEW(MlirResultDef); *$$ = (MlirResultDef){$1, 1, L(@1)}; }
+    | VALUE_ID ':' INT          { $$ = NEW(MlirResultDef); *$$ = (MlirResultDef){$1, (int)mlir_int_value(ctx, $3, L(@3)), L(@1)}; }
+    ;
+
+op_body: generic_op | custom_op ;
+
+generic_op
+    : STRING '(' opt_uses ')' opt_props opt_region_list opt_dict ':' type_sig
+        { $$ = mlir_build_generic(ctx, $1, L(@1), &$3, &$5, &$6, &$7, &$9); if (!$$) YYABORT; }
+    ;
+opt_uses: %empty { $$ = (MlirList){0}; } | uses ;
+uses
+    : VALUE_ID                  { $$ = list_of(ctx, mlir_build_use(ctx, $1, L(@1))); }
+    | uses ',' VALUE_ID         { $$ = $1; PUSH($$, mlir_build_use(ctx, $3, L(@3))); }
+    ;
+opt_props: %empty { $$ = (MlirList){0}; } | '<' dict '>' { $$ = $2; } ;
+opt_region_list: %empty { $$ = (MlirList){0}; } | '(' regions ')' { $$ = $2; } ;
+regions
+    : region                    { $$ = list_of(ctx, $1); }
+    | regions ',' region        { $$ = $1; PUSH($$, $3); }
+    ;
+opt_dict: %empty { $$ = (MlirList){0}; } | dict ;
+
+custom_op
+    : custom_head               { $$ = mlir_custom_op(ctx, $1); if (!$$) YYABORT; }
+    | custom_head ':' type_sig opt_attributes
+        { $1->sig = $3; $1->attributes = $4; $$ = mlir_custom_op(ctx, $1); if (!$$) YYABORT; }
+    | custom_head ':' type_sig opt_attributes KW_REDUCER reducer_groups region
+        {
+            $1->sig = $3; $1->attributes = $4; $1->reducer_args = $6;
+            PUSH($1->trailing_regions, $7);
+            $$ = mlir_custom_op(ctx, $1); if (!$$) YYABORT;
+        }
+    | custom_head ':' type_sig opt_attributes KW_COND region KW_DO region
+        {
+            $1->sig = $3; $1->attributes = $4;
+            PUSH($1->trailing_regions, $6); PUSH($1->trailing_regions, $8);
+            $$ = mlir_custom_op(ctx, $1); if (!$$) YYABORT;
+        }
+    ;
+custom_head
+    : BARE_ID items
+        { $$ = NEW(MlirCustomSyntax); $$->name = $1; $$->name_loc = L(@1); $$->items = $2; }
+    ;
+opt_attributes: %empty { $$ = (MlirList){0}; } | KW_ATTRIBUTES dict { $$ = $2; } ;
+reducer_groups
+    : '(' block_args ')'        { MlirList *l = NEW(MlirList); *l = $2; $$ = list_of(ctx, l); }
+    | reducer_groups '(' block_args ')' { MlirList *l = NEW(MlirList); *l = $3; $$ = $1; PUSH($$, l); }
+    ;
+
+items
+    : %empty                    { $$ = (MlirList){0}; }
+    | items item                { $$ = $1; PUSH($$, $2); }
+    | items ','                 { $$ = $1; }
+    ;
+item
+    : VALUE_ID                  { $$ = item_new(ctx, MI_USE, L(@1)); $$->use = mlir_build_use(ctx, $1, L(@1)); }
+    | keyword                   { $$ = item_new(ctx, MI_KEYWORD, L(@1)); $$->name = $1; }
+    | ATTR_KEY '=' value        { $$ = item_new(ctx, MI_NAMED, L(@1)); $$->name = $1; $$->attr = SPAN($3, @3); }
+    | value_nk                  { $$ = item_new(ctx, MI_ATTR, L(@1)); $$->attr = SPAN($1, @1); }
+    | brace_item                { $$ = $1; }
+    | '(' paren_items ')'       { $$ = item_new(ctx, MI_PARENS, L(@1)); $$->list = $2; }
+    | ARROW                     { $$ = item_new(ctx, MI_ARROW, L(@1)); }
+    ;
+brace_item
+    : '{' '}'                   { $$ = item_new(ctx, MI_DICT, L(@1)); }
+    | '{' dict_entries '}'      { $$ = item_new(ctx, MI_DICT, L(@1)); $$->list = $2; }
+    | '{' dict_entries ',' '}'  { $$ = item_new(ctx, MI_DICT, L(@1)); $$->list = $2; }
+    | axis_set                  { $$ = item_new(ctx, MI_ATTR, L(@1)); $$->attr = $1; }
+    | region_ne                 { $$ = item_new(ctx, MI_REGION, L(@1)); $$->region = $1; }
+    ;
+paren_items
+    : %empty                    { $$ = (MlirList){0}; }
+    | paren_items paren_item    { $$ = $1; PUSH($$, $2); }
+    | paren_items ','           { $$ = $1; }
+    ;
+paren_item
+    : item                      { $$ = $1; }
+    | ':'                       { $$ = item_new(ctx, MI_COLON, L(@1)); }
+    | '='                       { $$ = item_new(ctx, MI_KEYWORD, L(@1)); $$->name = "="; }
+    ;
+
+keyword: BARE_ID | UNIT_KEY ;
+
+/* ---- types ---- */
+
+type_sig
+    : '(' opt_types ')' ARROW type         { $$ = (MlirTypeSig){true, $2, list_of(ctx, $5), true}; }
+    | '(' opt_types ')' ARROW '(' opt_types ')' { $$ = (MlirTypeSig){true, $2, $6, true}; }
+    | types                                { $$ = (MlirTypeSig){false, $1, {0}, true}; }
+    ;
+opt_types: %empty { $$ = (MlirList){0}; } | types ;
+types
+    : type                      { $$ = list_of(ctx, $1); }
+    | types ',' type            { $$ = $1; PUSH($$, $3); }
+    ;
+type
+    : TYPE                      { $$ = mlir_build_type(ctx, $1, L(@1)); if (!$$) YYABORT; }
+    | keyword                   { $$ = mlir_build_type(ctx, $1, L(@1)); if (!$$) YYABORT; }
+    ;
+
+/* ---- attributes ---- */
+
+dict
+    : '{' '}'                   { $$ = (MlirList){0}; }
+    | '{' dict_entries '}'      { $$ = $2; }
+    | '{' dict_entries ',' '}'  { $$ = $2; }
+    ;
+dict_entries
+    : dict_entry                { $$ = list_of(ctx, $1); }
+    | dict_entries ',' dict_entry { $$ = $1; PUSH($$, $3); }
+    ;
+dict_entry
+    : ATTR_KEY '=' value        { $$ = mlir_named(ctx, $1, SPAN($3, @3), L(@1)); }
+    | ATTR_KEY '=' value ':' type { $$ = mlir_named(ctx, $1, mlir_typed(ctx, SPAN($3, @3), $5), L(@1)); }
+    | UNIT_KEY                  { $$ = mlir_named(ctx, $1, mlir_attr_new(ctx, MA_UNIT, L(@1)), L(@1)); }
+    ;
+
+value
+    : value_nb                  { $$ = $1; }
+    | brace_value               { $$ = $1; }
+    ;
+value_nb
+    : value_nk                  { $$ = $1; }
+    | keyword                   { $$ = mlir_build_keyword(ctx, $1, L(@1)); }
+    ;
+/* An attribute value that is neither a keyword nor braced. */
+value_nk
+    : INT                       { $$ = mlir_build_int(ctx, $1, L(@1)); }
+    | FLOAT                     { $$ = mlir_build_float(ctx, $1, L(@1)); }
+    | STRING                    { $$ = mlir_attr_new(ctx, MA_STRING, L(@1)); $$->s = $1; }
+    | SYMBOL                    { $$ = mlir_attr_new(ctx, MA_SYMBOL, L(@1)); $$->s = $1; }
+    | DENSE                     { $$ = mlir_build_raw(ctx, MA_DENSE, $1, L(@1)); }
+    | DENSE_ARRAY               { $$ = mlir_build_dense_array(ctx, $1, L(@1)); if (!$$) YYABORT; }
+    | DIALECT_ATTR              { $$ = mlir_build_raw(ctx, MA_DIALECT, $1, L(@1)); }
+    | ALIAS                     { $$ = mlir_build_raw(ctx, MA_DIALECT, $1, L(@1)); }
+    | TYPE                      { $$ = mlir_attr_new(ctx, MA_TYPE, L(@1));
+                                  $$->type = mlir_build_type(ctx, $1, L(@1)); if (!$$->type) YYABORT; }
+    | array                     { $$ = $1; }
+    | angle                     { $$ = $1; }
+    | sdy_attr                  { $$ = $1; }
+    ;
+brace_value
+    : '{' '}'                   { $$ = mlir_attr_new(ctx, MA_DICT, L(@1)); }
+    | '{' dict_entries '}'      { $$ = mlir_attr_new(ctx, MA_DICT, L(@1)); $$->items = $2; }
+    | '{' dict_entries ',' '}'  { $$ = mlir_attr_new(ctx, MA_DICT, L(@1)); $$->items = $2; }
+    | axis_set                  { $$ = $1; }
+    ;
+axis_set
+    : '{' axis_list '}'         { $$ = mlir_attr_new(ctx, MA_AXES, L(@1)); $$->items = $2; }
+    ;
+
+array
+    : '[' ']'                   { $$ = mlir_attr_new(ctx, MA_ARRAY, L(@1)); }
+    | '[' array_elems ']'       { $$ = mlir_build_array(ctx, &$2, L(@1)); }
+    ;
+array_elems
+    : array_elem                { $$ = list_of(ctx, $1); }
+    | array_elems ',' array_elem { $$ = $1; PUSH($$, $3); }
+    ;
+/* Arrays hold attribute values, slice ranges `0:8:2` (stablehlo.slice),
+ * per-dim axes `{"a"}` (sdy collectives, shardings) and all_to_all's
+ * `{"a"}: 0->1`. */
+array_elem
+    : value_nb                  { $$ = $1; }
+    | '{' dict_entries '}'      { $$ = mlir_attr_new(ctx, MA_DICT, L(@1)); $$->items = $2; }
+    | dim                       { $$ = mlir_dim_attr(ctx, $1, -1, -1); }
+    | dim ':' INT ARROW INT     { $$ = mlir_dim_attr(ctx, $1, mlir_int_value(ctx, $3, L(@3)), mlir_int_value(ctx, $5, L(@5))); }
+    | INT ':' INT               { $$ = mlir_build_range(ctx, $1, $3, NULL, L(@1)); }
+    | INT ':' INT ':' INT       { $$ = mlir_build_range(ctx, $1, $3, $5, L(@1)); }
+    ;
+
+angle
+    : '<' sharding_body '>'     { $$ = mlir_attr_new(ctx, MA_SHARDING, L(@1)); $$->sharding = $2; }
+    | '<' STRING '>'            { $$ = mlir_attr_new(ctx, MA_STRING, L(@2)); $$->s = $2; }
+    | '<' mesh_body '>'         { $$ = mlir_attr_new(ctx, MA_MESH, L(@1)); $$->mesh = $2; }
+    | '<' dict '>'              { $$ = mlir_attr_new(ctx, MA_DICT, L(@1)); $$->items = $2; }
+    ;
+sdy_attr
+    : SDY_SHARDING sharding_body '>' { $$ = mlir_attr_new(ctx, MA_SHARDING, L(@1)); $$->sharding = $2; }
+    | SDY_PER_VALUE '[' opt_shardings ']' '>'
+        { $$ = mlir_attr_new(ctx, MA_SHARDINGS, L(@1)); $$->shardings = $3; }
+    | SDY_RULE rule_body '>'    { $$ = mlir_attr_new(ctx, MA_RULE, L(@1)); $$->rule = $2; }
+    | SDY_MESH mesh_body '>'    { $$ = mlir_attr_new(ctx, MA_MESH, L(@1)); $$->mesh = $2; }
+    ;
+opt_shardings: %empty { $$ = (MlirList){0}; } | shardings ;
+shardings
+    : sharding_elem             { $$ = list_of(ctx, $1); }
+    | shardings ',' sharding_elem { $$ = $1; PUSH($$, $3); }
+    ;
+sharding_elem
+    : '<' sharding_body '>'     { $$ = $2; }
+    | SDY_SHARDING sharding_body '>' { $$ = $2; }
+    ;
+
+/* ---- sdy shardings and meshes ---- */
+
+sharding_body
+    : SYMBOL ',' '[' opt_dims ']'
+        { $$ = NEW(MlirSharding); $$->mesh_name = $1; $$->dims = $4; $$->loc = L(@1); }
+    | MESH_OPEN mesh_body '>' ',' '[' opt_dims ']'
+        { $$ = NEW(MlirSharding); $$->inline_mesh = $2; $$->dims = $6; $$->loc = L(@1); }
+    | sharding_body ',' ATTR_KEY '=' brace_value
+        { $$ = $1; mlir_sharding_option(ctx, $$, $3, NULL, $5, L(@3)); }
+    | sharding_body ',' ATTR_KEY '=' keyword brace_value
+        { $$ = $1; mlir_sharding_option(ctx, $$, $3, $5, $6, L(@3)); }
+    ;
+opt_dims: %empty { $$ = (MlirList){0}; } | dims ;
+dims
+    : dim                       { $$ = list_of(ctx, $1); }
+    | dims ',' dim              { $$ = $1; PUSH($$, $3); }
+    ;
+dim
+    : '{' '}' opt_priority              { $$ = mlir_build_dim(ctx, NULL, false, $3, L(@1)); }
+    | '{' '?' '}' opt_priority          { $$ = mlir_build_dim(ctx, NULL, true, $4, L(@1)); }
+    | '{' axis_list '}' opt_priority    { $$ = mlir_build_dim(ctx, &$2, false, $4, L(@1)); }
+    | '{' axis_list ',' '?' '}' opt_priority { $$ = mlir_build_dim(ctx, &$2, true, $6, L(@1)); }
+    ;
+opt_priority: %empty { $$ = NULL; } | keyword { $$ = $1; } ;
+axis_list
+    : axis_ref                  { $$ = list_of(ctx, $1); }
+    | axis_list ',' axis_ref    { $$ = $1; PUSH($$, $3); }
+    ;
+axis_ref
+    : STRING                    { $$ = mlir_build_axis(ctx, $1, 1, 0, L(@1)); }
+    | STRING ':' '(' INT ')' INT
+        { $$ = mlir_build_axis(ctx, $1, mlir_int_value(ctx, $4, L(@4)), mlir_int_value(ctx, $6, L(@6)), L(@1)); }
+    ;
+
+mesh_body
+    : '[' opt_mesh_axes ']'     { $$ = NEW(MlirMesh); $$->axes = $2; $$->loc = L(@1); }
+    | mesh_body ',' ATTR_KEY '=' value { $$ = $1; mlir_mesh_option(ctx, $$, $3, $5, L(@3)); }
+    ;
+opt_mesh_axes: %empty { $$ = (MlirList){0}; } | mesh_axes ;
+mesh_axes
+    : mesh_axis                 { $$ = list_of(ctx, $1); }
+    | mesh_axes ',' mesh_axis   { $$ = $1; PUSH($$, $3); }
+    ;
+mesh_axis
+    : STRING '=' INT            { $$ = NEW(MlirMeshAxis); *$$ = (MlirMeshAxis){$1, mlir_int_value(ctx, $3, L(@3)), L(@1)}; }
+    ;
+
+/* ---- sdy op sharding rules ---- */
+
+rule_body
+    : '(' opt_factor_dim_lists ')' ARROW '(' opt_factor_dim_lists ')'
+        { $$ = NEW(MlirRule); $$->operands = $2; $$->results = $6; $$->loc = L(@1); ctx->rule = $$; }
+    | rule_body '{' factor_sizes '}'    { $$ = $1; }
+    | rule_body ATTR_KEY '=' '{' opt_keywords '}'
+        { $$ = $1; mlir_rule_factors(ctx, $$, $2, &$5, L(@2)); }
+    | rule_body ',' keyword     { $$ = $1; mlir_rule_flag(ctx, $$, $3, L(@3)); }
+    ;
+factor_sizes
+    : factor_size
+    | factor_sizes ',' factor_size
+    ;
+factor_size
+    : ATTR_KEY '=' INT          { mlir_rule_size(ctx, ctx->rule, $1, mlir_int_value(ctx, $3, L(@3)), L(@1)); }
+    ;
+opt_factor_dim_lists: %empty { $$ = (MlirList){0}; } | factor_dim_lists ;
+factor_dim_lists
+    : factor_dims               { $$ = list_of(ctx, $1); }
+    | factor_dim_lists ',' factor_dims { $$ = $1; PUSH($$, $3); }
+    ;
+factor_dims
+    : '[' opt_keywords ']'      { $$ = mlir_rule_dims(ctx, &$2, L(@1)); if (!$$) YYABORT; }
+    ;
+opt_keywords: %empty { $$ = (MlirList){0}; } | keywords ;
+keywords
+    : keyword                   { $$ = list_of(ctx, (void *)$1); }
+    | keywords ',' keyword      { $$ = $1; PUSH($$, (void *)$3); }
+    ;
+
+opt_loc: %empty { $$ = NULL; } | LOC_TEXT { $$ = $1; } ;
+
+%%
+
+static void mlir_yyerror(MLIR_YYLTYPE *lloc, MlirParseCtx *ctx, const char *msg)
+{
+    ctx->syntax_errors++;
+    if (ctx->lex_error_pending)
+        return;
+    diag_error(ctx->diag, L(*lloc), "%s", msg);
+}

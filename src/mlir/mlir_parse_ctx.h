@@ -1,0 +1,149 @@
+/* State shared by the MLIR scanner, the bison parser and the AST builder
+ * while one file is parsed. Internal to src/mlir/ and grammar/mlir_*. */
+#ifndef SHARDC_MLIR_PARSE_CTX_H
+#define SHARDC_MLIR_PARSE_CTX_H
+#include <stdbool.h>
+#include "mlir/mlir_ast.h"
+
+typedef struct MlirParseCtx {
+    Arena *arena;
+    DiagEngine *diag;
+    const char *file;
+    void *scanner;
+    MlirModule *module;
+    int syntax_errors;
+    bool lex_error_pending;     /* the scanner reported this token already */
+    int nesting;                /* open brackets and regions */
+    MlirRule *rule;             /* the op sharding rule being read */
+    const char *text;           /* the whole input, for attributes' source text */
+    size_t len;
+} MlirParseCtx;
+
+/* ---- scanner helpers (parse_lex.c) ---- */
+
+typedef struct MlirTextBuf {
+    char *data;
+    int len, cap;
+} MlirTextBuf;
+
+MlirTextBuf mlir_text_begin(MlirParseCtx *ctx, const char *text, int len);
+void mlir_text_add(MlirParseCtx *ctx, MlirTextBuf *buf, char c);
+const char *mlir_text_end(MlirParseCtx *ctx, MlirTextBuf *buf);
+const char *mlir_lex_intern(MlirParseCtx *ctx, const char *text, int len);
+/* A quoted string's contents, escapes resolved. */
+const char *mlir_lex_string(MlirParseCtx *ctx, const char *text, int len, Loc loc);
+bool mlir_lex_is_unit_key(const char *name);
+void mlir_lex_error(MlirParseCtx *ctx, Loc loc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* Counts one more open bracket; false (reported) past the limit, so that
+ * hostile nesting ends in a diagnostic, not a deep recursion later. */
+enum { MLIR_MAX_NESTING = 256 };
+bool mlir_enter_nesting(MlirParseCtx *ctx, Loc loc);
+
+/* ---- a custom-form op as the grammar reads it (parse_custom.c) ----
+ * A custom form is an op name, a sequence of items up to its `:` type
+ * signature, the signature, and what follows it (reduce's reducer, while's
+ * cond/do, attributes). parse_custom.c turns that into the generic op,
+ * knowing each op's form. */
+typedef enum {
+    MI_USE,         /* %x */
+    MI_KEYWORD,     /* GT, applies, x, max, an op name */
+    MI_NAMED,       /* key = value */
+    MI_ATTR,        /* an attribute value: [..], dense<..>, <@m, ...>, @sym, 3 */
+    MI_DICT,        /* {a = 1}: the op's attribute dict */
+    MI_PARENS,      /* ( items ) */
+    MI_REGION,      /* { ops } */
+    MI_COLON,       /* `:` inside parens */
+    MI_TYPE,        /* a type inside parens */
+    MI_ARROW,       /* `->` inside parens */
+} MlirSyntaxKind;
+
+typedef struct MlirSyntaxItem {
+    MlirSyntaxKind kind;
+    Loc loc;
+    MlirUse *use;
+    const char *name;           /* keyword; key of NAMED */
+    MlirAttr *attr;             /* NAMED, ATTR */
+    MlirList list;              /* DICT: MlirNamedAttr*; PARENS: MlirSyntaxItem* */
+    MlirRegion *region;
+    MlirType *type;
+} MlirSyntaxItem;
+
+typedef struct MlirTypeSig {
+    bool is_function;           /* (a, b) -> c */
+    MlirList inputs;            /* MlirType* (the single list when not a function) */
+    MlirList outputs;
+    bool present;
+} MlirTypeSig;
+
+typedef struct MlirCustomSyntax {
+    const char *name;
+    Loc name_loc;
+    MlirList items;             /* MlirSyntaxItem* before the signature */
+    MlirTypeSig sig;
+    MlirList attributes;        /* `attributes {...}` after it: MlirNamedAttr* */
+    MlirList reducer_args;      /* reducer (..) (..): MlirList* of MlirBlockArg* */
+    MlirList trailing_regions;  /* reducer's, cond/do: MlirRegion* */
+    MlirList extra_uses;        /* reduce's inits, while's iteration argument names */
+} MlirCustomSyntax;
+
+/* The generic op a custom form stands for; NULL after an error. */
+MlirOp *mlir_custom_op(MlirParseCtx *ctx, MlirCustomSyntax *syntax);
+
+/* ---- builders (parse_build.c, parse_attr.c, parse_sdy.c) ---- */
+
+MlirType *mlir_build_type(MlirParseCtx *ctx, const char *text, Loc loc);
+MlirAttr *mlir_attr_new(MlirParseCtx *ctx, MlirAttrKind kind, Loc loc);
+MlirAttr *mlir_build_raw(MlirParseCtx *ctx, MlirAttrKind kind, const char *text, Loc loc);
+MlirAttr *mlir_build_int(MlirParseCtx *ctx, const char *text, Loc loc);
+MlirAttr *mlir_build_float(MlirParseCtx *ctx, const char *text, Loc loc);
+MlirAttr *mlir_build_keyword(MlirParseCtx *ctx, const char *word, Loc loc);
+/* array<i64: 1, 2>: the ints as MA_INT items; NULL (reported) if malformed. */
+MlirAttr *mlir_build_dense_array(MlirParseCtx *ctx, const char *text, Loc loc);
+/* [a, b]: an array, or a dim-axes list when its elements are per-dim axes. */
+MlirAttr *mlir_build_array(MlirParseCtx *ctx, MlirList *elems, Loc loc);
+/* A slice range start:limit[:stride] as an MA_ARRAY of ints (s = ":"). */
+MlirAttr *mlir_build_range(MlirParseCtx *ctx, const char *start, const char *limit, const char *stride,
+                           Loc loc);
+/* `value : type` in an attribute dict. */
+MlirAttr *mlir_typed(MlirParseCtx *ctx, MlirAttr *value, MlirType *type);
+/* Keeps text[first, last) as the value's raw text, whitespace-normalized,
+ * unless it has one already; returns the value. */
+MlirAttr *mlir_keep_text(MlirParseCtx *ctx, MlirAttr *value, int first, int last);
+MlirNamedAttr *mlir_named(MlirParseCtx *ctx, const char *name, MlirAttr *value, Loc loc);
+int64_t mlir_int_value(MlirParseCtx *ctx, const char *text, Loc loc);
+
+MlirAxisRef *mlir_build_axis(MlirParseCtx *ctx, const char *name, int64_t pre, int64_t size, Loc loc);
+MlirDimSharding *mlir_build_dim(MlirParseCtx *ctx, MlirList *axes, bool open, const char *priority,
+                                Loc loc);
+/* A dim's axes as an array element (sdy collectives): MA_AXES, with
+ * all_to_all's `: src->dst` dims in i and f (or -1). */
+MlirAttr *mlir_dim_attr(MlirParseCtx *ctx, MlirDimSharding *dim, int64_t src, int64_t dst);
+/* `replicated={...}` / `unreduced={...}` of a sharding. */
+void mlir_sharding_option(MlirParseCtx *ctx, MlirSharding *s, const char *key, const char *kind,
+                          MlirAttr *axes, Loc loc);
+void mlir_mesh_option(MlirParseCtx *ctx, MlirMesh *mesh, const char *key, MlirAttr *value, Loc loc);
+/* A rule's dim `[ij, k]`: compound dims split into factor names; NULL if malformed. */
+MlirList *mlir_rule_dims(MlirParseCtx *ctx, MlirList *names, Loc loc);
+void mlir_rule_size(MlirParseCtx *ctx, MlirRule *r, const char *factor, int64_t size, Loc loc);
+/* reduction={...}, need_replication={...}, permutation={...}, blocked_propagation={...} */
+void mlir_rule_factors(MlirParseCtx *ctx, MlirRule *r, const char *key, MlirList *names, Loc loc);
+void mlir_rule_flag(MlirParseCtx *ctx, MlirRule *r, const char *flag, Loc loc);
+
+MlirUse *mlir_build_use(MlirParseCtx *ctx, const char *text, Loc loc);
+MlirBlock *mlir_build_block(MlirParseCtx *ctx, const char *label, MlirList *args, MlirList *ops, Loc loc);
+MlirRegion *mlir_build_region(MlirParseCtx *ctx, MlirBlock *entry, Loc loc);
+MlirFunc *mlir_build_func(MlirParseCtx *ctx, const char *name, const char *visibility, MlirList *args,
+                          MlirList *results, MlirList *attrs, Loc loc);
+MlirOp *mlir_build_generic(MlirParseCtx *ctx, const char *name, Loc loc, MlirList *operands,
+                           MlirList *props, MlirList *regions, MlirList *attrs, MlirTypeSig *sig);
+/* Names the op's results and keeps its location; NULL (reported) if the
+ * result count disagrees with its types. */
+MlirOp *mlir_finish_op(MlirParseCtx *ctx, MlirOp *op, MlirList *results, const char *loc_text, Loc loc);
+/* Splits a pending plain signature into operand and result types. */
+bool mlir_settle_types(MlirParseCtx *ctx, MlirOp *op);
+/* Normalizes a generic op's attributes to the forms the importer reads
+ * (#stablehlo<comparison_direction GT> to GT, #stablehlo.dot<...> to
+ * batching_dims/contracting_dims pairs). */
+void mlir_normalize_attrs(MlirParseCtx *ctx, MlirOp *op);
+
+#endif
