@@ -90,6 +90,13 @@ check-asan: asan
 bench: all
 	@bash bench/run.sh $(BUILD)
 
+# Shardy's own lit tests against `shardc opt` (docs/conformance.md): a
+# report, not part of check. Its last line: "shardy-lit: N passed, N failed".
+SHARED ?= ../shared
+.PHONY: conformance
+conformance: all
+	@cd $(SHARED) && bash conformance/run-shardy-lit.sh $(CONFORMANCE_FLAGS) "$(abspath $(BUILD))/shardc opt" $(FILTER)
+
 # Fuzzing (docs/testing.md): clang-14 + libFuzzer into build-fuzz/, each
 # target for FUZZ_SECONDS. Not part of check.
 FUZZ_SECONDS ?= 60

@@ -4,6 +4,9 @@
 #include <stdarg.h>
 #include <string.h>
 #include "cli.h"
+#include "shardc/io.h"
+#include "shardc/mlir.h"
+#include "shardc/parse.h"
 #include "shardc/limits.h"
 
 /* Usage lines wrap before this column. */
@@ -168,6 +171,34 @@ int cli_help(CliParse *p, const char *value)
 int cli_config(CliParse *p, const char *value)
 {
     return config_parse_arg(&p->common->config, p->arg) == CONFIG_ARG_TAKEN ? CLI_OK : CLI_BAD;
+}
+
+int cli_input_format(CliParse *p, const char *value)
+{
+    bool ok = strcmp(value, "mlir") == 0 || strcmp(value, "shir") == 0;
+    p->common->input_format = value;
+    return ok ? CLI_OK : CLI_BAD;
+}
+
+static bool is_mlir_input(const char *path, const CliCommon *common)
+{
+    if (common->input_format)
+        return strcmp(common->input_format, "mlir") == 0;
+    size_t n = strlen(path);
+    return n >= 5 && strcmp(path + n - 5, ".mlir") == 0;
+}
+
+Module *cli_read_program(DiagEngine *diag, const char *path, const CliCommon *common, char **text)
+{
+    size_t len = 0;
+    const char *name = strcmp(path, "-") == 0 ? "<stdin>" : path;
+    *text = io_read_source(diag, path, &len);
+    if (!*text)
+        return NULL;
+    diag_add_source(diag, name, *text, len);
+    if (is_mlir_input(path, common))
+        return mlir_read_module(name, *text, len, diag);
+    return parse_module(name, *text, len, diag);
 }
 
 /* --func=NAME or --func=@NAME. */

@@ -79,6 +79,7 @@ typedef struct CliCommon {
     ConfigArgs config;      /* --config=FILE.yaml, --rules=NAME */
     const char *func;       /* --func=NAME without its '@', or NULL */
     int64_t max_bytes;      /* --max-bytes, 0 for the default */
+    const char *input_format; /* --input-format=mlir|shir, or NULL: by extension */
 } CliCommon;
 
 /* A handler's view of the parse. */
@@ -95,6 +96,7 @@ int cli_help(CliParse *p, const char *value);
 int cli_config(CliParse *p, const char *value);
 int cli_func(CliParse *p, const char *value);
 int cli_max_bytes(CliParse *p, const char *value);
+int cli_input_format(CliParse *p, const char *value);
 
 #define CLI_FLAGS_HELP {"--help", CLI_BARE, cli_help, NULL, NULL}, {"-h", CLI_BARE, cli_help, NULL, NULL}
 #define CLI_FLAGS_CONFIG(synopsis)                                                          \
@@ -105,6 +107,16 @@ int cli_max_bytes(CliParse *p, const char *value);
 #define CLI_FLAG_MAX_BYTES                                                                   \
     {"--max-bytes", CLI_JOINED, cli_max_bytes,                                              \
      "--max-bytes needs a positive size such as 4096 or 64G, got '%s'", "[--max-bytes=N[K|M|G|T]]"}
+
+#define CLI_FLAG_INPUT_FORMAT                                                                \
+    {"--input-format", CLI_JOINED, cli_input_format, "--input-format takes mlir or shir, got '%s'", \
+     "[--input-format=mlir|shir]"}
+
+/* Reads and parses the program at path ("-": stdin) as MLIR or .shir (by
+ * --input-format, else by the extension .mlir); NULL (reported) on
+ * errors. *text (free it) stays alive for the diagnostics that quote it. */
+struct Module;
+struct Module *cli_read_program(struct DiagEngine *diag, const char *path, const CliCommon *common, char **text);
 
 /* A handler's helper for a command's one positional argument: stores the
  * first in *slot; CLI_BAD (the row's error) for a second. */

@@ -19,7 +19,11 @@ int cmd_run(int argc, char **argv);
  * [--need-replication f,...] [--permutation f,...] */
 int cmd_rule(int argc, char **argv);
 
+/* shardc opt FILE.mlir [-split-input-file] [-verify-diagnostics]
+ * [-sdy-PASS[=OPTIONS]]... [-o OUT]: sdy_opt's command line (cli/opt.c). */
+int cmd_opt(int argc, char **argv);
+
 /* Their flag tables, for the usage lines of `shardc --help`. */
-extern const struct CliCommand cmd_run_command, cmd_rule_command;
+extern const struct CliCommand cmd_run_command, cmd_rule_command, cmd_opt_command;
 
 #endif

@@ -103,11 +103,12 @@ static const CliFlag compile_flags[] = {
     {"--time-passes", CLI_BARE, flag_time_passes, NULL, "[--time-passes]"},
     CLI_FLAGS_CONFIG(CLI_CONFIG_SYNOPSIS),
     CLI_FLAG_MAX_BYTES,
+    CLI_FLAG_INPUT_FORMAT,
     CLI_FLAGS_HELP,
     {"--version", CLI_BARE, flag_version, NULL, NULL},
 };
 
-static const CliCommand *const subcommands[] = {&cmd_run_command, &cmd_rule_command, NULL};
+static const CliCommand *const subcommands[] = {&cmd_run_command, &cmd_rule_command, &cmd_opt_command, NULL};
 
 static const CliCommand compile_command = {
     .name = "shardc",
@@ -181,15 +182,8 @@ static bool emit_module(Module *m, const CompileArgs *args, PassContext *ctx)
  * the diagnostics, which quote it. */
 static Module *read_module(DiagEngine *diag, const CompileArgs *args, char **text)
 {
-    size_t len = 0;
-    const char *name = strcmp(args->input, "-") == 0 ? "<stdin>" : args->input;
     Timer start = timer_start();
-    Module *m = NULL;
-    *text = io_read_source(diag, args->input, &len);
-    if (*text) {
-        diag_add_source(diag, name, *text, len);
-        m = parse_module(name, *text, len, diag);
-    }
+    Module *m = cli_read_program(diag, args->input, &args->common, text);
     if (args->options.time_passes) /* the same format as the passes' lines */
         timer_report(stderr, "parse", start);
     return m;

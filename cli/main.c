@@ -1,5 +1,5 @@
 /* The shardc command line: `shardc FILE.shir [options]`, `shardc rule ...`,
- * `shardc run ...`. */
+ * `shardc run ...`, `shardc opt ...`. */
 #include <string.h>
 #include "cmd.h"
 
@@ -9,5 +9,7 @@ int main(int argc, char **argv)
         return cmd_rule(argc - 1, argv + 1);
     if (argc >= 2 && strcmp(argv[1], "run") == 0)
         return cmd_run(argc - 1, argv + 1);
+    if (argc >= 2 && strcmp(argv[1], "opt") == 0)
+        return cmd_opt(argc - 1, argv + 1);
     return cmd_compile(argc, argv);
 }

@@ -90,6 +90,7 @@ static const CliFlag run_flags[] = {
     {"--atol", CLI_JOINED, flag_atol, NULL, "[--atol=Y]"},
     CLI_FLAGS_CONFIG(CLI_CONFIG_SYNOPSIS),
     CLI_FLAG_MAX_BYTES,
+    CLI_FLAG_INPUT_FORMAT,
     {"--stats", CLI_BARE, flag_stats, NULL, "[--stats]"},
     {"--reference", CLI_JOINED, flag_reference, NULL, "[--reference=GLOBAL.shir]"},
     {"--transport", CLI_JOINED, flag_transport, NULL, "[--transport=local|mpi]"},
@@ -136,13 +137,7 @@ static const Func *find_entry(DiagEngine *diag, const Module *m, const char *nam
 static bool load_program(DiagEngine *diag, const char *path, EmitKind emit, const RunArgs *a, const Config *config,
                          Program *p)
 {
-    size_t len = 0;
-    const char *name = strcmp(path, "-") == 0 ? "<stdin>" : path;
-    p->text = io_read_source(diag, path, &len);
-    if (!p->text)
-        return false;
-    diag_add_source(diag, name, p->text, len);
-    p->module = parse_module(name, p->text, len, diag);
+    p->module = cli_read_program(diag, path, &a->common, &p->text);
     const char *func = a->common.func;
     CompileOptions options = {.emit = emit, .entry = func, .config = config, .max_bytes = a->common.max_bytes};
     OriginTable origins = {0};

@@ -25,8 +25,14 @@ typedef struct DiagSource {
     struct DiagSource *next;
 } DiagSource;
 
+/* Takes each diagnostic instead of printing it (mlir-opt's
+ * -verify-diagnostics matches them against the input's annotations). */
+typedef void (*DiagSink)(void *user, DiagLevel level, Loc loc, const char *message);
+
 typedef struct DiagEngine {
     FILE *out;          /* where diagnostics go (stderr by default) */
+    DiagSink sink;      /* set: diagnostics go to it, not to out */
+    void *sink_user;
     DiagSource *sources;
     int errors, warnings;
     int max_errors;     /* stop reporting after this many (0 = unlimited) */

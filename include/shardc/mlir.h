@@ -18,4 +18,16 @@ Module *mlir_read_module(const char *file, const char *text, size_t len, DiagEng
  * MLIR, kept as written for one read from .shir. */
 void mlir_print_module(FILE *out, const Module *m);
 
+/* mlir-opt's -verify-diagnostics (expect.c): the annotations of a text. */
+typedef struct MlirExpectations MlirExpectations;
+MlirExpectations *mlir_expect_parse(Arena *arena, const char *file, const char *text, size_t len);
+int mlir_expect_count(const MlirExpectations *e);
+/* From now on diag's diagnostics are matched against the annotations;
+ * mismatches are reported through report. */
+void mlir_expect_begin(MlirExpectations *e, DiagEngine *diag, DiagEngine *report);
+void mlir_expect_sink(void *user, DiagLevel level, Loc loc, const char *message);
+/* Reports each annotation not met; true if every annotation was met and
+ * nothing unexpected was emitted. */
+bool mlir_expect_finish(MlirExpectations *e);
+
 #endif

@@ -79,6 +79,12 @@ void diag_vreport(DiagEngine *diag, DiagLevel level, Loc loc, const char *fmt, v
     } else if (level == DIAG_WARNING) {
         diag->warnings++;
     }
+    if (diag->sink) {
+        char message[1024];
+        vsnprintf(message, sizeof message, fmt, ap);
+        diag->sink(diag->sink_user, level, loc, message);
+        return;
+    }
     if (loc.file && loc.line > 0)
         fprintf(diag->out, "%s:%d:%d: ", loc.file, loc.line, loc.col);
     else if (loc.file)

@@ -1,0 +1,318 @@
+/* `shardc opt FILE.mlir [flags]`: an sdy_opt-compatible driver. It reads
+ * StableHLO + sdy MLIR, runs the Shardy-named passes given as flags
+ * (mapped onto shardc's own stages, opt_passes below) and prints MLIR as
+ * sdy_opt does; with -split-input-file each `// -----` chunk is a module
+ * of its own, with -verify-diagnostics the chunk's expected-* annotations
+ * are checked as mlir-opt checks them (docs/mlir.md). */
+#include <stdlib.h>
+#include <string.h>
+#include "cli.h"
+#include "cmd.h"
+#include "shardc/io.h"
+#include "shardc/mlir.h"
+#include "shardc/pass.h"
+#include "shardc/propagate.h"
+
+/* What a Shardy pass flag becomes. */
+typedef enum {
+    OPT_IDENTITY,       /* nothing to do on the programs shardc reads */
+    OPT_BASIC,          /* propagation, conflict-free axes only */
+    OPT_AGGRESSIVE,     /* propagation that resolves conflicts */
+    OPT_PIPELINE,       /* propagation, then shardings closed as Shardy's export does */
+    OPT_UNSUPPORTED,
+} OptAction;
+
+typedef struct OptPass {
+    const char *name;
+    OptAction action;
+    const char *options[3];     /* the pass options it takes (NAME=VALUE as written) */
+} OptPass;
+
+static const OptPass opt_passes[] = {
+    {"-sdy-basic-propagate", OPT_BASIC, {"conservative-propagation=false", "keep-sharding-rules=false"}},
+    {"-sdy-aggressive-propagate", OPT_AGGRESSIVE, {"propagation-strategy=aggressive"}},
+    {"-sdy-op-priority-propagate", OPT_AGGRESSIVE, {0}},
+    {"-sdy-user-priority-propagate", OPT_AGGRESSIVE, {0}},
+    {"-sdy-propagation-pipeline", OPT_PIPELINE, {"dedup-functions-fully=true", "dedup-functions-fully=false"}},
+    {"-sdy-add-data-flow-edges", OPT_IDENTITY, {0}},
+    {"-sdy-sink-data-flow-edges", OPT_IDENTITY, {0}},
+    {"-sdy-sharding-group-import", OPT_IDENTITY, {0}},
+    {"-sdy-populate-op-sharding-rules", OPT_UNSUPPORTED, {0}},
+    {"-sdy-insert-explicit-reshards", OPT_UNSUPPORTED, {0}},
+    {"-sdy-reshard-to-collectives", OPT_UNSUPPORTED, {0}},
+    {"-sdy-constant-or-scalar-splitter", OPT_UNSUPPORTED, {0}},
+    {"-sdy-convert-global-to-local", OPT_UNSUPPORTED, {0}},
+    {"-sdy-drop-sharding-and-mesh", OPT_UNSUPPORTED, {0}},
+};
+enum { OPT_NUM_PASSES = sizeof opt_passes / sizeof opt_passes[0], OPT_MAX_RUN = 16 };
+
+typedef struct OptArgs {
+    CliCommon common;
+    const char *input, *output;
+    bool split, verify;
+    int num_run;
+    const OptPass *run[OPT_MAX_RUN];
+    const char *run_options[OPT_MAX_RUN];
+} OptArgs;
+
+static OptArgs *opt_args(CliParse *p) { return p->args; }
+static int flag_input(CliParse *p, const char *v) { return cli_take_one(&opt_args(p)->input, v); }
+static int flag_output(CliParse *p, const char *v) { opt_args(p)->output = v; return CLI_OK; }
+static int flag_split(CliParse *p, const char *v) { (void)v; opt_args(p)->split = true; return CLI_OK; }
+static int flag_verify(CliParse *p, const char *v) { (void)v; opt_args(p)->verify = true; return CLI_OK; }
+static int flag_ignored(CliParse *p, const char *v) { (void)p; (void)v; return CLI_OK; }
+
+/* Whether each space-separated NAME=VALUE of `options` is one the pass takes. */
+static bool options_known(const OptPass *pass, const char *options)
+{
+    char buf[256];
+    snprintf(buf, sizeof buf, "%s", options);
+    for (char *save = NULL, *o = strtok_r(buf, " ", &save); o; o = strtok_r(NULL, " ", &save)) {
+        bool known = false;
+        for (int i = 0; i < 3 && pass->options[i]; i++)
+            known = known || strcmp(pass->options[i], o) == 0;
+        if (!known)
+            return false;
+    }
+    return true;
+}
+
+static int flag_pass(CliParse *p, const char *v)
+{
+    OptArgs *args = opt_args(p);
+    if (args->num_run == OPT_MAX_RUN)
+        return cli_usage_error(p->cmd, "too many passes (at most %d)", OPT_MAX_RUN);
+    const OptPass *pass = NULL;
+    for (int i = 0; i < OPT_NUM_PASSES; i++)
+        if (strcmp(opt_passes[i].name, p->flag->name) == 0)
+            pass = &opt_passes[i];
+    if (v && !options_known(pass, v))
+        return cli_usage_error(p->cmd, "%s: pass options '%s' are not supported (docs/mlir.md)", pass->name, v);
+    args->run_options[args->num_run] = v;
+    args->run[args->num_run++] = pass;
+    return CLI_OK;
+}
+
+#define OPT_PASS_ROW(name) {name, CLI_OPTIONAL, flag_pass, NULL, NULL}
+
+static const CliFlag opt_flags[] = {
+    {NULL, CLI_BARE, flag_input, "shardc opt: more than one input file ('%s')", "FILE.mlir|-"},
+    CLI_FLAGS_HELP,
+    {"-o", CLI_SEPARATE, flag_output, "-o needs a file name", "[-o OUT.mlir]"},
+    {"-split-input-file", CLI_BARE, flag_split, NULL, "[-split-input-file]"},
+    {"-verify-diagnostics", CLI_BARE, flag_verify, NULL, "[-verify-diagnostics]"},
+    {"-allow-unregistered-dialect", CLI_BARE, flag_ignored, NULL, NULL},
+    OPT_PASS_ROW("-sdy-basic-propagate"), OPT_PASS_ROW("-sdy-aggressive-propagate"),
+    OPT_PASS_ROW("-sdy-op-priority-propagate"), OPT_PASS_ROW("-sdy-user-priority-propagate"),
+    OPT_PASS_ROW("-sdy-propagation-pipeline"), OPT_PASS_ROW("-sdy-add-data-flow-edges"),
+    OPT_PASS_ROW("-sdy-sink-data-flow-edges"), OPT_PASS_ROW("-sdy-sharding-group-import"),
+    OPT_PASS_ROW("-sdy-populate-op-sharding-rules"), OPT_PASS_ROW("-sdy-insert-explicit-reshards"),
+    OPT_PASS_ROW("-sdy-reshard-to-collectives"), OPT_PASS_ROW("-sdy-constant-or-scalar-splitter"),
+    OPT_PASS_ROW("-sdy-convert-global-to-local"), OPT_PASS_ROW("-sdy-drop-sharding-and-mesh"),
+};
+
+const CliCommand cmd_opt_command = {
+    .name = "shardc opt",
+    CLI_TABLE(opt_flags),
+    .description = "Read StableHLO + sdy MLIR, run the Shardy passes named by the flags, print MLIR\n"
+                   "as sdy_opt does. LLVM-style flags: -flag and --flag are the same (docs/mlir.md).\n",
+    .dash_positionals = true,
+    .missing_positional = "no input file",
+    .more_usage = "shardc opt FILE.mlir [-sdy-PASS[=OPTIONS]]...",
+};
+
+/* ---- running ---- */
+
+/* The chunk texts, alive as long as the diagnostics that quote them. */
+typedef struct PtrKeep {
+    char **items;
+    int count, cap;
+} PtrKeep;
+
+static void keep_push(PtrKeep *keep, char *p)
+{
+    if (keep->count == keep->cap) {
+        keep->cap = keep->cap ? keep->cap * 2 : 16;
+        keep->items = realloc(keep->items, sizeof *keep->items * (size_t)keep->cap);
+    }
+    keep->items[keep->count++] = p;
+}
+
+static void keep_free(PtrKeep *keep)
+{
+    for (int i = 0; i < keep->count; i++)
+        free(keep->items[i]);
+    free(keep->items);
+}
+
+/* LLVM's options take one dash or two: --sdy-basic-propagate is
+ * -sdy-basic-propagate (but --help and -- stay). */
+static char **normalize_dashes(int argc, char **argv)
+{
+    char **out = calloc((size_t)argc + 1, sizeof *out);
+    for (int i = 0; i < argc; i++) {
+        bool two = i > 0 && strncmp(argv[i], "--", 2) == 0 && argv[i][2] && strcmp(argv[i], "--help") != 0;
+        out[i] = two ? argv[i] + 1 : argv[i];
+    }
+    return out;
+}
+
+/* What the passes asked for, in order: the emit kind and propagation. */
+static bool plan_passes(const OptArgs *args, CompileOptions *options, bool *close, DiagEngine *diag)
+{
+    *options = (CompileOptions){.emit = EMIT_IR, .propagation = PROPAGATION_AGGRESSIVE};
+    *close = false;
+    for (int i = 0; i < args->num_run; i++) {
+        const OptPass *pass = args->run[i];
+        if (pass->action == OPT_UNSUPPORTED) {
+            diag_error(diag, (Loc){0}, "pass '%s' is not supported by shardc opt yet (docs/mlir.md)", pass->name);
+            return false;
+        }
+        if (pass->action == OPT_IDENTITY)
+            continue;
+        options->emit = EMIT_PROPAGATED;
+        options->propagation = pass->action == OPT_BASIC ? PROPAGATION_BASIC : PROPAGATION_AGGRESSIVE;
+        *close = *close || pass->action == OPT_PIPELINE;
+    }
+    return true;
+}
+
+/* Shardy's export closes every dim: `{"a", ?}` prints as `{"a"}`. */
+static bool close_value(Value *v, void *user)
+{
+    (void)user;
+    for (int d = 0; v->sharding && d < v->sharding->rank; d++)
+        v->sharding->dims[d].is_closed = true;
+    return true;
+}
+
+static void close_shardings(Module *m)
+{
+    IrWalker w = {.value = close_value};
+    ir_walk_module(m, &w);
+    for (int f = 0; f < m->num_funcs; f++) {
+        Func *fn = m->funcs[f];
+        for (int r = 0; r < fn->num_results; r++) {
+            Sharding *s = fn->result_shardings ? fn->result_shardings[r] : NULL;
+            for (int d = 0; s && d < s->rank; d++)
+                s->dims[d].is_closed = true;
+        }
+    }
+}
+
+/* One module: read, run, print into out. False on errors (reported). */
+static bool opt_module(const OptArgs *args, const char *name, const char *text, size_t len, DiagEngine *diag,
+                       FILE *out)
+{
+    CompileOptions options;
+    bool close;
+    if (!plan_passes(args, &options, &close, diag))
+        return false;
+    Module *m = mlir_read_module(name, text, len, diag);
+    PassContext ctx = {diag, &options, NULL, NULL};
+    bool ok = m && pipeline_run(m, &ctx);
+    if (ok && close)
+        close_shardings(m);
+    if (ok)
+        mlir_print_module(out, m);
+    module_free(m);
+    return ok;
+}
+
+/* A chunk checked against its annotations: true when they all match
+ * (the module is printed only if it also compiled). */
+static bool opt_verified(const OptArgs *args, const char *name, const char *text, size_t len, DiagEngine *report,
+                         FILE *out)
+{
+    Arena arena;
+    arena_init(&arena);
+    MlirExpectations *e = mlir_expect_parse(&arena, name, text, len);
+    DiagEngine diag;
+    diag_init(&diag, stderr);
+    diag.max_errors = 0;
+    mlir_expect_begin(e, &diag, report);
+    opt_module(args, name, text, len, &diag, out);
+    bool ok = mlir_expect_finish(e);
+    diag_free(&diag);
+    arena_free(&arena);
+    return ok;
+}
+
+/* The next chunk of a -split-input-file text: up to a `// -----` line,
+ * padded with the lines before it so that line numbers stay the file's. */
+static char *next_chunk(const char **p, const char *end, int *line, size_t *len)
+{
+    const char *start = *p, *q = start;
+    while (q < end && !(strncmp(q, "// -----", 8) == 0 && (q == start || q[-1] == '\n')))
+        q = (const char *)memchr(q, '\n', (size_t)(end - q)) ? (const char *)memchr(q, '\n', (size_t)(end - q)) + 1 : end;
+    size_t n = (size_t)(q - start);
+    char *chunk = malloc((size_t)*line + n + 1);
+    memset(chunk, '\n', (size_t)*line);
+    memcpy(chunk + *line, start, n);
+    chunk[*line + n] = '\0';
+    *len = (size_t)*line + n;
+    for (size_t i = 0; i < n; i++)
+        *line += start[i] == '\n';
+    if (q < end) {
+        const char *nl = memchr(q, '\n', (size_t)(end - q));
+        *p = nl ? nl + 1 : end;
+        *line += 1;
+    } else {
+        *p = end;
+    }
+    return chunk;
+}
+
+static bool opt_chunk(const OptArgs *args, const char *name, const char *text, size_t len, DiagEngine *diag,
+                      FILE *out)
+{
+    diag_add_source(diag, name, text, len);
+    if (args->verify)
+        return opt_verified(args, name, text, len, diag, out);
+    return opt_module(args, name, text, len, diag, out);
+}
+
+static bool opt_text(const OptArgs *args, const char *name, const char *text, size_t len, DiagEngine *diag,
+                     FILE *out, PtrKeep *keep)
+{
+    if (!args->split)
+        return opt_chunk(args, name, text, len, diag, out);
+    bool ok = true;
+    int line = 0;
+    for (const char *p = text, *end = text + len; p < end;) {
+        size_t n;
+        char *chunk = next_chunk(&p, end, &line, &n);
+        keep_push(keep, chunk);
+        if (p < end || chunk[0])
+            ok = opt_chunk(args, name, chunk, n, diag, out) && ok;
+        if (p < end)
+            fputs("// -----\n", out);
+    }
+    return ok;
+}
+
+int cmd_opt(int argc, char **argv)
+{
+    OptArgs args = {0};
+    char **norm = normalize_dashes(argc, argv);
+    int status = cli_parse(&cmd_opt_command, argc, norm, &args, &args.common);
+    free(norm);
+    if (status >= 0)
+        return status;
+    DiagEngine diag;
+    diag_init(&diag, stderr);
+    size_t len = 0;
+    const char *name = strcmp(args.input, "-") == 0 ? "<stdin>" : args.input;
+    char *text = io_read_source(&diag, args.input, &len);
+    OutputFile out;
+    PtrKeep keep = {0};
+    bool ok = text && io_output_open(&out, &diag, args.output);
+    if (ok) {
+        ok = opt_text(&args, name, text, len, &diag, out.stream, &keep);
+        ok = ok ? io_output_commit(&out, &diag) : (io_output_abandon(&out), false);
+    }
+    diag_free(&diag);
+    keep_free(&keep);
+    free(text);
+    return ok ? 0 : 1;
+}
