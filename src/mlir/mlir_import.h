@@ -1,11 +1,16 @@
-/* The importer: the parsed MLIR AST onto shardc's IR (import*.c).
- * Internal to src/mlir/. */
+/* The MLIR importer: the parsed MLIR AST (mlir_ast.h) mapped onto shardc's
+ * IR, built exactly as the .shir front end builds it (values, ops, keyed
+ * attributes, meshes, shardings, shard_map bodies), so that every stage
+ * after it works unchanged. What the IR does not model is kept on
+ * Op/Func/Module.mlir (mlir_extra.h) for the printer. Internal to src/mlir/. */
 #ifndef SHARDC_MLIR_IMPORT_H
 #define SHARDC_MLIR_IMPORT_H
 #include "mlir/mlir_ast.h"
 #include "shardc/ir.h"
 
-/* NULL after located errors. */
+/* The module ast stands for, its names and locations registered as `file`;
+ * NULL after located errors (reported through diag). Nothing of the AST is
+ * referenced by the result: the AST's arena may be freed afterwards. */
 Module *mlir_import(const MlirModule *ast, const char *file, DiagEngine *diag);
 
 #endif

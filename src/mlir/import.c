@@ -1,0 +1,375 @@
+/* mlir_import: a parsed MLIR module (mlir_ast.h) onto shardc's IR. This
+ * file holds the module, its functions and blocks, value names and types;
+ * one op at a time is import_op.c's.
+ *
+ * Value names. MLIR names (`%0`, `%arg0`, `%cst_1`) are kept: shardc's
+ * names are [A-Za-z0-9_.$] and may start with a digit, like MLIR's but
+ * for '-', which becomes '_'. A definition of several results `%1:2`
+ * (used as %1#0, %1#1) names them `1.0` and `1.1` (MLIR names cannot hold
+ * a '.' after a leading digit, so `1.0` is never an MLIR name of its own);
+ * `%v, %i = ...` (how the printer writes .shir's multi-result ops) keeps
+ * both names. A name already taken in the function (a sanitized or dotted
+ * name meeting a written one, or a name reused in an isolated region)
+ * gets the first free suffix `_1`, `_2`, ..., so names stay unique per
+ * function, as the IR wants. */
+#include <string.h>
+#include "mlir/import_internal.h"
+
+Loc mlir_imp_loc(const ImportCtx *ic, Loc loc)
+{
+    return (Loc){ic->m->file, loc.line, loc.col};
+}
+
+const char *mlir_imp_str(ImportCtx *ic, const char *s)
+{
+    return s ? arena_strdup(ic->arena, s) : NULL;
+}
+
+/* ---- types ---- */
+
+static bool element_type(const char *elem, DType *out)
+{
+    if (elem && strcmp(elem, "i1") == 0) {
+        *out = DT_BOOL;
+        return true;
+    }
+    return elem && dtype_parse(elem, strlen(elem), out);
+}
+
+bool mlir_imp_type(ImportCtx *ic, const MlirType *t, TensorType *out)
+{
+    Loc loc = mlir_imp_loc(ic, t->loc);
+    if (t->kind != MT_TENSOR) {
+        diag_error(ic->diag, loc, "type '%s' is not supported by shardc (expected a tensor<...>)", t->text);
+        return false;
+    }
+    DType dt;
+    if (!element_type(t->elem, &dt)) {
+        diag_error(ic->diag, loc, "element type '%s' is not supported by shardc", t->elem ? t->elem : t->text);
+        return false;
+    }
+    if (t->encoding) {
+        diag_error(ic->diag, loc, "tensor encodings are not supported by shardc ('%s')", t->encoding);
+        return false;
+    }
+    if (t->rank > SHARDC_MAX_RANK) {
+        diag_error(ic->diag, loc, "rank %d exceeds the maximum rank %d", t->rank, SHARDC_MAX_RANK);
+        return false;
+    }
+    for (int d = 0; d < t->rank; d++) {
+        if (t->dims[d] < 0) {
+            diag_error(ic->diag, loc, "dynamic dimensions are not supported by shardc ('%s')", t->text);
+            return false;
+        }
+    }
+    *out = type_make(ic->arena, dt, t->rank, t->dims);
+    int64_t count;
+    if (!type_num_elements(out, &count)) {
+        diag_error(ic->diag, loc, "the type's element count overflows 64 bits");
+        return false;
+    }
+    return true;
+}
+
+/* ---- names and scopes ---- */
+
+void mlir_imp_push_scope(ImportCtx *ic, bool isolated)
+{
+    ImpScope *s = ARENA_NEW(&ic->scratch, ImpScope);
+    symtab_init(&s->names, &ic->scratch);
+    s->parent = ic->scope;
+    s->isolated = isolated;
+    ic->scope = s;
+}
+
+void mlir_imp_pop_scope(ImportCtx *ic)
+{
+    ic->scope = ic->scope->parent;
+}
+
+const char *mlir_imp_value_name(ImportCtx *ic, const char *name, int count, int index)
+{
+    size_t len = strlen(name) + 24;
+    char *base = arena_alloc(&ic->scratch, len);
+    if (count > 1)
+        snprintf(base, len, "%s.%d", name, index);
+    else
+        snprintf(base, len, "%s", name);
+    for (char *p = base; *p; p++)
+        if (*p == '-')
+            *p = '_';
+    char *unique = arena_alloc(ic->arena, len + 24);
+    snprintf(unique, len + 24, "%s", base);
+    for (int k = 1; symtab_get(&ic->taken, unique); k++)
+        snprintf(unique, len + 24, "%s_%d", base, k);
+    symtab_put(&ic->taken, unique, unique);
+    return unique;
+}
+
+ImpValue *mlir_imp_define(ImportCtx *ic, const char *name, int count, Loc loc)
+{
+    ImpValue *v = ARENA_NEW(&ic->scratch, ImpValue);
+    v->count = count;
+    v->values = ARENA_ARRAY(&ic->scratch, Value *, count > 0 ? count : 1);
+    v->loc = mlir_imp_loc(ic, loc);
+    ImpValue *previous = symtab_put(&ic->scope->names, name, v);
+    if (previous) {
+        diag_error(ic->diag, v->loc, "redefinition of value '%%%s'", name);
+        diag_note(ic->diag, previous->loc, "previous definition is here");
+    }
+    return v;
+}
+
+ImpValue *mlir_imp_use(ImportCtx *ic, const MlirUse *use, int *index)
+{
+    Loc loc = mlir_imp_loc(ic, use->loc);
+    bool crossed = false;
+    for (ImpScope *s = ic->scope; s; s = s->parent) {
+        ImpValue *v = symtab_get(&s->names, use->name);
+        if (v && crossed) {
+            diag_error(ic->diag, loc, "value '%%%s' is defined outside this region, which is isolated from "
+                                      "above: pass it as an operand", use->name);
+            return NULL;
+        }
+        if (v) {
+            *index = use->index < 0 ? 0 : use->index;
+            if (*index < v->count)
+                return v;
+            diag_error(ic->diag, loc, "'%%%s' has %d result%s, no #%d", use->name, v->count,
+                       v->count == 1 ? "" : "s", *index);
+            return NULL;
+        }
+        crossed |= s->isolated;
+    }
+    diag_error(ic->diag, loc, "use of undefined value '%%%s'", use->name);
+    return NULL;
+}
+
+MlirKeptAttr mlir_imp_keep(ImportCtx *ic, const MlirNamedAttr *a)
+{
+    bool unit = !a->value || a->value->kind == MA_UNIT;
+    return (MlirKeptAttr){mlir_imp_str(ic, a->name), unit ? NULL : mlir_imp_str(ic, a->value->raw)};
+}
+
+MlirKeptAttrs mlir_imp_keep_list(ImportCtx *ic, const MlirKeptAttr *items, int count)
+{
+    return (MlirKeptAttrs){count, arena_memdup(ic->arena, items, (size_t)count, sizeof(MlirKeptAttr))};
+}
+
+/* ---- blocks ---- */
+
+/* A bad type is reported and the value kept (with no type), so that its
+ * uses do not report a cascade: the module is discarded anyway. */
+static Value *block_arg(ImportCtx *ic, const MlirBlockArg *a, Block *b, int index, bool *ok)
+{
+    TensorType t = {0};
+    *ok &= mlir_imp_type(ic, a->type, &t);
+    ImpValue *name = mlir_imp_define(ic, a->name, 1, a->loc);
+    Value *v = value_new(ic->m, mlir_imp_value_name(ic, a->name, 1, 0), t, mlir_imp_loc(ic, a->loc));
+    v->block = b;
+    v->index = index;
+    name->values[0] = v;
+    return v;
+}
+
+bool mlir_imp_block_args(ImportCtx *ic, const MlirList *args, Block *b)
+{
+    bool ok = true;
+    b->num_args = args->count;
+    b->args = ARENA_ARRAY(ic->arena, Value *, args->count);
+    for (int i = 0; i < args->count; i++)
+        b->args[i] = block_arg(ic, args->items[i], b, i, &ok);
+    return ok;
+}
+
+static void set_returns(ImportCtx *ic, const MlirOp *ret, Block *b)
+{
+    b->return_loc = mlir_imp_loc(ic, ret->loc);
+    b->num_returns = ret->operands.count;
+    b->returns = ARENA_ARRAY(ic->arena, Value *, ret->operands.count);
+    for (int i = 0; i < ret->operands.count; i++) {
+        int index;
+        ImpValue *v = mlir_imp_use(ic, ret->operands.items[i], &index);
+        if (v && v->fold != IMP_PLAIN)
+            diag_error(ic->diag, mlir_imp_loc(ic, ((MlirUse *)ret->operands.items[i])->loc),
+                       "a value marked shardc.implicit_* cannot be returned");
+        b->returns[i] = v ? v->values[index] : NULL;
+    }
+}
+
+bool mlir_imp_body(ImportCtx *ic, const MlirRegion *region, Block *b, const char *terminator, Loc owner)
+{
+    if (!region || region->blocks.count != 1) {
+        diag_error(ic->diag, mlir_imp_loc(ic, region ? region->loc : owner),
+                   "a region of exactly one block is expected");
+        return false;
+    }
+    const MlirBlock *block = region->blocks.items[0];
+    int before = ic->diag->errors;
+    Block *outer = ic->block;
+    ic->block = b;
+    for (int i = 0; i < block->ops.count; i++) {
+        const MlirOp *op = block->ops.items[i];
+        if (strcmp(op->name, terminator) != 0) {
+            mlir_imp_op(ic, op);
+        } else if (i != block->ops.count - 1) {
+            diag_error(ic->diag, mlir_imp_loc(ic, op->loc), "'%s' must be the last op of its block", terminator);
+        } else {
+            set_returns(ic, op, b);
+            ic->block = outer;
+            return ic->diag->errors == before;
+        }
+    }
+    ic->block = outer;
+    diag_error(ic->diag, mlir_imp_loc(ic, block->ops.count ? ((MlirOp *)block->ops.items[block->ops.count - 1])->loc
+                                                           : block->loc),
+               "the block must end with '%s'", terminator);
+    return false;
+}
+
+/* ---- functions ---- */
+
+/* Kept attributes of one argument or result: all but its sharding (an
+ * mhlo.sharding not read, because sdy.sharding is there or because it is
+ * replicated with no mesh to put it on, is kept). */
+static MlirKeptAttrs kept_value_attrs(ImportCtx *ic, const MlirList *attrs, bool sharding_read)
+{
+    MlirKeptAttr *items = ARENA_ARRAY(&ic->scratch, MlirKeptAttr, attrs ? attrs->count + 1 : 1);
+    int n = 0;
+    bool has_sdy = false;
+    for (int i = 0; attrs && i < attrs->count; i++)
+        has_sdy |= strcmp(((const MlirNamedAttr *)attrs->items[i])->name, "sdy.sharding") == 0;
+    for (int i = 0; attrs && i < attrs->count; i++) {
+        const MlirNamedAttr *a = attrs->items[i];
+        if (strcmp(a->name, "sdy.sharding") == 0 ||
+            (sharding_read && !has_sdy && strcmp(a->name, "mhlo.sharding") == 0))
+            continue;
+        items[n++] = mlir_imp_keep(ic, a);
+    }
+    return mlir_imp_keep_list(ic, items, n);
+}
+
+static void import_args(ImportCtx *ic, const MlirFunc *mf, Func *f, struct MlirExtra *x)
+{
+    MlirKeptAttrs *kept = ARENA_ARRAY(ic->arena, MlirKeptAttrs, mf->args.count + 1);
+    mlir_imp_block_args(ic, &mf->args, f->body);
+    for (int i = 0; i < mf->args.count; i++) {
+        const MlirBlockArg *a = mf->args.items[i];
+        Value *v = f->body->args[i];
+        bool bad = false;
+        v->sharding = mlir_imp_value_sharding(ic, &a->attrs, v->type.rank, &bad);
+        kept[i] = kept_value_attrs(ic, &a->attrs, v->sharding != NULL);
+    }
+    x->num_args = mf->args.count;
+    x->arg_attrs = kept;
+}
+
+static void import_results(ImportCtx *ic, const MlirFunc *mf, Func *f, struct MlirExtra *x)
+{
+    int n = mf->result_types.count;
+    f->num_results = n;
+    f->result_types = ARENA_ARRAY(ic->arena, TensorType, n);
+    f->result_shardings = ARENA_ARRAY(ic->arena, Sharding *, n);
+    f->result_locs = ARENA_ARRAY(ic->arena, Loc, n);
+    f->result_logical = ARENA_ARRAY(ic->arena, LogicalAxes *, n);
+    MlirKeptAttrs *kept = ARENA_ARRAY(ic->arena, MlirKeptAttrs, n + 1);
+    for (int i = 0; i < n; i++) {
+        const MlirType *t = mf->result_types.items[i];
+        const MlirList *attrs = i < mf->result_attrs.count ? mf->result_attrs.items[i] : NULL;
+        f->result_locs[i] = mlir_imp_loc(ic, t->loc);
+        bool bad = false;
+        if (mlir_imp_type(ic, t, &f->result_types[i]) && attrs)
+            f->result_shardings[i] = mlir_imp_value_sharding(ic, attrs, f->result_types[i].rank, &bad);
+        kept[i] = kept_value_attrs(ic, attrs, f->result_shardings[i] != NULL);
+    }
+    x->num_results = n;
+    x->result_attrs = kept;
+}
+
+static MlirKeptAttrs keep_all(ImportCtx *ic, const MlirList *attrs)
+{
+    MlirKeptAttr *items = ARENA_ARRAY(&ic->scratch, MlirKeptAttr, attrs->count + 1);
+    for (int i = 0; i < attrs->count; i++)
+        items[i] = mlir_imp_keep(ic, attrs->items[i]);
+    return mlir_imp_keep_list(ic, items, attrs->count);
+}
+
+static void import_func(ImportCtx *ic, const MlirFunc *mf)
+{
+    Loc loc = mlir_imp_loc(ic, mf->loc);
+    if (!mf->body) {
+        diag_error(ic->diag, loc, "function declarations (no body) are not supported by shardc: '@%s'", mf->name);
+        return;
+    }
+    for (int i = 0; i < ic->funcs.count; i++) {
+        const Func *other = ic->funcs.items[i];
+        if (strcmp(other->name, mf->name) == 0) {
+            diag_error(ic->diag, loc, "redefinition of function '@%s'", mf->name);
+            diag_note(ic->diag, other->loc, "previous definition is here");
+        }
+    }
+    Func *f = ARENA_NEW(ic->arena, Func);
+    struct MlirExtra *x = ARENA_NEW(ic->arena, struct MlirExtra);
+    f->name = mlir_imp_str(ic, mf->name);
+    f->loc = loc;
+    f->body = ARENA_NEW(ic->arena, Block);
+    f->body->parent_func = f;
+    f->mlir = x;
+    if (mf->visibility && strcmp(mf->visibility, "private") == 0)
+        x->visibility = "private";
+    x->attrs = keep_all(ic, &mf->attrs);
+    ic->func = f;
+    symtab_init(&ic->taken, &ic->scratch);
+    mlir_imp_push_scope(ic, true);
+    import_args(ic, mf, f, x);
+    import_results(ic, mf, f, x);
+    mlir_imp_body(ic, mf->body, f->body, "func.return", mf->loc);
+    mlir_imp_pop_scope(ic);
+    mlir_list_push(&ic->scratch, &ic->funcs, f);
+}
+
+/* ---- the module ---- */
+
+static void finish_module(ImportCtx *ic, const MlirModule *ast)
+{
+    Module *m = ic->m;
+    m->num_meshes = ic->meshes.count;
+    m->meshes = arena_memdup(ic->arena, ic->meshes.items, (size_t)ic->meshes.count, sizeof(Mesh *));
+    m->num_funcs = ic->funcs.count;
+    m->funcs = arena_memdup(ic->arena, ic->funcs.items, (size_t)ic->funcs.count, sizeof(Func *));
+    struct MlirExtra *x = ARENA_NEW(ic->arena, struct MlirExtra);
+    x->module_name = mlir_imp_str(ic, ast->name);
+    x->attrs = keep_all(ic, &ast->attrs);
+    x->loc_aliases = keep_all(ic, &ast->loc_aliases);
+    m->mlir = x;
+}
+
+Module *mlir_import(const MlirModule *ast, const char *file, DiagEngine *diag)
+{
+    Module *m = module_new(file);
+    ImportCtx ic = {.m = m, .arena = &m->arena, .diag = diag};
+    arena_init(&ic.scratch);
+    int before = diag->errors;
+    mlir_imp_register_ops(&ic);
+    for (int i = 0; i < ast->items.count; i++) {
+        const MlirItem *item = ast->items.items[i];
+        if (item->kind == MT_ITEM_MESH)
+            mlir_imp_mesh(&ic, item->mesh);
+    }
+    mlir_imp_gspmd_prepare(&ic, ast);
+    for (int i = 0; i < ast->items.count; i++) {
+        const MlirItem *item = ast->items.items[i];
+        if (item->kind == MT_ITEM_FUNC)
+            import_func(&ic, item->func);
+        else if (item->kind == MT_ITEM_OP)
+            diag_error(diag, mlir_imp_loc(&ic, item->op->loc), "op '%s' is not supported by shardc",
+                       item->op->name);
+    }
+    finish_module(&ic, ast);
+    arena_free(&ic.scratch);
+    if (diag->errors > before) {
+        module_free(m);
+        return NULL;
+    }
+    return m;
+}

@@ -1,0 +1,197 @@
+/* State shared by the importer's files (import*.c): one ImportCtx per
+ * module, one OpImport per op being mapped. Internal to src/mlir/.
+ *
+ * import.c            the module, functions, blocks, value names, types
+ * import_op.c         one op: dispatch by MLIR name, operands, results,
+ *                     result shardings, attributes kept or refused
+ * import_stablehlo.c  the StableHLO ops with attributes of their own
+ * import_manual.c     sdy.manual_computation, the collectives inside it,
+ *                     custom_call with its sharding rule
+ * import_sharding.c   sdy meshes and shardings
+ * import_gspmd.c      GSPMD `mhlo.sharding` strings to sdy shardings
+ * import_dense.c      dense<...> literals */
+#ifndef SHARDC_MLIR_IMPORT_INTERNAL_H
+#define SHARDC_MLIR_IMPORT_INTERNAL_H
+#include "mlir/mlir_ast.h"
+#include "mlir/mlir_extra.h"
+#include "mlir/mlir_import.h"
+#include "shardc/symtab.h"
+
+/* What an MLIR value name stands for. The printer writes two shardc
+ * conventions that fold away here: a broadcast_in_dim marked
+ * `shardc.implicit_broadcast` is .shir's NumPy-style broadcast of a binary
+ * operand (its one user takes the unbroadcast value), and a constant
+ * marked `shardc.implicit_constant` is the init of a reduce or the value of
+ * a pad that .shir leaves implicit (no IR value). */
+typedef enum { IMP_PLAIN, IMP_BROADCAST, IMP_CONSTANT } ImpFold;
+
+typedef struct ImpValue {
+    int count;
+    Value **values;         /* count entries; for IMP_BROADCAST the operand */
+    const MlirOp *def;      /* defining op, NULL for a block argument */
+    ImpFold fold;
+    int uses;
+    Loc loc;
+} ImpValue;
+
+/* MLIR names of one region; a region isolated from above (a function
+ * body, sdy.manual_computation's) does not see its parent's names. */
+typedef struct ImpScope {
+    SymTab names;           /* MLIR name -> ImpValue* */
+    struct ImpScope *parent;
+    bool isolated;
+} ImpScope;
+
+/* The innermost sdy.manual_computation: its mesh and manual axes, which
+ * give the stablehlo collectives inside it their axes. */
+typedef struct ImpManual {
+    const Mesh *mesh;
+    int num_axes;
+    const AxisRef *axes;
+    struct ImpManual *outer;
+} ImpManual;
+
+typedef struct ImportCtx {
+    Module *m;
+    Arena *arena;           /* the module's: everything the IR keeps */
+    Arena scratch;          /* the importer's own tables, freed at the end */
+    DiagEngine *diag;
+    SymTab ops;             /* MLIR op name -> its handler (import_op.c) */
+    MlirList meshes, funcs;
+    Func *func;             /* being imported */
+    Block *block;           /* ops are appended to */
+    ImpScope *scope;
+    SymTab taken;           /* IR value names used in the current function */
+    ImpManual *manual;
+    /* GSPMD: the mesh `mhlo.sharding` strings map onto (import_gspmd.c). */
+    const Mesh *gspmd_mesh;
+    bool gspmd_failed;
+} ImportCtx;
+
+/* One op being mapped. */
+typedef struct OpImport {
+    ImportCtx *ic;
+    const MlirOp *src;
+    OpKind kind;            /* the op kind its name maps onto (mlir_ops.def) */
+    char *attr_state;       /* per src->attrs entry: IMP_UNREAD, IMP_READ, IMP_KEPT */
+    int num_operands;
+    Value **operands;
+    ImpValue **operand_names;
+    int num_results;
+    TensorType *result_types;
+    Op *op;                 /* made by mlir_imp_make_op */
+    int attr_cap;
+    const char *op_name;    /* MlirExtra.op_name */
+    const Value *init;      /* MlirExtra.init */
+    ImpFold fold;           /* not IMP_PLAIN: no op, the results fold away */
+} OpImport;
+
+enum { IMP_UNREAD, IMP_READ, IMP_KEPT };
+
+typedef bool (*ImpHandler)(OpImport *oi);
+
+/* ---- import.c ---- */
+Loc mlir_imp_loc(const ImportCtx *ic, Loc loc);
+const char *mlir_imp_str(ImportCtx *ic, const char *s);
+bool mlir_imp_type(ImportCtx *ic, const MlirType *t, TensorType *out);
+/* The ops of a region's single block up to its terminator `terminator`,
+ * appended to b; the terminator's operands become b's returns. */
+bool mlir_imp_body(ImportCtx *ic, const MlirRegion *region, Block *b, const char *terminator, Loc owner);
+/* b's arguments from a block's (region bodies; function arguments are
+ * added by import.c with their attributes). */
+bool mlir_imp_block_args(ImportCtx *ic, const MlirList *args, Block *b);
+void mlir_imp_push_scope(ImportCtx *ic, bool isolated);
+void mlir_imp_pop_scope(ImportCtx *ic);
+/* Defines MLIR name `name` (a def of `count` results). */
+ImpValue *mlir_imp_define(ImportCtx *ic, const char *name, int count, Loc loc);
+/* An IR value name for result `index` of def `name` (count results). */
+const char *mlir_imp_value_name(ImportCtx *ic, const char *name, int count, int index);
+/* What a use names, or NULL (reported); *index is its result. */
+ImpValue *mlir_imp_use(ImportCtx *ic, const MlirUse *use, int *index);
+MlirKeptAttr mlir_imp_keep(ImportCtx *ic, const MlirNamedAttr *a);
+MlirKeptAttrs mlir_imp_keep_list(ImportCtx *ic, const MlirKeptAttr *items, int count);
+
+/* ---- import_op.c ---- */
+void mlir_imp_op(ImportCtx *ic, const MlirOp *op);
+void mlir_imp_register_ops(ImportCtx *ic);
+/* The op's attribute `name` (marked as read), or NULL. */
+const MlirAttr *mlir_imp_attr(OpImport *oi, const char *name);
+/* The first of two spellings (generic name, custom-form name). */
+const MlirAttr *mlir_imp_attr2(OpImport *oi, const char *name, const char *other);
+/* Makes the op with the results' values; false if the counts are wrong. */
+bool mlir_imp_make_op(OpImport *oi, OpKind kind);
+void mlir_imp_set(OpImport *oi, AttrKey key, AttrValue *v);
+/* A list of ints (array<i64: ...>, [1, 2], dense<[1, 2]>); false (reported). */
+bool mlir_imp_ints(ImportCtx *ic, const MlirAttr *a, const char *what, int64_t *out, int max, int *count);
+/* An array value of count (unset) items. */
+AttrValue *mlir_imp_array(ImportCtx *ic, int count, Loc loc);
+AttrValue *mlir_imp_int_list(ImportCtx *ic, const int64_t *v, int count, Loc loc);
+AttrValue *mlir_imp_int_attr(ImportCtx *ic, int64_t v, Loc loc);
+AttrValue *mlir_imp_string_attr(ImportCtx *ic, const char *s, Loc loc);
+/* Sets an int-list attribute read from the op's attribute `name` (or its
+ * custom-form spelling `other`); required ones are reported missing. */
+bool mlir_imp_ints_attr(OpImport *oi, AttrKey key, const char *name, const char *other, bool required);
+/* Sets an int attribute from the op's attribute `name` (or `other`). */
+bool mlir_imp_int_attr_from(OpImport *oi, AttrKey key, const char *name, const char *other);
+/* Any MLIR attribute as a shardc attribute value (shardc.* ops and
+ * overrides); type: the result's, for dense literals. NULL (reported). */
+AttrValue *mlir_imp_attr_value(ImportCtx *ic, const MlirAttr *a, const TensorType *type);
+/* Marks the op's attribute `name`, if present, to be kept as written. */
+void mlir_imp_keep_attr(OpImport *oi, const char *name);
+/* The text of a keyword attribute (GT, or the last word of
+ * #stablehlo<comparison_direction GT>) in buf; false if neither. */
+bool mlir_imp_keyword(const MlirAttr *a, char *buf, size_t len);
+/* The scalar value of a stablehlo.constant defining operand i, or NULL. */
+const AttrValue *mlir_imp_scalar_operand(OpImport *oi, int i);
+
+/* ---- handlers (import_stablehlo.c, import_manual.c) ---- */
+bool mlir_imp_dot_general(OpImport *oi);
+bool mlir_imp_dot(OpImport *oi);
+bool mlir_imp_reduce(OpImport *oi);
+bool mlir_imp_broadcast(OpImport *oi);
+bool mlir_imp_compare(OpImport *oi);
+bool mlir_imp_transpose(OpImport *oi);
+bool mlir_imp_concatenate(OpImport *oi);
+bool mlir_imp_slice(OpImport *oi);
+bool mlir_imp_pad(OpImport *oi);
+bool mlir_imp_constant(OpImport *oi);
+bool mlir_imp_iota(OpImport *oi);
+bool mlir_imp_call(OpImport *oi);
+bool mlir_imp_sharding_op(OpImport *oi);
+bool mlir_imp_manual_computation(OpImport *oi);
+bool mlir_imp_collective(OpImport *oi);
+bool mlir_imp_custom_call(OpImport *oi);
+/* The binary op a reducer region applies to its two arguments
+ * (stablehlo.add/maximum/minimum/...), or NULL (reported at owner). */
+const char *mlir_imp_reducer(ImportCtx *ic, const MlirOp *owner, int region);
+
+/* ---- import_sharding.c ---- */
+void mlir_imp_mesh(ImportCtx *ic, const MlirMeshDecl *decl);
+const Mesh *mlir_imp_find_mesh(ImportCtx *ic, const char *name);
+Mesh *mlir_imp_add_mesh(ImportCtx *ic, const char *name, Loc loc);
+Sharding *mlir_imp_sharding(ImportCtx *ic, const MlirSharding *s);
+AttrValue *mlir_imp_sharding_attr(ImportCtx *ic, const MlirSharding *s);
+/* `sdy.sharding` (per value) and `mhlo.sharding` on the op: its results'. */
+bool mlir_imp_result_shardings(OpImport *oi);
+/* A value's sharding from an argument's or result's attributes
+ * (sdy.sharding or mhlo.sharding), NULL if none; *bad if one was wrong. */
+Sharding *mlir_imp_value_sharding(ImportCtx *ic, const MlirList *attrs, int rank, bool *bad);
+
+/* ---- import_gspmd.c ---- */
+/* Finds or makes the mesh the module's GSPMD shardings map onto. */
+void mlir_imp_gspmd_prepare(ImportCtx *ic, const MlirModule *ast);
+/* A GSPMD sharding string as an sdy sharding of a value of rank `rank`;
+ * NULL (reported, *bad set) or NULL with *bad false: a replicated
+ * sharding with no mesh to put it on, kept as written. */
+Sharding *mlir_imp_gspmd(ImportCtx *ic, const MlirAttr *a, int rank, bool *bad);
+
+/* ---- import_dense.c ---- */
+/* A dense<...> literal of type t as a constant's `value` (a scalar for a
+ * splat, else nested lists); NULL (reported). */
+AttrValue *mlir_imp_dense(ImportCtx *ic, const MlirAttr *a, const TensorType *t);
+/* A dense<...> literal of a 2-d integer tensor (replica groups, pairs):
+ * rows x cols ints row-major in *out (scratch arena). */
+bool mlir_imp_dense_matrix(ImportCtx *ic, const MlirAttr *a, const char *what, int64_t **out, int *rows,
+                           int *cols);
+
+#endif

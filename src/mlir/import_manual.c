@@ -1,0 +1,561 @@
+/* sdy.manual_computation -> shard_map, the StableHLO collectives JAX
+ * lowers psum, pmax, pmin, all_gather, psum_scatter, all_to_all and
+ * ppermute to inside it -> those ops, and stablehlo.custom_call -> custom
+ * (with an sdy.sharding_rule) or sharding_constraint (@Sharding).
+ *
+ * Collectives name devices (replica_groups, source_target_pairs: global
+ * device ids, as JAX writes them with use_global_device_ids); shardc's
+ * name mesh axes. The axes are the first list of the computation's manual
+ * axes (fewest axes first, then in mesh order) whose device groups are
+ * the ones written: each group is the devices that differ only along the
+ * axes, in the order of their index along them (for all_reduce, whose
+ * result does not depend on it, in any order). None: a located error.
+ *
+ * custom_call: shardc's custom op is `custom @impl(...)`, @impl a function
+ * of the module giving the op's meaning on global shapes. The callee is
+ * the call target: when the module defines a function of that name it is
+ * the implementation; when it does not (a target of the runtime, as in
+ * most programs), the op still propagates and partitions by its rule, and
+ * the verifier reports "unknown function '@target'" where a stage needs
+ * its meaning (verify, run). The sdy rule becomes the JAX rule string
+ * shardc reads: factor names as written, compound dims in parentheses,
+ * factor sizes only for factors that never make a whole dim. */
+#include <stdlib.h>
+#include <string.h>
+#include "mlir/import_internal.h"
+#include "shardc/layout.h"
+
+static bool op_error(OpImport *oi, const char *msg)
+{
+    diag_error(oi->ic->diag, mlir_imp_loc(oi->ic, oi->src->loc), "'%s': %s", oi->src->name, msg);
+    return false;
+}
+
+/* ---- manual_computation ---- */
+
+static const Mesh *specs_mesh(OpImport *oi, const AttrValue *in, const AttrValue *out)
+{
+    if (in->u.array.count)
+        return in->u.array.items[0]->u.sharding->mesh;
+    if (out->u.array.count)
+        return out->u.array.items[0]->u.sharding->mesh;
+    if (oi->ic->meshes.count == 1)
+        return oi->ic->meshes.items[0];
+    op_error(oi, "with no in or out shardings it needs the module to have one mesh");
+    return NULL;
+}
+
+/* One name of manual_axes: an axis ref, a string, or a name in dialect text. */
+static bool manual_axis(OpImport *oi, const Mesh *mesh, const char *name, Loc loc, AxisRef *out)
+{
+    for (int k = 0; k < mesh->num_axes; k++)
+        if (strcmp(mesh->axes[k].name, name) == 0) {
+            *out = (AxisRef){k, 1, mesh->axes[k].size};
+            return true;
+        }
+    diag_error(oi->ic->diag, loc, "unknown axis \"%s\" in mesh '@%s'", name, mesh->name);
+    return false;
+}
+
+static int manual_axes(OpImport *oi, const Mesh *mesh, AxisRef *out)
+{
+    const MlirAttr *a = mlir_imp_attr(oi, "manual_axes");
+    int n = 0;
+    if (!a)
+        return 0;
+    Loc loc = mlir_imp_loc(oi->ic, a->loc);
+    for (int i = 0; i < a->items.count && n < mesh->num_axes; i++) {
+        const char *name = a->kind == MA_AXES ? ((const MlirAxisRef *)a->items.items[i])->name
+                           : ((const MlirAttr *)a->items.items[i])->kind == MA_STRING
+                               ? ((const MlirAttr *)a->items.items[i])->s
+                               : NULL;
+        if (!name || (a->kind == MA_AXES && ((const MlirAxisRef *)a->items.items[i])->size))
+            return op_error(oi, "manual_axes must be a list of whole mesh axes"), -1;
+        if (!manual_axis(oi, mesh, name, loc, &out[n++]))
+            return -1;
+    }
+    if (a->kind != MA_AXES && a->kind != MA_ARRAY)
+        return op_error(oi, "manual_axes must be a list of mesh axes {\"x\", ...}"), -1;
+    return n;
+}
+
+/* manual_axes is left out when it is every axis in mesh order: the
+ * default, as .shir writes it. */
+static void set_manual_axes(OpImport *oi, const Mesh *mesh, const AxisRef *axes, int n)
+{
+    bool all = n == mesh->num_axes;
+    for (int i = 0; all && i < n; i++)
+        all = axes[i].axis == i;
+    if (all)
+        return;
+    AttrValue *v = mlir_imp_array(oi->ic, n, oi->op->loc);
+    for (int i = 0; i < n; i++)
+        v->u.array.items[i] = mlir_imp_string_attr(oi->ic, mesh->axes[axes[i].axis].name, oi->op->loc);
+    mlir_imp_set(oi, ATTR_KEY_MANUAL_AXES, v);
+}
+
+static AttrValue *specs(OpImport *oi, const char *name)
+{
+    const MlirAttr *a = mlir_imp_attr(oi, name);
+    if (!a || a->kind != MA_SHARDINGS) {
+        op_error(oi, "it needs in_shardings and out_shardings, one sharding per operand and per result");
+        return NULL;
+    }
+    return mlir_imp_attr_value(oi->ic, a, NULL);
+}
+
+static bool manual_body(OpImport *oi, const Mesh *mesh, const AxisRef *axes, int n)
+{
+    ImportCtx *ic = oi->ic;
+    const MlirRegion *region = oi->src->regions.count == 1 ? oi->src->regions.items[0] : NULL;
+    if (!region || region->blocks.count != 1)
+        return op_error(oi, "it needs a body of one block");
+    Block *body = ARENA_NEW(ic->arena, Block);
+    body->parent_op = oi->op;
+    body->parent_func = ic->func;
+    oi->op->region = body;
+    ImpManual manual = {mesh, n, axes, ic->manual};
+    ic->manual = &manual;
+    mlir_imp_push_scope(ic, true);
+    bool ok = mlir_imp_block_args(ic, &((const MlirBlock *)region->blocks.items[0])->args, body);
+    ok &= mlir_imp_body(ic, region, body, "sdy.return", oi->src->loc);
+    mlir_imp_pop_scope(ic);
+    ic->manual = manual.outer;
+    return ok;
+}
+
+/* check_vma is false unless `shardc.check_vma` says otherwise: MLIR
+ * carries no promise about replication (JAX checked it before lowering,
+ * or was told not to), and sdy_opt does not check it. */
+bool mlir_imp_manual_computation(OpImport *oi)
+{
+    ImportCtx *ic = oi->ic;
+    AttrValue *in = specs(oi, "in_shardings"), *out = in ? specs(oi, "out_shardings") : NULL;
+    const Mesh *mesh = out ? specs_mesh(oi, in, out) : NULL;
+    if (!mesh)
+        return false;
+    AxisRef *axes = ARENA_ARRAY(&ic->scratch, AxisRef, mesh->num_axes + 1);
+    int n = manual_axes(oi, mesh, axes);
+    if (n < 0 || !mlir_imp_make_op(oi, OP_SHARD_MAP))
+        return false;
+    AttrValue *sym = attr_new(ic->arena, ATTR_SYMBOL, oi->op->loc);
+    sym->u.s = mesh->name;
+    AttrValue *check = attr_new(ic->arena, ATTR_BOOL, oi->op->loc);
+    mlir_imp_set(oi, ATTR_KEY_MESH, sym);
+    mlir_imp_set(oi, ATTR_KEY_IN_SPECS, in);
+    mlir_imp_set(oi, ATTR_KEY_OUT_SPECS, out);
+    set_manual_axes(oi, mesh, axes, n);
+    mlir_imp_set(oi, ATTR_KEY_CHECK_VMA, check);
+    return manual_body(oi, mesh, axes, n);
+}
+
+/* ---- collectives: device groups to mesh axes ---- */
+
+enum { MAX_COLLECTIVE_AXES = 8 };
+
+typedef struct Groups {
+    const Mesh *mesh;
+    const int64_t *ids;     /* rows x cols device ids (pairs: cols 2) */
+    int rows, cols;
+    bool ordered;           /* a group's order matters */
+    AxisRef axes[MAX_COLLECTIVE_AXES];
+    int num_axes;
+    int64_t *perm;          /* ppermute: the pairs of one group, by index */
+    int perm_pairs;
+} Groups;
+
+static int cmp_int64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Whether row r is the group of its first device over g->axes. */
+static bool row_matches(const Groups *g, int r, int64_t *scratch)
+{
+    const int64_t *row = g->ids + (int64_t)r * g->cols;
+    int64_t p0 = mesh_position_of(g->mesh, row[0]);
+    for (int j = 0; j < g->cols; j++) {
+        if (row[j] < 0 || row[j] >= g->mesh->num_devices)
+            return false;
+        scratch[j] = mesh_device_id(g->mesh, mesh_group_member(g->mesh, p0, g->axes, g->num_axes, j));
+        scratch[g->cols + j] = row[j];
+    }
+    if (!g->ordered) {
+        qsort(scratch, (size_t)g->cols, sizeof(int64_t), cmp_int64);
+        qsort(scratch + g->cols, (size_t)g->cols, sizeof(int64_t), cmp_int64);
+    }
+    return memcmp(scratch, scratch + g->cols, sizeof(int64_t) * (size_t)g->cols) == 0;
+}
+
+static bool groups_match(Groups *g, int64_t *scratch)
+{
+    if (axis_refs_size(g->axes, g->num_axes) != g->cols || (int64_t)g->rows * g->cols != g->mesh->num_devices)
+        return false;
+    for (int r = 0; r < g->rows; r++)
+        if (!row_matches(g, r, scratch))
+            return false;
+    return true;
+}
+
+/* Source-target pairs: each pair inside one group, every group with the
+ * same pairs by index. */
+static bool pairs_match(Groups *g, int64_t *unused)
+{
+    (void)unused;
+    int64_t n = axis_refs_size(g->axes, g->num_axes), key0 = -1;
+    g->perm_pairs = 0;
+    for (int r = 0; r < g->rows; r++) {
+        int64_t s = g->ids[2 * r], d = g->ids[2 * r + 1];
+        if (s < 0 || d < 0 || s >= g->mesh->num_devices || d >= g->mesh->num_devices)
+            return false;
+        int64_t ps = mesh_position_of(g->mesh, s), pd = mesh_position_of(g->mesh, d);
+        int64_t key = mesh_group_member(g->mesh, ps, g->axes, g->num_axes, 0);
+        if (key != mesh_group_member(g->mesh, pd, g->axes, g->num_axes, 0))
+            return false;
+        int64_t is = mesh_group_index(g->mesh, ps, g->axes, g->num_axes);
+        int64_t id = mesh_group_index(g->mesh, pd, g->axes, g->num_axes);
+        if (key0 < 0)
+            key0 = key;
+        if (key == key0) {
+            g->perm[2 * g->perm_pairs] = is;
+            g->perm[2 * g->perm_pairs++ + 1] = id;
+        }
+        bool found = false;
+        for (int k = 0; k < g->perm_pairs && !found; k++)
+            found = g->perm[2 * k] == is && g->perm[2 * k + 1] == id;
+        if (!found)
+            return false;
+    }
+    return (int64_t)g->rows == g->mesh->num_devices / n * g->perm_pairs;
+}
+
+/* Tries every ordered list of k of the manual axes (depth: next slot). */
+static bool try_lists(Groups *g, const ImpManual *mc, int k, int slot, bool (*match)(Groups *, int64_t *),
+                      int64_t *scratch)
+{
+    if (slot == k) {
+        g->num_axes = k;
+        return match(g, scratch);
+    }
+    for (int i = 0; i < mc->num_axes; i++) {
+        bool used = false;
+        for (int j = 0; j < slot; j++)
+            used |= g->axes[j].axis == mc->axes[i].axis;
+        if (used)
+            continue;
+        g->axes[slot] = mc->axes[i];
+        if (try_lists(g, mc, k, slot + 1, match, scratch))
+            return true;
+    }
+    return false;
+}
+
+static bool find_axes(Groups *g, const ImpManual *mc, bool (*match)(Groups *, int64_t *), Arena *scratch)
+{
+    int64_t *buf = ARENA_ARRAY(scratch, int64_t, 2 * (int64_t)g->cols + 2);
+    for (int k = 1; k <= mc->num_axes && k <= MAX_COLLECTIVE_AXES; k++)
+        if (try_lists(g, mc, k, 0, match, buf))
+            return true;
+    return false;
+}
+
+static AttrValue *axes_attr(ImportCtx *ic, const Groups *g, Loc loc)
+{
+    AttrValue *v = mlir_imp_array(ic, g->num_axes, loc);
+    for (int i = 0; i < g->num_axes; i++)
+        v->u.array.items[i] = mlir_imp_string_attr(ic, g->mesh->axes[g->axes[i].axis].name, loc);
+    return v;
+}
+
+/* replica_groups (or source_target_pairs) to the collective's `axes`. */
+static bool collective_axes(OpImport *oi, Groups *g, const char *attr)
+{
+    ImportCtx *ic = oi->ic;
+    const MlirAttr *a = mlir_imp_attr(oi, attr);
+    int64_t *ids;
+    if (!a && strcmp(attr, "replica_groups") != 0)
+        return op_error(oi, "it needs source_target_pairs");
+    bool pairs = strcmp(attr, "source_target_pairs") == 0;
+    if (a && !mlir_imp_dense_matrix(ic, a, attr, &ids, &g->rows, &g->cols))
+        return false;
+    if (!pairs && (!a || g->rows * g->cols == 0)) { /* no groups: one group of every device */
+        ids = ARENA_ARRAY(&ic->scratch, int64_t, g->mesh->num_devices);
+        for (int64_t i = 0; i < g->mesh->num_devices; i++)
+            ids[i] = mesh_device_id(g->mesh, i);
+        g->rows = 1;
+        g->cols = (int)g->mesh->num_devices;
+    }
+    g->ids = ids;
+    g->perm = ARENA_ARRAY(&ic->scratch, int64_t, 2 * (int64_t)g->rows + 2);
+    if (pairs && g->cols != 2)
+        return op_error(oi, "source_target_pairs must be pairs of device ids");
+    if (find_axes(g, ic->manual, pairs ? pairs_match : groups_match, &ic->scratch))
+        return true;
+    diag_error(ic->diag, mlir_imp_loc(ic, a ? a->loc : oi->src->loc), "'%s': its %s match the device groups of no "
+               "manual axes of the enclosing sdy.manual_computation", oi->src->name, attr);
+    return false;
+}
+
+static AttrValue *bool_attr(ImportCtx *ic, bool b, Loc loc)
+{
+    AttrValue *v = attr_new(ic->arena, ATTR_BOOL, loc);
+    v->u.b = b;
+    return v;
+}
+
+static AttrValue *perm_attr(ImportCtx *ic, const Groups *g, Loc loc)
+{
+    AttrValue *v = mlir_imp_array(ic, g->perm_pairs, loc);
+    for (int k = 0; k < g->perm_pairs; k++)
+        v->u.array.items[k] = mlir_imp_int_list(ic, &g->perm[2 * k], 2, loc);
+    return v;
+}
+
+/* The op kind and attributes of each collective, past its axes. */
+static bool collective_kind(OpImport *oi, OpKind *kind)
+{
+    const char *name = oi->src->name;
+    if (strcmp(name, "stablehlo.all_reduce") == 0 || strcmp(name, "stablehlo.reduce_scatter") == 0) {
+        const char *body = mlir_imp_reducer(oi->ic, oi->src, 0);
+        bool scatter = name[10] == 'r';
+        if (!body)
+            return false;
+        *kind = scatter ? OP_PSUM_SCATTER : OP_PSUM;
+        if (!scatter && strcmp(body, "stablehlo.maximum") == 0)
+            *kind = OP_PMAX;
+        else if (!scatter && strcmp(body, "stablehlo.minimum") == 0)
+            *kind = OP_PMIN;
+        else if (strcmp(body, "stablehlo.add") != 0) {
+            diag_error(oi->ic->diag, mlir_imp_loc(oi->ic, oi->src->loc), "'%s' applying '%s' is not supported by "
+                       "shardc", name, body);
+            return false;
+        }
+        return true;
+    }
+    *kind = oi->kind;
+    return true;
+}
+
+static bool collective_attrs(OpImport *oi, const Groups *g)
+{
+    Loc loc = oi->op->loc;
+    switch (oi->op->kind) {
+    case OP_PSUM_SCATTER:
+        mlir_imp_set(oi, ATTR_KEY_TILED, bool_attr(oi->ic, true, loc));
+        return mlir_imp_int_attr_from(oi, ATTR_KEY_SCATTER_DIMENSION, "scatter_dimension", "scatter_dimension");
+    case OP_ALL_GATHER:
+        mlir_imp_set(oi, ATTR_KEY_TILED, bool_attr(oi->ic, true, loc));
+        return mlir_imp_int_attr_from(oi, ATTR_KEY_AXIS, "all_gather_dim", "all_gather_dim");
+    case OP_ALL_TO_ALL: {
+        const MlirAttr *count = mlir_imp_attr(oi, "split_count");
+        if (count && (count->kind != MA_INT || count->i != g->cols))
+            return op_error(oi, "its split_count is not the size of its groups");
+        mlir_imp_set(oi, ATTR_KEY_TILED, bool_attr(oi->ic, true, loc));
+        return mlir_imp_int_attr_from(oi, ATTR_KEY_SPLIT_AXIS, "split_dimension", "split_dimension") &&
+               mlir_imp_int_attr_from(oi, ATTR_KEY_CONCAT_AXIS, "concat_dimension", "concat_dimension");
+    }
+    case OP_PPERMUTE: mlir_imp_set(oi, ATTR_KEY_PERM, perm_attr(oi->ic, g, loc)); return true;
+    default: return true;
+    }
+}
+
+bool mlir_imp_collective(OpImport *oi)
+{
+    ImportCtx *ic = oi->ic;
+    OpKind kind;
+    if (!ic->manual)
+        return op_error(oi, "a collective outside an sdy.manual_computation is not supported by shardc");
+    if (oi->num_operands != 1 || oi->num_results != 1)
+        return op_error(oi, "shardc supports it with one operand and one result");
+    Groups *g = ARENA_NEW(&ic->scratch, Groups);
+    g->mesh = ic->manual->mesh;
+    g->ordered = strcmp(oi->src->name, "stablehlo.all_reduce") != 0;
+    bool pairs = oi->kind == OP_PPERMUTE;
+    if (!collective_kind(oi, &kind) || !collective_axes(oi, g, pairs ? "source_target_pairs" : "replica_groups") ||
+        !mlir_imp_make_op(oi, kind))
+        return false;
+    mlir_imp_set(oi, ATTR_KEY_AXES, axes_attr(ic, g, oi->op->loc));
+    return collective_attrs(oi, g);
+}
+
+/* ---- custom_call ---- */
+
+typedef struct RuleText {
+    const MlirRule *rule;
+    const char **first;     /* factor names in order of first appearance */
+    int num_first;
+} RuleText;
+
+static bool whole_dim(const MlirRule *r, const char *name)
+{
+    for (int side = 0; side < 2; side++) {
+        const MlirList *tensors = side ? &r->results : &r->operands;
+        for (int t = 0; t < tensors->count; t++) {
+            const MlirList *dims = tensors->items[t];
+            for (int d = 0; d < dims->count; d++) {
+                const MlirList *factors = dims->items[d];
+                if (factors->count == 1 && strcmp(factors->items[0], name) == 0)
+                    return true;
+            }
+        }
+    }
+    return false;
+}
+
+static void add_first(RuleText *rt, const char *name)
+{
+    for (int i = 0; i < rt->num_first; i++)
+        if (strcmp(rt->first[i], name) == 0)
+            return;
+    rt->first[rt->num_first++] = name;
+}
+
+/* How many factor names the rule's dims hold. */
+static int count_factors(const MlirRule *r)
+{
+    int n = 0;
+    for (int side = 0; side < 2; side++) {
+        const MlirList *tensors = side ? &r->results : &r->operands;
+        for (int t = 0; t < tensors->count; t++) {
+            const MlirList *dims = tensors->items[t];
+            for (int d = 0; d < dims->count; d++)
+                n += ((const MlirList *)dims->items[d])->count;
+        }
+    }
+    return n;
+}
+
+/* One side: tensors by ", ", dims by " ", compound dims as "(i j)". */
+static void write_side(FILE *f, RuleText *rt, const MlirList *tensors)
+{
+    for (int t = 0; t < tensors->count; t++) {
+        const MlirList *dims = tensors->items[t];
+        fputs(t ? ", " : "", f);
+        for (int d = 0; d < dims->count; d++) {
+            const MlirList *factors = dims->items[d];
+            fputs(d ? " " : "", f);
+            fputs(factors->count > 1 ? "(" : "", f);
+            for (int k = 0; k < factors->count; k++) {
+                fprintf(f, "%s%s", k ? " " : "", (const char *)factors->items[k]);
+                add_first(rt, factors->items[k]);
+            }
+            fputs(factors->count > 1 ? ")" : "", f);
+        }
+    }
+}
+
+static const char *rule_string(ImportCtx *ic, RuleText *rt)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (!f)
+        return NULL;
+    write_side(f, rt, &rt->rule->operands);
+    fputs(" -> ", f);
+    write_side(f, rt, &rt->rule->results);
+    fclose(f);
+    const char *s = mlir_imp_str(ic, buf);
+    free(buf);
+    return s;
+}
+
+static int first_index(const RuleText *rt, const char *name)
+{
+    for (int i = 0; i < rt->num_first; i++)
+        if (strcmp(rt->first[i], name) == 0)
+            return i;
+    return -1;
+}
+
+/* A special factor list (reduction, ...) in factor order, as the rule
+ * string's options want; NULL when empty. */
+static AttrValue *factor_list(ImportCtx *ic, const RuleText *rt, const MlirList *names, Loc loc)
+{
+    if (!names->count)
+        return NULL;
+    AttrValue *v = mlir_imp_array(ic, names->count, loc);
+    v->u.array.count = 0;
+    for (int i = 0; i < rt->num_first; i++)
+        for (int k = 0; k < names->count; k++)
+            if (strcmp(names->items[k], rt->first[i]) == 0)
+                v->u.array.items[v->u.array.count++] = mlir_imp_string_attr(ic, rt->first[i], loc);
+    return v;
+}
+
+static AttrValue *factor_sizes(OpImport *oi, const MlirRule *r, Loc loc)
+{
+    AttrValue *v = attr_new(oi->ic->arena, ATTR_DICT, loc);
+    v->u.dict.items = ARENA_ARRAY(oi->ic->arena, NamedAttr, r->factor_names.count);
+    for (int i = 0; i < r->factor_names.count && i < r->factor_sizes.count; i++) {
+        const char *name = r->factor_names.items[i];
+        if (!whole_dim(r, name))
+            v->u.dict.items[v->u.dict.count++] =
+                (NamedAttr){mlir_imp_str(oi->ic, name), loc,
+                            mlir_imp_int_attr(oi->ic, *(int64_t *)r->factor_sizes.items[i], loc), ATTR_KEY_NONE};
+    }
+    return v->u.dict.count ? v : NULL;
+}
+
+static bool check_rule(OpImport *oi, const RuleText *rt, Loc loc)
+{
+    const MlirRule *r = rt->rule;
+    if (r->blocked.count) {
+        diag_error(oi->ic->diag, loc, "blocked_propagation factors are not supported by shardc");
+        return false;
+    }
+    if (!r->operands.count || !r->results.count) {
+        diag_error(oi->ic->diag, loc, "a rule with no operands or no results has no shardc rule string");
+        return false;
+    }
+    for (int i = 0; i < r->factor_names.count; i++)
+        if (first_index(rt, r->factor_names.items[i]) < 0) {
+            diag_error(oi->ic->diag, loc, "factor '%s' is in no operand or result", (const char *)r->factor_names.items[i]);
+            return false;
+        }
+    return true;
+}
+
+static bool custom_op(OpImport *oi, const char *target, Loc target_loc, const MlirAttr *rule_attr)
+{
+    ImportCtx *ic = oi->ic;
+    Loc loc = mlir_imp_loc(ic, rule_attr->loc);
+    const MlirRule *r = rule_attr->rule;
+    RuleText rt = {r, ARENA_ARRAY(&ic->scratch, const char *, count_factors(r) + 1), 0};
+    const char *text = rule_string(ic, &rt);
+    if (!text || !check_rule(oi, &rt, loc) || !mlir_imp_make_op(oi, OP_CUSTOM))
+        return false;
+    oi->op->callee = mlir_imp_str(ic, target);
+    oi->op->callee_loc = target_loc;
+    mlir_imp_set(oi, ATTR_KEY_RULE, mlir_imp_string_attr(ic, text, loc));
+    AttrValue *lists[3] = {factor_list(ic, &rt, &r->reduction, loc), factor_list(ic, &rt, &r->need_replication, loc),
+                           factor_list(ic, &rt, &r->permutation, loc)};
+    AttrKey keys[3] = {ATTR_KEY_REDUCTION, ATTR_KEY_NEED_REPLICATION, ATTR_KEY_PERMUTATION};
+    for (int i = 0; i < 3; i++)
+        if (lists[i])
+            mlir_imp_set(oi, keys[i], lists[i]);
+    AttrValue *sizes = factor_sizes(oi, r, loc);
+    if (sizes)
+        mlir_imp_set(oi, ATTR_KEY_FACTOR_SIZES, sizes);
+    return true;
+}
+
+bool mlir_imp_custom_call(OpImport *oi)
+{
+    const MlirAttr *target = mlir_imp_attr(oi, "call_target_name");
+    if (!target || (target->kind != MA_STRING && target->kind != MA_SYMBOL))
+        return op_error(oi, "it needs its call target");
+    Loc target_loc = mlir_imp_loc(oi->ic, target->loc);
+    if (strcmp(target->s, "Sharding") == 0) { /* GSPMD's sharding constraint */
+        oi->op_name = "stablehlo.custom_call";
+        return mlir_imp_make_op(oi, OP_SHARDING_CONSTRAINT);
+    }
+    const MlirAttr *rule = mlir_imp_attr(oi, "sdy.sharding_rule");
+    if (!rule || rule->kind != MA_RULE) {
+        diag_error(oi->ic->diag, target_loc, "custom_call @%s is not supported by shardc (it has no "
+                   "sdy.sharding_rule)", target->s);
+        return false;
+    }
+    return custom_op(oi, target->s, target_loc, rule);
+}

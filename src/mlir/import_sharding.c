@@ -1,0 +1,329 @@
+/* sdy meshes and shardings onto the IR's, with the checks the .shir front
+ * end makes (src/front/build_mesh.c): axis names and sizes, device ids,
+ * sub-axes, an axis used twice in one sharding. What shardc does not model
+ * is a located error: unreduced axes (issue 16), meshes written inline in
+ * a sharding, maximal meshes on a device other than 0 (shardc numbers a
+ * mesh's devices 0..N-1, so `<[], device_ids=[0]>` is the only maximal
+ * mesh it has; `<[]>`, the empty mesh, is a mesh of one device). */
+#include <string.h>
+#include "mlir/import_internal.h"
+
+const Mesh *mlir_imp_find_mesh(ImportCtx *ic, const char *name)
+{
+    for (int i = 0; i < ic->meshes.count; i++) {
+        const Mesh *m = ic->meshes.items[i];
+        if (strcmp(m->name, name) == 0)
+            return m;
+    }
+    return NULL;
+}
+
+Mesh *mlir_imp_add_mesh(ImportCtx *ic, const char *name, Loc loc)
+{
+    Mesh *mesh = ARENA_NEW(ic->arena, Mesh);
+    mesh->name = mlir_imp_str(ic, name);
+    mesh->loc = loc;
+    mesh->num_devices = 1;
+    mlir_list_push(&ic->scratch, &ic->meshes, mesh);
+    return mesh;
+}
+
+static bool add_axis(ImportCtx *ic, Mesh *mesh, const MlirMeshAxis *a)
+{
+    Loc loc = mlir_imp_loc(ic, a->loc);
+    for (int k = 0; k < mesh->num_axes; k++)
+        if (strcmp(mesh->axes[k].name, a->name) == 0) {
+            diag_error(ic->diag, loc, "duplicate mesh axis \"%s\"", a->name);
+            return false;
+        }
+    if (a->size < 1) {
+        diag_error(ic->diag, loc, "mesh axis \"%s\" must have a positive size, got %lld", a->name, (long long)a->size);
+        return false;
+    }
+    if (mesh->num_devices > INT32_MAX / a->size) {
+        diag_error(ic->diag, loc, "the mesh has more than %d devices", INT32_MAX);
+        return false;
+    }
+    mesh->num_devices *= a->size;
+    mesh->axes[mesh->num_axes++] = (MeshAxis){mlir_imp_str(ic, a->name), a->size, false, loc};
+    return true;
+}
+
+/* Explicit device ids: a permutation of 0..N-1; the identity is dropped
+ * (sdy prints such a mesh without them), except on a maximal mesh. */
+static void set_device_ids(ImportCtx *ic, Mesh *mesh, const MlirMesh *src)
+{
+    Loc loc = mlir_imp_loc(ic, src->loc);
+    int n = src->device_ids.count;
+    if (mesh->num_axes == 0 && n == 1 && *(int64_t *)src->device_ids.items[0] != 0) {
+        diag_error(ic->diag, loc, "a maximal mesh on device %lld is not supported by shardc (a mesh's devices are "
+                   "numbered 0..N-1; only device_ids=[0] is)", (long long)*(int64_t *)src->device_ids.items[0]);
+        return;
+    }
+    if (n != mesh->num_devices) {
+        diag_error(ic->diag, loc, "device_ids has %d entries but the mesh has %lld devices", n,
+                   (long long)mesh->num_devices);
+        return;
+    }
+    bool *seen = ARENA_ARRAY(&ic->scratch, bool, n);
+    bool identity = true;
+    for (int i = 0; i < n; i++) {
+        int64_t id = *(int64_t *)src->device_ids.items[i];
+        if (id < 0 || id >= n || seen[id]) {
+            diag_error(ic->diag, loc, "device_ids must be a permutation of 0..%d; entry %d is %lld", n - 1, i,
+                       (long long)id);
+            return;
+        }
+        seen[id] = true;
+        identity &= id == i;
+    }
+    if (identity && mesh->num_axes > 0)
+        return;
+    mesh->device_ids = ARENA_ARRAY(ic->arena, int64_t, n);
+    for (int i = 0; i < n; i++)
+        mesh->device_ids[i] = *(int64_t *)src->device_ids.items[i];
+}
+
+void mlir_imp_mesh(ImportCtx *ic, const MlirMeshDecl *decl)
+{
+    Loc loc = mlir_imp_loc(ic, decl->loc);
+    const Mesh *previous = mlir_imp_find_mesh(ic, decl->name);
+    if (previous) {
+        diag_error(ic->diag, loc, "redefinition of mesh '@%s'", decl->name);
+        diag_note(ic->diag, previous->loc, "previous definition is here");
+        return;
+    }
+    const MlirMesh *src = decl->mesh;
+    if (src->axes.count > SHARDC_MAX_MESH_AXES) {
+        diag_error(ic->diag, loc, "a mesh has at most %d axes", SHARDC_MAX_MESH_AXES);
+        return;
+    }
+    Mesh *mesh = mlir_imp_add_mesh(ic, decl->name, loc);
+    mesh->axes = ARENA_ARRAY(ic->arena, MeshAxis, src->axes.count);
+    bool ok = true;
+    for (int i = 0; i < src->axes.count; i++)
+        ok &= add_axis(ic, mesh, src->axes.items[i]);
+    if (ok && src->has_device_ids)
+        set_device_ids(ic, mesh, src);
+}
+
+/* ---- shardings ---- */
+
+static int find_axis(const Mesh *mesh, const char *name)
+{
+    for (int i = 0; i < mesh->num_axes; i++)
+        if (strcmp(mesh->axes[i].name, name) == 0)
+            return i;
+    return -1;
+}
+
+/* "x" or "x":(pre)size, with Shardy's sub-axis rules: size > 1, pre * size
+ * divides the axis, and not the whole axis. */
+static bool resolve_axis(ImportCtx *ic, const Mesh *mesh, const MlirAxisRef *r, AxisRef *out)
+{
+    Loc loc = mlir_imp_loc(ic, r->loc);
+    int axis = find_axis(mesh, r->name);
+    if (axis < 0) {
+        diag_error(ic->diag, loc, "unknown axis \"%s\" in mesh '@%s'", r->name, mesh->name);
+        return false;
+    }
+    int64_t full = mesh->axes[axis].size, product;
+    *out = (AxisRef){axis, 1, full};
+    if (r->size == 0)
+        return true;
+    if (r->pre_size < 1 || r->size <= 1 || __builtin_mul_overflow(r->pre_size, r->size, &product) ||
+        full % product != 0 || (r->pre_size == 1 && r->size == full)) {
+        diag_error(ic->diag, loc, "invalid sub-axis \"%s\":(%lld)%lld of an axis of size %lld (need size > 1, "
+                   "pre-size * size dividing the axis size, and less than the whole axis)", r->name,
+                   (long long)r->pre_size, (long long)r->size, (long long)full);
+        return false;
+    }
+    *out = (AxisRef){axis, r->pre_size, r->size};
+    return true;
+}
+
+typedef struct AxisUse {
+    AxisRef *used;
+    int count;
+} AxisUse;
+
+/* Resolves r and checks it overlaps no axis used before in the sharding. */
+static bool use_axis(ImportCtx *ic, const Mesh *mesh, const MlirAxisRef *r, AxisUse *use, AxisRef *out)
+{
+    if (!resolve_axis(ic, mesh, r, out))
+        return false;
+    for (int i = 0; i < use->count; i++) {
+        if (axis_ref_overlaps(use->used[i], *out)) {
+            diag_error(ic->diag, mlir_imp_loc(ic, r->loc), "axis \"%s\" is used more than once in this sharding",
+                       r->name);
+            return false;
+        }
+    }
+    use->used[use->count++] = *out;
+    return true;
+}
+
+static bool build_dim(ImportCtx *ic, Sharding *s, int d, const MlirDimSharding *src, AxisUse *use)
+{
+    DimSharding *dim = &s->dims[d];
+    dim->is_closed = !src->is_open;
+    dim->priority = src->priority < 0 ? PRIORITY_NONE : src->priority;
+    dim->axes = ARENA_ARRAY(ic->arena, AxisRef, src->axes.count);
+    bool ok = true;
+    for (int k = 0; k < src->axes.count; k++)
+        if ((ok &= use_axis(ic, s->mesh, src->axes.items[k], use, &dim->axes[dim->num_axes])))
+            dim->num_axes++;
+    if (dim->priority != PRIORITY_NONE && dim->is_closed && dim->num_axes == 0 && ok) {
+        diag_error(ic->diag, mlir_imp_loc(ic, src->loc), "a priority on a closed, unsharded dim has no effect; "
+                                                         "drop it or open the dim with '?'");
+        ok = false;
+    }
+    return ok;
+}
+
+static int count_axes(const MlirSharding *s)
+{
+    int n = s->replicated.count;
+    for (int d = 0; d < s->dims.count; d++)
+        n += ((const MlirDimSharding *)s->dims.items[d])->axes.count;
+    return n;
+}
+
+static const Mesh *sharding_mesh(ImportCtx *ic, const MlirSharding *src, Loc loc)
+{
+    if (!src->mesh_name) {
+        diag_error(ic->diag, loc, "meshes written inline in a sharding are not supported by shardc; declare "
+                                  "the mesh with sdy.mesh and name it");
+        return NULL;
+    }
+    if (src->unreduced.count) {
+        diag_error(ic->diag, mlir_imp_loc(ic, ((const MlirAxisRef *)src->unreduced.items[0])->loc),
+                   "unreduced axes are not supported yet");
+        return NULL;
+    }
+    const Mesh *mesh = mlir_imp_find_mesh(ic, src->mesh_name);
+    if (!mesh)
+        diag_error(ic->diag, loc, "unknown mesh '@%s'", src->mesh_name);
+    return mesh;
+}
+
+Sharding *mlir_imp_sharding(ImportCtx *ic, const MlirSharding *src)
+{
+    Loc loc = mlir_imp_loc(ic, src->loc);
+    const Mesh *mesh = sharding_mesh(ic, src, loc);
+    if (!mesh)
+        return NULL;
+    Sharding *s = ARENA_NEW(ic->arena, Sharding);
+    s->mesh = mesh;
+    s->loc = loc;
+    s->rank = src->dims.count;
+    s->dims = ARENA_ARRAY(ic->arena, DimSharding, s->rank);
+    AxisUse use = {ARENA_ARRAY(&ic->scratch, AxisRef, count_axes(src) + 1), 0};
+    bool ok = true;
+    for (int d = 0; d < s->rank; d++)
+        ok &= build_dim(ic, s, d, src->dims.items[d], &use);
+    s->replicated = ARENA_ARRAY(ic->arena, AxisRef, src->replicated.count);
+    for (int k = 0; k < src->replicated.count; k++)
+        if ((ok &= use_axis(ic, mesh, src->replicated.items[k], &use, &s->replicated[s->num_replicated])))
+            s->num_replicated++;
+    return ok ? s : NULL;
+}
+
+AttrValue *mlir_imp_sharding_attr(ImportCtx *ic, const MlirSharding *src)
+{
+    Sharding *s = mlir_imp_sharding(ic, src);
+    if (!s)
+        return NULL;
+    AttrValue *v = attr_new(ic->arena, ATTR_SHARDING, s->loc);
+    v->u.sharding = s;
+    return v;
+}
+
+/* ---- on values ---- */
+
+static const MlirAttr *named(const MlirList *attrs, const char *name)
+{
+    for (int i = 0; attrs && i < attrs->count; i++) {
+        const MlirNamedAttr *a = attrs->items[i];
+        if (strcmp(a->name, name) == 0)
+            return a->value;
+    }
+    return NULL;
+}
+
+/* sdy.sharding wins; mhlo.sharding (GSPMD) is read only without it. */
+Sharding *mlir_imp_value_sharding(ImportCtx *ic, const MlirList *attrs, int rank, bool *bad)
+{
+    const MlirAttr *sdy = named(attrs, "sdy.sharding"), *gspmd = named(attrs, "mhlo.sharding");
+    if (sdy && sdy->kind == MA_SHARDING) {
+        Sharding *s = mlir_imp_sharding(ic, sdy->sharding);
+        *bad = !s;
+        return s;
+    }
+    if (sdy) {
+        diag_error(ic->diag, mlir_imp_loc(ic, sdy->loc), "'sdy.sharding' must be a #sdy.sharding<...>");
+        *bad = true;
+        return NULL;
+    }
+    return gspmd ? mlir_imp_gspmd(ic, gspmd, rank, bad) : NULL;
+}
+
+static bool set_result_sharding(OpImport *oi, int i, Sharding *s, const MlirAttr *a)
+{
+    if (!s)
+        return false;
+    if (oi->op->results[i]->sharding) {
+        diag_error(oi->ic->diag, mlir_imp_loc(oi->ic, a->loc), "result %d of '%s' is given two shardings", i,
+                   oi->src->name);
+        return false;
+    }
+    oi->op->results[i]->sharding = s;
+    return true;
+}
+
+/* #sdy.sharding_per_value<[...]> (or one sharding for one result). */
+static bool sdy_result_shardings(OpImport *oi, const MlirAttr *a, const char *name)
+{
+    bool ok = true;
+    if (a->kind == MA_SHARDING && oi->num_results == 1)
+        return set_result_sharding(oi, 0, mlir_imp_sharding(oi->ic, a->sharding), a);
+    if (a->kind != MA_SHARDINGS || a->shardings.count != oi->num_results) {
+        diag_error(oi->ic->diag, mlir_imp_loc(oi->ic, a->loc), "'%s' must list one sharding per result (%d)", name,
+                   oi->num_results);
+        return false;
+    }
+    for (int i = 0; i < a->shardings.count; i++)
+        ok &= set_result_sharding(oi, i, mlir_imp_sharding(oi->ic, a->shardings.items[i]), a);
+    return ok;
+}
+
+static bool gspmd_result_sharding(OpImport *oi, const MlirAttr *a)
+{
+    if (oi->num_results != 1) {
+        diag_error(oi->ic->diag, mlir_imp_loc(oi->ic, a->loc), "'mhlo.sharding' on an op of %d results is not "
+                   "supported by shardc", oi->num_results);
+        return false;
+    }
+    bool bad = false;
+    Sharding *s = mlir_imp_gspmd(oi->ic, a, oi->result_types[0].rank, &bad);
+    if (!s && !bad)
+        mlir_imp_keep_attr(oi, "mhlo.sharding");
+    return s ? set_result_sharding(oi, 0, s, a) : !bad;
+}
+
+bool mlir_imp_result_shardings(OpImport *oi)
+{
+    const MlirAttr *a = mlir_imp_attr(oi, "sdy.sharding");
+    bool ok = true;
+    if (a)
+        ok &= sdy_result_shardings(oi, a, "sdy.sharding");
+    if (strncmp(oi->src->name, "shardc.", 7) == 0) {
+        const MlirAttr *s = mlir_imp_attr2(oi, "sharding", "shardings");
+        if (s)
+            ok &= sdy_result_shardings(oi, s, "shardings");
+    }
+    const MlirAttr *gspmd = !a ? mlir_imp_attr(oi, "mhlo.sharding") : NULL;
+    if (gspmd)
+        ok &= gspmd_result_sharding(oi, gspmd);
+    return ok;
+}

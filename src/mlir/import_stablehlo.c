@@ -1,0 +1,431 @@
+/* The StableHLO ops with attributes of their own, onto shardc's ops:
+ * dot_general/dot -> einsum (its spec lists the result's dims as
+ * dot_general does: batch, lhs free, rhs free), reduce with an add, max or
+ * min body and its identity as init -> reduce_sum/max/min, broadcast_in_dim,
+ * compare, transpose, concatenate, slice, pad (its padding value from a
+ * scalar constant), constant, iota, func.call and sdy's
+ * sharding_constraint and reshard. Attributes are read in their generic
+ * names, or the custom form's where the parser keeps those. */
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "mlir/import_internal.h"
+
+static bool op_error(OpImport *oi, const char *msg)
+{
+    diag_error(oi->ic->diag, mlir_imp_loc(oi->ic, oi->src->loc), "'%s': %s", oi->src->name, msg);
+    return false;
+}
+
+static bool need_operands(OpImport *oi, int n)
+{
+    if (oi->num_operands == n)
+        return true;
+    diag_error(oi->ic->diag, mlir_imp_loc(oi->ic, oi->src->loc), "'%s' takes %d operand%s, got %d", oi->src->name, n,
+               n == 1 ? "" : "s", oi->num_operands);
+    return false;
+}
+
+/* ---- dot_general, dot ---- */
+
+typedef struct DotDims {
+    int64_t lhs_batch[SHARDC_MAX_RANK], rhs_batch[SHARDC_MAX_RANK];
+    int64_t lhs_contract[SHARDC_MAX_RANK], rhs_contract[SHARDC_MAX_RANK];
+    int num_lhs_batch, num_rhs_batch, num_lhs_contract, num_rhs_contract;
+} DotDims;
+
+/* `key = [1, 2]` in #stablehlo.dot<...>'s text; absent: empty. */
+static bool raw_dims(const char *raw, const char *key, int64_t *out, int *count)
+{
+    *count = 0;
+    const char *p = strstr(raw, key);
+    if (!p)
+        return true;
+    if (!(p = strchr(p, '[')))
+        return false;
+    for (p++;;) {
+        while (*p == ' ')
+            p++;
+        if (*p == ']')
+            return true;
+        char *end;
+        long long v = strtoll(p, &end, 10);
+        if (end == p || *count == SHARDC_MAX_RANK)
+            return false;
+        out[(*count)++] = v;
+        for (p = end; *p == ' '; p++)
+            ;
+        if (*p == ',')
+            p++;
+        else if (*p != ']')
+            return false;
+    }
+}
+
+static bool pair_dims(ImportCtx *ic, const MlirAttr *a, const char *what, int64_t *lhs, int *nl, int64_t *rhs,
+                      int *nr)
+{
+    *nl = *nr = 0;
+    if (!a)
+        return true;
+    if (a->kind != MA_DIMS_PAIR || a->items.count != 2) {
+        diag_error(ic->diag, mlir_imp_loc(ic, a->loc), "'%s' must be [dims] x [dims]", what);
+        return false;
+    }
+    return mlir_imp_ints(ic, a->items.items[0], what, lhs, SHARDC_MAX_RANK, nl) &&
+           mlir_imp_ints(ic, a->items.items[1], what, rhs, SHARDC_MAX_RANK, nr);
+}
+
+static bool read_dot_dims(OpImport *oi, DotDims *d)
+{
+    const MlirAttr *numbers = mlir_imp_attr(oi, "dot_dimension_numbers");
+    if (numbers) {
+        const char *raw = numbers->raw ? numbers->raw : "";
+        if (raw_dims(raw, "lhs_batching_dimensions", d->lhs_batch, &d->num_lhs_batch) &&
+            raw_dims(raw, "rhs_batching_dimensions", d->rhs_batch, &d->num_rhs_batch) &&
+            raw_dims(raw, "lhs_contracting_dimensions", d->lhs_contract, &d->num_lhs_contract) &&
+            raw_dims(raw, "rhs_contracting_dimensions", d->rhs_contract, &d->num_rhs_contract))
+            return true;
+        diag_error(oi->ic->diag, mlir_imp_loc(oi->ic, numbers->loc), "cannot read dot_dimension_numbers '%s'", raw);
+        return false;
+    }
+    return pair_dims(oi->ic, mlir_imp_attr(oi, "batching_dims"), "batching_dims", d->lhs_batch, &d->num_lhs_batch,
+                     d->rhs_batch, &d->num_rhs_batch) &&
+           pair_dims(oi->ic, mlir_imp_attr(oi, "contracting_dims"), "contracting_dims", d->lhs_contract,
+                     &d->num_lhs_contract, d->rhs_contract, &d->num_rhs_contract);
+}
+
+/* Whether the batch and contracting dims of one side are distinct and in
+ * range. */
+static bool distinct_in_range(const int64_t *a, int na, const int64_t *b, int nb, int rank)
+{
+    bool seen[SHARDC_MAX_RANK] = {0};
+    for (int i = 0; i < na + nb; i++) {
+        int64_t d = i < na ? a[i] : b[i - na];
+        if (d < 0 || d >= rank || seen[d])
+            return false;
+        seen[d] = true;
+    }
+    return true;
+}
+
+/* "lhs,rhs->out": lhs dims a, b, ... in order; rhs batch and contracting
+ * dims take their lhs partner's label; the result is batch, lhs free, rhs
+ * free, each in order (dot_general's result layout). */
+static bool dot_spec(const DotDims *d, int lr, int rr, char *spec, size_t len)
+{
+    if (d->num_lhs_batch != d->num_rhs_batch || d->num_lhs_contract != d->num_rhs_contract || lr + rr > 26 ||
+        !distinct_in_range(d->lhs_batch, d->num_lhs_batch, d->lhs_contract, d->num_lhs_contract, lr) ||
+        !distinct_in_range(d->rhs_batch, d->num_rhs_batch, d->rhs_contract, d->num_rhs_contract, rr))
+        return false;
+    char lhs[SHARDC_MAX_RANK + 1] = {0}, rhs[SHARDC_MAX_RANK + 1] = {0}, out[2 * SHARDC_MAX_RANK + 1] = {0};
+    int n = 0;
+    char next = (char)('a' + lr);
+    for (int i = 0; i < lr; i++)
+        lhs[i] = (char)('a' + i);
+    for (int i = 0; i < d->num_lhs_batch; i++)
+        out[n++] = rhs[d->rhs_batch[i]] = lhs[d->lhs_batch[i]];
+    for (int i = 0; i < d->num_lhs_contract; i++)
+        rhs[d->rhs_contract[i]] = lhs[d->lhs_contract[i]];
+    for (int i = 0; i < lr; i++)
+        if (!memchr(rhs, lhs[i], (size_t)rr))
+            out[n++] = lhs[i];
+    for (int i = 0; i < rr; i++)
+        if (!rhs[i])
+            out[n++] = rhs[i] = next++;
+    snprintf(spec, len, "%s,%s->%s", lhs, rhs, out);
+    return true;
+}
+
+static bool make_einsum(OpImport *oi, const DotDims *d)
+{
+    if (!need_operands(oi, 2))
+        return false;
+    char spec[3 * SHARDC_MAX_RANK + 8];
+    if (!dot_spec(d, oi->operands[0]->type.rank, oi->operands[1]->type.rank, spec, sizeof spec))
+        return op_error(oi, "its dimension numbers are out of range, repeated or unpaired");
+    if (!mlir_imp_make_op(oi, OP_EINSUM))
+        return false;
+    oi->op->str = mlir_imp_str(oi->ic, spec);
+    oi->op->str_loc = oi->op->loc;
+    return true;
+}
+
+bool mlir_imp_dot_general(OpImport *oi)
+{
+    DotDims d = {0};
+    return read_dot_dims(oi, &d) && make_einsum(oi, &d);
+}
+
+/* stablehlo.dot: vector or matrix operands, lhs's last dim contracted with
+ * rhs's first. */
+bool mlir_imp_dot(OpImport *oi)
+{
+    DotDims d = {.num_lhs_contract = 1, .num_rhs_contract = 1};
+    if (!need_operands(oi, 2))
+        return false;
+    int lr = oi->operands[0]->type.rank, rr = oi->operands[1]->type.rank;
+    if (lr < 1 || lr > 2 || rr < 1 || rr > 2)
+        return op_error(oi, "its operands must be vectors or matrices");
+    d.lhs_contract[0] = lr - 1;
+    oi->op_name = "stablehlo.dot";
+    return make_einsum(oi, &d);
+}
+
+/* ---- reduce ---- */
+
+const char *mlir_imp_reducer(ImportCtx *ic, const MlirOp *owner, int index)
+{
+    const MlirRegion *r = index < owner->regions.count ? owner->regions.items[index] : NULL;
+    const MlirBlock *b = r && r->blocks.count == 1 ? r->blocks.items[0] : NULL;
+    const MlirOp *op = b && b->ops.count == 2 && b->args.count == 2 ? b->ops.items[0] : NULL;
+    const MlirOp *ret = op ? b->ops.items[1] : NULL;
+    if (op && op->operands.count == 2 && op->results.count == 1 && ret->operands.count == 1) {
+        const char *x = ((const MlirBlockArg *)b->args.items[0])->name;
+        const char *y = ((const MlirBlockArg *)b->args.items[1])->name;
+        const char *u = ((const MlirUse *)op->operands.items[0])->name;
+        const char *v = ((const MlirUse *)op->operands.items[1])->name;
+        const char *res = ((const MlirResultDef *)op->results.items[0])->name;
+        if (((strcmp(u, x) == 0 && strcmp(v, y) == 0) || (strcmp(u, y) == 0 && strcmp(v, x) == 0)) &&
+            strcmp(((const MlirUse *)ret->operands.items[0])->name, res) == 0 &&
+            strcmp(ret->name, "stablehlo.return") == 0)
+            return op->name;
+    }
+    diag_error(ic->diag, mlir_imp_loc(ic, owner->loc), "'%s': its body is not supported by shardc (only one "
+               "stablehlo.add, maximum or minimum of its two arguments, returned)", owner->name);
+    return NULL;
+}
+
+static double lowest_finite(DType dt)
+{
+    return dt == DT_F64 ? -DBL_MAX : dt == DT_BF16 ? -3.3895313892515355e38 : -FLT_MAX;
+}
+
+/* The identity of the reduction (JAX's inits): 0 for add; -inf or the
+ * lowest value for max; +inf or the highest for min; for ints the type's
+ * extremes; for bools false (max) and true (min). */
+static bool is_identity(const AttrValue *v, OpKind kind, DType dt)
+{
+    double sign = kind == OP_REDUCE_MAX ? -1.0 : 1.0;
+    if (dt == DT_BOOL)
+        return kind != OP_REDUCE_SUM && v->kind == ATTR_BOOL && v->u.b == (kind == OP_REDUCE_MIN);
+    if (kind == OP_REDUCE_SUM)
+        return v->kind == ATTR_FLOAT ? v->u.f == 0.0 : v->u.i == 0;
+    if (dtype_is_float(dt))
+        return v->kind == ATTR_FLOAT && (v->u.f == sign * INFINITY || v->u.f == sign * -lowest_finite(dt));
+    int bits = (int)dtype_size(dt) * 8;
+    bool is_unsigned = dtype_name(dt)[0] == 'u';
+    int64_t high = bits >= 64 ? INT64_MAX : (int64_t)((UINT64_C(1) << (bits - !is_unsigned)) - 1);
+    int64_t low = is_unsigned ? 0 : bits >= 64 ? INT64_MIN : -high - 1;
+    return v->kind == ATTR_INT && v->u.i == (kind == OP_REDUCE_MAX ? low : high);
+}
+
+static bool reduce_kind(OpImport *oi, OpKind *kind)
+{
+    const char *body = mlir_imp_reducer(oi->ic, oi->src, 0);
+    if (!body)
+        return false;
+    if (strcmp(body, "stablehlo.add") == 0)
+        *kind = OP_REDUCE_SUM;
+    else if (strcmp(body, "stablehlo.maximum") == 0)
+        *kind = OP_REDUCE_MAX;
+    else if (strcmp(body, "stablehlo.minimum") == 0)
+        *kind = OP_REDUCE_MIN;
+    else {
+        diag_error(oi->ic->diag, mlir_imp_loc(oi->ic, oi->src->loc), "'stablehlo.reduce' applying '%s' is not "
+                   "supported by shardc (only add, maximum and minimum)", body);
+        return false;
+    }
+    return true;
+}
+
+bool mlir_imp_reduce(OpImport *oi)
+{
+    OpKind kind;
+    if (oi->num_operands != 2)
+        return op_error(oi, "only one operand (and its init) is supported by shardc");
+    if (!reduce_kind(oi, &kind))
+        return false;
+    const AttrValue *init = mlir_imp_scalar_operand(oi, 1);
+    if (!init)
+        return op_error(oi, "its init must be a scalar stablehlo.constant");
+    if (!is_identity(init, kind, oi->operands[0] ? oi->operands[0]->type.dtype : DT_F32))
+        return op_error(oi, "its init is not the identity of its reduction (0, -inf or the lowest value for "
+                            "max, +inf or the highest for min), which shardc's reductions assume");
+    oi->num_operands = 1;
+    if (!mlir_imp_make_op(oi, kind))
+        return false;
+    oi->init = oi->operand_names[1]->fold == IMP_PLAIN ? oi->operand_names[1]->values[0] : NULL;
+    return mlir_imp_ints_attr(oi, ATTR_KEY_DIMS, "dimensions", "dimensions", true);
+}
+
+/* ---- data movement ---- */
+
+/* .shir's implicit broadcast of a binary operand, as the printer writes
+ * it: dims aligned on the right (NumPy), folded into its one user. */
+static bool implicit_broadcast(OpImport *oi)
+{
+    const MlirAttr *dims = mlir_imp_attr2(oi, "broadcast_dimensions", "dims");
+    int64_t v[SHARDC_MAX_RANK];
+    int n;
+    if (!need_operands(oi, 1) || !dims || !mlir_imp_ints(oi->ic, dims, "broadcast_dimensions", v, SHARDC_MAX_RANK, &n))
+        return false;
+    int rank = oi->num_results == 1 ? oi->result_types[0].rank : -1;
+    for (int i = 0; i < n; i++)
+        if (rank < 0 || n != oi->operands[0]->type.rank || v[i] != rank - n + i)
+            return op_error(oi, "a shardc.implicit_broadcast must broadcast NumPy-style (dims aligned on the right)");
+    if (oi->src->attrs.count != 2)
+        return op_error(oi, "a shardc.implicit_broadcast takes no attributes besides its dims");
+    oi->fold = IMP_BROADCAST;
+    return true;
+}
+
+bool mlir_imp_broadcast(OpImport *oi)
+{
+    if (mlir_imp_attr(oi, "shardc.implicit_broadcast"))
+        return implicit_broadcast(oi);
+    return mlir_imp_make_op(oi, OP_BROADCAST) &&
+           mlir_imp_ints_attr(oi, ATTR_KEY_DIMS, "broadcast_dimensions", "dims", true);
+}
+
+bool mlir_imp_transpose(OpImport *oi)
+{
+    return mlir_imp_make_op(oi, OP_TRANSPOSE) &&
+           mlir_imp_ints_attr(oi, ATTR_KEY_PERMUTATION, "permutation", "dims", true);
+}
+
+bool mlir_imp_concatenate(OpImport *oi)
+{
+    return mlir_imp_make_op(oi, OP_CONCATENATE) && mlir_imp_int_attr_from(oi, ATTR_KEY_DIM, "dimension", "dim");
+}
+
+bool mlir_imp_iota(OpImport *oi)
+{
+    return mlir_imp_make_op(oi, OP_IOTA) && mlir_imp_int_attr_from(oi, ATTR_KEY_DIMENSION, "iota_dimension", "dim");
+}
+
+/* Drops an int-list attribute that only says its default (every entry v):
+ * slice's strides of 1, pad's interior of 0, as .shir leaves them out. */
+static void drop_default(Op *op, AttrKey key, int64_t v)
+{
+    for (int i = 0; i < op->num_attrs; i++) {
+        const AttrValue *a = op->attrs[i].value;
+        if (op->attrs[i].key != key)
+            continue;
+        for (int k = 0; k < a->u.array.count; k++)
+            if (a->u.array.items[k]->u.i != v)
+                return;
+        op->attrs[i] = op->attrs[--op->num_attrs];
+        return;
+    }
+}
+
+bool mlir_imp_slice(OpImport *oi)
+{
+    if (!mlir_imp_make_op(oi, OP_SLICE) || !mlir_imp_ints_attr(oi, ATTR_KEY_START, "start_indices", "start", true) ||
+        !mlir_imp_ints_attr(oi, ATTR_KEY_LIMIT, "limit_indices", "limit", true) ||
+        !mlir_imp_ints_attr(oi, ATTR_KEY_STRIDE, "strides", "stride", false))
+        return false;
+    drop_default(oi->op, ATTR_KEY_STRIDE, 1);
+    return true;
+}
+
+static bool is_zero(const AttrValue *v)
+{
+    return (v->kind == ATTR_FLOAT && v->u.f == 0.0 && !signbit(v->u.f)) || (v->kind == ATTR_INT && v->u.i == 0) ||
+           (v->kind == ATTR_BOOL && !v->u.b);
+}
+
+bool mlir_imp_pad(OpImport *oi)
+{
+    if (!need_operands(oi, 2))
+        return false;
+    const AttrValue *value = mlir_imp_scalar_operand(oi, 1);
+    if (!value)
+        return op_error(oi, "its padding value must be a scalar stablehlo.constant");
+    oi->num_operands = 1;
+    if (!mlir_imp_make_op(oi, OP_PAD) || !mlir_imp_ints_attr(oi, ATTR_KEY_LOW, "edge_padding_low", "low", true) ||
+        !mlir_imp_ints_attr(oi, ATTR_KEY_HIGH, "edge_padding_high", "high", true) ||
+        !mlir_imp_ints_attr(oi, ATTR_KEY_INTERIOR, "interior_padding", "interior", false))
+        return false;
+    drop_default(oi->op, ATTR_KEY_INTERIOR, 0);
+    if (!is_zero(value))
+        mlir_imp_set(oi, ATTR_KEY_VALUE, (AttrValue *)value);
+    oi->init = oi->operand_names[1]->fold == IMP_PLAIN ? oi->operand_names[1]->values[0] : NULL;
+    return true;
+}
+
+/* A constant marked shardc.implicit_constant folds away once its literal
+ * reads (its users, a reduce or pad, read it again). */
+bool mlir_imp_constant(OpImport *oi)
+{
+    const MlirAttr *value = mlir_imp_attr(oi, "value");
+    bool implicit = mlir_imp_attr(oi, "shardc.implicit_constant") != NULL;
+    if (!value)
+        return op_error(oi, "it needs attribute 'value'");
+    if (oi->num_results != 1)
+        return op_error(oi, "it has one result");
+    AttrValue *v = mlir_imp_dense(oi->ic, value, &oi->result_types[0]);
+    if (!v)
+        return false;
+    if (implicit) {
+        oi->fold = IMP_CONSTANT;
+        return true;
+    }
+    if (!mlir_imp_make_op(oi, OP_CONSTANT))
+        return false;
+    mlir_imp_set(oi, ATTR_KEY_VALUE, v);
+    return true;
+}
+
+/* ---- compare ---- */
+
+bool mlir_imp_compare(OpImport *oi)
+{
+    static const char *const directions[] = {"EQ", "NE", "LT", "LE", "GT", "GE"};
+    const MlirAttr *a = mlir_imp_attr(oi, "comparison_direction");
+    char word[8];
+    if (!a)
+        return op_error(oi, "it needs attribute 'comparison_direction'");
+    for (size_t i = 0; mlir_imp_keyword(a, word, sizeof word) && i < sizeof directions / sizeof directions[0]; i++) {
+        if (strcmp(word, directions[i]) != 0)
+            continue;
+        char lower[3] = {(char)(word[0] - 'A' + 'a'), (char)(word[1] - 'A' + 'a'), 0};
+        if (!mlir_imp_make_op(oi, OP_COMPARE))
+            return false;
+        mlir_imp_set(oi, ATTR_KEY_DIRECTION, mlir_imp_string_attr(oi->ic, lower, mlir_imp_loc(oi->ic, a->loc)));
+        return true;
+    }
+    diag_error(oi->ic->diag, mlir_imp_loc(oi->ic, a->loc), "comparison_direction must be EQ, NE, LT, LE, GT or GE");
+    return false;
+}
+
+/* ---- calls and sharding ops ---- */
+
+bool mlir_imp_call(OpImport *oi)
+{
+    const MlirAttr *callee = mlir_imp_attr(oi, "callee");
+    if (!callee || callee->kind != MA_SYMBOL)
+        return op_error(oi, "it needs a callee @f");
+    mlir_imp_keep_attr(oi, "arg_attrs");
+    mlir_imp_keep_attr(oi, "res_attrs");
+    mlir_imp_keep_attr(oi, "no_inline");
+    if (!mlir_imp_make_op(oi, OP_CALL))
+        return false;
+    oi->op->callee = mlir_imp_str(oi->ic, callee->s);
+    oi->op->callee_loc = mlir_imp_loc(oi->ic, callee->loc);
+    return true;
+}
+
+bool mlir_imp_sharding_op(OpImport *oi)
+{
+    const MlirAttr *a = mlir_imp_attr(oi, "sharding");
+    if (!a || a->kind != MA_SHARDING)
+        return op_error(oi, "it needs its sharding <@mesh, [...]>");
+    Sharding *s = mlir_imp_sharding(oi->ic, a->sharding);
+    if (!s || !mlir_imp_make_op(oi, oi->kind))
+        return false;
+    oi->op->results[0]->sharding = s;
+    return true;
+}
