@@ -200,6 +200,54 @@ static void close_shardings(Module *m)
     }
 }
 
+/* Shardy keeps the shardings a user wrote as written and leaves the dims
+ * propagation fills open (`{"a", ?}`); shardc's propagation closes them.
+ * user[v->id] marks the values that had a sharding before it ran. */
+static bool *mark_user_shardings(const Module *m)
+{
+    bool *user = calloc((size_t)m->num_values + 1, sizeof *user);
+    for (int f = 0; f < m->num_funcs; f++)
+        for (int a = 0; a < m->funcs[f]->body->num_args; a++)
+            user[m->funcs[f]->body->args[a]->id] = m->funcs[f]->body->args[a]->sharding != NULL;
+    return user;
+}
+
+static bool mark_op_value(Value *v, void *user)
+{
+    if (v->def)
+        ((bool *)user)[v->id] = v->sharding != NULL;
+    return true;
+}
+
+static bool open_value(Value *v, void *user)
+{
+    if (((bool *)user)[v->id] || !v->sharding)
+        return true;
+    for (int d = 0; d < v->sharding->rank; d++)
+        v->sharding->dims[d].is_closed = false;
+    return true;
+}
+
+/* Propagated shardings open, and each function result without a sharding
+ * given the one its returned value has, as Shardy's propagation does. */
+static void open_propagated(Module *m, bool *user)
+{
+    IrWalker w = {.value = open_value, .user = user};
+    ir_walk_module(m, &w);
+    for (int f = 0; f < m->num_funcs; f++) {
+        Func *fn = m->funcs[f];
+        for (int r = 0; r < fn->num_results && r < fn->body->num_returns; r++) {
+            Value *v = fn->body->returns[r];
+            if (!fn->result_shardings || fn->result_shardings[r] || !v->sharding)
+                continue;
+            Sharding *s = sharding_clone(&m->arena, v->sharding);
+            for (int d = 0; d < s->rank; d++)
+                s->dims[d].is_closed = false;
+            fn->result_shardings[r] = s;
+        }
+    }
+}
+
 /* One module: read, run, print into out. False on errors (reported). */
 static bool opt_module(const OptArgs *args, const char *name, const char *text, size_t len, DiagEngine *diag,
                        FILE *out)
@@ -210,7 +258,16 @@ static bool opt_module(const OptArgs *args, const char *name, const char *text, 
         return false;
     Module *m = mlir_read_module(name, text, len, diag);
     PassContext ctx = {diag, &options, NULL, NULL};
+    bool *user = NULL;
+    if (m) {
+        user = mark_user_shardings(m);
+        IrWalker w = {.value = mark_op_value, .user = user};
+        ir_walk_module(m, &w);
+    }
     bool ok = m && pipeline_run(m, &ctx);
+    if (ok && options.emit >= EMIT_PROPAGATED)
+        open_propagated(m, user);
+    free(user);
     if (ok && close)
         close_shardings(m);
     if (ok)

@@ -23,6 +23,7 @@
 %locations
 %parse-param {MlirParseCtx *ctx}
 %lex-param {MlirParseCtx *ctx}
+%initial-action { @$ = (MlirSpan){1, 1, 1, 1, 0, 0}; }
 
 %code requires {
 #include <stdint.h>

@@ -92,6 +92,7 @@ static void parse_one(MlirExpectations *e, const char *p, int k, int line, const
 {
     const char *q = p + strlen(kinds[k].word);
     const char *at = NULL;
+    q += strspn(q, " ");
     if (*q == '@')
         at = ++q;
     const char *open = strstr(q, "{{");
