@@ -134,8 +134,8 @@ static bool dot_spec(const DotDims *d, int lr, int rr, char *spec, size_t len)
     for (int i = 0; i < rr; i++)
         if (!rhs[i])
             out[n++] = rhs[i] = next++;
-    snprintf(spec, len, "%s,%s->%s", lhs, rhs, out);
-    return true;
+    int written = snprintf(spec, len, "%s,%s->%s", lhs, rhs, out);
+    return written > 0 && (size_t)written < len;   /* labels fit: ranks are capped */
 }
 
 static bool make_einsum(OpImport *oi, const DotDims *d)
