@@ -159,17 +159,6 @@ static AttrValue *nest(ImportCtx *ic, const TensorType *t, int d, AttrValue **fl
     return list;
 }
 
-static int hex_digit(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
-
 /* Element i of little-endian bytes, elem bytes each. */
 static AttrValue *hex_element(DenseParser *dp, const unsigned char *bytes, int64_t i, size_t elem)
 {
@@ -204,7 +193,7 @@ static AttrValue *parse_hex(DenseParser *dp, const TensorType *t)
     }
     unsigned char *bytes = arena_alloc(&dp->ic->scratch, digits / 2 + 1);
     for (size_t i = 0; i < digits / 2; i++) {
-        int hi = hex_digit(s[2 * i]), lo = hex_digit(s[2 * i + 1]);
+        int hi = mlir_hex_digit(s[2 * i]), lo = mlir_hex_digit(s[2 * i + 1]);
         if (hi < 0 || lo < 0) {
             dense_error(dp, "bad hex digit");
             return NULL;

@@ -251,6 +251,9 @@ typedef struct MlirModule {
     bool explicit_module;       /* written `module ... { }` (else implicit) */
 } MlirModule;
 
+/* The value of a hex digit, or -1. */
+int mlir_hex_digit(char c);
+
 /* Parses MLIR text (NUL-terminated, len bytes) registered as `file` in diag.
  * Returns NULL after reporting at least one located error. */
 MlirModule *mlir_parse(Arena *arena, DiagEngine *diag, const char *file, const char *text, size_t len);

@@ -36,7 +36,7 @@ const char *mlir_lex_intern(MlirParseCtx *ctx, const char *text, int len)
     return arena_strndup(ctx->arena, text, (size_t)len);
 }
 
-static int hex_digit(char c)
+int mlir_hex_digit(char c)
 {
     if (c >= '0' && c <= '9')
         return c - '0';
@@ -56,7 +56,7 @@ const char *mlir_lex_string(MlirParseCtx *ctx, const char *text, int len, Loc lo
         char c = text[i];
         if (c == '\\') {
             char e = text[++i];
-            int hi = hex_digit(e), lo = i + 1 < len - 1 ? hex_digit(text[i + 1]) : -1;
+            int hi = mlir_hex_digit(e), lo = i + 1 < len - 1 ? mlir_hex_digit(text[i + 1]) : -1;
             if (e == 'n' || e == 't' || e == '"' || e == '\\') {
                 c = e == 'n' ? '\n' : e == 't' ? '\t' : e;
             } else if (hi >= 0 && lo >= 0) {
