@@ -476,13 +476,14 @@ static void print_results(Printer *p, const Op *op)
         fprintf(p->out, "%%%s = ", p->names[first->id]);
         return;
     }
-    const char *base = p->names[first->id];
+    char *base = (char *)p->names[first->id];
     for (int i = 0; i < op->num_results; i++) {
         char *s = malloc(strlen(base) + 16);
         sprintf(s, "%s#%d", base, i);
         p->names[op->results[i]->id] = s;
     }
     fprintf(p->out, "%%%s:%d = ", base, op->num_results);
+    free(base);     /* each result now has its own name#i */
 }
 
 static void emit_block(Printer *p, const Block *b, int indent);
@@ -493,7 +494,6 @@ static void emit_op(Printer *p, const Op *op, int indent)
     print_results(p, op);
     print_op_body(p, op);
     fputc('\n', p->out);
-    (void)emit_block;
 }
 
 static void emit_block(Printer *p, const Block *b, int indent)
