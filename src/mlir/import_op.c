@@ -581,6 +581,11 @@ static bool shardc_op(OpImport *oi)
             oi->op->callee_loc = mlir_imp_loc(ic, a->value->loc);
             continue;
         }
+        if (strcmp(a->name, "spec") == 0 && a->value->kind == MA_STRING) { /* einsum's */
+            oi->op->str = mlir_imp_str(ic, a->value->s);
+            oi->op->str_loc = mlir_imp_loc(ic, a->value->loc);
+            continue;
+        }
         AttrKey key = strcmp(a->name, "sharding") == 0 || strcmp(a->name, "shardings") == 0
                           ? ATTR_KEY_NONE : attr_key_lookup(a->name);
         if (key == ATTR_KEY_NONE) {

@@ -8,7 +8,6 @@
  * names, or the custom form's where the parser keeps those. */
 #include <float.h>
 #include <math.h>
-#include <stdlib.h>
 #include <string.h>
 #include "mlir/import_internal.h"
 
@@ -35,34 +34,6 @@ typedef struct DotDims {
     int num_lhs_batch, num_rhs_batch, num_lhs_contract, num_rhs_contract;
 } DotDims;
 
-/* `key = [1, 2]` in #stablehlo.dot<...>'s text; absent: empty. */
-static bool raw_dims(const char *raw, const char *key, int64_t *out, int *count)
-{
-    *count = 0;
-    const char *p = strstr(raw, key);
-    if (!p)
-        return true;
-    if (!(p = strchr(p, '[')))
-        return false;
-    for (p++;;) {
-        while (*p == ' ')
-            p++;
-        if (*p == ']')
-            return true;
-        char *end;
-        long long v = strtoll(p, &end, 10);
-        if (end == p || *count == SHARDC_MAX_RANK)
-            return false;
-        out[(*count)++] = v;
-        for (p = end; *p == ' '; p++)
-            ;
-        if (*p == ',')
-            p++;
-        else if (*p != ']')
-            return false;
-    }
-}
-
 static bool pair_dims(ImportCtx *ic, const MlirAttr *a, const char *what, int64_t *lhs, int *nl, int64_t *rhs,
                       int *nr)
 {
@@ -77,19 +48,10 @@ static bool pair_dims(ImportCtx *ic, const MlirAttr *a, const char *what, int64_
            mlir_imp_ints(ic, a->items.items[1], what, rhs, SHARDC_MAX_RANK, nr);
 }
 
+/* The parser reads dot_dimension_numbers = #stablehlo.dot<...> into the
+ * custom form's pairs. */
 static bool read_dot_dims(OpImport *oi, DotDims *d)
 {
-    const MlirAttr *numbers = mlir_imp_attr(oi, "dot_dimension_numbers");
-    if (numbers) {
-        const char *raw = numbers->raw ? numbers->raw : "";
-        if (raw_dims(raw, "lhs_batching_dimensions", d->lhs_batch, &d->num_lhs_batch) &&
-            raw_dims(raw, "rhs_batching_dimensions", d->rhs_batch, &d->num_rhs_batch) &&
-            raw_dims(raw, "lhs_contracting_dimensions", d->lhs_contract, &d->num_lhs_contract) &&
-            raw_dims(raw, "rhs_contracting_dimensions", d->rhs_contract, &d->num_rhs_contract))
-            return true;
-        diag_error(oi->ic->diag, mlir_imp_loc(oi->ic, numbers->loc), "cannot read dot_dimension_numbers '%s'", raw);
-        return false;
-    }
     return pair_dims(oi->ic, mlir_imp_attr(oi, "batching_dims"), "batching_dims", d->lhs_batch, &d->num_lhs_batch,
                      d->rhs_batch, &d->num_rhs_batch) &&
            pair_dims(oi->ic, mlir_imp_attr(oi, "contracting_dims"), "contracting_dims", d->lhs_contract,
