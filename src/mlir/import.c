@@ -145,10 +145,17 @@ ImpValue *mlir_imp_use(ImportCtx *ic, const MlirUse *use, int *index)
     return NULL;
 }
 
+/* `name = text`, the text with its type (`8 : i32`) when one is written. */
 MlirKeptAttr mlir_imp_keep(ImportCtx *ic, const MlirNamedAttr *a)
 {
-    bool unit = !a->value || a->value->kind == MA_UNIT;
-    return (MlirKeptAttr){mlir_imp_str(ic, a->name), unit ? NULL : mlir_imp_str(ic, a->value->raw)};
+    const MlirAttr *v = a->value;
+    if (!v || v->kind == MA_UNIT)
+        return (MlirKeptAttr){mlir_imp_str(ic, a->name), NULL};
+    const char *raw = v->raw ? v->raw : "";
+    size_t len = strlen(raw) + (v->type_text ? strlen(v->type_text) + 4 : 0) + 1;
+    char *text = arena_alloc(ic->arena, len);
+    snprintf(text, len, v->type_text ? "%s : %s" : "%s", raw, v->type_text);
+    return (MlirKeptAttr){mlir_imp_str(ic, a->name), text};
 }
 
 MlirKeptAttrs mlir_imp_keep_list(ImportCtx *ic, const MlirKeptAttr *items, int count)
@@ -212,10 +219,11 @@ bool mlir_imp_body(ImportCtx *ic, const MlirRegion *region, Block *b, const char
         const MlirOp *op = block->ops.items[i];
         if (strcmp(op->name, terminator) != 0) {
             mlir_imp_op(ic, op);
-        } else if (i != block->ops.count - 1) {
-            diag_error(ic->diag, mlir_imp_loc(ic, op->loc), "'%s' must be the last op of its block", terminator);
         } else {
-            set_returns(ic, op, b);
+            if (i == block->ops.count - 1)
+                set_returns(ic, op, b);
+            else
+                diag_error(ic->diag, mlir_imp_loc(ic, op->loc), "'%s' must be the last op of its block", terminator);
             ic->block = outer;
             return ic->diag->errors == before;
         }

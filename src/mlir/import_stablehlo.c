@@ -159,9 +159,13 @@ const char *mlir_imp_reducer(ImportCtx *ic, const MlirOp *owner, int index)
     return NULL;
 }
 
-static double lowest_finite(DType dt)
+/* Whether v is the dtype's highest finite value times sign, as printed
+ * (to the dtype's precision: f32's -3.40282347E+38 is not -FLT_MAX in f64). */
+static bool is_extreme(double v, double sign, DType dt)
 {
-    return dt == DT_F64 ? -DBL_MAX : dt == DT_BF16 ? -3.3895313892515355e38 : -FLT_MAX;
+    double high = dt == DT_F64 ? DBL_MAX : dt == DT_BF16 ? 3.3895313892515355e38 : FLT_MAX;
+    double eps = dt == DT_F64 ? 1e-15 : dt == DT_BF16 ? 1e-2 : 1e-7;
+    return fabs(v - sign * high) <= high * eps;
 }
 
 /* The identity of the reduction (JAX's inits): 0 for add; -inf or the
@@ -175,7 +179,7 @@ static bool is_identity(const AttrValue *v, OpKind kind, DType dt)
     if (kind == OP_REDUCE_SUM)
         return v->kind == ATTR_FLOAT ? v->u.f == 0.0 : v->u.i == 0;
     if (dtype_is_float(dt))
-        return v->kind == ATTR_FLOAT && (v->u.f == sign * INFINITY || v->u.f == sign * -lowest_finite(dt));
+        return v->kind == ATTR_FLOAT && (v->u.f == sign * INFINITY || is_extreme(v->u.f, sign, dt));
     int bits = (int)dtype_size(dt) * 8;
     bool is_unsigned = dtype_name(dt)[0] == 'u';
     int64_t high = bits >= 64 ? INT64_MAX : (int64_t)((UINT64_C(1) << (bits - !is_unsigned)) - 1);
@@ -271,16 +275,11 @@ bool mlir_imp_iota(OpImport *oi)
  * slice's strides of 1, pad's interior of 0, as .shir leaves them out. */
 static void drop_default(Op *op, AttrKey key, int64_t v)
 {
-    for (int i = 0; i < op->num_attrs; i++) {
-        const AttrValue *a = op->attrs[i].value;
-        if (op->attrs[i].key != key)
-            continue;
-        for (int k = 0; k < a->u.array.count; k++)
-            if (a->u.array.items[k]->u.i != v)
-                return;
-        op->attrs[i] = op->attrs[--op->num_attrs];
-        return;
-    }
+    const AttrValue *a = op_attr_get(op, key);
+    for (int k = 0; a && k < a->u.array.count; k++)
+        if (a->u.array.items[k]->u.i != v)
+            return;
+    mlir_imp_unset(op, key);
 }
 
 bool mlir_imp_slice(OpImport *oi)
@@ -343,17 +342,17 @@ bool mlir_imp_constant(OpImport *oi)
 
 /* ---- compare ---- */
 
+/* The parser reads #stablehlo<comparison_direction GT> as the keyword GT. */
 bool mlir_imp_compare(OpImport *oi)
 {
     static const char *const directions[] = {"EQ", "NE", "LT", "LE", "GT", "GE"};
     const MlirAttr *a = mlir_imp_attr(oi, "comparison_direction");
-    char word[8];
     if (!a)
         return op_error(oi, "it needs attribute 'comparison_direction'");
-    for (size_t i = 0; mlir_imp_keyword(a, word, sizeof word) && i < sizeof directions / sizeof directions[0]; i++) {
-        if (strcmp(word, directions[i]) != 0)
+    for (size_t i = 0; a->kind == MA_KEYWORD && i < sizeof directions / sizeof directions[0]; i++) {
+        if (strcmp(a->s, directions[i]) != 0)
             continue;
-        char lower[3] = {(char)(word[0] - 'A' + 'a'), (char)(word[1] - 'A' + 'a'), 0};
+        char lower[3] = {(char)(a->s[0] - 'A' + 'a'), (char)(a->s[1] - 'A' + 'a'), 0};
         if (!mlir_imp_make_op(oi, OP_COMPARE))
             return false;
         mlir_imp_set(oi, ATTR_KEY_DIRECTION, mlir_imp_string_attr(oi->ic, lower, mlir_imp_loc(oi->ic, a->loc)));
