@@ -44,6 +44,10 @@ bool mlir_imp_type(ImportCtx *ic, const MlirType *t, TensorType *out)
         return false;
     }
     DType dt;
+    if (t->elem && t->elem[0] == '*') {
+        diag_error(ic->diag, loc, "unranked tensors are not supported by shardc ('%s')", t->text);
+        return false;
+    }
     if (!element_type(t->elem, &dt)) {
         diag_error(ic->diag, loc, "element type '%s' is not supported by shardc", t->elem ? t->elem : t->text);
         return false;

@@ -65,19 +65,20 @@ static bool manual_names(ImportCtx *ic, const MlirAttr *a, MlirList *names)
         mlir_list_push(&ic->scratch, names, arena_strndup(&ic->scratch, p + 1, (size_t)(end - p - 1)));
         p = end + 1;
     }
-    return a->kind == MA_AXES || a->kind == MA_ARRAY || a->kind == MA_DIALECT;
+    return a->kind == MA_AXES || a->kind == MA_ARRAY || a->kind == MA_DIALECT ||
+           (a->kind == MA_DICT && !a->items.count); /* {}: no axes */
 }
 
 /* The manual axes, distinct axes of the mesh; their count, or -1. */
 static int manual_axes(OpImport *oi, const Mesh *mesh, AxisRef *out)
 {
     const MlirAttr *a = mlir_imp_attr(oi, "manual_axes");
-    MlirList names;
-    if (!a)
-        return 0;
-    Loc loc = mlir_imp_loc(oi->ic, a->loc);
-    if (!manual_names(oi->ic, a, &names))
+    MlirList names = {0};
+    Loc loc = mlir_imp_loc(oi->ic, a ? a->loc : oi->src->loc);
+    if (a && !manual_names(oi->ic, a, &names))
         return op_error(oi, "manual_axes must be a list of whole mesh axes {\"x\", ...}"), -1;
+    if (!names.count) /* shard_map's default is every axis, not none */
+        return op_error(oi, "a manual computation over no axes is not supported by shardc"), -1;
     for (int i = 0; i < names.count; i++) {
         int k = 0;
         while (k < mesh->num_axes && strcmp(mesh->axes[k].name, names.items[i]) != 0)
