@@ -93,6 +93,11 @@ void mlir_imp_pop_scope(ImportCtx *ic)
 
 const char *mlir_imp_value_name(ImportCtx *ic, const char *name, int count, int index)
 {
+    if (count == 1 && !strchr(name, '-') && !symtab_get(&ic->taken, name)) { /* the common case */
+        const char *kept = arena_strdup(ic->arena, name);
+        symtab_put(&ic->taken, kept, (void *)kept);
+        return kept;
+    }
     size_t len = strlen(name) + 24;
     char *base = arena_alloc(&ic->scratch, len);
     if (count > 1)

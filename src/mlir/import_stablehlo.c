@@ -104,7 +104,7 @@ static bool make_einsum(OpImport *oi, const DotDims *d)
 {
     if (!need_operands(oi, 2))
         return false;
-    char spec[3 * SHARDC_MAX_RANK + 8];
+    char spec[4 * SHARDC_MAX_RANK + 8];
     if (!dot_spec(d, oi->operands[0]->type.rank, oi->operands[1]->type.rank, spec, sizeof spec))
         return op_error(oi, "its dimension numbers are out of range, repeated or unpaired");
     if (!mlir_imp_make_op(oi, OP_EINSUM))
