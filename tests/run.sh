@@ -2,7 +2,8 @@
 # The one test driver: cmocka unit tests, golden tests and round-trip tests.
 # Usage: tests/run.sh BUILD_DIR [FILTER]. Last line: "N passed, N failed".
 #
-# Golden tests are files tests/**/*.shir, *.test and *.mlir. A file may hold
+# Golden tests are files tests/**/*.shir, *.test and *.mlir (but a NAME.mlir
+# beside a NAME.test is that test's input). A file may hold
 #   # RUN: <command>     (default for .shir and .mlir: "shardc %s"; %s is the file,
 #                         relative to the repository root, where commands
 #                         run; a leading "shardc" is the built binary)
@@ -95,6 +96,7 @@ run_roundtrip_test() {
 run_unit_tests
 while IFS= read -r file; do
     [ -n "$filter" ] && [[ "$file" != *"$filter"* ]] && continue
+    [[ "$file" == *.mlir && -f "${file%.mlir}.test" ]] && continue # the input of its .test
     run_golden_test "$file"
 done < <(find "$root/tests" -type f \( -name '*.shir' -o -name '*.test' -o -name '*.mlir' \) -not -path '*/test-out/*' | sort)
 while IFS= read -r file; do
