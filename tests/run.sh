@@ -2,8 +2,9 @@
 # The one test driver: cmocka unit tests, golden tests and round-trip tests.
 # Usage: tests/run.sh BUILD_DIR [FILTER]. Last line: "N passed, N failed".
 #
-# Golden tests are files tests/**/*.shir and tests/**/*.test. A file may hold
-#   # RUN: <command>     (default for .shir: "shardc %s"; %s is the file,
+# Golden tests are files tests/**/*.shir, *.test and *.mlir (but a NAME.mlir
+# beside a NAME.test is that test's input). A file may hold
+#   # RUN: <command>     (default for .shir and .mlir: "shardc %s"; %s is the file,
 #                         relative to the repository root, where commands
 #                         run; a leading "shardc" is the built binary)
 #   # EXIT: <status>     expected exit status (default 0, or 1 with .err)
@@ -95,8 +96,9 @@ run_roundtrip_test() {
 run_unit_tests
 while IFS= read -r file; do
     [ -n "$filter" ] && [[ "$file" != *"$filter"* ]] && continue
+    [[ "$file" == *.mlir && -f "${file%.mlir}.test" ]] && continue # the input of its .test
     run_golden_test "$file"
-done < <(find "$root/tests" -type f \( -name '*.shir' -o -name '*.test' \) -not -path '*/test-out/*' | sort)
+done < <(find "$root/tests" -type f \( -name '*.shir' -o -name '*.test' -o -name '*.mlir' \) -not -path '*/test-out/*' | sort)
 while IFS= read -r file; do
     [ -n "$filter" ] && [[ "$file" != *"$filter"* ]] && continue
     run_roundtrip_test "$file"

@@ -44,6 +44,10 @@ bool mlir_imp_type(ImportCtx *ic, const MlirType *t, TensorType *out)
         return false;
     }
     DType dt;
+    if (t->elem && t->elem[0] == '*') {
+        diag_error(ic->diag, loc, "unranked tensors are not supported by shardc ('%s')", t->text);
+        return false;
+    }
     if (!element_type(t->elem, &dt)) {
         diag_error(ic->diag, loc, "element type '%s' is not supported by shardc", t->elem ? t->elem : t->text);
         return false;
@@ -89,6 +93,11 @@ void mlir_imp_pop_scope(ImportCtx *ic)
 
 const char *mlir_imp_value_name(ImportCtx *ic, const char *name, int count, int index)
 {
+    if (count == 1 && !strchr(name, '-') && !symtab_get(&ic->taken, name)) { /* the common case */
+        const char *kept = arena_strdup(ic->arena, name);
+        symtab_put(&ic->taken, kept, (void *)kept);
+        return kept;
+    }
     size_t len = strlen(name) + 24;
     char *base = arena_alloc(&ic->scratch, len);
     if (count > 1)
@@ -145,10 +154,17 @@ ImpValue *mlir_imp_use(ImportCtx *ic, const MlirUse *use, int *index)
     return NULL;
 }
 
+/* `name = text`, the text with its type (`8 : i32`) when one is written. */
 MlirKeptAttr mlir_imp_keep(ImportCtx *ic, const MlirNamedAttr *a)
 {
-    bool unit = !a->value || a->value->kind == MA_UNIT;
-    return (MlirKeptAttr){mlir_imp_str(ic, a->name), unit ? NULL : mlir_imp_str(ic, a->value->raw)};
+    const MlirAttr *v = a->value;
+    if (!v || v->kind == MA_UNIT)
+        return (MlirKeptAttr){mlir_imp_str(ic, a->name), NULL};
+    const char *raw = v->raw ? v->raw : "";
+    size_t len = strlen(raw) + (v->type_text ? strlen(v->type_text) + 4 : 0) + 1;
+    char *text = arena_alloc(ic->arena, len);
+    snprintf(text, len, v->type_text ? "%s : %s" : "%s", raw, v->type_text);
+    return (MlirKeptAttr){mlir_imp_str(ic, a->name), text};
 }
 
 MlirKeptAttrs mlir_imp_keep_list(ImportCtx *ic, const MlirKeptAttr *items, int count)
@@ -212,10 +228,11 @@ bool mlir_imp_body(ImportCtx *ic, const MlirRegion *region, Block *b, const char
         const MlirOp *op = block->ops.items[i];
         if (strcmp(op->name, terminator) != 0) {
             mlir_imp_op(ic, op);
-        } else if (i != block->ops.count - 1) {
-            diag_error(ic->diag, mlir_imp_loc(ic, op->loc), "'%s' must be the last op of its block", terminator);
         } else {
-            set_returns(ic, op, b);
+            if (i == block->ops.count - 1)
+                set_returns(ic, op, b);
+            else
+                diag_error(ic->diag, mlir_imp_loc(ic, op->loc), "'%s' must be the last op of its block", terminator);
             ic->block = outer;
             return ic->diag->errors == before;
         }

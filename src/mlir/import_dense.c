@@ -240,14 +240,15 @@ AttrValue *mlir_imp_dense(ImportCtx *ic, const MlirAttr *a, const TensorType *t)
     return parse_dense(&dp, t);
 }
 
-/* The dims of `tensor<2x4xi64>` in a's type, or in its text after the literal. */
+/* The dims of the literal's type `tensor<2x4xi64>` (`dense<...> : type`). */
 static bool literal_type(ImportCtx *ic, const MlirAttr *a, TensorType *t)
 {
     if (a->type && a->type->kind == MT_TENSOR && a->type->rank == 2) {
         *t = type_make(&ic->scratch, DT_I64, 2, a->type->dims);
         return true;
     }
-    const char *tail = a->raw ? strstr(a->raw, "tensor<") : NULL;
+    const char *text = a->type_text ? a->type_text : a->raw;
+    const char *tail = text ? strstr(text, "tensor<") : NULL;
     long long rows, cols;
     if (!tail || sscanf(tail, "tensor<%lldx%lldx", &rows, &cols) != 2 || rows < 0 || cols < 0)
         return false;

@@ -121,6 +121,7 @@ const MlirAttr *mlir_imp_attr2(OpImport *oi, const char *name, const char *other
 /* Makes the op with the results' values; false if the counts are wrong. */
 bool mlir_imp_make_op(OpImport *oi, OpKind kind);
 void mlir_imp_set(OpImport *oi, AttrKey key, AttrValue *v);
+void mlir_imp_unset(Op *op, AttrKey key);
 /* A list of ints (array<i64: ...>, [1, 2], dense<[1, 2]>); false (reported). */
 bool mlir_imp_ints(ImportCtx *ic, const MlirAttr *a, const char *what, int64_t *out, int max, int *count);
 /* An array value of count (unset) items. */
@@ -138,9 +139,6 @@ bool mlir_imp_int_attr_from(OpImport *oi, AttrKey key, const char *name, const c
 AttrValue *mlir_imp_attr_value(ImportCtx *ic, const MlirAttr *a, const TensorType *type);
 /* Marks the op's attribute `name`, if present, to be kept as written. */
 void mlir_imp_keep_attr(OpImport *oi, const char *name);
-/* The text of a keyword attribute (GT, or the last word of
- * #stablehlo<comparison_direction GT>) in buf; false if neither. */
-bool mlir_imp_keyword(const MlirAttr *a, char *buf, size_t len);
 /* The scalar value of a stablehlo.constant defining operand i, or NULL. */
 const AttrValue *mlir_imp_scalar_operand(OpImport *oi, int i);
 
@@ -171,6 +169,9 @@ const Mesh *mlir_imp_find_mesh(ImportCtx *ic, const char *name);
 Mesh *mlir_imp_add_mesh(ImportCtx *ic, const char *name, Loc loc);
 Sharding *mlir_imp_sharding(ImportCtx *ic, const MlirSharding *s);
 AttrValue *mlir_imp_sharding_attr(ImportCtx *ic, const MlirSharding *s);
+/* The shardings of #sdy.sharding_per_value<[...]> or [<...>, ...] in out;
+ * false if a is neither. */
+bool mlir_imp_sharding_list(ImportCtx *ic, const MlirAttr *a, MlirList *out);
 /* `sdy.sharding` (per value) and `mhlo.sharding` on the op: its results'. */
 bool mlir_imp_result_shardings(OpImport *oi);
 /* A value's sharding from an argument's or result's attributes

@@ -45,38 +45,56 @@ static const Mesh *specs_mesh(OpImport *oi, const AttrValue *in, const AttrValue
     return NULL;
 }
 
-/* One name of manual_axes: an axis ref, a string, or a name in dialect text. */
-static bool manual_axis(OpImport *oi, const Mesh *mesh, const char *name, Loc loc, AxisRef *out)
+/* The axis names of manual_axes: {"x", "y"} (custom form), ["x", "y"], or
+ * the quoted names of #sdy<manual_axes{"x", "y"}> (generic form); false if
+ * it is none of those (or names a sub-axis). */
+static bool manual_names(ImportCtx *ic, const MlirAttr *a, MlirList *names)
 {
-    for (int k = 0; k < mesh->num_axes; k++)
-        if (strcmp(mesh->axes[k].name, name) == 0) {
-            *out = (AxisRef){k, 1, mesh->axes[k].size};
-            return true;
-        }
-    diag_error(oi->ic->diag, loc, "unknown axis \"%s\" in mesh '@%s'", name, mesh->name);
-    return false;
+    *names = (MlirList){0};
+    for (int i = 0; (a->kind == MA_AXES || a->kind == MA_ARRAY) && i < a->items.count; i++) {
+        const MlirAxisRef *r = a->items.items[i];
+        const MlirAttr *v = a->items.items[i];
+        if (a->kind == MA_AXES ? r->size != 0 : v->kind != MA_STRING)
+            return false;
+        mlir_list_push(&ic->scratch, names, (void *)(a->kind == MA_AXES ? r->name : v->s));
+    }
+    for (const char *p = a->kind == MA_DIALECT && a->raw ? strchr(a->raw, '"') : NULL; p; p = strchr(p, '"')) {
+        const char *end = strchr(p + 1, '"');
+        if (!end)
+            return false;
+        mlir_list_push(&ic->scratch, names, arena_strndup(&ic->scratch, p + 1, (size_t)(end - p - 1)));
+        p = end + 1;
+    }
+    return a->kind == MA_AXES || a->kind == MA_ARRAY || a->kind == MA_DIALECT ||
+           (a->kind == MA_DICT && !a->items.count); /* {}: no axes */
 }
 
+/* The manual axes, distinct axes of the mesh; their count, or -1. */
 static int manual_axes(OpImport *oi, const Mesh *mesh, AxisRef *out)
 {
     const MlirAttr *a = mlir_imp_attr(oi, "manual_axes");
-    int n = 0;
-    if (!a)
-        return 0;
-    Loc loc = mlir_imp_loc(oi->ic, a->loc);
-    for (int i = 0; i < a->items.count && n < mesh->num_axes; i++) {
-        const char *name = a->kind == MA_AXES ? ((const MlirAxisRef *)a->items.items[i])->name
-                           : ((const MlirAttr *)a->items.items[i])->kind == MA_STRING
-                               ? ((const MlirAttr *)a->items.items[i])->s
-                               : NULL;
-        if (!name || (a->kind == MA_AXES && ((const MlirAxisRef *)a->items.items[i])->size))
-            return op_error(oi, "manual_axes must be a list of whole mesh axes"), -1;
-        if (!manual_axis(oi, mesh, name, loc, &out[n++]))
+    MlirList names = {0};
+    Loc loc = mlir_imp_loc(oi->ic, a ? a->loc : oi->src->loc);
+    if (a && !manual_names(oi->ic, a, &names))
+        return op_error(oi, "manual_axes must be a list of whole mesh axes {\"x\", ...}"), -1;
+    if (!names.count) /* shard_map's default is every axis, not none */
+        return op_error(oi, "a manual computation over no axes is not supported by shardc"), -1;
+    for (int i = 0; i < names.count; i++) {
+        int k = 0;
+        while (k < mesh->num_axes && strcmp(mesh->axes[k].name, names.items[i]) != 0)
+            k++;
+        bool twice = false;
+        for (int j = 0; j < i; j++)
+            twice |= k < mesh->num_axes && out[j].axis == k;
+        if (k == mesh->num_axes || twice) {
+            diag_error(oi->ic->diag, loc, twice ? "axis \"%s\" is listed twice in manual_axes"
+                                               : "unknown axis \"%s\" in mesh '@%s'",
+                       (const char *)names.items[i], mesh->name);
             return -1;
+        }
+        out[i] = (AxisRef){k, 1, mesh->axes[k].size};
     }
-    if (a->kind != MA_AXES && a->kind != MA_ARRAY)
-        return op_error(oi, "manual_axes must be a list of mesh axes {\"x\", ...}"), -1;
-    return n;
+    return names.count;
 }
 
 /* manual_axes is left out when it is every axis in mesh order: the
@@ -97,11 +115,16 @@ static void set_manual_axes(OpImport *oi, const Mesh *mesh, const AxisRef *axes,
 static AttrValue *specs(OpImport *oi, const char *name)
 {
     const MlirAttr *a = mlir_imp_attr(oi, name);
-    if (!a || a->kind != MA_SHARDINGS) {
+    MlirList list;
+    if (!a || !mlir_imp_sharding_list(oi->ic, a, &list)) {
         op_error(oi, "it needs in_shardings and out_shardings, one sharding per operand and per result");
         return NULL;
     }
-    return mlir_imp_attr_value(oi->ic, a, NULL);
+    AttrValue *v = mlir_imp_array(oi->ic, list.count, mlir_imp_loc(oi->ic, a->loc));
+    for (int i = 0; i < list.count; i++)
+        if (!(v->u.array.items[i] = mlir_imp_sharding_attr(oi->ic, list.items[i])))
+            return NULL;
+    return v;
 }
 
 static bool manual_body(OpImport *oi, const Mesh *mesh, const AxisRef *axes, int n)
@@ -426,15 +449,16 @@ static int count_factors(const MlirRule *r)
     return n;
 }
 
-/* One side: tensors by ", ", dims by " ", compound dims as "(i j)". */
+/* One side: tensors by ",", dims by " ", compound dims as "(i j)"; a
+ * scalar is nothing: "i j, -> i k". */
 static void write_side(FILE *f, RuleText *rt, const MlirList *tensors)
 {
     for (int t = 0; t < tensors->count; t++) {
         const MlirList *dims = tensors->items[t];
-        fputs(t ? ", " : "", f);
+        fputs(t ? "," : "", f);
         for (int d = 0; d < dims->count; d++) {
             const MlirList *factors = dims->items[d];
-            fputs(d ? " " : "", f);
+            fputs(d || t ? " " : "", f);
             fputs(factors->count > 1 ? "(" : "", f);
             for (int k = 0; k < factors->count; k++) {
                 fprintf(f, "%s%s", k ? " " : "", (const char *)factors->items[k]);

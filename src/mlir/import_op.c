@@ -212,26 +212,6 @@ bool mlir_imp_int_attr_from(OpImport *oi, AttrKey key, const char *name, const c
     return true;
 }
 
-bool mlir_imp_keyword(const MlirAttr *a, char *buf, size_t len)
-{
-    const char *text = a->kind == MA_KEYWORD ? a->s : a->kind == MA_DIALECT ? a->raw : NULL;
-    if (!text)
-        return false;
-    size_t end = strlen(text);
-    while (end > 0 && (text[end - 1] == '>' || text[end - 1] == ' '))
-        end--;
-    size_t start = end;
-    while (start > 0 && (strchr("_", text[start - 1]) || (text[start - 1] >= 'A' && text[start - 1] <= 'Z') ||
-                         (text[start - 1] >= 'a' && text[start - 1] <= 'z') ||
-                         (text[start - 1] >= '0' && text[start - 1] <= '9')))
-        start--;
-    if (start == end || end - start >= len)
-        return false;
-    memcpy(buf, text + start, end - start);
-    buf[end - start] = '\0';
-    return true;
-}
-
 static AttrValue *list_value(ImportCtx *ic, const MlirAttr *a, const TensorType *type, Loc loc)
 {
     AttrValue *v = mlir_imp_array(ic, a->items.count, loc);
@@ -463,7 +443,25 @@ bool mlir_imp_make_op(OpImport *oi, OpKind kind)
 
 /* ---- finishing: result shardings, overrides, kept and refused attributes ---- */
 
-/* `shardc.<attr> = value` sets the op's attribute <attr>. */
+void mlir_imp_unset(Op *op, AttrKey key)
+{
+    for (int i = 0; i < op->num_attrs; i++)
+        if (op->attrs[i].key == key)
+            op->attrs[i--] = op->attrs[--op->num_attrs];
+}
+
+/* Whether v is the ops.def default of a DEF attribute (bools and ints). */
+static bool is_default(const OpAttrSpec *spec, const AttrValue *v)
+{
+    if (!spec || spec->presence != ATTR_DEFAULTED || spec->fallback.kind != v->kind)
+        return false;
+    return v->kind == ATTR_BOOL ? v->u.b == spec->fallback.u.b : v->kind == ATTR_INT && v->u.i == spec->fallback.u.i;
+}
+
+/* `shardc.<attr> = value` sets the op's attribute <attr>. Its default
+ * leaves it unset, as .shir writes it: the printer spells out what MLIR's
+ * reading would otherwise change (shardc.check_vma = true, since a
+ * manual computation without it reads as check_vma = false). */
 static bool apply_override(OpImport *oi, int i)
 {
     const MlirNamedAttr *a = oi->src->attrs.items[i];
@@ -476,7 +474,9 @@ static bool apply_override(OpImport *oi, int i)
         return false;
     }
     AttrValue *v = mlir_imp_attr_value(oi->ic, a->value, oi->num_results ? &oi->result_types[0] : NULL);
-    if (v)
+    if (v && is_default(op_attr_spec(oi->op->kind, key), v))
+        mlir_imp_unset(oi->op, key);
+    else if (v)
         mlir_imp_set(oi, key, v);
     return v != NULL;
 }
@@ -579,6 +579,11 @@ static bool shardc_op(OpImport *oi)
         if (strcmp(a->name, "callee") == 0 && a->value->kind == MA_SYMBOL) {
             oi->op->callee = mlir_imp_str(ic, a->value->s);
             oi->op->callee_loc = mlir_imp_loc(ic, a->value->loc);
+            continue;
+        }
+        if (strcmp(a->name, "spec") == 0 && a->value->kind == MA_STRING) { /* einsum's */
+            oi->op->str = mlir_imp_str(ic, a->value->s);
+            oi->op->str_loc = mlir_imp_loc(ic, a->value->loc);
             continue;
         }
         AttrKey key = strcmp(a->name, "sharding") == 0 || strcmp(a->name, "shardings") == 0

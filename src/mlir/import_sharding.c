@@ -281,19 +281,36 @@ static bool set_result_sharding(OpImport *oi, int i, Sharding *s, const MlirAttr
     return true;
 }
 
+bool mlir_imp_sharding_list(ImportCtx *ic, const MlirAttr *a, MlirList *out)
+{
+    *out = (MlirList){0};
+    if (a->kind == MA_SHARDINGS) {
+        *out = a->shardings;
+        return true;
+    }
+    for (int i = 0; a->kind == MA_ARRAY && i < a->items.count; i++) {
+        const MlirAttr *item = a->items.items[i];
+        if (item->kind != MA_SHARDING)
+            return false;
+        mlir_list_push(&ic->scratch, out, item->sharding);
+    }
+    return a->kind == MA_ARRAY;
+}
+
 /* #sdy.sharding_per_value<[...]> (or one sharding for one result). */
 static bool sdy_result_shardings(OpImport *oi, const MlirAttr *a, const char *name)
 {
+    MlirList list;
     bool ok = true;
     if (a->kind == MA_SHARDING && oi->num_results == 1)
         return set_result_sharding(oi, 0, mlir_imp_sharding(oi->ic, a->sharding), a);
-    if (a->kind != MA_SHARDINGS || a->shardings.count != oi->num_results) {
+    if (!mlir_imp_sharding_list(oi->ic, a, &list) || list.count != oi->num_results) {
         diag_error(oi->ic->diag, mlir_imp_loc(oi->ic, a->loc), "'%s' must list one sharding per result (%d)", name,
                    oi->num_results);
         return false;
     }
-    for (int i = 0; i < a->shardings.count; i++)
-        ok &= set_result_sharding(oi, i, mlir_imp_sharding(oi->ic, a->shardings.items[i]), a);
+    for (int i = 0; i < list.count; i++)
+        ok &= set_result_sharding(oi, i, mlir_imp_sharding(oi->ic, list.items[i]), a);
     return ok;
 }
 

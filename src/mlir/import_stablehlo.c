@@ -8,7 +8,6 @@
  * names, or the custom form's where the parser keeps those. */
 #include <float.h>
 #include <math.h>
-#include <stdlib.h>
 #include <string.h>
 #include "mlir/import_internal.h"
 
@@ -35,34 +34,6 @@ typedef struct DotDims {
     int num_lhs_batch, num_rhs_batch, num_lhs_contract, num_rhs_contract;
 } DotDims;
 
-/* `key = [1, 2]` in #stablehlo.dot<...>'s text; absent: empty. */
-static bool raw_dims(const char *raw, const char *key, int64_t *out, int *count)
-{
-    *count = 0;
-    const char *p = strstr(raw, key);
-    if (!p)
-        return true;
-    if (!(p = strchr(p, '[')))
-        return false;
-    for (p++;;) {
-        while (*p == ' ')
-            p++;
-        if (*p == ']')
-            return true;
-        char *end;
-        long long v = strtoll(p, &end, 10);
-        if (end == p || *count == SHARDC_MAX_RANK)
-            return false;
-        out[(*count)++] = v;
-        for (p = end; *p == ' '; p++)
-            ;
-        if (*p == ',')
-            p++;
-        else if (*p != ']')
-            return false;
-    }
-}
-
 static bool pair_dims(ImportCtx *ic, const MlirAttr *a, const char *what, int64_t *lhs, int *nl, int64_t *rhs,
                       int *nr)
 {
@@ -77,19 +48,10 @@ static bool pair_dims(ImportCtx *ic, const MlirAttr *a, const char *what, int64_
            mlir_imp_ints(ic, a->items.items[1], what, rhs, SHARDC_MAX_RANK, nr);
 }
 
+/* The parser reads dot_dimension_numbers = #stablehlo.dot<...> into the
+ * custom form's pairs. */
 static bool read_dot_dims(OpImport *oi, DotDims *d)
 {
-    const MlirAttr *numbers = mlir_imp_attr(oi, "dot_dimension_numbers");
-    if (numbers) {
-        const char *raw = numbers->raw ? numbers->raw : "";
-        if (raw_dims(raw, "lhs_batching_dimensions", d->lhs_batch, &d->num_lhs_batch) &&
-            raw_dims(raw, "rhs_batching_dimensions", d->rhs_batch, &d->num_rhs_batch) &&
-            raw_dims(raw, "lhs_contracting_dimensions", d->lhs_contract, &d->num_lhs_contract) &&
-            raw_dims(raw, "rhs_contracting_dimensions", d->rhs_contract, &d->num_rhs_contract))
-            return true;
-        diag_error(oi->ic->diag, mlir_imp_loc(oi->ic, numbers->loc), "cannot read dot_dimension_numbers '%s'", raw);
-        return false;
-    }
     return pair_dims(oi->ic, mlir_imp_attr(oi, "batching_dims"), "batching_dims", d->lhs_batch, &d->num_lhs_batch,
                      d->rhs_batch, &d->num_rhs_batch) &&
            pair_dims(oi->ic, mlir_imp_attr(oi, "contracting_dims"), "contracting_dims", d->lhs_contract,
@@ -142,7 +104,7 @@ static bool make_einsum(OpImport *oi, const DotDims *d)
 {
     if (!need_operands(oi, 2))
         return false;
-    char spec[3 * SHARDC_MAX_RANK + 8];
+    char spec[4 * SHARDC_MAX_RANK + 8];
     if (!dot_spec(d, oi->operands[0]->type.rank, oi->operands[1]->type.rank, spec, sizeof spec))
         return op_error(oi, "its dimension numbers are out of range, repeated or unpaired");
     if (!mlir_imp_make_op(oi, OP_EINSUM))
@@ -197,9 +159,13 @@ const char *mlir_imp_reducer(ImportCtx *ic, const MlirOp *owner, int index)
     return NULL;
 }
 
-static double lowest_finite(DType dt)
+/* Whether v is the dtype's highest finite value times sign, as printed
+ * (to the dtype's precision: f32's -3.40282347E+38 is not -FLT_MAX in f64). */
+static bool is_extreme(double v, double sign, DType dt)
 {
-    return dt == DT_F64 ? -DBL_MAX : dt == DT_BF16 ? -3.3895313892515355e38 : -FLT_MAX;
+    double high = dt == DT_F64 ? DBL_MAX : dt == DT_BF16 ? 3.3895313892515355e38 : FLT_MAX;
+    double eps = dt == DT_F64 ? 1e-15 : dt == DT_BF16 ? 1e-2 : 1e-7;
+    return fabs(v - sign * high) <= high * eps;
 }
 
 /* The identity of the reduction (JAX's inits): 0 for add; -inf or the
@@ -213,7 +179,7 @@ static bool is_identity(const AttrValue *v, OpKind kind, DType dt)
     if (kind == OP_REDUCE_SUM)
         return v->kind == ATTR_FLOAT ? v->u.f == 0.0 : v->u.i == 0;
     if (dtype_is_float(dt))
-        return v->kind == ATTR_FLOAT && (v->u.f == sign * INFINITY || v->u.f == sign * -lowest_finite(dt));
+        return v->kind == ATTR_FLOAT && (v->u.f == sign * INFINITY || is_extreme(v->u.f, sign, dt));
     int bits = (int)dtype_size(dt) * 8;
     bool is_unsigned = dtype_name(dt)[0] == 'u';
     int64_t high = bits >= 64 ? INT64_MAX : (int64_t)((UINT64_C(1) << (bits - !is_unsigned)) - 1);
@@ -309,16 +275,11 @@ bool mlir_imp_iota(OpImport *oi)
  * slice's strides of 1, pad's interior of 0, as .shir leaves them out. */
 static void drop_default(Op *op, AttrKey key, int64_t v)
 {
-    for (int i = 0; i < op->num_attrs; i++) {
-        const AttrValue *a = op->attrs[i].value;
-        if (op->attrs[i].key != key)
-            continue;
-        for (int k = 0; k < a->u.array.count; k++)
-            if (a->u.array.items[k]->u.i != v)
-                return;
-        op->attrs[i] = op->attrs[--op->num_attrs];
-        return;
-    }
+    const AttrValue *a = op_attr_get(op, key);
+    for (int k = 0; a && k < a->u.array.count; k++)
+        if (a->u.array.items[k]->u.i != v)
+            return;
+    mlir_imp_unset(op, key);
 }
 
 bool mlir_imp_slice(OpImport *oi)
@@ -381,17 +342,17 @@ bool mlir_imp_constant(OpImport *oi)
 
 /* ---- compare ---- */
 
+/* The parser reads #stablehlo<comparison_direction GT> as the keyword GT. */
 bool mlir_imp_compare(OpImport *oi)
 {
     static const char *const directions[] = {"EQ", "NE", "LT", "LE", "GT", "GE"};
     const MlirAttr *a = mlir_imp_attr(oi, "comparison_direction");
-    char word[8];
     if (!a)
         return op_error(oi, "it needs attribute 'comparison_direction'");
-    for (size_t i = 0; mlir_imp_keyword(a, word, sizeof word) && i < sizeof directions / sizeof directions[0]; i++) {
-        if (strcmp(word, directions[i]) != 0)
+    for (size_t i = 0; a->kind == MA_KEYWORD && i < sizeof directions / sizeof directions[0]; i++) {
+        if (strcmp(a->s, directions[i]) != 0)
             continue;
-        char lower[3] = {(char)(word[0] - 'A' + 'a'), (char)(word[1] - 'A' + 'a'), 0};
+        char lower[3] = {(char)(a->s[0] - 'A' + 'a'), (char)(a->s[1] - 'A' + 'a'), 0};
         if (!mlir_imp_make_op(oi, OP_COMPARE))
             return false;
         mlir_imp_set(oi, ATTR_KEY_DIRECTION, mlir_imp_string_attr(oi->ic, lower, mlir_imp_loc(oi->ic, a->loc)));
