@@ -46,16 +46,41 @@ void type_print(FILE *out, const TensorType *t)
 }
 
 
-static const struct { const char *name; size_t size; bool is_float, is_int; } dtype_table[] = {
-#define X(e, s, n, f, i) {s, n, f, i},
+static const struct {
+    const char *name;
+    size_t size;
+    DTypeClass cls;
+} dtype_table[] = {
+#define X(e, s, n, c) {s, n, c},
     SHARDC_DTYPES(X)
 #undef X
 };
 
 const char *dtype_name(DType dt) { return dtype_table[dt].name; }
 size_t dtype_size(DType dt) { return dtype_table[dt].size; }
-bool dtype_is_float(DType dt) { return dtype_table[dt].is_float; }
-bool dtype_is_int(DType dt) { return dtype_table[dt].is_int; }
+DTypeClass dtype_class(DType dt) { return dtype_table[dt].cls; }
+bool dtype_is_float(DType dt) { return dtype_table[dt].cls == DTC_FLOAT; }
+bool dtype_is_int(DType dt) { return dtype_table[dt].cls == DTC_SINT || dtype_table[dt].cls == DTC_UINT; }
+bool dtype_is_unsigned(DType dt) { return dtype_table[dt].cls == DTC_UINT; }
+
+bool dtype_int_range(DType dt, int64_t *lo, int64_t *hi)
+{
+    DTypeClass cls = dtype_table[dt].cls;
+    if (cls == DTC_FLOAT)
+        return false;
+    int bits = 8 * (int)dtype_table[dt].size;
+    if (cls == DTC_BOOL) {
+        *lo = 0;
+        *hi = 1;
+    } else if (cls == DTC_UINT) { /* u32 is the widest unsigned type */
+        *lo = 0;
+        *hi = (int64_t)((UINT64_C(1) << bits) - 1);
+    } else {
+        *hi = (int64_t)((UINT64_C(1) << (bits - 1)) - 1);
+        *lo = -*hi - 1;
+    }
+    return true;
+}
 
 bool dtype_parse(const char *name, size_t len, DType *out)
 {
