@@ -10,24 +10,24 @@
  * unsigned two's-complement integers (arithmetic wraps), and bool. */
 typedef enum { DTC_FLOAT, DTC_SINT, DTC_UINT, DTC_BOOL } DTypeClass;
 
-/* X(enum, spelling, byte size, class). The spellings are JAX's short dtype
- * names (jnp.float16 is f16, jnp.uint32 u32); MLIR spells bool i1 and u32
- * ui32. */
-#define SHARDC_DTYPES(X)                 \
-    X(DT_F32, "f32", 4, DTC_FLOAT)       \
-    X(DT_F64, "f64", 8, DTC_FLOAT)       \
-    X(DT_BF16, "bf16", 2, DTC_FLOAT)     \
-    X(DT_F16, "f16", 2, DTC_FLOAT)       \
-    X(DT_I8, "i8", 1, DTC_SINT)          \
-    X(DT_I32, "i32", 4, DTC_SINT)        \
-    X(DT_I64, "i64", 8, DTC_SINT)        \
-    X(DT_U32, "u32", 4, DTC_UINT)        \
-    X(DT_BOOL, "bool", 1, DTC_BOOL)
+/* X(enum, spelling, byte size, class, MLIR spelling). The spellings are
+ * JAX's short dtype names (jnp.float16 is f16, jnp.uint32 u32); MLIR's
+ * builtin types spell unsigned integers ui32 and bool i1. */
+#define SHARDC_DTYPES(X)                         \
+    X(DT_F32, "f32", 4, DTC_FLOAT, "f32")        \
+    X(DT_F64, "f64", 8, DTC_FLOAT, "f64")        \
+    X(DT_BF16, "bf16", 2, DTC_FLOAT, "bf16")     \
+    X(DT_F16, "f16", 2, DTC_FLOAT, "f16")        \
+    X(DT_I8, "i8", 1, DTC_SINT, "i8")            \
+    X(DT_I32, "i32", 4, DTC_SINT, "i32")         \
+    X(DT_I64, "i64", 8, DTC_SINT, "i64")         \
+    X(DT_U32, "u32", 4, DTC_UINT, "ui32")        \
+    X(DT_BOOL, "bool", 1, DTC_BOOL, "i1")
 /* The spellings above, for messages; keep it in step with the table. */
 #define SHARDC_DTYPE_SPELLINGS "f32, f64, bf16, f16, i8, i32, i64, u32 or bool"
 
 typedef enum {
-#define X(e, s, n, c) e,
+#define X(e, s, n, c, m) e,
     SHARDC_DTYPES(X)
 #undef X
     DT_COUNT
@@ -45,5 +45,8 @@ bool dtype_is_unsigned(DType dt);
 bool dtype_int_range(DType dt, int64_t *lo, int64_t *hi);
 /* Parse "f32" etc.; returns false for an unknown name. */
 bool dtype_parse(const char *name, size_t len, DType *out);
+/* The MLIR element type ("ui32", "i1"), and back. */
+const char *dtype_mlir_name(DType dt);
+bool dtype_parse_mlir(const char *name, size_t len, DType *out);
 
 #endif
