@@ -199,7 +199,7 @@ const char *mlir_imp_reducer(ImportCtx *ic, const MlirOp *owner, int index)
 
 static double lowest_finite(DType dt)
 {
-    return dt == DT_F64 ? -DBL_MAX : dt == DT_BF16 ? -3.3895313892515355e38 : -FLT_MAX;
+    return dt == DT_F64 ? -DBL_MAX : dt == DT_BF16 ? -3.3895313892515355e38 : dt == DT_F16 ? -65504.0 : -FLT_MAX;
 }
 
 /* The identity of the reduction (JAX's inits): 0 for add; -inf or the
@@ -214,10 +214,8 @@ static bool is_identity(const AttrValue *v, OpKind kind, DType dt)
         return v->kind == ATTR_FLOAT ? v->u.f == 0.0 : v->u.i == 0;
     if (dtype_is_float(dt))
         return v->kind == ATTR_FLOAT && (v->u.f == sign * INFINITY || v->u.f == sign * -lowest_finite(dt));
-    int bits = (int)dtype_size(dt) * 8;
-    bool is_unsigned = dtype_name(dt)[0] == 'u';
-    int64_t high = bits >= 64 ? INT64_MAX : (int64_t)((UINT64_C(1) << (bits - !is_unsigned)) - 1);
-    int64_t low = is_unsigned ? 0 : bits >= 64 ? INT64_MIN : -high - 1;
+    int64_t low = 0, high = 0;
+    dtype_int_range(dt, &low, &high);
     return v->kind == ATTR_INT && v->u.i == (kind == OP_REDUCE_MAX ? low : high);
 }
 
