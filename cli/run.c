@@ -296,7 +296,9 @@ static double magnitude(const Tensor *t)
 static Tolerance tolerance_for(const Tensor *want, const RunArgs *a)
 {
     static const Tolerance defaults[DT_COUNT] = {
+        /* bf16 and f16: about 5 and 10 units of their last place (2^-8, 2^-11) */
         [DT_F32] = {1e-4, 1e-4}, [DT_F64] = {1e-10, 1e-10}, [DT_BF16] = {2e-2, 2e-2},
+        [DT_F16] = {5e-3, 5e-3},
     };
     DType dtype = want->dtype;
     Tolerance t = defaults[dtype];

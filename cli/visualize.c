@@ -67,6 +67,8 @@ static bool round_trips(const char *text, double v, DType dtype)
         return (float)back == (float)v;
     if (dtype == DT_BF16)
         return f32_to_bf16((float)back) == f32_to_bf16((float)v);
+    if (dtype == DT_F16)
+        return f64_to_f16(back) == f64_to_f16(v);
     return back == v;
 }
 

@@ -4,8 +4,9 @@
  * freshly allocated output with one reference in *out, or a TensorStatus
  * with a message in ctx->msg and *out == NULL. The only in-place kernels are
  * kern_accumulate and tensor_insert_block. Axis and size attributes are
- * int64_t, as the IR stores them; axes must lie in [0, rank). bf16 inputs are
- * computed in f32 and rounded to nearest-even on store. */
+ * int64_t, as the IR stores them; axes must lie in [0, rank). bf16 and f16
+ * inputs are computed in f32 and rounded to nearest-even on store; integer
+ * arithmetic wraps; u32 divides, compares and sorts as unsigned. */
 #ifndef SHARDC_KERNELS_H
 #define SHARDC_KERNELS_H
 #include <stdbool.h>
@@ -61,8 +62,9 @@ bool kern_binary_op_lookup(const char *name, BinaryOp *out);
 bool kern_compare_op_lookup(const char *name, CompareOp *out);
 
 /* Transcendental ops (exp log tanh sin cos sqrt rsqrt gelu gelu_erf
- * logistic) need a float dtype; neg abs sign relu floor ceil also take ints;
- * not takes ints (bitwise) and bool (logical). UN_GELU is jax.nn.gelu's
+ * logistic) need a float dtype; neg abs sign relu floor ceil also take ints
+ * (abs signed ones only, as lax.abs); not takes ints (bitwise) and bool
+ * (logical). UN_GELU is jax.nn.gelu's
  * default tanh approximation, UN_GELU_ERF the exact erf form. */
 TensorStatus kern_unary(TensorCtx *ctx, UnaryOp op, const Tensor *x, Tensor **out);
 TensorStatus kern_gelu(TensorCtx *ctx, const Tensor *x, bool approximate, Tensor **out);
@@ -85,7 +87,7 @@ TensorStatus kern_broadcast_shape(TensorCtx *ctx, const char *what, int n,
 /* ---- contraction (kernel_dot.c) ------------------------------------------ */
 
 typedef enum {
-    EINSUM_AUTO,    /* BLAS for f32/f64/bf16 batched matmuls, loops otherwise */
+    EINSUM_AUTO,    /* BLAS for f32/f64/bf16/f16 batched matmuls, loops otherwise */
     EINSUM_GENERIC, /* always the loop nest (reference for tests) */
 } EinsumPath;
 
@@ -103,8 +105,9 @@ TensorStatus kern_einsum_path(TensorCtx *ctx, const char *spec, int n,
 typedef enum { RED_SUM, RED_MAX, RED_MIN, RED_MEAN, RED_COUNT } ReduceOp;
 
 /* Reduce over `ndims` distinct axes (the result drops them). Accumulates in
- * the element type (f32 for bf16) in C order; max/min propagate NaN; empty
- * reductions give the identity (0, -inf/INT_MIN/false, +inf/INT_MAX/true);
+ * the element type (f32 for bf16 and f16) in C order; max/min propagate NaN;
+ * empty reductions give the identity (0; for max -inf or the type's least
+ * value, false for bool; for min +inf or its greatest, true);
  * mean is float-only. bool: sum and max are OR, min is AND. */
 TensorStatus kern_reduce(TensorCtx *ctx, ReduceOp op, const Tensor *x, int ndims,
                          const int64_t *dims, Tensor **out);
@@ -181,7 +184,8 @@ TensorStatus kern_top_k(TensorCtx *ctx, const Tensor *x, int64_t k, Tensor **val
 /* 64 random bits that depend only on (seed, stream, index). */
 uint64_t rng_bits(uint64_t seed, uint64_t stream, uint64_t index);
 /* Fill t: element i gets rng_bits(seed, stream, i) mapped to floats uniform
- * in [-1, 1), ints uniform in [-8, 8), bools 50/50. */
+ * in [-1, 1) (f16 on the grid k * 2^-10), signed ints uniform in [-8, 8),
+ * u32 in [0, 16), bools 50/50. */
 void rng_fill(Tensor *t, uint64_t seed, uint64_t stream);
 TensorStatus kern_random(TensorCtx *ctx, DType dtype, int rank, const int64_t *dims,
                          uint64_t seed, uint64_t stream, Tensor **out);

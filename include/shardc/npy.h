@@ -1,7 +1,8 @@
 /* NumPy .npy files (format versions 1.0, 2.0, 3.0; docs/kernels.md).
  *
- * Read: C-order arrays with descr '<f4' '<f8' '<i4' '<i8' '|b1' (and the
- * big-endian '>f4' '>f8' '>i4' '>i8', byte-swapped on load). Every
+ * Read: C-order arrays with descr '<f4' '<f8' '<f2' '<i4' '<i8' '<u4' '|i1'
+ * '|b1' (f32 f64 f16 i32 i64 u32 i8 bool; the big-endian '>f4' '>f8' '>f2'
+ * '>i4' '>i8' '>u4' are byte-swapped on load). Every
  * malformed input (bad magic, truncated or oversized data, lying or
  * overflowing shapes, fortran_order True, unterminated header, unknown
  * descr) is a TENSOR_ERR_FORMAT with a message, never a crash or over-read.

@@ -10,8 +10,8 @@
  * TensorAccounting, however, is not synchronised.
  *
  * Data is contiguous, C-order (row-major), 64-byte aligned and never NULL
- * (an empty tensor still owns a small buffer). bf16 elements are stored as
- * their uint16 bit pattern; bool elements are bytes holding 0 or 1.
+ * (an empty tensor still owns a small buffer). bf16 and f16 elements are
+ * stored as their uint16 bit pattern; bool elements are bytes holding 0 or 1.
  *
  * Errors: every fallible function takes a TensorCtx, returns a TensorStatus
  * and, on failure, leaves a message in ctx->msg and NULL in its outputs. No
@@ -124,6 +124,73 @@ static inline uint16_t f32_to_bf16(float f)
     return (uint16_t)(u >> 16);
 }
 
+/* ---- f16 (IEEE binary16) ---------------------------------------------------- */
+
+/* 16-bit floats are stored as bits, computed in f32 and rounded on store. */
+static inline bool tensor_is_half(DType dt) { return dt == DT_BF16 || dt == DT_F16; }
+
+/* Exact: the exponent and mantissa fields moved to f32's positions are the
+ * value times 2^-112 (normals and subnormals alike); inf and NaN get f32's
+ * all-ones exponent back. */
+static inline float f16_to_f32(uint16_t h)
+{
+    uint32_t u = (uint32_t)(h & 0x7fffu) << 13;
+    float f;
+    memcpy(&f, &u, sizeof f);
+    f *= 0x1p112f;
+    memcpy(&u, &f, sizeof u);
+    if ((h & 0x7c00u) == 0x7c00u)
+        u |= 0x7f800000u;
+    u |= (uint32_t)(h & 0x8000u) << 16;
+    memcpy(&f, &u, sizeof f);
+    return f;
+}
+
+/* Round to nearest, ties to even: 65520 and above become inf, values
+ * below 2^-14 f16's subnormals (or zero); NaNs stay quiet NaNs of the same
+ * sign. */
+static inline uint16_t f32_to_f16(float f)
+{
+    uint32_t u, sign;
+    memcpy(&u, &f, sizeof u);
+    sign = (u >> 16) & 0x8000u;
+    u &= 0x7fffffffu;
+    if (u > 0x7f800000u)
+        return (uint16_t)(sign | 0x7e00u | ((u >> 13) & 0x3ffu));
+    if (u >= 0x477ff000u) /* 65520 */
+        return (uint16_t)(sign | 0x7c00u);
+    if (u < 0x38800000u) { /* 2^-14 */
+        /* In [0.5, 1) f32's ulp is 2^-24, f16's subnormal step: the FPU's
+         * own rounding of |f| + 0.5 leaves the f16 mantissa in the low bits
+         * (1024 when it rounds up to the smallest normal, 0x0400). */
+        float t;
+        memcpy(&t, &u, sizeof t);
+        t += 0.5f;
+        memcpy(&u, &t, sizeof u);
+        return (uint16_t)(sign | (u - 0x3f000000u));
+    }
+    /* Rebias the exponent by -112 and round the 13 dropped bits (a carry
+     * into the exponent is the right result). */
+    u += 0xc8000fffu + ((u >> 13) & 1u);
+    return (uint16_t)(sign | (u >> 13));
+}
+
+/* f64 -> f16 rounded once: first to f32 rounding to odd (truncate, then set
+ * the last bit if inexact), which keeps enough bits (24 >= 11 + 2) that the
+ * second rounding is the correctly rounded one. */
+static inline uint16_t f64_to_f16(double d)
+{
+    float f = (float)d;
+    if ((double)f != d && d == d) {
+        uint32_t u;
+        memcpy(&u, &f, sizeof u);
+        bool away = d > 0 ? (double)f > d : (double)f < d;
+        u = (away ? u - 1u : u) | 1u;
+        memcpy(&f, &u, sizeof f);
+    }
+    return f32_to_f16(f);
+}
+
 /* ---- scalars and conversion --------------------------------------------- */
 
 /* An attribute-style scalar: an integer or a float literal. */
@@ -139,8 +206,10 @@ static inline TensorScalar scalar_int(int64_t i) { return (TensorScalar){false, 
 void tensor_scalar_store(DType dtype, TensorScalar s, void *dst);
 
 /* Elementwise dtype conversion (the IR's convert). float->int truncates toward
- * zero and saturates, NaN->0; int->int wraps; anything->bool is x != 0 (NaN is
- * true); bool->x is 0/1; f64/int->bf16 goes through f32. */
+ * zero and saturates (to 0 for a negative value into u32), NaN->0; int->int
+ * wraps (two's complement, so i32 -1 -> u32 4294967295); anything->bool is
+ * x != 0 (NaN is true); bool->x is 0/1; f64->f16 rounds once; int->bf16/f16
+ * and f64->bf16 go through f32. */
 TensorStatus tensor_convert(TensorCtx *ctx, const Tensor *x, DType to, Tensor **out);
 void tensor_convert_elements(DType from, const void *src, DType to, void *dst, int64_t n);
 

@@ -39,7 +39,7 @@ typedef struct TransportGroup {
 } TransportGroup;
 
 /* An elementwise reduction: RED_SUM, RED_MAX or RED_MIN over `dtype`
- * elements (max/min propagate NaN, like lax.max; bf16 rounds each step). */
+ * elements (max/min propagate NaN, like lax.max; bf16 and f16 round each step). */
 typedef struct TransportReduction {
     DType dtype;
     ReduceOp op;
@@ -91,7 +91,7 @@ const char *transport_status_name(TransportStatus status);
 Transport *transport_local_new(int64_t num_endpoints, int64_t num_participants);
 
 /* The elementwise combine every transport applies, in group-index order:
- * acc[i] = acc[i] OP in[i] for n elements (bf16 in f32, rounded each step).
+ * acc[i] = acc[i] OP in[i] for n elements (bf16 and f16 in f32, rounded each step).
  * NULL if the reduction has no meaning for the element type. */
 typedef void (*TransportCombineFn)(void *acc, const void *in, int64_t n);
 TransportCombineFn transport_combine_fn(TransportReduction red);

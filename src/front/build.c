@@ -187,7 +187,7 @@ TensorType *build_type(ParseCtx *ctx, const char *dtype, Loc loc, PtrList *dims)
 {
     TensorType *t = ARENA_NEW(ctx->arena, TensorType);
     if (!dtype_parse(dtype, strlen(dtype), &t->dtype))
-        diag_error(ctx->diag, loc, "unknown element type '%s' (expected f32, f64, bf16, i32, i64 or bool)", dtype);
+        diag_error(ctx->diag, loc, "unknown element type '%s' (expected " SHARDC_DTYPE_SPELLINGS ")", dtype);
     if (dims->count > SHARDC_MAX_RANK)
         diag_error(ctx->diag, loc, "rank %d exceeds the maximum rank %d", dims->count, SHARDC_MAX_RANK);
     t->rank = dims->count > SHARDC_MAX_RANK ? SHARDC_MAX_RANK : dims->count;

@@ -46,24 +46,57 @@ void type_print(FILE *out, const TensorType *t)
 }
 
 
-static const struct { const char *name; size_t size; bool is_float, is_int; } dtype_table[] = {
-#define X(e, s, n, f, i) {s, n, f, i},
+static const struct {
+    const char *name;
+    size_t size;
+    DTypeClass cls;
+    const char *mlir;
+} dtype_table[] = {
+#define X(e, s, n, c, m) {s, n, c, m},
     SHARDC_DTYPES(X)
 #undef X
 };
 
 const char *dtype_name(DType dt) { return dtype_table[dt].name; }
+const char *dtype_mlir_name(DType dt) { return dtype_table[dt].mlir; }
 size_t dtype_size(DType dt) { return dtype_table[dt].size; }
-bool dtype_is_float(DType dt) { return dtype_table[dt].is_float; }
-bool dtype_is_int(DType dt) { return dtype_table[dt].is_int; }
+DTypeClass dtype_class(DType dt) { return dtype_table[dt].cls; }
+bool dtype_is_float(DType dt) { return dtype_table[dt].cls == DTC_FLOAT; }
+bool dtype_is_int(DType dt) { return dtype_table[dt].cls == DTC_SINT || dtype_table[dt].cls == DTC_UINT; }
+bool dtype_is_unsigned(DType dt) { return dtype_table[dt].cls == DTC_UINT; }
 
-bool dtype_parse(const char *name, size_t len, DType *out)
+bool dtype_int_range(DType dt, int64_t *lo, int64_t *hi)
+{
+    DTypeClass cls = dtype_table[dt].cls;
+    if (cls == DTC_FLOAT)
+        return false;
+    int bits = 8 * (int)dtype_table[dt].size;
+    if (cls == DTC_BOOL) {
+        *lo = 0;
+        *hi = 1;
+    } else if (cls == DTC_UINT) { /* u32 is the widest unsigned type */
+        *lo = 0;
+        *hi = (int64_t)((UINT64_C(1) << bits) - 1);
+    } else {
+        *hi = (int64_t)((UINT64_C(1) << (bits - 1)) - 1);
+        *lo = -*hi - 1;
+    }
+    return true;
+}
+
+/* The entry whose spelling (the .shir one, or with `mlir` the MLIR one) is
+ * name[0..len). */
+static bool parse_spelling(const char *name, size_t len, bool mlir, DType *out)
 {
     for (int i = 0; i < DT_COUNT; i++) {
-        if (strlen(dtype_table[i].name) == len && memcmp(dtype_table[i].name, name, len) == 0) {
+        const char *s = mlir ? dtype_table[i].mlir : dtype_table[i].name;
+        if (strlen(s) == len && memcmp(s, name, len) == 0) {
             *out = (DType)i;
             return true;
         }
     }
     return false;
 }
+
+bool dtype_parse(const char *name, size_t len, DType *out) { return parse_spelling(name, len, false, out); }
+bool dtype_parse_mlir(const char *name, size_t len, DType *out) { return parse_spelling(name, len, true, out); }

@@ -221,13 +221,16 @@ typedef void (*DotRow)(char *y, const char *a, const char *b, const int64_t *st,
     }
 DOT_ROW(F32, float, float, F_PROD, F_SUM)
 DOT_ROW(F64, double, double, F_PROD, F_SUM)
+DOT_ROW(I8, int8_t, uint8_t, I_PROD, I_SUM)
 DOT_ROW(I32, int32_t, uint32_t, I_PROD, I_SUM)
 DOT_ROW(I64, int64_t, uint64_t, I_PROD, I_SUM)
+DOT_ROW(U32, uint32_t, uint32_t, I_PROD, I_SUM)
 DOT_ROW(BOOL, uint8_t, uint8_t, B_PROD, B_SUM)
 
+/* bf16 and f16 are computed in f32 (einsum_half). */
 static const DotRow dot_rows[DT_COUNT] = {
-    [DT_F32] = dot_F32, [DT_F64] = dot_F64, [DT_I32] = dot_I32,
-    [DT_I64] = dot_I64, [DT_BOOL] = dot_BOOL,
+    [DT_F32] = dot_F32, [DT_F64] = dot_F64, [DT_I8] = dot_I8, [DT_I32] = dot_I32,
+    [DT_I64] = dot_I64, [DT_U32] = dot_U32, [DT_BOOL] = dot_BOOL,
 };
 
 typedef struct DotJob {
@@ -441,7 +444,7 @@ static TensorStatus einsum_matmul(TensorCtx *ctx, EinsumSpec *es, const Tensor *
 
 /* ---- entry points --------------------------------------------------------------- */
 
-static TensorStatus einsum_bf16(TensorCtx *ctx, const char *spec, int n,
+static TensorStatus einsum_half(TensorCtx *ctx, const char *spec, int n,
                                 const Tensor *const *ops, EinsumPath path, Tensor **out)
 {
     Tensor *wide[2] = {NULL, NULL}, *result = NULL;
@@ -451,7 +454,7 @@ static TensorStatus einsum_bf16(TensorCtx *ctx, const char *spec, int n,
     if (st == TENSOR_OK)
         st = kern_einsum_path(ctx, spec, n, (const Tensor *const *)wide, path, &result);
     if (st == TENSOR_OK)
-        st = tensor_convert(ctx, result, DT_BF16, out);
+        st = tensor_convert(ctx, result, ops[0]->dtype, out);
     tensor_release(wide[0]);
     tensor_release(wide[1]);
     tensor_release(result);
@@ -477,8 +480,8 @@ TensorStatus kern_einsum_path(TensorCtx *ctx, const char *spec, int n,
                          spec, dtype_name(operands[0]->dtype), dtype_name(operands[1]->dtype));
     if (st != TENSOR_OK)
         return st;
-    if (operands[0]->dtype == DT_BF16)
-        return einsum_bf16(ctx, spec, n, operands, path, out);
+    if (tensor_is_half(operands[0]->dtype))
+        return einsum_half(ctx, spec, n, operands, path, out);
     if (path == EINSUM_AUTO && blas_eligible(&es, operands[0]->dtype))
         return einsum_matmul(ctx, &es, operands, out);
     return einsum_generic(ctx, &es, operands, out);

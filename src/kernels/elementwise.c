@@ -5,8 +5,9 @@
  * lists below, so GCC sees a plain loop over one type it can vectorise.
  * Binary loops take a stride per operand: 1 on the same-shape fast path,
  * 0 for a broadcast operand. Integer arithmetic goes through the unsigned
- * type of the same width, so overflow wraps instead of being undefined. bf16
- * is widened to f32, computed, and rounded back. */
+ * type of the same width, so overflow wraps instead of being undefined; u32
+ * has its own lists (unsigned division, compare and pow, no abs). bf16 and
+ * f16 are widened to f32, computed, and rounded back. */
 #include "shardc/kernels.h"
 #include "kernels/vecmath.h"
 #include <tgmath.h>
@@ -119,6 +120,16 @@ static double libm_logistic(double v) { return 1 / (1 + exp(-v)); }
     X(NOT, (E)~(UE)v, __VA_ARGS__)                                                  \
     X(RELU, (v > 0 ? v : (E)0), __VA_ARGS__)
 
+/* jax.lax.sign of an unsigned value is 0 or 1; lax.abs refuses unsigned
+ * types; neg wraps. */
+#define UINT_UNARY_OPS(X, ...)                                                      \
+    X(NEG, (E)((E)0 - v), __VA_ARGS__)                                              \
+    X(SIGN, (E)(v != 0), __VA_ARGS__)                                               \
+    X(FLOOR, v, __VA_ARGS__)                                                        \
+    X(CEIL, v, __VA_ARGS__)                                                         \
+    X(NOT, (E)~v, __VA_ARGS__)                                                      \
+    X(RELU, v, __VA_ARGS__)
+
 #define BOOL_UNARY_OPS(X, ...) X(NOT, (E)!v, __VA_ARGS__)
 
 /* lax.max/min propagate NaN from either side. */
@@ -132,6 +143,14 @@ static double libm_logistic(double v) { return 1 / (1 + exp(-v)); }
     X(MIN, ((a < b || a != a) ? a : b), __VA_ARGS__)                                \
     X(POW, pow(a, b), __VA_ARGS__)
 
+/* max, min and the bitwise ops: the same for signed and unsigned types. */
+#define INT_ORDER_AND_BIT_OPS(X, ...)                                               \
+    X(MAX, (a > b ? a : b), __VA_ARGS__)                                            \
+    X(MIN, (a < b ? a : b), __VA_ARGS__)                                            \
+    X(AND, (E)(a & b), __VA_ARGS__)                                                 \
+    X(OR, (E)(a | b), __VA_ARGS__)                                                  \
+    X(XOR, (E)(a ^ b), __VA_ARGS__)
+
 /* XLA integer semantics: x / 0 == -1, INT_MIN / -1 == INT_MIN (the wrapped
  * negation), x % 0 == x, INT_MIN % -1 == 0; division truncates. */
 #define INT_BINARY_OPS(X, ...)                                                      \
@@ -140,12 +159,18 @@ static double libm_logistic(double v) { return 1 / (1 + exp(-v)); }
     X(MUL, (E)((UE)a * (UE)b), __VA_ARGS__)                                         \
     X(DIV, (b == 0 ? (E)-1 : b == -1 ? (E)((UE)0 - (UE)a) : (E)(a / b)), __VA_ARGS__) \
     X(REM, (b == 0 ? a : b == -1 ? (E)0 : (E)(a % b)), __VA_ARGS__)                 \
-    X(MAX, (a > b ? a : b), __VA_ARGS__)                                            \
-    X(MIN, (a < b ? a : b), __VA_ARGS__)                                            \
     X(POW, INT_POW(a, b), __VA_ARGS__)                                              \
-    X(AND, (E)(a & b), __VA_ARGS__)                                                 \
-    X(OR, (E)(a | b), __VA_ARGS__)                                                  \
-    X(XOR, (E)(a ^ b), __VA_ARGS__)
+    INT_ORDER_AND_BIT_OPS(X, __VA_ARGS__)
+
+/* XLA unsigned semantics: x / 0 is all ones, x % 0 == x. */
+#define UINT_BINARY_OPS(X, ...)                                                     \
+    X(ADD, (E)(a + b), __VA_ARGS__)                                                 \
+    X(SUB, (E)(a - b), __VA_ARGS__)                                                 \
+    X(MUL, (E)(a * b), __VA_ARGS__)                                                 \
+    X(DIV, (b == 0 ? (E)~(E)0 : (E)(a / b)), __VA_ARGS__)                           \
+    X(REM, (b == 0 ? a : (E)(a % b)), __VA_ARGS__)                                  \
+    X(POW, uint_pow_u32(a, b), __VA_ARGS__)                                         \
+    INT_ORDER_AND_BIT_OPS(X, __VA_ARGS__)
 
 /* XLA pred arithmetic: add and max are OR, mul and min are AND. */
 #define BOOL_BINARY_OPS(X, ...)                                                     \
@@ -167,6 +192,15 @@ static double libm_logistic(double v) { return 1 / (1 + exp(-v)); }
 
 /* Exponentiation by squaring with wrapping multiplies. A negative exponent
  * gives the truncated reciprocal: 1 for base 1, +-1 for base -1, else 0. */
+static inline uint32_t uint_pow_u32(uint32_t base, uint32_t exponent)
+{
+    uint32_t acc = 1;
+    for (; exponent; exponent >>= 1, base *= base)
+        if (exponent & 1u)
+            acc *= base;
+    return acc;
+}
+
 #define DEFINE_INT_POW(S, T, U)                                                     \
     static inline T int_pow_##S(T base, T exponent)                                 \
     {                                                                               \
@@ -178,9 +212,10 @@ static double libm_logistic(double v) { return 1 / (1 + exp(-v)); }
                 acc *= b;                                                           \
         return (T)acc;                                                              \
     }
+DEFINE_INT_POW(i8, int8_t, uint8_t)
 DEFINE_INT_POW(i32, int32_t, uint32_t)
 DEFINE_INT_POW(i64, int64_t, uint64_t)
-#define INT_POW(a, b) _Generic((a), int32_t: int_pow_i32, int64_t: int_pow_i64)(a, b)
+#define INT_POW(a, b) _Generic((a), int8_t: int_pow_i8, int32_t: int_pow_i32, int64_t: int_pow_i64)(a, b)
 
 /* ---- loop generators -------------------------------------------------------- */
 
@@ -198,8 +233,10 @@ typedef void (*AccumulateLoop)(void *y, const void *b, int64_t n);
 #define UNARY_CLONES_F32
 #endif
 #define UNARY_CLONES_F64
+#define UNARY_CLONES_I8
 #define UNARY_CLONES_I32
 #define UNARY_CLONES_I64
+#define UNARY_CLONES_U32
 #define UNARY_CLONES_BOOL
 
 #define UNARY_LOOP(ID, EXPR, DT, T, U)                                              \
@@ -262,20 +299,24 @@ typedef void (*AccumulateLoop)(void *y, const void *b, int64_t n);
     }
 
 #define FLOAT_TYPES(M, LIST) LIST(M, F32, float, float) LIST(M, F64, double, double)
-#define INT_TYPES(M, LIST) LIST(M, I32, int32_t, uint32_t) LIST(M, I64, int64_t, uint64_t)
+#define INT_TYPES(M, LIST)                                                          \
+    LIST(M, I8, int8_t, uint8_t) LIST(M, I32, int32_t, uint32_t) LIST(M, I64, int64_t, uint64_t)
+#define UINT_TYPES(M, LIST) LIST(M, U32, uint32_t, uint32_t)
 #define BOOL_TYPES(M, LIST) LIST(M, BOOL, uint8_t, uint8_t)
-#define ALL_TYPES(M, LIST) FLOAT_TYPES(M, LIST) INT_TYPES(M, LIST) BOOL_TYPES(M, LIST)
+#define ALL_TYPES(M, LIST)                                                          \
+    FLOAT_TYPES(M, LIST) INT_TYPES(M, LIST) UINT_TYPES(M, LIST) BOOL_TYPES(M, LIST)
 
-FLOAT_TYPES(UNARY_LOOP, FLOAT_UNARY_OPS)
-INT_TYPES(UNARY_LOOP, INT_UNARY_OPS)
-BOOL_TYPES(UNARY_LOOP, BOOL_UNARY_OPS)
-FLOAT_TYPES(BINARY_LOOP, FLOAT_BINARY_OPS)
-INT_TYPES(BINARY_LOOP, INT_BINARY_OPS)
-BOOL_TYPES(BINARY_LOOP, BOOL_BINARY_OPS)
+/* Every (dtype family, op list) pair, for one loop kind. */
+#define PER_FAMILY(M, FLOATS, INTS, UINTS, BOOLS)                                   \
+    FLOAT_TYPES(M, FLOATS) INT_TYPES(M, INTS) UINT_TYPES(M, UINTS) BOOL_TYPES(M, BOOLS)
+#define UNARY_FAMILIES(M) PER_FAMILY(M, FLOAT_UNARY_OPS, INT_UNARY_OPS, UINT_UNARY_OPS, BOOL_UNARY_OPS)
+#define BINARY_FAMILIES(M)                                                          \
+    PER_FAMILY(M, FLOAT_BINARY_OPS, INT_BINARY_OPS, UINT_BINARY_OPS, BOOL_BINARY_OPS)
+
+UNARY_FAMILIES(UNARY_LOOP)
+BINARY_FAMILIES(BINARY_LOOP)
 ALL_TYPES(COMPARE_LOOP, COMPARE_OPS)
-FLOAT_TYPES(ACCUMULATE_LOOP, FLOAT_BINARY_OPS)
-INT_TYPES(ACCUMULATE_LOOP, INT_BINARY_OPS)
-BOOL_TYPES(ACCUMULATE_LOOP, BOOL_BINARY_OPS)
+BINARY_FAMILIES(ACCUMULATE_LOOP)
 
 #define UNARY_ENTRY(ID, EXPR, DT, T, U) [UN_##ID][DT_##DT] = un_##ID##_##DT,
 #define BINARY_ENTRY(ID, EXPR, DT, T, U) [BIN_##ID][DT_##DT] = bin_##ID##_##DT,
@@ -283,23 +324,13 @@ BOOL_TYPES(ACCUMULATE_LOOP, BOOL_BINARY_OPS)
 #define ACCUMULATE_ENTRY(ID, EXPR, DT, T, U) [BIN_##ID][DT_##DT] = acc_##ID##_##DT,
 
 /* A NULL entry means the op is not defined for that dtype. */
-static const UnaryLoop unary_loops[UN_COUNT][DT_COUNT] = {
-    FLOAT_TYPES(UNARY_ENTRY, FLOAT_UNARY_OPS)
-    INT_TYPES(UNARY_ENTRY, INT_UNARY_OPS)
-    BOOL_TYPES(UNARY_ENTRY, BOOL_UNARY_OPS)
-};
-static const BinaryLoop binary_loops[BIN_COUNT][DT_COUNT] = {
-    FLOAT_TYPES(BINARY_ENTRY, FLOAT_BINARY_OPS)
-    INT_TYPES(BINARY_ENTRY, INT_BINARY_OPS)
-    BOOL_TYPES(BINARY_ENTRY, BOOL_BINARY_OPS)
-};
+static const UnaryLoop unary_loops[UN_COUNT][DT_COUNT] = {UNARY_FAMILIES(UNARY_ENTRY)};
+static const BinaryLoop binary_loops[BIN_COUNT][DT_COUNT] = {BINARY_FAMILIES(BINARY_ENTRY)};
 static const BinaryLoop compare_loops[CMP_COUNT][DT_COUNT] = {
     ALL_TYPES(COMPARE_ENTRY, COMPARE_OPS)
 };
 static const AccumulateLoop accumulate_loops[BIN_COUNT][DT_COUNT] = {
-    FLOAT_TYPES(ACCUMULATE_ENTRY, FLOAT_BINARY_OPS)
-    INT_TYPES(ACCUMULATE_ENTRY, INT_BINARY_OPS)
-    BOOL_TYPES(ACCUMULATE_ENTRY, BOOL_BINARY_OPS)
+    BINARY_FAMILIES(ACCUMULATE_ENTRY)
 };
 
 /* ---- broadcasting ------------------------------------------------------------ */
@@ -377,7 +408,7 @@ static TensorStatus run_binary(TensorCtx *ctx, const char *what, BinaryLoop loop
     return TENSOR_OK;
 }
 
-/* ---- bf16 via f32 ------------------------------------------------------------ */
+/* ---- bf16 and f16 via f32 ----------------------------------------------------- */
 
 static TensorStatus widen_pair(TensorCtx *ctx, const Tensor *a, const Tensor *b, Tensor **wa,
                                Tensor **wb)
@@ -388,11 +419,12 @@ static TensorStatus widen_pair(TensorCtx *ctx, const Tensor *a, const Tensor *b,
     return st;
 }
 
-/* Replace the f32 result *y with its bf16 rounding. */
-static TensorStatus narrow_result(TensorCtx *ctx, TensorStatus st, Tensor *y, Tensor **out)
+/* Replace the f32 result *y with its rounding to `dtype` (bf16 or f16). */
+static TensorStatus narrow_result(TensorCtx *ctx, TensorStatus st, Tensor *y, DType dtype,
+                                  Tensor **out)
 {
     if (st == TENSOR_OK)
-        st = tensor_convert(ctx, y, DT_BF16, out);
+        st = tensor_convert(ctx, y, dtype, out);
     tensor_release(y);
     return st;
 }
@@ -417,14 +449,14 @@ static TensorStatus undefined_for(TensorCtx *ctx, const char *what, DType dtype)
 TensorStatus kern_unary(TensorCtx *ctx, UnaryOp op, const Tensor *x, Tensor **out)
 {
     *out = NULL;
-    if (x->dtype == DT_BF16 && unary_loops[op][DT_F32]) {
+    if (tensor_is_half(x->dtype) && unary_loops[op][DT_F32]) {
         Tensor *wx, *wy = NULL;
         TensorStatus st = tensor_convert(ctx, x, DT_F32, &wx);
         if (st != TENSOR_OK)
             return st;
         st = kern_unary(ctx, op, wx, &wy);
         tensor_release(wx);
-        return narrow_result(ctx, st, wy, out);
+        return narrow_result(ctx, st, wy, x->dtype, out);
     }
     UnaryLoop loop = unary_loops[op][x->dtype];
     if (!loop)
@@ -447,14 +479,14 @@ TensorStatus kern_binary(TensorCtx *ctx, BinaryOp op, const Tensor *a, const Ten
     TensorStatus st = check_same_dtype(ctx, binary_names[op], a, b);
     if (st != TENSOR_OK)
         return st;
-    if (a->dtype == DT_BF16 && binary_loops[op][DT_F32]) {
+    if (tensor_is_half(a->dtype) && binary_loops[op][DT_F32]) {
         Tensor *wa, *wb, *wy = NULL;
         if ((st = widen_pair(ctx, a, b, &wa, &wb)) != TENSOR_OK)
             return st;
         st = kern_binary(ctx, op, wa, wb, &wy);
         tensor_release(wa);
         tensor_release(wb);
-        return narrow_result(ctx, st, wy, out);
+        return narrow_result(ctx, st, wy, a->dtype, out);
     }
     BinaryLoop loop = binary_loops[op][a->dtype];
     if (!loop)
@@ -469,7 +501,7 @@ TensorStatus kern_compare(TensorCtx *ctx, CompareOp op, const Tensor *a, const T
     TensorStatus st = check_same_dtype(ctx, compare_names[op], a, b);
     if (st != TENSOR_OK)
         return st;
-    if (a->dtype == DT_BF16) {
+    if (tensor_is_half(a->dtype)) {
         Tensor *wa, *wb;
         if ((st = widen_pair(ctx, a, b, &wa, &wb)) != TENSOR_OK)
             return st;
@@ -482,7 +514,7 @@ TensorStatus kern_compare(TensorCtx *ctx, CompareOp op, const Tensor *a, const T
 }
 
 /* dst = op(dst, src) computed out of place, then stored back into dst's
- * buffer (rounding to bf16 if need be). */
+ * buffer (rounding to bf16 or f16 if need be). */
 static TensorStatus accumulate_via_copy(TensorCtx *ctx, BinaryOp op, Tensor *dst,
                                         const Tensor *src)
 {
@@ -507,7 +539,7 @@ TensorStatus kern_accumulate(TensorCtx *ctx, BinaryOp op, Tensor *dst, const Ten
     }
     /* The out-of-place route also covers dst == src, which the restrict
      * loop must not see. */
-    if ((dst->dtype == DT_BF16 && binary_loops[op][DT_F32]) || dst->data == src->data)
+    if ((tensor_is_half(dst->dtype) && binary_loops[op][DT_F32]) || dst->data == src->data)
         return accumulate_via_copy(ctx, op, dst, src);
     AccumulateLoop loop = accumulate_loops[op][dst->dtype];
     if (!loop)

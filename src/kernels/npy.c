@@ -120,11 +120,13 @@ static const struct {
     DType dtype;
     bool swap;
 } descr_table[] = {
-    {"<f4", DT_F32, false}, {"<f8", DT_F64, false}, {"<i4", DT_I32, false},
-    {"<i8", DT_I64, false}, {"|b1", DT_BOOL, false}, {"=f4", DT_F32, false},
-    {"=f8", DT_F64, false}, {"=i4", DT_I32, false}, {"=i8", DT_I64, false},
-    {">f4", DT_F32, true},  {">f8", DT_F64, true},  {">i4", DT_I32, true},
-    {">i8", DT_I64, true},
+    {"<f4", DT_F32, false}, {"<f8", DT_F64, false}, {"<f2", DT_F16, false},
+    {"<i4", DT_I32, false}, {"<i8", DT_I64, false}, {"<u4", DT_U32, false},
+    {"|i1", DT_I8, false},  {"|b1", DT_BOOL, false}, {"=f4", DT_F32, false},
+    {"=f8", DT_F64, false}, {"=f2", DT_F16, false}, {"=i4", DT_I32, false},
+    {"=i8", DT_I64, false}, {"=u4", DT_U32, false}, {">f4", DT_F32, true},
+    {">f8", DT_F64, true},  {">f2", DT_F16, true},  {">i4", DT_I32, true},
+    {">i8", DT_I64, true},  {">u4", DT_U32, true},
 };
 
 static TensorStatus parse_descr(TensorCtx *ctx, const char *name, Cursor *c, NpyHeader *h)
@@ -147,7 +149,7 @@ static TensorStatus parse_descr(TensorCtx *ctx, const char *name, Cursor *c, Npy
                            "%s: bf16 .npy files are not supported (NumPy has no bfloat16); "
                            "save as float32", name);
     return tensor_fail(ctx, TENSOR_ERR_FORMAT,
-                       "%s: unsupported dtype '%s' (expected <f4, <f8, <i4, <i8 or |b1)", name,
+                       "%s: unsupported dtype '%s' (expected <f4, <f8, <f2, <i4, <i8, <u4, |i1 or |b1)", name,
                        descr);
 }
 
@@ -348,7 +350,8 @@ TensorStatus npy_read(TensorCtx *ctx, const char *path, Tensor **out)
 static size_t format_header(const Tensor *t, char *buf, size_t cap)
 {
     static const char *const descr[DT_COUNT] = {
-        [DT_F32] = "<f4", [DT_F64] = "<f8", [DT_I32] = "<i4", [DT_I64] = "<i8", [DT_BOOL] = "|b1",
+        [DT_F32] = "<f4", [DT_F64] = "<f8", [DT_F16] = "<f2", [DT_I8] = "|i1",
+        [DT_I32] = "<i4", [DT_I64] = "<i8", [DT_U32] = "<u4", [DT_BOOL] = "|b1",
     };
     size_t n = 10;
     n += (size_t)snprintf(buf + n, cap - n, "{'descr': '%s', 'fortran_order': False, 'shape': (",

@@ -62,7 +62,10 @@ typedef void (*ReduceRow)(void *y, int64_t sy, const void *x, int64_t sx, int64_
     }
 
 #define FLOAT_TYPES(M, LIST) LIST(M, F32, float, float) LIST(M, F64, double, double)
-#define INT_TYPES(M, LIST) LIST(M, I32, int32_t, uint32_t) LIST(M, I64, int64_t, uint64_t)
+/* u32 is here too: its wrapping sum and its compares need no signed type. */
+#define INT_TYPES(M, LIST)                                                          \
+    LIST(M, I8, int8_t, uint8_t) LIST(M, I32, int32_t, uint32_t)                    \
+    LIST(M, I64, int64_t, uint64_t) LIST(M, U32, uint32_t, uint32_t)
 #define BOOL_TYPES(M, LIST) LIST(M, BOOL, uint8_t, uint8_t)
 
 FLOAT_TYPES(REDUCE_ROW, FLOAT_REDUCE_OPS)
@@ -79,17 +82,16 @@ static const ReduceRow reduce_rows[RED_COUNT][DT_COUNT] = {
 static const char *const reduce_names[RED_COUNT] = {"reduce_sum", "reduce_max", "reduce_min",
                                                     "reduce_mean"};
 
+/* max starts at the type's least value, min at its greatest (false and
+ * true for bool). */
 static TensorScalar reduce_identity(ReduceOp op, DType dtype)
 {
-    bool is_float = dtype_is_float(dtype);
+    int64_t lo, hi;
+    bool is_int = dtype_int_range(dtype, &lo, &hi);
     if (op == RED_MAX)
-        return is_float ? scalar_float(-INFINITY)
-               : dtype == DT_I32 ? scalar_int(INT32_MIN)
-               : scalar_int(dtype == DT_I64 ? INT64_MIN : 0);
+        return is_int ? scalar_int(lo) : scalar_float(-INFINITY);
     if (op == RED_MIN)
-        return is_float ? scalar_float(INFINITY)
-               : dtype == DT_I32 ? scalar_int(INT32_MAX)
-               : scalar_int(dtype == DT_I64 ? INT64_MAX : 1);
+        return is_int ? scalar_int(hi) : scalar_float(INFINITY);
     return scalar_int(0);
 }
 
@@ -172,7 +174,7 @@ static int64_t reduced_count(const Tensor *x, const bool *reduced)
     return n;
 }
 
-static TensorStatus reduce_bf16(TensorCtx *ctx, ReduceOp op, const Tensor *x, int ndims,
+static TensorStatus reduce_half(TensorCtx *ctx, ReduceOp op, const Tensor *x, int ndims,
                                 const int64_t *dims, Tensor **out)
 {
     Tensor *wx, *wy;
@@ -183,7 +185,7 @@ static TensorStatus reduce_bf16(TensorCtx *ctx, ReduceOp op, const Tensor *x, in
     tensor_release(wx);
     if (st != TENSOR_OK)
         return st;
-    st = tensor_convert(ctx, wy, DT_BF16, out);
+    st = tensor_convert(ctx, wy, x->dtype, out);
     tensor_release(wy);
     return st;
 }
@@ -199,8 +201,8 @@ TensorStatus kern_reduce(TensorCtx *ctx, ReduceOp op, const Tensor *x, int ndims
     if (op == RED_MEAN && !dtype_is_float(x->dtype))
         return tensor_fail(ctx, TENSOR_ERR_DTYPE, "reduce_mean is not defined for %s",
                            dtype_name(x->dtype));
-    if (x->dtype == DT_BF16)
-        return reduce_bf16(ctx, op, x, ndims, dims, out);
+    if (tensor_is_half(x->dtype))
+        return reduce_half(ctx, op, x, ndims, dims, out);
     st = reduce_core(ctx, op == RED_MEAN ? RED_SUM : op, x, reduced, out);
     if (st == TENSOR_OK && op == RED_MEAN)
         divide_by_count(*out, reduced_count(x, reduced));

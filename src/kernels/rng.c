@@ -50,8 +50,17 @@ static inline uint16_t map_bf16(uint64_t bits)
     return (uint16_t)(u >> 16);
 }
 
+/* Uniform on the grid k * 2^-10 in [-1, 1): 11 significant bits at most,
+ * so exact in f16. */
+static inline uint16_t map_f16(uint64_t bits)
+{
+    return f32_to_f16((float)((int64_t)(bits >> 53) - (1ll << 10)) * 0x1p-10f);
+}
+
+static inline int8_t map_i8(uint64_t bits) { return (int8_t)((int)(bits >> 60) - 8); }
 static inline int32_t map_i32(uint64_t bits) { return (int32_t)(bits >> 60) - 8; }
 static inline int64_t map_i64(uint64_t bits) { return (int64_t)(bits >> 60) - 8; }
+static inline uint32_t map_u32(uint64_t bits) { return (uint32_t)(bits >> 60); }
 static inline uint8_t map_bool(uint64_t bits) { return (uint8_t)(bits >> 63); }
 
 typedef void (*FillFn)(void *data, int64_t n, uint64_t key);
@@ -66,13 +75,17 @@ typedef void (*FillFn)(void *data, int64_t n, uint64_t key);
 RNG_FILL(F32, float, map_f32)
 RNG_FILL(F64, double, map_f64)
 RNG_FILL(BF16, uint16_t, map_bf16)
+RNG_FILL(F16, uint16_t, map_f16)
+RNG_FILL(I8, int8_t, map_i8)
 RNG_FILL(I32, int32_t, map_i32)
 RNG_FILL(I64, int64_t, map_i64)
+RNG_FILL(U32, uint32_t, map_u32)
 RNG_FILL(BOOL, uint8_t, map_bool)
 
 static const FillFn fill_fns[DT_COUNT] = {
-    [DT_F32] = fill_F32, [DT_F64] = fill_F64, [DT_BF16] = fill_BF16,
-    [DT_I32] = fill_I32, [DT_I64] = fill_I64, [DT_BOOL] = fill_BOOL,
+    [DT_F32] = fill_F32, [DT_F64] = fill_F64, [DT_BF16] = fill_BF16, [DT_F16] = fill_F16,
+    [DT_I8] = fill_I8,   [DT_I32] = fill_I32, [DT_I64] = fill_I64,   [DT_U32] = fill_U32,
+    [DT_BOOL] = fill_BOOL,
 };
 
 void rng_fill(Tensor *t, uint64_t seed, uint64_t stream)

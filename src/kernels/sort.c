@@ -1,7 +1,7 @@
 /* sort, argmax and top_k. The sorted axis is first moved last (a transpose)
  * so each lane is a contiguous row; rows are ordered by a stable bottom-up
- * merge sort of indices, so ties keep their original order. bf16 keys are
- * compared as f32. */
+ * merge sort of indices, so ties keep their original order. bf16 and f16
+ * keys are compared as f32. */
 #include "shardc/kernels.h"
 #include <stdlib.h>
 
@@ -23,19 +23,22 @@ typedef bool (*BeforeFn)(const void *keys, int64_t i, int64_t j);
     }
 KEY_ORDERS(F32, float)
 KEY_ORDERS(F64, double)
+KEY_ORDERS(I8, int8_t)
 KEY_ORDERS(I32, int32_t)
 KEY_ORDERS(I64, int64_t)
+KEY_ORDERS(U32, uint32_t)
 KEY_ORDERS(BOOL, uint8_t)
 
-/* bf16 keys are widened to f32 before sorting, hence the F32 entries. */
-static const BeforeFn ascending_fns[DT_COUNT] = {
-    [DT_F32] = ascending_F32, [DT_F64] = ascending_F64, [DT_BF16] = ascending_F32,
-    [DT_I32] = ascending_I32, [DT_I64] = ascending_I64, [DT_BOOL] = ascending_BOOL,
-};
-static const BeforeFn greater_fns[DT_COUNT] = {
-    [DT_F32] = greater_F32, [DT_F64] = greater_F64, [DT_BF16] = greater_F32,
-    [DT_I32] = greater_I32, [DT_I64] = greater_I64, [DT_BOOL] = greater_BOOL,
-};
+/* bf16 and f16 keys are widened to f32 before sorting, hence their F32
+ * entries. */
+#define KEY_ORDER_TABLE(ORDER)                                                       \
+    {                                                                                \
+        [DT_F32] = ORDER##_F32, [DT_F64] = ORDER##_F64, [DT_BF16] = ORDER##_F32,     \
+        [DT_F16] = ORDER##_F32, [DT_I8] = ORDER##_I8, [DT_I32] = ORDER##_I32,        \
+        [DT_I64] = ORDER##_I64, [DT_U32] = ORDER##_U32, [DT_BOOL] = ORDER##_BOOL,    \
+    }
+static const BeforeFn ascending_fns[DT_COUNT] = KEY_ORDER_TABLE(ascending);
+static const BeforeFn greater_fns[DT_COUNT] = KEY_ORDER_TABLE(greater);
 
 typedef struct Order {
     BeforeFn before;
@@ -129,7 +132,7 @@ static TensorStatus lanes_open(TensorCtx *ctx, const char *what, const Tensor *x
         return tensor_fail(ctx, TENSOR_ERR_ARG, "%s: axis %lld is out of range for rank %d", what,
                            (long long)dim, x->rank);
     TensorStatus st = move_axis(ctx, x, dim, false, &l->values);
-    if (st == TENSOR_OK && x->dtype == DT_BF16)
+    if (st == TENSOR_OK && tensor_is_half(x->dtype))
         st = tensor_convert(ctx, l->values, DT_F32, &l->keys);
     else if (st == TENSOR_OK)
         l->keys = tensor_retain(l->values);

@@ -216,46 +216,48 @@ void tensor_set_i64(Tensor *t, int64_t i, int64_t v)
 /* ---- conversion -------------------------------------------------------------- */
 
 /* C leaves out-of-range float->int conversions undefined; XLA saturates and
- * maps NaN to 0, so do that explicitly. */
-static inline int64_t sat_i64(double x)
-{
-    if (x != x)
-        return 0;
-    if (x >= 9223372036854775808.0)
-        return INT64_MAX;
-    if (x < -9223372036854775808.0)
-        return INT64_MIN;
-    return (int64_t)x;
-}
-
-static inline int32_t sat_i32(double x)
-{
-    if (x != x)
-        return 0;
-    if (x >= 2147483648.0)
-        return INT32_MAX;
-    if (x <= -2147483649.0)
-        return INT32_MIN;
-    return (int32_t)x;
-}
+ * maps NaN to 0, so do that explicitly. x >= HI (the first value past the
+ * range) gives MAX, x <= LO (the last value before it, or MIN itself where
+ * that is not a double) MIN; in between, truncation toward zero fits. */
+#define DEFINE_SAT(S, T, MIN, MAX, LO, HI)                                         \
+    static inline T sat_##S(double x)                                              \
+    {                                                                              \
+        if (x != x)                                                                \
+            return 0;                                                              \
+        if (x >= (HI))                                                             \
+            return MAX;                                                            \
+        if (x <= (LO))                                                             \
+            return MIN;                                                            \
+        return (T)x;                                                               \
+    }
+DEFINE_SAT(i64, int64_t, INT64_MIN, INT64_MAX, -9223372036854775808.0, 9223372036854775808.0)
+DEFINE_SAT(i32, int32_t, INT32_MIN, INT32_MAX, -2147483649.0, 2147483648.0)
+DEFINE_SAT(i8, int8_t, INT8_MIN, INT8_MAX, -129.0, 128.0)
+DEFINE_SAT(u32, uint32_t, 0, UINT32_MAX, -1.0, 4294967296.0)
 
 /* Narrowing goes through unsigned types so it wraps instead of trapping. */
 static inline int32_t wrap_i32(int64_t x) { return (int32_t)(uint32_t)(uint64_t)x; }
 static inline int64_t wrap_i64(int64_t x) { return x; }
+static inline int8_t wrap_i8(int64_t x) { return (int8_t)(uint8_t)(uint64_t)x; }
+static inline uint32_t wrap_u32(int64_t x) { return (uint32_t)(uint64_t)x; }
 
 #define TO_F32(x) ((float)(x))
 #define TO_F64(x) ((double)(x))
 #define TO_I32(x) _Generic((x), float: sat_i32, double: sat_i32, default: wrap_i32)(x)
 #define TO_I64(x) _Generic((x), float: sat_i64, double: sat_i64, default: wrap_i64)(x)
+#define TO_I8(x) _Generic((x), float: sat_i8, double: sat_i8, default: wrap_i8)(x)
+#define TO_U32(x) _Generic((x), float: sat_u32, double: sat_u32, default: wrap_u32)(x)
 #define TO_BOOL(x) ((uint8_t)((x) != 0))
 
-/* Storage types of the dtypes converted directly (bf16 goes through f32),
- * listed twice because a macro cannot expand itself while nested. */
+/* Storage types of the dtypes converted directly (bf16 and f16 go through
+ * f32), listed twice because a macro cannot expand itself while nested. */
 #define CVT_SOURCES(X)                                                            \
-    X(F32, float) X(F64, double) X(I32, int32_t) X(I64, int64_t) X(BOOL, uint8_t)
+    X(F32, float) X(F64, double) X(I8, int8_t) X(I32, int32_t) X(I64, int64_t)     \
+    X(U32, uint32_t) X(BOOL, uint8_t)
 #define CVT_TARGETS(X, SN, ST)                                                    \
-    X(F32, float, SN, ST) X(F64, double, SN, ST) X(I32, int32_t, SN, ST)           \
-    X(I64, int64_t, SN, ST) X(BOOL, uint8_t, SN, ST)
+    X(F32, float, SN, ST) X(F64, double, SN, ST) X(I8, int8_t, SN, ST)             \
+    X(I32, int32_t, SN, ST) X(I64, int64_t, SN, ST) X(U32, uint32_t, SN, ST)        \
+    X(BOOL, uint8_t, SN, ST)
 
 #define CVT_LOOP(DN, DT, SN, ST)                                                   \
     static void cvt_##SN##_##DN(const void *restrict src, void *restrict dst, int64_t n) \
@@ -275,22 +277,30 @@ static const ConvertFn convert_table[DT_COUNT][DT_COUNT] = {CVT_SOURCES(CVT_ROW)
 
 static void to_f32(DType from, const void *restrict src, float *restrict dst, int64_t n)
 {
-    if (from != DT_BF16) {
-        convert_table[from][DT_F32](src, dst, n);
-        return;
-    }
     const uint16_t *s = src;
-    TENSOR_VECTOR_LOOP(n, { dst[i] = bf16_to_f32(s[i]); });
+    if (from == DT_BF16)
+        TENSOR_VECTOR_LOOP(n, { dst[i] = bf16_to_f32(s[i]); });
+    else if (from == DT_F16)
+        TENSOR_VECTOR_LOOP(n, { dst[i] = f16_to_f32(s[i]); });
+    else
+        convert_table[from][DT_F32](src, dst, n);
 }
 
 static void from_f32(const float *restrict src, DType to, void *restrict dst, int64_t n)
 {
-    if (to != DT_BF16) {
-        convert_table[DT_F32][to](src, dst, n);
-        return;
-    }
     uint16_t *d = dst;
-    TENSOR_VECTOR_LOOP(n, { d[i] = f32_to_bf16(src[i]); });
+    if (to == DT_BF16)
+        TENSOR_VECTOR_LOOP(n, { d[i] = f32_to_bf16(src[i]); });
+    else if (to == DT_F16)
+        TENSOR_VECTOR_LOOP(n, { d[i] = f32_to_f16(src[i]); });
+    else
+        convert_table[DT_F32][to](src, dst, n);
+}
+
+/* Through f32 f64 would round twice. */
+static void f64_to_f16_loop(const double *restrict src, uint16_t *restrict dst, int64_t n)
+{
+    TENSOR_VECTOR_LOOP(n, { dst[i] = f64_to_f16(src[i]); });
 }
 
 enum { CVT_CHUNK = 1024 };
@@ -311,7 +321,9 @@ void tensor_convert_elements(DType from, const void *src, DType to, void *dst, i
 {
     if (from == to)
         memmove(dst, src, (size_t)n * dtype_size(from));
-    else if (from == DT_BF16 || to == DT_BF16)
+    else if (from == DT_F64 && to == DT_F16)
+        f64_to_f16_loop(src, dst, n);
+    else if (tensor_is_half(from) || tensor_is_half(to))
         convert_via_f32(from, src, to, dst, n);
     else
         convert_table[from][to](src, dst, n);

@@ -27,13 +27,10 @@ const char *mlir_imp_str(ImportCtx *ic, const char *s)
 
 /* ---- types ---- */
 
+/* MLIR's spelling (i1, ui32: dtype.h's table). */
 static bool element_type(const char *elem, DType *out)
 {
-    if (elem && strcmp(elem, "i1") == 0) {
-        *out = DT_BOOL;
-        return true;
-    }
-    return elem && dtype_parse(elem, strlen(elem), out);
+    return elem && dtype_parse_mlir(elem, strlen(elem), out);
 }
 
 bool mlir_imp_type(ImportCtx *ic, const MlirType *t, TensorType *out)

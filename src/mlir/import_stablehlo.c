@@ -163,8 +163,9 @@ const char *mlir_imp_reducer(ImportCtx *ic, const MlirOp *owner, int index)
  * (to the dtype's precision: f32's -3.40282347E+38 is not -FLT_MAX in f64). */
 static bool is_extreme(double v, double sign, DType dt)
 {
-    double high = dt == DT_F64 ? DBL_MAX : dt == DT_BF16 ? 3.3895313892515355e38 : FLT_MAX;
-    double eps = dt == DT_F64 ? 1e-15 : dt == DT_BF16 ? 1e-2 : 1e-7;
+    double high = dt == DT_F64 ? DBL_MAX : dt == DT_BF16 ? 3.3895313892515355e38
+                : dt == DT_F16 ? 65504.0 : FLT_MAX;
+    double eps = dt == DT_F64 ? 1e-15 : dt == DT_BF16 ? 1e-2 : dt == DT_F16 ? 1e-3 : 1e-7;
     return fabs(v - sign * high) <= high * eps;
 }
 
@@ -180,10 +181,8 @@ static bool is_identity(const AttrValue *v, OpKind kind, DType dt)
         return v->kind == ATTR_FLOAT ? v->u.f == 0.0 : v->u.i == 0;
     if (dtype_is_float(dt))
         return v->kind == ATTR_FLOAT && (v->u.f == sign * INFINITY || is_extreme(v->u.f, sign, dt));
-    int bits = (int)dtype_size(dt) * 8;
-    bool is_unsigned = dtype_name(dt)[0] == 'u';
-    int64_t high = bits >= 64 ? INT64_MAX : (int64_t)((UINT64_C(1) << (bits - !is_unsigned)) - 1);
-    int64_t low = is_unsigned ? 0 : bits >= 64 ? INT64_MIN : -high - 1;
+    int64_t low = 0, high = 0;
+    dtype_int_range(dt, &low, &high);
     return v->kind == ATTR_INT && v->u.i == (kind == OP_REDUCE_MAX ? low : high);
 }
 

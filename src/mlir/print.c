@@ -49,17 +49,12 @@ static const char *vname(Printer *p, const Value *v)
     return v->id >= 0 && v->id < p->m->num_values && p->names[v->id] ? p->names[v->id] : "<?>";
 }
 
-static const char *elem_name(DType dt)
-{
-    return dt == DT_BOOL ? "i1" : dtype_name(dt);
-}
-
 static void print_type(Printer *p, const TensorType *t)
 {
     fputs("tensor<", p->out);
     for (int d = 0; d < t->rank; d++)
         fprintf(p->out, "%lldx", (long long)t->dims[d]);
-    fprintf(p->out, "%s>", elem_name(t->dtype));
+    fprintf(p->out, "%s>", dtype_mlir_name(t->dtype)); /* i1, ui32 */
 }
 
 static void print_types(Printer *p, Value **vs, int n)

@@ -45,7 +45,10 @@ static void localize_slice(PartitionCtx *pc, Op *local)
 }
 
 /* iota along a sharded dim: each device adds its shard's offset,
- * axis_index * local size. */
+ * axis_index * local size, computed in the iota's type, or in i32 and
+ * converted if that type cannot hold the size (i8 past 127). Integer
+ * arithmetic wraps, so both agree with the global iota modulo the type's
+ * width. */
 static Value *localize_iota(PartitionCtx *pc, Op *local, const DimAxes *layout)
 {
     int64_t dim = op_attr_int(local, ATTR_KEY_DIMENSION);
@@ -53,14 +56,19 @@ static Value *localize_iota(PartitionCtx *pc, Op *local, const DimAxes *layout)
     Value *base = local->results[0];
     if (!axes->count)
         return base;
-    TensorType scalar = {base->type.dtype, 0, NULL};
+    int64_t lo, hi, local_size = base->type.dims[dim];
+    bool narrow = dtype_int_range(base->type.dtype, &lo, &hi) && local_size > hi;
+    TensorType scalar = {narrow ? DT_I32 : base->type.dtype, 0, NULL};
     Op *op;
     Value *index = pc_emit1(pc, OP_AXIS_INDEX, local->loc, NULL, 0, "iota.shard", (TensorType){DT_I32, 0, NULL}, &op);
     pc_set_attr(pc, op, ATTR_KEY_AXES, pc_axes_attr(pc, axes));
     Value *shard = pc_emit1(pc, OP_CONVERT, local->loc, &index, 1, "iota.shard", scalar, NULL);
     Value *size = pc_emit1(pc, OP_FULL, local->loc, NULL, 0, "iota.size", scalar, &op);
-    pc_set_attr(pc, op, ATTR_KEY_VALUE, pc_int_attr(pc, base->type.dims[dim]));
+    pc_set_attr(pc, op, ATTR_KEY_VALUE, pc_int_attr(pc, local_size));
     Value *offset = pc_emit1(pc, OP_MUL, local->loc, (Value *[]){shard, size}, 2, "iota.offset", scalar, NULL);
+    TensorType own = {base->type.dtype, 0, NULL};
+    if (narrow)
+        offset = pc_emit1(pc, OP_CONVERT, local->loc, &offset, 1, "iota.offset", own, NULL);
     return pc_emit1(pc, OP_ADD, local->loc, (Value *[]){base, offset}, 2, base->name, base->type, NULL);
 }
 
@@ -71,16 +79,19 @@ static bool masks_reductions(OpKind kind)
     return kind == OP_EINSUM || op_info(kind)->op_class == OPC_REDUCE;
 }
 
+/* max starts at the type's least value, min at its greatest (kern_reduce's
+ * identities). */
 static AttrValue *reduction_identity(PartitionCtx *pc, ReductionKind reduction, DType dtype)
 {
-    bool wide = dtype == DT_I64, is_float = dtype_is_float(dtype);
+    int64_t lo, hi;
+    bool is_int = dtype_int_range(dtype, &lo, &hi);
     if (dtype == DT_BOOL)
         return pc_bool_attr(pc, reduction == REDUCE_MIN);
     switch (reduction) {
     case REDUCE_MAX:
-        return is_float ? pc_float_attr(pc, -INFINITY) : pc_int_attr(pc, wide ? INT64_MIN : INT32_MIN);
+        return is_int ? pc_int_attr(pc, lo) : pc_float_attr(pc, -INFINITY);
     case REDUCE_MIN:
-        return is_float ? pc_float_attr(pc, INFINITY) : pc_int_attr(pc, wide ? INT64_MAX : INT32_MAX);
+        return is_int ? pc_int_attr(pc, hi) : pc_float_attr(pc, INFINITY);
     default:
         return pc_zero_attr(pc, dtype);
     }

@@ -144,18 +144,27 @@ COMBINE_ALL(float)
 COMBINE_ALL(double)
 COMBINE_ALL(int32_t)
 COMBINE_ALL(int64_t)
+COMBINE_ALL(uint32_t)
 
-/* bf16 is combined in f32 and rounded back each step, like the kernels. */
-#define COMBINE_BF16(NAME, EXPR)                                                      \
-    static void combine_##NAME##_bf16(void *restrict acc, const void *restrict in, int64_t n) \
+/* int8_t sums are computed in int: store them back wrapped. */
+#define WRAP8_SUM(a, b) ((int8_t)(uint8_t)((a) + (b)))
+COMBINE_NATIVE(int8_t, sum, WRAP8_SUM)
+COMBINE_NATIVE(int8_t, max, NAN_AWARE_MAX)
+COMBINE_NATIVE(int8_t, min, NAN_AWARE_MIN)
+
+/* bf16 and f16 are combined in f32 and rounded back each step, like the
+ * kernels. */
+#define COMBINE_HALF(H, NAME, EXPR)                                                   \
+    static void combine_##NAME##_##H(void *restrict acc, const void *restrict in, int64_t n) \
     {                                                                                 \
         uint16_t *restrict a = acc;                                                   \
         const uint16_t *restrict b = in;                                              \
-        TENSOR_VECTOR_LOOP(n, { a[i] = f32_to_bf16(EXPR(bf16_to_f32(a[i]), bf16_to_f32(b[i]))); }); \
+        TENSOR_VECTOR_LOOP(n, { a[i] = f32_to_##H(EXPR(H##_to_f32(a[i]), H##_to_f32(b[i]))); }); \
     }
-COMBINE_BF16(sum, SUM)
-COMBINE_BF16(max, NAN_AWARE_MAX)
-COMBINE_BF16(min, NAN_AWARE_MIN)
+#define COMBINE_HALF_ALL(H) COMBINE_HALF(H, sum, SUM) COMBINE_HALF(H, max, NAN_AWARE_MAX) \
+    COMBINE_HALF(H, min, NAN_AWARE_MIN)
+COMBINE_HALF_ALL(bf16)
+COMBINE_HALF_ALL(f16)
 
 /* bool: sum and max are "or", min is "and" (as kern_reduce). */
 #define BOOL_OR(a, b) ((uint8_t)((a) | (b)))
@@ -163,12 +172,11 @@ COMBINE_BF16(min, NAN_AWARE_MIN)
 COMBINE_NATIVE(uint8_t, or, BOOL_OR)
 COMBINE_NATIVE(uint8_t, and, BOOL_AND)
 
+#define COMBINE_ROW(T) {[RED_SUM] = combine_sum_##T, [RED_MAX] = combine_max_##T, [RED_MIN] = combine_min_##T}
 static const CombineFn combine_fns[DT_COUNT][RED_COUNT] = {
-    [DT_F32] = {[RED_SUM] = combine_sum_float, [RED_MAX] = combine_max_float, [RED_MIN] = combine_min_float},
-    [DT_F64] = {[RED_SUM] = combine_sum_double, [RED_MAX] = combine_max_double, [RED_MIN] = combine_min_double},
-    [DT_BF16] = {[RED_SUM] = combine_sum_bf16, [RED_MAX] = combine_max_bf16, [RED_MIN] = combine_min_bf16},
-    [DT_I32] = {[RED_SUM] = combine_sum_int32_t, [RED_MAX] = combine_max_int32_t, [RED_MIN] = combine_min_int32_t},
-    [DT_I64] = {[RED_SUM] = combine_sum_int64_t, [RED_MAX] = combine_max_int64_t, [RED_MIN] = combine_min_int64_t},
+    [DT_F32] = COMBINE_ROW(float),  [DT_F64] = COMBINE_ROW(double),   [DT_BF16] = COMBINE_ROW(bf16),
+    [DT_F16] = COMBINE_ROW(f16),    [DT_I8] = COMBINE_ROW(int8_t),    [DT_I32] = COMBINE_ROW(int32_t),
+    [DT_I64] = COMBINE_ROW(int64_t), [DT_U32] = COMBINE_ROW(uint32_t),
     [DT_BOOL] = {[RED_SUM] = combine_or_uint8_t, [RED_MAX] = combine_or_uint8_t, [RED_MIN] = combine_and_uint8_t},
 };
 

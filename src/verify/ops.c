@@ -89,10 +89,14 @@ static void verify_convert(VerifyCtx *vc, Op *op)
 static void verify_unary_operand(VerifyCtx *vc, Op *op, bool float_only)
 {
     const TensorType *in = &op->operands[0]->type;
+    const char *need = NULL;
     if (in->dtype == DT_BOOL || (float_only && !dtype_is_float(in->dtype)))
-        diag_error(vc->diag, op->loc,
-                   "'%s' needs a %s operand, got %s", op_info(op->kind)->name,
-                   float_only ? "floating-point" : "numeric", dtype_name(in->dtype));
+        need = float_only ? "floating-point" : "numeric";
+    else if (op->kind == OP_ABS && dtype_is_unsigned(in->dtype)) /* as lax.abs; neg wraps */
+        need = "signed or floating-point";
+    if (need)
+        diag_error(vc->diag, op->loc, "'%s' needs a %s operand, got %s", op_info(op->kind)->name, need,
+                   dtype_name(in->dtype));
     verify_expect_type(vc, op, in, op->results[0]);
 }
 
@@ -161,6 +165,18 @@ static bool scalar_fits(const AttrValue *v, DType dt)
     return v->kind == ATTR_INT;
 }
 
+/* An integer literal the element type cannot hold (u32 -1, i8 200) is an
+ * error, as in JAX (jnp.uint32(-1) raises OverflowError); reported here. */
+static bool scalar_in_range(VerifyCtx *vc, const AttrValue *v, DType dt)
+{
+    int64_t lo, hi;
+    if (v->kind != ATTR_INT || !dtype_int_range(dt, &lo, &hi) || (v->u.i >= lo && v->u.i <= hi))
+        return true;
+    diag_error(vc->diag, v->loc, "value %lld is out of range for %s (%lld to %lld)", (long long)v->u.i,
+               dtype_name(dt), (long long)lo, (long long)hi);
+    return false;
+}
+
 /* Nested lists must have the type's shape exactly, dim by dim. */
 static bool nested_fits(const AttrValue *v, const TensorType *t, int d, const AttrValue **bad)
 {
@@ -179,12 +195,25 @@ static bool nested_fits(const AttrValue *v, const TensorType *t, int d, const At
     return true;
 }
 
+/* The first out-of-range element of well-shaped nested lists, if any. */
+static bool elements_in_range(VerifyCtx *vc, const AttrValue *v, DType dt)
+{
+    if (v->kind != ATTR_ARRAY)
+        return scalar_in_range(vc, v, dt);
+    for (int i = 0; i < v->u.array.count; i++)
+        if (!elements_in_range(vc, v->u.array.items[i], dt))
+            return false;
+    return true;
+}
+
 void verify_constant_value(VerifyCtx *vc, const Op *op, const AttrValue *v, const TensorType *t,
                            bool allow_nested)
 {
     if (v->kind != ATTR_ARRAY) {
         if (!scalar_fits(v, t->dtype))
             diag_error(vc->diag, v->loc, "value does not fit element type %s", dtype_name(t->dtype));
+        else
+            scalar_in_range(vc, v, t->dtype);
         return;
     }
     const AttrValue *bad = v;
@@ -195,6 +224,8 @@ void verify_constant_value(VerifyCtx *vc, const Op *op, const AttrValue *v, cons
         verify_format_type(type, sizeof type, t);
         diag_error(vc->diag, bad->loc, "constant value does not match type %s (nested lists of the shape, "
                    "with %s elements, or one scalar)", type, dtype_name(t->dtype));
+    } else {
+        elements_in_range(vc, v, t->dtype);
     }
 }
 

@@ -9,64 +9,9 @@
 #include <stdio.h>
 #include <string.h>
 #include "shardc/kernels.h"
-
-#define DIMS(...) ((const int64_t[]){__VA_ARGS__})
-#define VALS(...) ((const double[]){__VA_ARGS__})
-#define INTS(...) ((const int64_t[]){__VA_ARGS__})
+#include "tensor_support.h"
 
 /* ---- helpers ----------------------------------------------------------------- */
-
-static Tensor *make_f(DType dtype, int rank, const int64_t *dims, const double *values)
-{
-    TensorCtx ctx;
-    tensor_ctx_init(&ctx, NULL);
-    Tensor *t;
-    assert_int_equal(tensor_new(&ctx, dtype, rank, dims, &t), TENSOR_OK);
-    for (int64_t i = 0; i < t->count; i++)
-        tensor_set_f64(t, i, values[i]);
-    return t;
-}
-
-static Tensor *make_i(DType dtype, int rank, const int64_t *dims, const int64_t *values)
-{
-    TensorCtx ctx;
-    tensor_ctx_init(&ctx, NULL);
-    Tensor *t;
-    assert_int_equal(tensor_new(&ctx, dtype, rank, dims, &t), TENSOR_OK);
-    for (int64_t i = 0; i < t->count; i++)
-        tensor_set_i64(t, i, values[i]);
-    return t;
-}
-
-static void check_shape(const Tensor *t, int rank, const int64_t *dims)
-{
-    assert_int_equal(t->rank, rank);
-    for (int d = 0; d < rank; d++)
-        assert_int_equal(t->dims[d], dims[d]);
-}
-
-/* NaN in `want` expects NaN. Releases t. */
-static void check_f(Tensor *t, int64_t n, const double *want, double tol)
-{
-    assert_int_equal(t->count, n);
-    for (int64_t i = 0; i < n; i++) {
-        double got = tensor_get_f64(t, i);
-        bool ok = isnan(want[i]) ? isnan(got) : got == want[i] || fabs(got - want[i]) <= tol;
-        if (!ok)
-            fail_msg("element %lld: got %.10g, want %.10g", (long long)i, got, want[i]);
-    }
-    tensor_release(t);
-}
-
-static void check_i(Tensor *t, int64_t n, const int64_t *want)
-{
-    assert_int_equal(t->count, n);
-    for (int64_t i = 0; i < n; i++)
-        if (tensor_get_i64(t, i) != want[i])
-            fail_msg("element %lld: got %lld, want %lld", (long long)i,
-                     (long long)tensor_get_i64(t, i), (long long)want[i]);
-    tensor_release(t);
-}
 
 /* out is read after the call (a pointer, since argument order is unspecified). */
 static void check_error(TensorStatus got, TensorStatus want, const TensorCtx *ctx,
@@ -75,24 +20,6 @@ static void check_error(TensorStatus got, TensorStatus want, const TensorCtx *ct
     assert_int_equal(got, want);
     assert_null(*out);
     assert_true(ctx->msg[0] != '\0');
-}
-
-static Tensor *unary(UnaryOp op, const Tensor *x)
-{
-    TensorCtx ctx;
-    tensor_ctx_init(&ctx, NULL);
-    Tensor *y;
-    assert_int_equal(kern_unary(&ctx, op, x, &y), TENSOR_OK);
-    return y;
-}
-
-static Tensor *binary(BinaryOp op, const Tensor *a, const Tensor *b)
-{
-    TensorCtx ctx;
-    tensor_ctx_init(&ctx, NULL);
-    Tensor *y;
-    assert_int_equal(kern_binary(&ctx, op, a, b, &y), TENSOR_OK);
-    return y;
 }
 
 static void release2(Tensor *a, Tensor *b)
@@ -1273,6 +1200,8 @@ static void test_convert_all_pairs_round_trip_small_ints(void **state)
     Tensor *x = make_i(DT_I32, 1, DIMS(4), INTS(0, 1, 5, -3));
     for (int from = 0; from < DT_COUNT; from++) {
         for (int to = 0; to < DT_COUNT; to++) {
+            if (from == DT_U32 || to == DT_U32) /* -3 is no u32: test_convert_unsigned */
+                continue;
             Tensor *a, *b;
             assert_int_equal(tensor_convert(&ctx, x, (DType)from, &a), TENSOR_OK);
             assert_int_equal(tensor_convert(&ctx, a, (DType)to, &b), TENSOR_OK);

@@ -6,6 +6,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 #include <dirent.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -252,7 +253,69 @@ static void test_write_errors(void **state)
     tensor_release(f);
 }
 
+/* f16, i8 and u32 round-trip bit for bit, under NumPy's descr for each. */
+static void test_round_trip_f16_i8_u32(void **state)
+{
+    static const struct {
+        DType dtype;
+        double edge; /* the value of largest magnitude */
+        const char *header;
+    } cases[] = {
+        {DT_F16, 65504.0, "{'descr': '<f2', 'fortran_order': False, 'shape': (3, 4), }"},
+        {DT_I8, -128, "{'descr': '|i1', 'fortran_order': False, 'shape': (3, 4), }"},
+        {DT_U32, 4294967295.0, "{'descr': '<u4', 'fortran_order': False, 'shape': (3, 4), }"},
+    };
+    TensorCtx ctx;
+    tensor_ctx_init(&ctx, NULL);
+    char path[4096];
+    for (int i = 0; i < 3; i++) {
+        Tensor *t;
+        size_t len;
+        assert_int_equal(kern_random(&ctx, cases[i].dtype, 2, DIMS(3, 4), 3, (uint64_t)i, &t), TENSOR_OK);
+        tensor_set_f64(t, 0, cases[i].edge);
+        tensor_release(round_trip(*state, t));
+        assert_int_equal(npy_write(&ctx, path_in(*state, "h.npy", path, sizeof path), t), TENSOR_OK);
+        uint8_t *b = read_file(path, &len);
+        assert_memory_equal(b + 10, cases[i].header, strlen(cases[i].header));
+        free(b);
+        tensor_release(t);
+    }
+}
+
 /* ---- reading other writers' files -------------------------------------------------- */
+
+/* Images as np.save writes them, in both byte orders. */
+static void test_decode_f16_i8_u32(void **state)
+{
+    (void)state;
+    static const uint16_t le_f2[4] = {0x3c00, 0xc000, 0x7c00, 0x0001};
+    static const uint8_t be_f2[4] = {0x3c, 0x00, 0x83, 0xff};
+    static const int8_t i1[3] = {-128, 127, -1};
+    static const uint8_t be_u4[8] = {0xff, 0xff, 0xff, 0xff, 0, 0, 1, 2};
+    static const struct {
+        const char *dict;
+        const void *data;
+        size_t len;
+        DType dtype;
+        double values[4];
+    } cases[] = {
+        {"{'descr': '<f2', 'fortran_order': False, 'shape': (4,), }", le_f2, 8, DT_F16, {1, -2, INFINITY, 0x1p-24}},
+        {"{'descr': '>f2', 'fortran_order': False, 'shape': (2,), }", be_f2, 4, DT_F16, {1, -0x3ffp-24, 0, 0}},
+        {"{'descr': '|i1', 'fortran_order': False, 'shape': (3,), }", i1, 3, DT_I8, {-128, 127, -1, 0}},
+        {"{'descr': '>u4', 'fortran_order': False, 'shape': (2,), }", be_u4, 8, DT_U32, {4294967295.0, 258, 0, 0}},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+        size_t len;
+        uint8_t *b = npy_image(1, cases[c].dict, cases[c].data, cases[c].len, &len);
+        Tensor *t = decode_ok(b, len);
+        assert_int_equal(t->dtype, cases[c].dtype);
+        for (int64_t i = 0; i < t->count; i++)
+            assert_true(tensor_get_f64(t, i) == cases[c].values[i]);
+        tensor_release(t);
+        free(b);
+    }
+}
+
 
 static void test_decode_versions(void **state)
 {
@@ -321,8 +384,8 @@ static const BadHeader bad_headers[] = {
     {"empty header", "", 0},
     {"junk after dict", "{'descr': '<f4', 'fortran_order': False, 'shape': (2,)} xyz", 8},
     {"NUL in header", "{'descr': '<f4', 'fortran_order': False, 'shape': (2,)}\0", 8},
-    {"half float", "{'descr': '<f2', 'fortran_order': False, 'shape': (2,), }", 4},
-    {"unsigned", "{'descr': '<u4', 'fortran_order': False, 'shape': (2,), }", 8},
+    {"long double", "{'descr': '<f16', 'fortran_order': False, 'shape': (2,), }", 32},
+    {"unsigned 16", "{'descr': '<u2', 'fortran_order': False, 'shape': (2,), }", 4},
     {"bfloat16", "{'descr': 'bfloat16', 'fortran_order': False, 'shape': (2,), }", 4},
     {"void2", "{'descr': '<V2', 'fortran_order': False, 'shape': (2,), }", 4},
     {"structured", "{'descr': [('a', '<f4')], 'fortran_order': False, 'shape': (2,), }", 8},
@@ -486,6 +549,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_scalar_and_matrix_headers, make_dir, remove_dir),
         cmocka_unit_test_setup_teardown(test_overwrite_leaves_no_temporaries, make_dir, remove_dir),
         cmocka_unit_test_setup_teardown(test_write_errors, make_dir, remove_dir),
+        cmocka_unit_test_setup_teardown(test_round_trip_f16_i8_u32, make_dir, remove_dir),
+        cmocka_unit_test(test_decode_f16_i8_u32),
         cmocka_unit_test(test_decode_versions),
         cmocka_unit_test(test_big_endian_is_swapped),
         cmocka_unit_test(test_bools_normalised_and_py2_longs),
