@@ -436,23 +436,6 @@ static void print_string_list(FILE *out, const AttrValue *v)
     fputc(']', out);
 }
 
-/* [[0, 1], [1, 2]] as dense<...> : tensor<2x2xi64> (source_target_pairs'
- * spelling). */
-static void print_pairs(FILE *out, const AttrValue *v)
-{
-    int n = v->kind == ATTR_ARRAY ? v->u.array.count : 0;
-    int64_t *flat = calloc((size_t)n * 2 + 2, sizeof *flat);
-    if (!flat)
-        abort();
-    for (int i = 0; i < n; i++)
-        attr_int_array(v->u.array.items[i], flat + 2 * i, 2);
-    if (n)
-        mlir_print_dense_i64(out, flat, n, 2);
-    else
-        fputs("dense<> : tensor<0x2xi64>", out);
-    free(flat);
-}
-
 static void print_generic_value(MlirPrinter *p, const AttrValue *v, DType dt);
 
 static void print_dict(MlirPrinter *p, const AttrValue *v)
@@ -525,7 +508,7 @@ static void print_shardings_value(MlirPrinter *p, const AttrValue *v)
 /* The op's attribute in MLIR syntax, as ops.def types it: INT `3 : i64`,
  * INTS `array<i64: 0, 1>`, AXES and NAMES string lists, TENSOR a dense
  * constant of the result type, SCALAR a number of the result's element
- * type, SHARDING(S) sdy attributes, PAIRS a dense i64 matrix, SIZES a
+ * type, SHARDING(S) sdy attributes, PAIRS nested lists, SIZES a
  * dictionary. */
 void mlir_print_attr_value(MlirPrinter *p, const Op *op, const NamedAttr *a)
 {
@@ -544,7 +527,6 @@ void mlir_print_attr_value(MlirPrinter *p, const Op *op, const NamedAttr *a)
         break;
     case ATYPE_SCALAR: print_generic_value(p, a->value, dt); return;
     case ATYPE_SHARDINGS: print_shardings_value(p, a->value); return;
-    case ATYPE_PAIRS: print_pairs(p->out, a->value); return;
     default: break;
     }
     print_generic_value(p, a->value, DT_I64);
@@ -605,6 +587,8 @@ static void print_item(MlirAttrList *l, const MlirAttrItem *it)
         break;
     }
     case MLIR_ITEM_OP_ATTR: mlir_print_attr_value(l->p, l->op, it->ptr); break;
+    case MLIR_ITEM_STRING: mlir_print_string(out, it->ptr); break;
+    case MLIR_ITEM_SYMBOL: fprintf(out, "@%s", (const char *)it->ptr); break;
     case MLIR_ITEM_UNIT: break;
     }
 }
@@ -677,6 +661,12 @@ void mlir_print_op_attrs(MlirPrinter *p, const Op *op, const MlirAttrOpts *opts)
         if (!is_skipped(opts->skip_kept, a->name))
             mlir_attrs_add(&l, a->name, a->text ? MLIR_ITEM_KEPT : MLIR_ITEM_UNIT, a);
     }
+    if (opts->generic && op->str)
+        mlir_attrs_add(&l, "spec", MLIR_ITEM_STRING, op->str);
+    if (opts->generic && op->callee)
+        mlir_attrs_add(&l, "callee", MLIR_ITEM_SYMBOL, op->callee);
+    if (opts->extra)
+        mlir_attrs_add(&l, opts->extra->name, MLIR_ITEM_KEPT, opts->extra);
     if (opts->marker)
         mlir_attrs_add(&l, opts->marker, MLIR_ITEM_UNIT, NULL);
     mlir_attrs_print(&l);

@@ -8,7 +8,7 @@
  * op: all_gather(tiled=false) gathers a broadcast_in_dim that adds the
  * stacking dim; psum_scatter(tiled=false) reshapes the scattered dim
  * away; all_to_all(tiled=false) adds the concat dim and drops the split
- * one. Those made-up ops carry shardc.untiled for the importer. pmean,
+ * one (and read back as the reshapes and tiled collective they are). pmean,
  * axis_index and all_slice have no single StableHLO op and print in the
  * generic "shardc.<op>" form. */
 #include <stdlib.h>
@@ -140,31 +140,32 @@ static int64_t *ppermute_pairs(MlirPrinter *p, const Op *op, const Collective *c
     return pairs;
 }
 
-/* collective_permute {source, target}: each device fetches its target
- * block from the lowest position holding it under the source (the
- * interpreter's rule); pairs in source order. */
+static int compare_pairs(const void *a, const void *b)
+{
+    const int64_t *x = a, *y = b;
+    return x[0] != y[0] ? (x[0] > y[0]) - (x[0] < y[0]) : (x[1] > y[1]) - (x[1] < y[1]);
+}
+
+/* collective_permute {source, target}: device d gets the block it holds
+ * under the target from the device that holds it under the source and
+ * agrees with d on every coordinate the source does not shard (as
+ * Shardy's convert-global-to-local pairs them); pairs by source. */
 static int64_t *permute_pairs(MlirPrinter *p, const Op *op, const Collective *c, int64_t *num_pairs)
 {
     const Sharding *from = op_attr_sharding(op, ATTR_KEY_SOURCE), *to = op_attr_sharding(op, ATTR_KEY_TARGET);
-    int64_t n = c->mesh->num_devices, blocks = sharding_num_blocks(from), k = 0;
-    int64_t *holder = malloc(sizeof *holder * (size_t)(blocks + 1));
-    if (!holder)
-        abort();
-    for (int64_t b = 0; b < blocks; b++)
-        holder[b] = -1;
-    for (int64_t pos = n - 1; pos >= 0; pos--)
-        holder[sharding_block_id(from, pos)] = pos;
+    int64_t n = c->mesh->num_devices;
     int64_t *pairs = ARENA_ARRAY(&p->arena, int64_t, 2 * n + 2);
-    for (int64_t src = 0; src < n; src++) {
-        for (int64_t dst = 0; dst < n; dst++) {
-            if (holder[sharding_block_id(to, dst)] != src)
-                continue;
-            pairs[2 * k] = mesh_device_id(c->mesh, src);
-            pairs[2 * k++ + 1] = mesh_device_id(c->mesh, dst);
+    for (int64_t dst = 0; dst < n; dst++) {
+        int64_t src = dst;
+        for (int d = 0; d < from->rank && d < to->rank; d++) {
+            int64_t block = mesh_group_index(c->mesh, dst, to->dims[d].axes, to->dims[d].num_axes);
+            src = mesh_group_member(c->mesh, src, from->dims[d].axes, from->dims[d].num_axes, block);
         }
+        pairs[2 * dst] = mesh_device_id(c->mesh, src);
+        pairs[2 * dst + 1] = mesh_device_id(c->mesh, dst);
     }
-    free(holder);
-    *num_pairs = k;
+    qsort(pairs, (size_t)n, 2 * sizeof *pairs, compare_pairs);
+    *num_pairs = n;
     return pairs;
 }
 
@@ -210,15 +211,13 @@ static void print_reducer(MlirPrinter *p, const char *body, DType dt, int indent
 
 /* ` {attrs} : (x) -> r` and the newline; the attributes only on the op
  * that defines the shardc op's result. */
-static void close_line(MlirPrinter *p, const Op *op, MlirVal x, MlirVal r, bool final, const char *marker)
+static void close_line(MlirPrinter *p, const Op *op, MlirVal x, MlirVal r, bool final)
 {
     static const AttrKey consumed[] = {ATTR_KEY_AXES, ATTR_KEY_AXIS, ATTR_KEY_TILED, ATTR_KEY_SCATTER_DIMENSION,
                                        ATTR_KEY_SPLIT_AXIS, ATTR_KEY_CONCAT_AXIS, ATTR_KEY_PERM,
                                        ATTR_KEY_REDUCTION, ATTR_KEY_DIM, ATTR_KEY_SOURCE, ATTR_KEY_TARGET, 0};
     if (final)
-        mlir_print_op_attrs(p, op, &(MlirAttrOpts){.consumed = consumed, .marker = marker});
-    else if (marker)
-        mlir_print_marker(p, marker);
+        mlir_print_op_attrs(p, op, &(MlirAttrOpts){.consumed = consumed});
     fputs(" : ", p->out);
     mlir_print_fn_type(p->out, &x, 1, &r, 1);
     fputc('\n', p->out);
@@ -236,7 +235,7 @@ static MlirVal emit_reshape(MlirPrinter *p, const Op *op, MlirVal x, MlirVal r, 
 {
     fprintf(p->out, "%*s%%%s = stablehlo.reshape ", indent, "", r.name);
     mlir_print_val(p, x);
-    close_line(p, op, x, r, final, "shardc.untiled");
+    close_line(p, op, x, r, final);
     return r;
 }
 
@@ -259,7 +258,7 @@ static void emit_all_reduce(MlirPrinter *p, const Op *op, const Collective *c, i
     print_groups(p, c);
     fputs(", use_global_device_ids}>", p->out);
     print_reducer(p, c->body, x.type.dtype, indent);
-    close_line(p, op, x, r, true, NULL);
+    close_line(p, op, x, r, true);
 }
 
 static void emit_all_gather(MlirPrinter *p, const Op *op, const Collective *c, int indent)
@@ -275,7 +274,7 @@ static void emit_all_gather(MlirPrinter *p, const Op *op, const Collective *c, i
         mlir_print_val(p, x);
         fputs(", dims = ", p->out);
         mlir_print_ints(p->out, dims, x.type.rank);
-        close_line(p, op, x, b, false, "shardc.untiled");
+        close_line(p, op, x, b, false);
         x = b;
     }
     open_collective(p, "all_gather", r, x, indent);
@@ -284,7 +283,7 @@ static void emit_all_gather(MlirPrinter *p, const Op *op, const Collective *c, i
     fputs(", ", p->out);
     print_groups(p, c);
     fputs(", use_global_device_ids}>", p->out);
-    close_line(p, op, x, r, true, NULL);
+    close_line(p, op, x, r, true);
 }
 
 static void emit_reduce_scatter(MlirPrinter *p, const Op *op, const Collective *c, int indent)
@@ -300,7 +299,7 @@ static void emit_reduce_scatter(MlirPrinter *p, const Op *op, const Collective *
     print_groups(p, c);
     fprintf(p->out, ", scatter_dimension = %lld : i64, use_global_device_ids}>", (long long)dim);
     print_reducer(p, c->body, x.type.dtype, indent);
-    close_line(p, op, x, r, !stacked, NULL);
+    close_line(p, op, x, r, !stacked);
     if (stacked)
         emit_reshape(p, op, r, mlir_val(p, op->results[0]), indent, true);
 }
@@ -324,7 +323,7 @@ static void emit_all_to_all(MlirPrinter *p, const Op *op, const Collective *c, i
     fprintf(p->out, ", concat_dimension = %lld : i64, ", (long long)concat);
     print_groups(p, c);
     fprintf(p->out, ", split_count = %lld : i64, split_dimension = %lld : i64}>", (long long)n, (long long)split);
-    close_line(p, op, x, r, !stacked, NULL);
+    close_line(p, op, x, r, !stacked);
     if (stacked)
         emit_reshape(p, op, r, mlir_val(p, op->results[0]), indent, true);
 }
@@ -343,7 +342,7 @@ static void emit_permute(MlirPrinter *p, const Op *op, const Collective *c, int 
     else
         fputs("dense<> : tensor<0x2xi64>", p->out);
     fputs("}>", p->out);
-    close_line(p, op, x, r, true, NULL);
+    close_line(p, op, x, r, true);
 }
 
 void mlir_emit_collective(MlirPrinter *p, const Op *op, int indent)

@@ -3,9 +3,10 @@
  * dims, then the lhs's free dims, then the rhs's), followed by a
  * stablehlo.transpose when the einsum's output is in another order, and
  * preceded by a stablehlo.reduce of an operand's labels that appear
- * nowhere else; a one-operand einsum is a reduce and/or a transpose. The
- * made-up reduce and transpose carry shardc.implicit_reduce and
- * shardc.implicit_transpose, for the importer to fold them back. */
+ * nowhere else; a one-operand einsum is a reduce and/or a transpose. These
+ * read back as the ops they are (the same computation, spelled as more
+ * than one .shir op). A reduce's made-up init constant is marked
+ * shardc.implicit_constant: the importer folds it into the reduce. */
 #include <limits.h>
 #include <math.h>
 #include <string.h>
@@ -184,7 +185,7 @@ void mlir_emit_reduce_head(MlirPrinter *p, MlirVal x, MlirVal init, const char *
 static void print_init_constant(MlirPrinter *p, const Op *op, int k, OpKind kind, DType dt, int indent)
 {
     mlir_print_aux_def(p, op, k, indent);
-    fputs("stablehlo.constant ", p->out);
+    fputs("stablehlo.constant {shardc.implicit_constant} ", p->out);
     mlir_print_reduce_identity(p->out, kind, dt);
     fputc('\n', p->out);
 }
@@ -295,8 +296,6 @@ static MlirVal emit_pre_reduce(MlirPrinter *p, EinsumEmit *ee, int i, bool last)
     mlir_emit_reduce_head(p, x, init, "stablehlo.add", e->summed[i], e->num_summed[i]);
     if (last)
         mlir_print_op_attrs(p, op, &(MlirAttrOpts){0});
-    else
-        mlir_print_marker(p, "shardc.implicit_reduce");
     print_reduce_type(p, x, init, r);
     fputc('\n', p->out);
     return r;
@@ -365,7 +364,7 @@ static MlirVal emit_dot(MlirPrinter *p, EinsumEmit *ee, MlirVal lhs, MlirVal rhs
     return r;
 }
 
-static void emit_transpose(MlirPrinter *p, EinsumEmit *ee, MlirVal x, bool implicit)
+static void emit_transpose(MlirPrinter *p, EinsumEmit *ee, MlirVal x)
 {
     const Op *op = ee->op;
     MlirVal r = einsum_def(p, ee, op->results[0]->type, true);
@@ -373,7 +372,7 @@ static void emit_transpose(MlirPrinter *p, EinsumEmit *ee, MlirVal x, bool impli
     mlir_print_val(p, x);
     fputs(", dims = ", p->out);
     mlir_print_ints(p->out, ee->e->perm, op->results[0]->type.rank);
-    mlir_print_op_attrs(p, op, &(MlirAttrOpts){.marker = implicit ? "shardc.implicit_transpose" : NULL});
+    mlir_print_op_attrs(p, op, &(MlirAttrOpts){0});
     fputs(" : ", p->out);
     mlir_print_fn_type(p->out, &x, 1, &r, 1);
     fputc('\n', p->out);
@@ -401,5 +400,5 @@ void mlir_emit_einsum(MlirPrinter *p, const Op *op, int indent)
         in[0] = emit_dot(p, &ee, in[0], in[1]);
     if (e.num_inputs == 2 && !e.transpose)
         return;
-    emit_transpose(p, &ee, in[0], e.num_inputs == 2);
+    emit_transpose(p, &ee, in[0]);
 }

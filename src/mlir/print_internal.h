@@ -140,6 +140,8 @@ typedef enum {
     MLIR_ITEM_RULE,         /* const OpShardingRule *: #sdy.op_sharding_rule<...> */
     MLIR_ITEM_LOGICAL,      /* const LogicalAxes *: ["batch", ""] */
     MLIR_ITEM_OP_ATTR,      /* const NamedAttr * of the op being printed */
+    MLIR_ITEM_STRING,       /* const char *: "text" */
+    MLIR_ITEM_SYMBOL,       /* const char *: @name */
 } MlirItemKind;
 
 typedef struct MlirAttrItem {
@@ -165,8 +167,9 @@ void mlir_attrs_print(MlirAttrList *l);
 
 /* An op's attribute dictionary: sdy.sharding of its results, its shardc
  * attributes that the form did not spell (`consumed`, ATTR_KEY_NONE-
- * terminated; as `shardc.<name>` unless `generic`), those kept from MLIR,
- * a custom op's sdy.sharding_rule and a unit `marker` if not NULL.
+ * terminated; as `shardc.<name>` unless `generic`, where an einsum's spec
+ * and a call's callee are `spec` and `callee`), those kept from MLIR, a
+ * custom op's sdy.sharding_rule and a unit `marker` if not NULL.
  * Annotations (bytes_per_device) are dropped. */
 typedef struct MlirAttrOpts {
     const AttrKey *consumed;
@@ -175,6 +178,7 @@ typedef struct MlirAttrOpts {
     const char *marker;
     const struct OpShardingRule *rule; /* a custom op's, or NULL */
     const char *const *skip_kept;      /* kept attributes the form spelled (NULL-terminated) */
+    const MlirKeptAttr *extra;         /* one more attribute, or NULL */
 } MlirAttrOpts;
 void mlir_print_op_attrs(MlirPrinter *p, const Op *op, const MlirAttrOpts *opts);
 /* ` {marker}` on a made-up op. */

@@ -219,7 +219,8 @@ static void emit_slice(MlirPrinter *p, const Op *op, int indent)
 static const char *constant_asm_name(DType dt) { return dtype_is_float(dt) ? "cst" : "c"; }
 
 /* The padding value is an operand in StableHLO: a scalar constant made
- * up before the pad. */
+ * up before the pad, marked shardc.implicit_constant (the importer folds
+ * it back into the attribute). */
 static int plan_pad(const MlirPrinter *p, const Op *op, MlirAux *aux)
 {
     (void)p;
@@ -233,7 +234,7 @@ static void emit_pad(MlirPrinter *p, const Op *op, int indent)
     MlirVal in[2] = {mlir_val(p, op->operands[0]), mlir_aux_val(p, op, 0, (TensorType){dt, 0, NULL})};
     MlirVal res = result_val(p, op);
     mlir_print_aux_def(p, op, 0, indent);
-    fputs("stablehlo.constant ", p->out);
+    fputs("stablehlo.constant {shardc.implicit_constant} ", p->out);
     mlir_print_dense_scalar(p->out, op_attr_get(op, ATTR_KEY_VALUE), dt);
     end_line(p);
     mlir_print_defs(p, op, indent);
@@ -412,7 +413,8 @@ static void print_manual_axes(MlirPrinter *p, const Op *op)
 /* sdy.manual_computation, as Shardy's printer lays it out: operands,
  * shardings and manual axes on the op's line, then the body's arguments
  * and its block (printSingleBlockRegionNoBlockId), the attributes and the
- * function type after the closing brace. */
+ * function type after the closing brace. MLIR says nothing of check_vma,
+ * which the importer reads as false: true prints as shardc.check_vma. */
 static void emit_shard_map(MlirPrinter *p, const Op *op, int indent)
 {
     MlirVal *in = ARENA_ARRAY(&p->arena, MlirVal, op->num_operands + 1), *res = result_vals(p, op);
@@ -438,9 +440,11 @@ static void emit_shard_map(MlirPrinter *p, const Op *op, int indent)
     fputs(") {\n", p->out);
     mlir_print_block_ops(p, &s, body, indent + 2, "sdy.return");
     fprintf(p->out, "%*s}", indent, "");
+    static const MlirKeptAttr check_vma = {"shardc.check_vma", "true"};
     mlir_print_op_attrs(p, op, &(MlirAttrOpts){
-        .consumed = (const AttrKey[]){ATTR_KEY_MESH, ATTR_KEY_IN_SPECS, ATTR_KEY_OUT_SPECS, ATTR_KEY_MANUAL_AXES, 0},
-        .no_shardings = true});
+        .consumed = (const AttrKey[]){ATTR_KEY_MESH, ATTR_KEY_IN_SPECS, ATTR_KEY_OUT_SPECS, ATTR_KEY_MANUAL_AXES,
+                                      ATTR_KEY_CHECK_VMA, 0},
+        .no_shardings = true, .extra = op_attr_bool(op, ATTR_KEY_CHECK_VMA) ? &check_vma : NULL});
     fputs(" : ", p->out);
     mlir_print_fn_type(p->out, in, n, res, op->num_results);
     end_line(p);

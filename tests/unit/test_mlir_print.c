@@ -158,7 +158,7 @@ static void test_nested_regions(void **state)
                 "      }) : (tensor<4x4xf32>) -> tensor<4x4xf32>\n"
                 "      %4 = stablehlo.add %3, %cst : tensor<4x4xf32>\n"
                 "      sdy.return %4 : tensor<4x4xf32>\n"
-                "    } : (tensor<8x4xf32>) -> tensor<8x4xf32>\n"
+                "    } {shardc.check_vma = true} : (tensor<8x4xf32>) -> tensor<8x4xf32>\n"
                 "    %1 = sdy.manual_computation(%0) in_shardings=[<@m, [{\"a\"}, {}]>] "
                 "out_shardings=[<@m, [{\"a\"}, {}]>] manual_axes={\"a\", \"b\"} (%arg1: tensor<4x4xf32>) {\n"
                 "      %3 = \"stablehlo.all_reduce\"(%arg1) <{channel_handle = #stablehlo.channel_handle<handle = 2, "
@@ -168,7 +168,7 @@ static void test_nested_regions(void **state)
                 "        stablehlo.return %4 : tensor<f32>\n"
                 "      }) : (tensor<4x4xf32>) -> tensor<4x4xf32>\n"
                 "      sdy.return %3 : tensor<4x4xf32>\n"
-                "    } : (tensor<8x4xf32>) -> tensor<8x4xf32>\n"
+                "    } {shardc.check_vma = true} : (tensor<8x4xf32>) -> tensor<8x4xf32>\n"
                 "    %2 = stablehlo.add %0, %1 : tensor<8x4xf32>\n"
                 "    return %2 : tensor<8x4xf32>\n"
                 "  }\n"
@@ -245,10 +245,11 @@ static void test_kept(void **state)
                 "    return %1 : tensor<4xf32>\n"
                 "  }\n"
                 "}\n");
-    /* an init defined after the reduce is not used: a constant is made up */
+    /* an init no longer there is not used: a constant is made up, marked
+     * for the importer to fold back */
     block_remove(fn->body, op_named(fn->body, "zero"));
     expect_text(strstr(print(f), "%cst"),
-                "%cst = stablehlo.constant dense<0.000000e+00> : tensor<f32>\n"
+                "%cst = stablehlo.constant {shardc.implicit_constant} dense<0.000000e+00> : tensor<f32>\n"
                 "    %1 = stablehlo.reduce(%0 init: %cst) applies stablehlo.add across dimensions = [1] : "
                 "(tensor<4x2xf32>, tensor<f32>) -> tensor<4xf32>\n"
                 "    return %1 : tensor<4xf32>\n"
