@@ -667,8 +667,6 @@ void mlir_print_op_attrs(MlirPrinter *p, const Op *op, const MlirAttrOpts *opts)
         mlir_attrs_add(&l, "callee", MLIR_ITEM_SYMBOL, op->callee);
     if (opts->extra)
         mlir_attrs_add(&l, opts->extra->name, MLIR_ITEM_KEPT, opts->extra);
-    if (opts->marker)
-        mlir_attrs_add(&l, opts->marker, MLIR_ITEM_UNIT, NULL);
     mlir_attrs_print(&l);
 }
 

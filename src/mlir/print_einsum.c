@@ -222,12 +222,13 @@ void mlir_emit_reduce(MlirPrinter *p, const Op *op, int indent)
 {
     MlirVal x = mlir_val(p, op->operands[0]), res = mlir_val(p, op->results[0]);
     DType dt = x.type.dtype;
+    const Value *kept = op->mlir ? op->mlir->init : NULL;
     MlirVal init;
-    if (aux_count(p, op)) {
+    if (aux_count(p, op) || !kept) {
         print_init_constant(p, op, 0, op->kind, dt, indent);
         init = mlir_aux_val(p, op, 0, (TensorType){dt, 0, NULL});
     } else {
-        init = mlir_val(p, op->mlir->init);
+        init = mlir_val(p, kept);
     }
     int64_t dims[MAXR];
     int n = op_attr_ints(op, ATTR_KEY_DIMS, dims, MAXR);

@@ -169,13 +169,12 @@ void mlir_attrs_print(MlirAttrList *l);
  * attributes that the form did not spell (`consumed`, ATTR_KEY_NONE-
  * terminated; as `shardc.<name>` unless `generic`, where an einsum's spec
  * and a call's callee are `spec` and `callee`), those kept from MLIR, a
- * custom op's sdy.sharding_rule and a unit `marker` if not NULL.
+ * custom op's sdy.sharding_rule and `extra`.
  * Annotations (bytes_per_device) are dropped. */
 typedef struct MlirAttrOpts {
     const AttrKey *consumed;
     bool generic;           /* "shardc.<op>": its own attributes keep their names */
     bool no_shardings;      /* the form spells the result shardings itself */
-    const char *marker;
     const struct OpShardingRule *rule; /* a custom op's, or NULL */
     const char *const *skip_kept;      /* kept attributes the form spelled (NULL-terminated) */
     const MlirKeptAttr *extra;         /* one more attribute, or NULL */

@@ -2,6 +2,7 @@
  * (mlir_ops.def names the op), or MLIR's generic form "shardc.<op>" for
  * the kinds StableHLO has no op for. Einsums and reductions are
  * print_einsum.c's, collectives print_collectives.c's. */
+#include <stdlib.h>
 #include <string.h>
 #include "print_internal.h"
 #include "shardc/rules.h"
@@ -338,10 +339,18 @@ static void emit_custom(MlirPrinter *p, const Op *op, int indent)
 {
     static const AttrKey rule_keys[] = {ATTR_KEY_RULE, ATTR_KEY_REDUCTION, ATTR_KEY_NEED_REPLICATION,
                                         ATTR_KEY_PERMUTATION, ATTR_KEY_FACTOR_SIZES, 0};
+    /* a rule that does not bind (never after the verifier) prints as the
+     * shardc.rule string instead: nothing to report while printing */
+    char *sink_text = NULL;
+    size_t sink_len = 0;
+    FILE *sink = open_memstream(&sink_text, &sink_len);
     DiagEngine diag;
-    diag_init(&diag, stderr);
-    const OpShardingRule *rule = rules_of_op(&p->arena, &diag, op);
+    diag_init(&diag, sink);
+    const OpShardingRule *rule = sink ? rules_of_op(&p->arena, &diag, op) : NULL;
     diag_free(&diag);
+    if (sink)
+        fclose(sink);
+    free(sink_text);
     char head[256];
     snprintf(head, sizeof head, "stablehlo.custom_call @%.200s", op->callee ? op->callee : "");
     emit_call_like(p, op, indent, head, &(MlirAttrOpts){.consumed = rule ? rule_keys : NULL, .rule = rule});
