@@ -188,17 +188,22 @@ static bool is_mlir_input(const char *path, const CliCommon *common)
     return n >= 5 && strcmp(path + n - 5, ".mlir") == 0;
 }
 
-Module *cli_read_program(DiagEngine *diag, const char *path, const CliCommon *common, char **text)
+Module *cli_read_program(DiagEngine *diag, const char *path, const CliCommon *common, char **text, size_t *len)
 {
-    size_t len = 0;
     const char *name = strcmp(path, "-") == 0 ? "<stdin>" : path;
-    *text = io_read_source(diag, path, &len);
+    *text = io_read_source(diag, path, len);
     if (!*text)
         return NULL;
-    diag_add_source(diag, name, *text, len);
+    diag_add_source(diag, name, *text, *len);
+    return cli_parse_program(diag, path, common, *text, *len);
+}
+
+Module *cli_parse_program(DiagEngine *diag, const char *path, const CliCommon *common, const char *text, size_t len)
+{
+    const char *name = strcmp(path, "-") == 0 ? "<stdin>" : path;
     if (is_mlir_input(path, common))
-        return mlir_read_module(name, *text, len, diag);
-    return parse_module(name, *text, len, diag);
+        return mlir_read_module(name, text, len, diag);
+    return parse_module(name, text, len, diag);
 }
 
 /* --func=NAME or --func=@NAME. */

@@ -116,7 +116,12 @@ int cli_input_format(CliParse *p, const char *value);
  * --input-format, else by the extension .mlir); NULL (reported) on
  * errors. *text (free it) stays alive for the diagnostics that quote it. */
 struct Module;
-struct Module *cli_read_program(struct DiagEngine *diag, const char *path, const CliCommon *common, char **text);
+struct Module *cli_read_program(struct DiagEngine *diag, const char *path, const CliCommon *common, char **text,
+                                size_t *len);
+/* Parses text already read from path (by cli_read_program): standard input
+ * reads once, so a command that builds two modules from "-" parses twice. */
+struct Module *cli_parse_program(struct DiagEngine *diag, const char *path, const CliCommon *common,
+                                 const char *text, size_t len);
 
 /* A handler's helper for a command's one positional argument: stores the
  * first in *slot; CLI_BAD (the row's error) for a second. */

@@ -7,6 +7,7 @@
 #include "shardc/config.h"
 #include "shardc/io.h"
 #include "shardc/limits.h"
+#include "shardc/mlir.h"
 #include "shardc/origin.h"
 #include "shardc/partition.h"
 #include "shardc/propagate.h"
@@ -26,6 +27,7 @@ typedef struct CompileArgs {
     CompileOptions options;
     StatsFormat stats;
     int device;         /* --device=K for --emit=devices, or -1 */
+    bool mlir;          /* --emit=sdy, sdy-partitioned: print as StableHLO + sdy MLIR */
 } CompileArgs;
 
 /* ---- flags ---- */
@@ -36,9 +38,12 @@ static int flag_input(CliParse *p, const char *v) { return cli_take_one(&compile
 
 static int flag_output(CliParse *p, const char *v) { compile_args(p)->output = v; return CLI_OK; }
 
-static const struct { const char *name; EmitKind kind; } emit_names[] = {
-    {"ir", EMIT_IR}, {"rules", EMIT_RULES}, {"propagated", EMIT_PROPAGATED},
-    {"partitioned", EMIT_PARTITIONED}, {"devices", EMIT_DEVICES},
+/* sdy and sdy-partitioned are the propagated and the partitioned program
+ * printed as sdy_opt prints MLIR (src/mlir/, docs/mlir.md). */
+static const struct { const char *name; EmitKind kind; bool mlir; } emit_names[] = {
+    {"ir", EMIT_IR, false}, {"rules", EMIT_RULES, false}, {"propagated", EMIT_PROPAGATED, false},
+    {"partitioned", EMIT_PARTITIONED, false}, {"devices", EMIT_DEVICES, false},
+    {"sdy", EMIT_PROPAGATED, true}, {"sdy-partitioned", EMIT_PARTITIONED, true},
 };
 
 static int flag_emit(CliParse *p, const char *v)
@@ -46,6 +51,7 @@ static int flag_emit(CliParse *p, const char *v)
     for (size_t i = 0; i < sizeof emit_names / sizeof emit_names[0]; i++) {
         if (strcmp(v, emit_names[i].name) == 0) {
             compile_args(p)->options.emit = emit_names[i].kind;
+            compile_args(p)->mlir = emit_names[i].mlir;
             return CLI_OK;
         }
     }
@@ -93,7 +99,7 @@ static int flag_version(CliParse *p, const char *v)
 static const CliFlag compile_flags[] = {
     {NULL, CLI_BARE, flag_input, "more than one input file ('%s')", "FILE.shir"},
     {"-o", CLI_SEPARATE, flag_output, "-o needs a file name", "[-o OUT]"},
-    {"--emit", CLI_JOINED, flag_emit, "unknown --emit kind '%s'", "[--emit=ir|rules|propagated|partitioned|devices]"},
+    {"--emit", CLI_JOINED, flag_emit, "unknown --emit kind '%s'", "[--emit=ir|rules|propagated|partitioned|devices|sdy|sdy-partitioned]"},
     CLI_FLAG_FUNC,
     {"--propagation", CLI_JOINED, flag_propagation, "unknown option '--propagation=%s'",
      "[--propagation=aggressive|basic]"},
@@ -169,6 +175,8 @@ static bool emit_module(Module *m, const CompileArgs *args, PassContext *ctx)
     }
     else if (args->options.emit == EMIT_RULES)
         rule_print_module(out.stream, m, ctx->diag);
+    else if (args->mlir)
+        mlir_print_module(out.stream, m);
     else
         print_module(out.stream, m);
     if (ctx->diag->errors > errors_before) {
@@ -183,7 +191,8 @@ static bool emit_module(Module *m, const CompileArgs *args, PassContext *ctx)
 static Module *read_module(DiagEngine *diag, const CompileArgs *args, char **text)
 {
     Timer start = timer_start();
-    Module *m = cli_read_program(diag, args->input, &args->common, text);
+    size_t len = 0;
+    Module *m = cli_read_program(diag, args->input, &args->common, text, &len);
     if (args->options.time_passes) /* the same format as the passes' lines */
         timer_report(stderr, "parse", start);
     return m;

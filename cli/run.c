@@ -121,6 +121,7 @@ static int parse_run_args(int argc, char **argv, RunArgs *a)
 
 typedef struct Program {
     char *text;
+    size_t len;
     Module *module;
     const Func *entry;
 } Program;
@@ -133,11 +134,15 @@ static const Func *find_entry(DiagEngine *diag, const Module *m, const char *nam
     return f;
 }
 
-/* Parse, verify and compile `path` up to `emit`; false (reported) on errors. */
+/* Parse, verify and compile `path` up to `emit`; false (reported) on errors.
+ * `read` is a program already read from the same path, or NULL. */
 static bool load_program(DiagEngine *diag, const char *path, EmitKind emit, const RunArgs *a, const Config *config,
-                         Program *p)
+                         const Program *read, Program *p)
 {
-    p->module = cli_read_program(diag, path, &a->common, &p->text);
+    if (read)
+        p->module = cli_parse_program(diag, path, &a->common, read->text, read->len);
+    else
+        p->module = cli_read_program(diag, path, &a->common, &p->text, &p->len);
     const char *func = a->common.func;
     CompileOptions options = {.emit = emit, .entry = func, .config = config, .max_bytes = a->common.max_bytes};
     OriginTable origins = {0};
@@ -486,8 +491,10 @@ static bool session_load(RunSession *s)
 {
     const RunArgs *a = &s->args;
     const char *ref_path = a->reference ? a->reference : a->file;
-    if (!load_program(&s->diag, ref_path, EMIT_IR, a, s->config, &s->ref) ||
-        !load_program(&s->diag, a->file, a->reference ? EMIT_IR : EMIT_PARTITIONED, a, s->config, &s->spmd) ||
+    const Program *same_file = strcmp(ref_path, a->file) == 0 ? &s->ref : NULL;
+    if (!load_program(&s->diag, ref_path, EMIT_IR, a, s->config, NULL, &s->ref) ||
+        !load_program(&s->diag, a->file, a->reference ? EMIT_IR : EMIT_PARTITIONED, a, s->config, same_file,
+                      &s->spmd) ||
         !same_signature(&s->diag, s->ref.entry, s->spmd.entry) ||
         !run_dist_check_meshes(&s->dist, &s->diag, s->spmd.module, s->spmd.entry))
         return false;

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "mlir/import_internal.h"
+#include "shardc/tensor.h"
 
 typedef struct DenseParser {
     ImportCtx *ic;
@@ -61,6 +62,8 @@ static double float_from_bits(DType dt, uint64_t bits)
         memcpy(&d, &bits, sizeof d);
         return d;
     }
+    if (dt == DT_F16)
+        return f16_to_f32((uint16_t)bits);
     uint32_t b32 = dt == DT_BF16 ? (uint32_t)(bits << 16) : (uint32_t)bits;
     float f;
     memcpy(&f, &b32, sizeof f);
@@ -159,6 +162,15 @@ static AttrValue *nest(ImportCtx *ic, const TensorType *t, int d, AttrValue **fl
     return list;
 }
 
+/* An elem-byte integer's bits as a value: two's complement unless unsigned. */
+static int64_t sign_extend(uint64_t bits, size_t elem, bool is_unsigned)
+{
+    if (is_unsigned || elem >= 8)
+        return (int64_t)bits;
+    uint64_t sign = UINT64_C(1) << (elem * 8 - 1);
+    return (int64_t)((bits ^ sign) - sign);
+}
+
 /* Element i of little-endian bytes, elem bytes each. */
 static AttrValue *hex_element(DenseParser *dp, const unsigned char *bytes, int64_t i, size_t elem)
 {
@@ -176,7 +188,7 @@ static AttrValue *hex_element(DenseParser *dp, const unsigned char *bytes, int64
         return v;
     }
     AttrValue *v = attr_new(dp->ic->arena, ATTR_INT, dp->loc);
-    v->u.i = elem == 4 ? (int64_t)(int32_t)(uint32_t)bits : (int64_t)bits;
+    v->u.i = sign_extend(bits, elem, dtype_is_unsigned(dp->dtype));
     return v;
 }
 

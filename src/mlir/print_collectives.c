@@ -1,0 +1,364 @@
+/* Collectives as JAX lowers them in a shard_map body (and as Shardy's
+ * convert-global-to-local prints them): stablehlo.all_reduce,
+ * all_gather, reduce_scatter, all_to_all and collective_permute in MLIR's
+ * generic form, over replica groups of global device ids
+ * (use_global_device_ids), each with its own channel handle.
+ *
+ * JAX spells the untiled (stacked) forms with reshapes around the tiled
+ * op: all_gather(tiled=false) gathers a broadcast_in_dim that adds the
+ * stacking dim; psum_scatter(tiled=false) reshapes the scattered dim
+ * away; all_to_all(tiled=false) adds the concat dim and drops the split
+ * one (and read back as the reshapes and tiled collective they are). pmean,
+ * axis_index and all_slice have no single StableHLO op and print in the
+ * generic "shardc.<op>" form. */
+#include <stdlib.h>
+#include <string.h>
+#include "print_internal.h"
+#include "shardc/layout.h"
+
+typedef struct Collective {
+    const Mesh *mesh;
+    int num_axes;
+    AxisRef axes[AXIS_LIST_MAX];
+    const char *body;       /* the reducer's stablehlo op, or NULL */
+} Collective;
+
+/* Its `mesh`, else its shard_map's, else the module's only one. */
+static const Mesh *collective_mesh(const MlirPrinter *p, const Op *op)
+{
+    const Mesh *mesh = op_attr_mesh(p->m, op, ATTR_KEY_MESH);
+    for (const Block *b = op->parent; !mesh && b && b->parent_op; b = b->parent_op->parent)
+        mesh = op_attr_mesh(p->m, b->parent_op, ATTR_KEY_MESH);
+    return mesh ? mesh : p->m->num_meshes == 1 ? p->m->meshes[0] : NULL;
+}
+
+static const char *reducer(const Op *op, DType dt)
+{
+    if (op->kind != OP_ALL_REDUCE && op->kind != OP_REDUCE_SCATTER)
+        return mlir_reduce_body(op->kind, dt);
+    const char *r = op_attr_string(op, ATTR_KEY_REDUCTION);
+    if (!r || strcmp(r, "sum") == 0)
+        return mlir_reduce_body(OP_PSUM, dt);
+    if (strcmp(r, "max") == 0 || strcmp(r, "min") == 0)
+        return mlir_reduce_body(r[1] == 'a' ? OP_PMAX : OP_PMIN, dt);
+    return NULL; /* mean: no StableHLO reducer */
+}
+
+/* False (the op then prints generically) for collectives with no
+ * StableHLO spelling or whose mesh or axes do not resolve. */
+static bool resolve(const MlirPrinter *p, const Op *op, Collective *c)
+{
+    memset(c, 0, sizeof *c);
+    if (op->num_operands != 1 || op->num_results != 1)
+        return false;
+    if (op->kind != OP_COLLECTIVE_PERMUTE) {
+        const AttrValue *axes = op_attr_get(op, ATTR_KEY_AXES);
+        if (!axes || axes->kind != ATTR_ARRAY || axes->u.array.count > AXIS_LIST_MAX)
+            return false;
+        c->mesh = collective_mesh(p, op);
+        for (int i = 0; c->mesh && i < axes->u.array.count; i++) {
+            const AttrValue *a = axes->u.array.items[i];
+            if (a->kind != ATTR_STRING || !axis_ref_parse(c->mesh, a->u.s, &c->axes[c->num_axes++]))
+                return false;
+        }
+    } else {
+        const Sharding *src = op_attr_sharding(op, ATTR_KEY_SOURCE), *dst = op_attr_sharding(op, ATTR_KEY_TARGET);
+        c->mesh = src && dst && src->mesh == dst->mesh ? src->mesh : NULL;
+    }
+    bool reduces = op->kind == OP_PSUM || op->kind == OP_PMAX || op->kind == OP_PMIN ||
+                   op->kind == OP_ALL_REDUCE || op->kind == OP_PSUM_SCATTER || op->kind == OP_REDUCE_SCATTER;
+    if (reduces)
+        c->body = reducer(op, op->operands[0]->type.dtype);
+    return c->mesh && c->mesh->num_devices > 0 && (!reduces || c->body);
+}
+
+static bool untiled(const Op *op) { return !op_attr_bool(op, ATTR_KEY_TILED); }
+
+int mlir_plan_collective(const MlirPrinter *p, const Op *op, MlirAux *aux)
+{
+    Collective c;
+    if (!resolve(p, op, &c) || !untiled(op))
+        return 0;
+    switch (op->kind) {
+    case OP_ALL_GATHER: aux[0] = (MlirAux){"broadcast", NULL}; return 1;
+    case OP_PSUM_SCATTER: aux[0] = (MlirAux){"reduce_scatter", NULL}; return 1;
+    case OP_ALL_TO_ALL:
+        if (op_attr_int(op, ATTR_KEY_SPLIT_AXIS) == op_attr_int(op, ATTR_KEY_CONCAT_AXIS))
+            return 0;
+        aux[0] = (MlirAux){"reshape", NULL};
+        aux[1] = (MlirAux){"all_to_all", NULL};
+        return 2;
+    default: return 0;
+    }
+}
+
+/* ---- device groups ------------------------------------------------------------ */
+
+/* JAX's and Shardy's replica groups: the devices that agree on every
+ * coordinate but those of the axes, each group in the axes' row-major
+ * order, groups by their first member's position; global device ids. */
+static int64_t *replica_groups(MlirPrinter *p, const Collective *c, int64_t *num_groups, int64_t *size)
+{
+    int64_t n = c->mesh->num_devices, s = axis_refs_size(c->axes, c->num_axes);
+    int64_t *groups = ARENA_ARRAY(&p->arena, int64_t, n);
+    int64_t *group_of = malloc(sizeof *group_of * (size_t)n);
+    if (!group_of)
+        abort();
+    int64_t g = 0;
+    for (int64_t pos = 0; pos < n; pos++) {
+        int64_t first = mesh_group_member(c->mesh, pos, c->axes, c->num_axes, 0);
+        if (first == pos)
+            group_of[pos] = g++; /* member 0 has the group's least position */
+        int64_t k = group_of[first] * s + mesh_group_index(c->mesh, pos, c->axes, c->num_axes);
+        groups[k] = mesh_device_id(c->mesh, pos);
+    }
+    free(group_of);
+    *num_groups = g;
+    *size = s;
+    return groups;
+}
+
+/* ppermute: each [source, destination] pair of group indices, in every
+ * group (JAX's _ppermute_lowering). */
+static int64_t *ppermute_pairs(MlirPrinter *p, const Op *op, const Collective *c, int64_t *num_pairs)
+{
+    int64_t num_groups, size, pair[2];
+    const int64_t *groups = replica_groups(p, c, &num_groups, &size);
+    const AttrValue *perm = op_attr_get(op, ATTR_KEY_PERM);
+    int n = perm && perm->kind == ATTR_ARRAY ? perm->u.array.count : 0;
+    int64_t *pairs = ARENA_ARRAY(&p->arena, int64_t, 2 * num_groups * n + 2), k = 0;
+    for (int64_t g = 0; g < num_groups; g++) {
+        for (int i = 0; i < n; i++) {
+            if (attr_int_array(perm->u.array.items[i], pair, 2) != 2 || pair[0] < 0 || pair[1] < 0 ||
+                pair[0] >= size || pair[1] >= size)
+                continue;
+            pairs[2 * k] = groups[g * size + pair[0]];
+            pairs[2 * k++ + 1] = groups[g * size + pair[1]];
+        }
+    }
+    *num_pairs = k;
+    return pairs;
+}
+
+static int compare_pairs(const void *a, const void *b)
+{
+    const int64_t *x = a, *y = b;
+    return x[0] != y[0] ? (x[0] > y[0]) - (x[0] < y[0]) : (x[1] > y[1]) - (x[1] < y[1]);
+}
+
+/* collective_permute {source, target}: device d gets the block it holds
+ * under the target from the device that holds it under the source and
+ * agrees with d on every coordinate the source does not shard (as
+ * Shardy's convert-global-to-local pairs them); pairs by source. */
+static int64_t *permute_pairs(MlirPrinter *p, const Op *op, const Collective *c, int64_t *num_pairs)
+{
+    const Sharding *from = op_attr_sharding(op, ATTR_KEY_SOURCE), *to = op_attr_sharding(op, ATTR_KEY_TARGET);
+    int64_t n = c->mesh->num_devices;
+    int64_t *pairs = ARENA_ARRAY(&p->arena, int64_t, 2 * n + 2);
+    for (int64_t dst = 0; dst < n; dst++) {
+        int64_t src = dst;
+        for (int d = 0; d < from->rank && d < to->rank; d++) {
+            int64_t block = mesh_group_index(c->mesh, dst, to->dims[d].axes, to->dims[d].num_axes);
+            src = mesh_group_member(c->mesh, src, from->dims[d].axes, from->dims[d].num_axes, block);
+        }
+        pairs[2 * dst] = mesh_device_id(c->mesh, src);
+        pairs[2 * dst + 1] = mesh_device_id(c->mesh, dst);
+    }
+    qsort(pairs, (size_t)n, 2 * sizeof *pairs, compare_pairs);
+    *num_pairs = n;
+    return pairs;
+}
+
+/* ---- printing ------------------------------------------------------------------- */
+
+static void print_channel(MlirPrinter *p)
+{
+    fprintf(p->out, "channel_handle = #stablehlo.channel_handle<handle = %lld, type = 1>",
+            (long long)p->next_channel++);
+}
+
+static void print_groups(MlirPrinter *p, const Collective *c)
+{
+    int64_t num_groups, size;
+    const int64_t *groups = replica_groups(p, c, &num_groups, &size);
+    fputs("replica_groups = ", p->out);
+    mlir_print_dense_i64(p->out, groups, num_groups, size);
+}
+
+/* `%r = "stablehlo.<name>"(%x) <{` with the properties that sort before
+ * the channel handle (all_gather_dim), the channel handle and the groups;
+ * the caller closes them. */
+static void open_collective(MlirPrinter *p, const char *name, MlirVal def, MlirVal x, int indent)
+{
+    fprintf(p->out, "%*s%%%s = \"stablehlo.%s\"(", indent, "", def.name, name);
+    mlir_print_val(p, x);
+    fputs(") <{", p->out);
+}
+
+/* The reducer region `({ ^bb0(%a: tensor<f32>, %b: tensor<f32>): ... })`,
+ * a region nested in the block being printed. */
+static void print_reducer(MlirPrinter *p, const char *body, DType dt, int indent)
+{
+    MlirScope s;
+    mlir_scope_init(&s, p, p->scope, p->scope);
+    const char *a = mlir_scope_arg(p, &s, "lhs"), *b = mlir_scope_arg(p, &s, "rhs");
+    const char *r = mlir_scope_value(p, &s, "reduced");
+    const char *t = dtype_mlir_name(dt);
+    fprintf(p->out, " ({\n%*s^bb0(%%%s: tensor<%s>, %%%s: tensor<%s>):\n", indent, "", a, t, b, t);
+    fprintf(p->out, "%*s%%%s = %s %%%s, %%%s : tensor<%s>\n", indent + 2, "", r, body, a, b, t);
+    fprintf(p->out, "%*sstablehlo.return %%%s : tensor<%s>\n%*s})", indent + 2, "", r, t, indent, "");
+}
+
+/* ` {attrs} : (x) -> r` and the newline; the attributes only on the op
+ * that defines the shardc op's result. */
+static void close_line(MlirPrinter *p, const Op *op, MlirVal x, MlirVal r, bool final)
+{
+    static const AttrKey consumed[] = {ATTR_KEY_AXES, ATTR_KEY_AXIS, ATTR_KEY_TILED, ATTR_KEY_SCATTER_DIMENSION,
+                                       ATTR_KEY_SPLIT_AXIS, ATTR_KEY_CONCAT_AXIS, ATTR_KEY_PERM,
+                                       ATTR_KEY_REDUCTION, ATTR_KEY_DIM, ATTR_KEY_SOURCE, ATTR_KEY_TARGET, 0};
+    if (final)
+        mlir_print_op_attrs(p, op, &(MlirAttrOpts){.consumed = consumed});
+    fputs(" : ", p->out);
+    mlir_print_fn_type(p->out, &x, 1, &r, 1);
+    fputc('\n', p->out);
+}
+
+/* The value an op line defines: the op's result when final, else made-up
+ * value k of type t. */
+static MlirVal line_def(MlirPrinter *p, const Op *op, bool final, int k, TensorType t)
+{
+    return final ? mlir_val(p, op->results[0]) : mlir_aux_val(p, op, k, t);
+}
+
+/* A reshape JAX puts around an untiled collective. */
+static MlirVal emit_reshape(MlirPrinter *p, const Op *op, MlirVal x, MlirVal r, int indent, bool final)
+{
+    fprintf(p->out, "%*s%%%s = stablehlo.reshape ", indent, "", r.name);
+    mlir_print_val(p, x);
+    close_line(p, op, x, r, final);
+    return r;
+}
+
+static TensorType with_dim(MlirPrinter *p, const TensorType *t, int64_t at, int64_t size, bool insert)
+{
+    TensorType r = {t->dtype, t->rank + (insert ? 1 : 0), ARENA_ARRAY(&p->arena, int64_t, t->rank + 2)};
+    for (int d = 0, s = 0; d < r.rank; d++)
+        r.dims[d] = d == at && insert ? size : t->dims[s++];
+    if (!insert && at < r.rank)
+        r.dims[at] = size;
+    return r;
+}
+
+static void emit_all_reduce(MlirPrinter *p, const Op *op, const Collective *c, int indent)
+{
+    MlirVal x = mlir_val(p, op->operands[0]), r = mlir_val(p, op->results[0]);
+    open_collective(p, "all_reduce", r, x, indent);
+    print_channel(p);
+    fputs(", ", p->out);
+    print_groups(p, c);
+    fputs(", use_global_device_ids}>", p->out);
+    print_reducer(p, c->body, x.type.dtype, indent);
+    close_line(p, op, x, r, true);
+}
+
+static void emit_all_gather(MlirPrinter *p, const Op *op, const Collective *c, int indent)
+{
+    MlirVal x = mlir_val(p, op->operands[0]), r = mlir_val(p, op->results[0]);
+    int64_t axis = op_attr_int(op, ATTR_KEY_AXIS);
+    if (untiled(op)) {
+        MlirVal b = mlir_aux_val(p, op, 0, with_dim(p, &x.type, axis, 1, true));
+        int64_t dims[SHARDC_MAX_RANK];
+        for (int d = 0; d < x.type.rank; d++)
+            dims[d] = d < axis ? d : d + 1;
+        fprintf(p->out, "%*s%%%s = stablehlo.broadcast_in_dim ", indent, "", b.name);
+        mlir_print_val(p, x);
+        fputs(", dims = ", p->out);
+        mlir_print_ints(p->out, dims, x.type.rank);
+        close_line(p, op, x, b, false);
+        x = b;
+    }
+    open_collective(p, "all_gather", r, x, indent);
+    fprintf(p->out, "all_gather_dim = %lld : i64, ", (long long)axis);
+    print_channel(p);
+    fputs(", ", p->out);
+    print_groups(p, c);
+    fputs(", use_global_device_ids}>", p->out);
+    close_line(p, op, x, r, true);
+}
+
+static void emit_reduce_scatter(MlirPrinter *p, const Op *op, const Collective *c, int indent)
+{
+    MlirVal x = mlir_val(p, op->operands[0]);
+    bool stacked = op->kind == OP_PSUM_SCATTER && untiled(op);
+    int64_t dim = op_attr_int(op, op->kind == OP_PSUM_SCATTER ? ATTR_KEY_SCATTER_DIMENSION : ATTR_KEY_DIM);
+    int64_t size = dim >= 0 && dim < x.type.rank ? x.type.dims[dim] / axis_refs_size(c->axes, c->num_axes) : 0;
+    MlirVal r = line_def(p, op, !stacked, 0, with_dim(p, &x.type, dim, size, false));
+    open_collective(p, "reduce_scatter", r, x, indent);
+    print_channel(p);
+    fputs(", ", p->out);
+    print_groups(p, c);
+    fprintf(p->out, ", scatter_dimension = %lld : i64, use_global_device_ids}>", (long long)dim);
+    print_reducer(p, c->body, x.type.dtype, indent);
+    close_line(p, op, x, r, !stacked);
+    if (stacked)
+        emit_reshape(p, op, r, mlir_val(p, op->results[0]), indent, true);
+}
+
+static void emit_all_to_all(MlirPrinter *p, const Op *op, const Collective *c, int indent)
+{
+    MlirVal x = mlir_val(p, op->operands[0]);
+    int64_t split = op_attr_int(op, ATTR_KEY_SPLIT_AXIS), concat = op_attr_int(op, ATTR_KEY_CONCAT_AXIS);
+    int64_t n = axis_refs_size(c->axes, c->num_axes);
+    bool stacked = untiled(op) && split != concat;
+    if (stacked) { /* JAX: expand the concat dim, all_to_all, squeeze the split dim */
+        concat += split < concat;
+        split += split > concat;
+        x = emit_reshape(p, op, x, mlir_aux_val(p, op, 0, with_dim(p, &x.type, concat, 1, true)), indent, false);
+    }
+    TensorType t = with_dim(p, &x.type, split, x.type.dims[split] / n, false);
+    t.dims[concat] *= n;
+    MlirVal r = line_def(p, op, !stacked, 1, t);
+    open_collective(p, "all_to_all", r, x, indent);
+    print_channel(p);
+    fprintf(p->out, ", concat_dimension = %lld : i64, ", (long long)concat);
+    print_groups(p, c);
+    fprintf(p->out, ", split_count = %lld : i64, split_dimension = %lld : i64}>", (long long)n, (long long)split);
+    close_line(p, op, x, r, !stacked);
+    if (stacked)
+        emit_reshape(p, op, r, mlir_val(p, op->results[0]), indent, true);
+}
+
+static void emit_permute(MlirPrinter *p, const Op *op, const Collective *c, int indent)
+{
+    MlirVal x = mlir_val(p, op->operands[0]), r = mlir_val(p, op->results[0]);
+    int64_t num_pairs;
+    const int64_t *pairs = op->kind == OP_PPERMUTE ? ppermute_pairs(p, op, c, &num_pairs)
+                                                   : permute_pairs(p, op, c, &num_pairs);
+    open_collective(p, "collective_permute", r, x, indent);
+    print_channel(p);
+    fputs(", source_target_pairs = ", p->out);
+    if (num_pairs)
+        mlir_print_dense_i64(p->out, pairs, num_pairs, 2);
+    else
+        fputs("dense<> : tensor<0x2xi64>", p->out);
+    fputs("}>", p->out);
+    close_line(p, op, x, r, true);
+}
+
+void mlir_emit_collective(MlirPrinter *p, const Op *op, int indent)
+{
+    Collective c;
+    if (!resolve(p, op, &c)) {
+        mlir_emit_generic(p, op, indent);
+        return;
+    }
+    switch (op->kind) {
+    case OP_ALL_GATHER: emit_all_gather(p, op, &c, indent); break;
+    case OP_PSUM_SCATTER:
+    case OP_REDUCE_SCATTER: emit_reduce_scatter(p, op, &c, indent); break;
+    case OP_ALL_TO_ALL: emit_all_to_all(p, op, &c, indent); break;
+    case OP_PPERMUTE:
+    case OP_COLLECTIVE_PERMUTE: emit_permute(p, op, &c, indent); break;
+    default: emit_all_reduce(p, op, &c, indent); break;
+    }
+}

@@ -1,0 +1,207 @@
+/* The MLIR printer's shared state (print*.c): how values are named, how
+ * one shardc op becomes one or more MLIR ops, and the pieces of MLIR
+ * syntax every op form uses. Internal to src/mlir/.
+ *
+ * Naming follows MLIR's AsmPrinter (SSANameState): a region is numbered
+ * whole before the regions nested in it, which start from the counters
+ * where their parent's numbering ended (so sibling regions reuse numbers);
+ * names an op asks for (stablehlo.constant's %cst and %c) get _N suffixes
+ * from one counter on conflict. print.c numbers a block's ops in a first
+ * pass (mlir_name_block) and prints them in a second. */
+#ifndef SHARDC_MLIR_PRINT_INTERNAL_H
+#define SHARDC_MLIR_PRINT_INTERNAL_H
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include "mlir_extra.h"
+#include "shardc/ir.h"
+#include "shardc/symtab.h"
+
+/* The names visible in one region, and MLIR's three counters. */
+typedef struct MlirScope {
+    const struct MlirScope *parent; /* enclosing names it must not reuse, or NULL */
+    SymTab used;
+    int next_value, next_arg, next_conflict;
+} MlirScope;
+
+/* A value the printer makes up to spell a shardc op in StableHLO (an
+ * implicit broadcast, a reduce's init constant, the dot_general before an
+ * einsum's transpose). An op's made-up values are defined, in plan order,
+ * before the MLIR op that defines its own results. */
+typedef struct MlirAux {
+    const char *role;       /* for the name in .shir naming: %<result>.<role> */
+    const char *asm_name;   /* "cst" / "c" for constants (MLIR's names), or NULL */
+} MlirAux;
+
+enum { MLIR_MAX_AUX = 8 };
+
+/* A value as an MLIR op line uses it: a shardc value or a made-up one. */
+typedef struct MlirVal {
+    const char *name;       /* without the % */
+    int index;              /* %name#index of a multi-result op, or -1 */
+    TensorType type;
+} MlirVal;
+
+typedef struct MlirPrinter {
+    FILE *out;
+    const Module *m;
+    bool renumber;          /* read from MLIR: %0, %arg0, %cst as MLIR prints them */
+    Arena arena;            /* names, made-up types */
+    const char **names;     /* by Value.id: the value's name, or NULL before it is named */
+    const char ***aux;      /* by Op.id: the names of its made-up values (plan order) */
+    int64_t next_channel;   /* stablehlo channel handles, counted from 1 per module */
+    MlirScope *scope;       /* of the block being printed, numbered whole */
+} MlirPrinter;
+
+/* How one op kind prints (print_ops.c): the made-up values it needs (their
+ * count; may be NULL for none) and the lines it prints. */
+typedef struct MlirOpForm {
+    int (*plan)(const MlirPrinter *p, const Op *op, MlirAux *aux);
+    void (*emit)(MlirPrinter *p, const Op *op, int indent);
+} MlirOpForm;
+
+const MlirOpForm *mlir_op_form(OpKind kind);
+/* MLIR's generic form `"shardc.<op>"(...)`, which any op can fall back to. */
+void mlir_emit_generic(MlirPrinter *p, const Op *op, int indent);
+/* mlir_ops.def's canonical MLIR name of a kind (its first line), or NULL
+ * when it has none (the generic "shardc.<op>" form). */
+const char *mlir_op_canonical_name(OpKind kind);
+
+/* ---- naming (print.c) ---- */
+
+void mlir_scope_init(MlirScope *s, MlirPrinter *p, const MlirScope *parent, const MlirScope *counters);
+/* A name not yet taken in s or the scopes it sees (MLIR's uniqueValueName). */
+const char *mlir_scope_unique(MlirPrinter *p, MlirScope *s, const char *base);
+/* Names every value the block's ops define (a first pass; not nested
+ * regions). The block's arguments are named by the caller. */
+void mlir_name_block(MlirPrinter *p, MlirScope *s, const Block *b);
+/* Prints the ops of a block named by mlir_name_block, then its terminator
+ * `<ret> %a, %b : types` (ret "return" or "sdy.return"). */
+void mlir_print_block_ops(MlirPrinter *p, const MlirScope *s, const Block *b, int indent, const char *ret);
+/* Opens the scope of a region nested in the block being printed (its
+ * counters start where the parent block's numbering ended) and names the
+ * block's arguments and ops: print its header, then mlir_print_block_ops.
+ * In .shir naming an isolated region (sdy.manual_computation) may reuse
+ * names of the enclosing ones. */
+void mlir_region_open(MlirPrinter *p, MlirScope *s, const Block *b, bool isolated);
+/* A made-up region's argument (%argN) and value (%N) in scope s; in .shir
+ * naming, `shir_name` made unique. */
+const char *mlir_scope_arg(MlirPrinter *p, MlirScope *s, const char *shir_name);
+const char *mlir_scope_value(MlirPrinter *p, MlirScope *s, const char *shir_name);
+/* The MLIR name of the op: Op.mlir's, else the canonical one. */
+const char *mlir_op_name(const Op *op);
+
+MlirVal mlir_val(const MlirPrinter *p, const Value *v);
+MlirVal mlir_aux_val(const MlirPrinter *p, const Op *op, int i, TensorType type);
+/* The name of a value defined in block `at` (named so far), or NULL: a
+ * reduce's init kept from MLIR, while it is still there. */
+const char *mlir_visible_name(const MlirPrinter *p, const Value *v, const Block *at);
+void mlir_print_val(MlirPrinter *p, MlirVal v);
+void mlir_print_vals(MlirPrinter *p, const MlirVal *v, int n);
+/* `%0 = `, `%0:2 = `, `%a, %b = ` (nothing for no results), after the indent. */
+void mlir_print_defs(MlirPrinter *p, const Op *op, int indent);
+void mlir_print_aux_def(MlirPrinter *p, const Op *op, int i, int indent);
+
+/* ---- attributes and types (print_attrs.c) ---- */
+
+void mlir_print_string(FILE *out, const char *s);
+/* The element type: f32, i1 for bool, ... */
+void mlir_print_type(FILE *out, const TensorType *t);
+/* `(a, b) -> c` as MLIR's printFunctionalType: one result without parens. */
+void mlir_print_fn_type(FILE *out, const MlirVal *in, int n_in, const MlirVal *res, int n_res);
+/* ` : type` if every operand's type is the result's, else ` : (types) -> type`
+ * (StableHLO's SameOperandsAndResultType). */
+void mlir_print_same_type(FILE *out, const MlirVal *in, int n_in, const MlirVal *res);
+/* A float as MLIR prints it (`1.000000e+00`, shortest round trip, or hex). */
+void mlir_print_float(FILE *out, double v, DType dt);
+/* `dense<...> : tensor<...>` of a shardc tensor value (a scalar splat or
+ * nested lists) of type t. */
+void mlir_print_dense(FILE *out, const AttrValue *v, const TensorType *t);
+/* A scalar constant `dense<x> : tensor<dt>` of a shardc scalar value. */
+void mlir_print_dense_scalar(FILE *out, const AttrValue *v, DType dt);
+/* `dense<[[0, 1], ...]> : tensor<RxCxi64>` of a row-major int64 matrix. */
+void mlir_print_dense_i64(FILE *out, const int64_t *v, int64_t rows, int64_t cols);
+void mlir_print_ints(FILE *out, const int64_t *v, int n); /* [1, 2] */
+/* `<@mesh, [{"a", ?}, {}], replicated={"b"}>` */
+void mlir_print_tensor_sharding(MlirPrinter *p, const Sharding *s);
+/* An open sharding of rank `rank` (a result propagation left unknown). */
+void mlir_print_open_sharding(MlirPrinter *p, const Mesh *mesh, int rank);
+void mlir_print_mesh_literal(FILE *out, const Mesh *mesh); /* <["a"=2], device_ids=[...]> */
+
+/* An attribute dictionary ` {a = ..., b}` (nothing when empty), its names
+ * sorted as MLIR's DictionaryAttr keeps them. Items are collected, then
+ * printed once. */
+typedef enum {
+    MLIR_ITEM_KEPT,         /* const MlirKeptAttr *: as read from MLIR */
+    MLIR_ITEM_UNIT,         /* a unit attribute (a printer's marker) */
+    MLIR_ITEM_SHARDING,     /* const Sharding *: #sdy.sharding<...> */
+    MLIR_ITEM_SHARDINGS,    /* const Op *: #sdy.sharding_per_value of its results */
+    MLIR_ITEM_RULE,         /* const OpShardingRule *: #sdy.op_sharding_rule<...> */
+    MLIR_ITEM_LOGICAL,      /* const LogicalAxes *: ["batch", ""] */
+    MLIR_ITEM_OP_ATTR,      /* const NamedAttr * of the op being printed */
+    MLIR_ITEM_STRING,       /* const char *: "text" */
+    MLIR_ITEM_SYMBOL,       /* const char *: @name */
+} MlirItemKind;
+
+typedef struct MlirAttrItem {
+    const char *name;
+    MlirItemKind kind;
+    const void *ptr;
+} MlirAttrItem;
+
+enum { MLIR_ATTR_INLINE = 16 };
+
+typedef struct MlirAttrList {
+    MlirPrinter *p;
+    const Op *op;           /* whose attributes MLIR_ITEM_OP_ATTR items are */
+    int count, cap;
+    MlirAttrItem *items;
+    MlirAttrItem inline_items[MLIR_ATTR_INLINE];
+} MlirAttrList;
+
+void mlir_attrs_init(MlirAttrList *l, MlirPrinter *p, const Op *op);
+void mlir_attrs_add(MlirAttrList *l, const char *name, MlirItemKind kind, const void *ptr);
+void mlir_attrs_add_kept(MlirAttrList *l, const MlirKeptAttrs *kept);
+void mlir_attrs_print(MlirAttrList *l);
+
+/* An op's attribute dictionary: sdy.sharding of its results, its shardc
+ * attributes that the form did not spell (`consumed`, ATTR_KEY_NONE-
+ * terminated; as `shardc.<name>` unless `generic`, where an einsum's spec
+ * and a call's callee are `spec` and `callee`), those kept from MLIR, a
+ * custom op's sdy.sharding_rule and `extra`.
+ * Annotations (bytes_per_device) are dropped. */
+typedef struct MlirAttrOpts {
+    const AttrKey *consumed;
+    bool generic;           /* "shardc.<op>": its own attributes keep their names */
+    bool no_shardings;      /* the form spells the result shardings itself */
+    const struct OpShardingRule *rule; /* a custom op's, or NULL */
+    const char *const *skip_kept;      /* kept attributes the form spelled (NULL-terminated) */
+    const MlirKeptAttr *extra;         /* one more attribute, or NULL */
+} MlirAttrOpts;
+void mlir_print_op_attrs(MlirPrinter *p, const Op *op, const MlirAttrOpts *opts);
+/* ` {marker}` on a made-up op. */
+void mlir_print_marker(MlirPrinter *p, const char *marker);
+/* A shardc attribute's value in MLIR syntax (typed as ops.def says). */
+void mlir_print_attr_value(MlirPrinter *p, const Op *op, const NamedAttr *a);
+
+/* ---- collectives (print_collectives.c) ---- */
+
+int mlir_plan_collective(const MlirPrinter *p, const Op *op, MlirAux *aux);
+void mlir_emit_collective(MlirPrinter *p, const Op *op, int indent);
+
+/* ---- einsum and reductions (print_einsum.c) ---- */
+
+int mlir_plan_einsum(const MlirPrinter *p, const Op *op, MlirAux *aux);
+void mlir_emit_einsum(MlirPrinter *p, const Op *op, int indent);
+int mlir_plan_reduce(const MlirPrinter *p, const Op *op, MlirAux *aux);
+void mlir_emit_reduce(MlirPrinter *p, const Op *op, int indent);
+/* `stablehlo.reduce(%x init: %i) applies stablehlo.add across dimensions =
+ * [..]` up to its attribute dict; the caller prints the attrs and type. */
+void mlir_emit_reduce_head(MlirPrinter *p, MlirVal x, MlirVal init, const char *body_op, const int64_t *dims,
+                           int n);
+/* The reduction's stablehlo op for a dtype, and its identity element as
+ * `dense<...> : tensor<dt>`. */
+const char *mlir_reduce_body(OpKind kind, DType dt);
+void mlir_print_reduce_identity(FILE *out, OpKind kind, DType dt);
+
+#endif

@@ -1,0 +1,523 @@
+/* How each shardc op kind prints: its StableHLO / sdy / func custom form
+ * (mlir_ops.def names the op), or MLIR's generic form "shardc.<op>" for
+ * the kinds StableHLO has no op for. Einsums and reductions are
+ * print_einsum.c's, collectives print_collectives.c's. */
+#include <stdlib.h>
+#include <string.h>
+#include "print_internal.h"
+#include "shardc/rules.h"
+
+typedef enum { FORM_SAME, FORM_FUNC, FORM_SHARDC, FORM_SPECIAL } MlirFormKind;
+
+static const struct { OpKind kind; const char *name; } mlir_names[] = {
+#define MLIR_OP(kind, name, form) {OP_##kind, name},
+#include "mlir_ops.def"
+#undef MLIR_OP
+};
+
+const char *mlir_op_canonical_name(OpKind kind)
+{
+    for (size_t i = 0; i < sizeof mlir_names / sizeof mlir_names[0]; i++)
+        if (mlir_names[i].kind == kind)
+            return mlir_names[i].name;
+    return NULL;
+}
+
+const char *mlir_op_name(const Op *op)
+{
+    if (op->mlir && op->mlir->op_name)
+        return op->mlir->op_name;
+    return mlir_op_canonical_name(op->kind);
+}
+
+static MlirVal result_val(const MlirPrinter *p, const Op *op) { return mlir_val(p, op->results[0]); }
+
+static int operand_vals(const MlirPrinter *p, const Op *op, MlirVal *out, int max)
+{
+    int n = op->num_operands < max ? op->num_operands : max;
+    for (int i = 0; i < n; i++)
+        out[i] = mlir_val(p, op->operands[i]);
+    return n;
+}
+
+static void end_line(MlirPrinter *p) { fputc('\n', p->out); }
+
+/* ---- elementwise ops and NumPy broadcasting ------------------------------------ */
+
+/* shardc broadcasts a binary op's operands NumPy-style (f32[16,4096] +
+ * f32[4096]); StableHLO does not, so each such operand gets a
+ * broadcast_in_dim marked shardc.implicit_broadcast, which the importer
+ * folds back. */
+static bool needs_broadcast(const Op *op, int i)
+{
+    OpClass cls = op_info(op->kind)->op_class;
+    bool broadcasting = cls == OPC_BINARY || cls == OPC_COMPARE || cls == OPC_SELECT;
+    return broadcasting && op->num_results == 1 &&
+           !type_same_shape(&op->operands[i]->type, &op->results[0]->type);
+}
+
+static int plan_elementwise(const MlirPrinter *p, const Op *op, MlirAux *aux)
+{
+    (void)p;
+    int n = 0;
+    for (int i = 0; i < op->num_operands && n < MLIR_MAX_AUX; i++)
+        if (needs_broadcast(op, i))
+            aux[n++] = (MlirAux){"broadcast", NULL};
+    return n;
+}
+
+/* Prints the implicit broadcasts; `in` gets the values the op uses. */
+static int broadcast_operands(MlirPrinter *p, const Op *op, int indent, MlirVal *in)
+{
+    int n = operand_vals(p, op, in, 3), k = 0;
+    const TensorType *res = &op->results[0]->type;
+    for (int i = 0; i < n; i++) {
+        if (!needs_broadcast(op, i))
+            continue;
+        TensorType t = type_make(&p->arena, in[i].type.dtype, res->rank, res->dims);
+        MlirVal b = mlir_aux_val(p, op, k, t);
+        int64_t dims[SHARDC_MAX_RANK];
+        for (int d = 0; d < in[i].type.rank; d++)
+            dims[d] = res->rank - in[i].type.rank + d;
+        mlir_print_aux_def(p, op, k++, indent);
+        fputs("stablehlo.broadcast_in_dim ", p->out);
+        mlir_print_val(p, in[i]);
+        fputs(", dims = ", p->out);
+        mlir_print_ints(p->out, dims, in[i].type.rank);
+        mlir_print_marker(p, "shardc.implicit_broadcast");
+        fputs(" : ", p->out);
+        mlir_print_fn_type(p->out, &in[i], 1, &b, 1);
+        end_line(p);
+        in[i] = b;
+    }
+    return n;
+}
+
+/* `stablehlo.add %a, %b : tensor<8xf32>` (a function type where the
+ * operand and result types differ: convert). */
+static void emit_elementwise(MlirPrinter *p, const Op *op, int indent)
+{
+    MlirVal in[3], res = result_val(p, op);
+    int n = broadcast_operands(p, op, indent, in);
+    mlir_print_defs(p, op, indent);
+    fprintf(p->out, "%s ", mlir_op_name(op));
+    mlir_print_vals(p, in, n);
+    mlir_print_op_attrs(p, op, &(MlirAttrOpts){0});
+    mlir_print_same_type(p->out, in, n, &res);
+    end_line(p);
+}
+
+static const char *compare_type(DType dt)
+{
+    if (dtype_is_float(dt))
+        return "FLOAT";
+    return dt == DT_BOOL || dtype_is_unsigned(dt) ? "UNSIGNED" : "SIGNED";
+}
+
+/* `stablehlo.compare  GT, %a, %b,  FLOAT : (...) -> ...`: the two spaces
+ * are the enum attributes' own printers' (as JAX's output shows). */
+static void emit_compare(MlirPrinter *p, const Op *op, int indent)
+{
+    MlirVal in[3], res = result_val(p, op);
+    int n = broadcast_operands(p, op, indent, in);
+    const char *dir = op_attr_string(op, ATTR_KEY_DIRECTION);
+    char upper[8] = "";
+    for (int i = 0; dir && dir[i] && i < 7; i++)
+        upper[i] = (char)(dir[i] >= 'a' && dir[i] <= 'z' ? dir[i] - 32 : dir[i]);
+    mlir_print_defs(p, op, indent);
+    fprintf(p->out, "stablehlo.compare  %s, ", upper);
+    mlir_print_vals(p, in, n);
+    fprintf(p->out, ",  %s", compare_type(in[0].type.dtype));
+    mlir_print_op_attrs(p, op, &(MlirAttrOpts){.consumed = (const AttrKey[]){ATTR_KEY_DIRECTION, 0}});
+    fputs(" : ", p->out);
+    mlir_print_fn_type(p->out, in, n, &res, 1);
+    end_line(p);
+}
+
+/* `stablehlo.select %p, %a, %b : tensor<8xi1>, tensor<8xf32>`. */
+static void emit_select(MlirPrinter *p, const Op *op, int indent)
+{
+    MlirVal in[3], res = result_val(p, op);
+    int n = broadcast_operands(p, op, indent, in);
+    mlir_print_defs(p, op, indent);
+    fputs("stablehlo.select ", p->out);
+    mlir_print_vals(p, in, n);
+    mlir_print_op_attrs(p, op, &(MlirAttrOpts){0});
+    fputs(" : ", p->out);
+    if (n == 3 && type_equal(&in[1].type, &res.type) && type_equal(&in[2].type, &res.type)) {
+        mlir_print_type(p->out, &in[0].type);
+        fputs(", ", p->out);
+        mlir_print_type(p->out, &res.type);
+    } else {
+        mlir_print_fn_type(p->out, in, n, &res, 1);
+    }
+    end_line(p);
+}
+
+/* ---- shape ops --------------------------------------------------------------------- */
+
+/* The head `%r = name %x` of a one-operand op. */
+static MlirVal unary_head(MlirPrinter *p, const Op *op, int indent)
+{
+    MlirVal x = mlir_val(p, op->operands[0]);
+    mlir_print_defs(p, op, indent);
+    fprintf(p->out, "%s ", mlir_op_name(op));
+    mlir_print_val(p, x);
+    return x;
+}
+
+/* ` {attrs} : (operand) -> result` and the newline. */
+static void unary_tail(MlirPrinter *p, const Op *op, MlirVal x, const AttrKey *consumed)
+{
+    MlirVal res = result_val(p, op);
+    mlir_print_op_attrs(p, op, &(MlirAttrOpts){.consumed = consumed});
+    fputs(" : ", p->out);
+    mlir_print_fn_type(p->out, &x, 1, &res, 1);
+    end_line(p);
+}
+
+static void print_ints_attr(MlirPrinter *p, const Op *op, AttrKey key)
+{
+    int64_t v[SHARDC_MAX_RANK];
+    int n = op_attr_ints(op, key, v, SHARDC_MAX_RANK);
+    mlir_print_ints(p->out, v, n > 0 ? n : 0);
+}
+
+/* transpose and broadcast_in_dim: `%x, dims = [1, 0]`. */
+static void emit_dims_op(MlirPrinter *p, const Op *op, int indent)
+{
+    AttrKey key = op->kind == OP_TRANSPOSE ? ATTR_KEY_PERMUTATION : ATTR_KEY_DIMS;
+    MlirVal x = unary_head(p, op, indent);
+    fputs(", dims = ", p->out);
+    print_ints_attr(p, op, key);
+    unary_tail(p, op, x, (const AttrKey[]){key, 0});
+}
+
+static void emit_reshape(MlirPrinter *p, const Op *op, int indent)
+{
+    MlirVal x = unary_head(p, op, indent);
+    unary_tail(p, op, x, NULL);
+}
+
+/* `stablehlo.slice %x [0:4, 2:8:2]`. */
+static void emit_slice(MlirPrinter *p, const Op *op, int indent)
+{
+    int64_t start[SHARDC_MAX_RANK], limit[SHARDC_MAX_RANK], stride[SHARDC_MAX_RANK];
+    int n = op_attr_ints(op, ATTR_KEY_START, start, SHARDC_MAX_RANK);
+    op_attr_ints(op, ATTR_KEY_LIMIT, limit, SHARDC_MAX_RANK);
+    bool strided = op_attr_ints(op, ATTR_KEY_STRIDE, stride, SHARDC_MAX_RANK) == n;
+    MlirVal x = unary_head(p, op, indent);
+    fputs(" [", p->out);
+    for (int d = 0; d < n; d++) {
+        fprintf(p->out, "%s%lld:%lld", d ? ", " : "", (long long)start[d], (long long)limit[d]);
+        if (strided && stride[d] != 1)
+            fprintf(p->out, ":%lld", (long long)stride[d]);
+    }
+    fputc(']', p->out);
+    unary_tail(p, op, x, (const AttrKey[]){ATTR_KEY_START, ATTR_KEY_LIMIT, ATTR_KEY_STRIDE, 0});
+}
+
+static const char *constant_asm_name(DType dt) { return dtype_is_float(dt) ? "cst" : "c"; }
+
+/* The padding value is an operand in StableHLO: a scalar constant made
+ * up before the pad, marked shardc.implicit_constant (the importer folds
+ * it back into the attribute). */
+static int plan_pad(const MlirPrinter *p, const Op *op, MlirAux *aux)
+{
+    (void)p;
+    aux[0] = (MlirAux){"padding", constant_asm_name(op->results[0]->type.dtype)};
+    return 1;
+}
+
+static void emit_pad(MlirPrinter *p, const Op *op, int indent)
+{
+    DType dt = op->results[0]->type.dtype;
+    MlirVal in[2] = {mlir_val(p, op->operands[0]), mlir_aux_val(p, op, 0, (TensorType){dt, 0, NULL})};
+    MlirVal res = result_val(p, op);
+    mlir_print_aux_def(p, op, 0, indent);
+    fputs("stablehlo.constant {shardc.implicit_constant} ", p->out);
+    mlir_print_dense_scalar(p->out, op_attr_get(op, ATTR_KEY_VALUE), dt);
+    end_line(p);
+    mlir_print_defs(p, op, indent);
+    fputs("stablehlo.pad ", p->out);
+    mlir_print_vals(p, in, 2);
+    fputs(", low = ", p->out);
+    print_ints_attr(p, op, ATTR_KEY_LOW);
+    fputs(", high = ", p->out);
+    print_ints_attr(p, op, ATTR_KEY_HIGH);
+    fputs(", interior = ", p->out);
+    int64_t interior[SHARDC_MAX_RANK] = {0};
+    op_attr_ints(op, ATTR_KEY_INTERIOR, interior, SHARDC_MAX_RANK);
+    mlir_print_ints(p->out, interior, in[0].type.rank);
+    mlir_print_op_attrs(p, op, &(MlirAttrOpts){
+        .consumed = (const AttrKey[]){ATTR_KEY_LOW, ATTR_KEY_HIGH, ATTR_KEY_INTERIOR, ATTR_KEY_VALUE, 0}});
+    fputs(" : ", p->out);
+    mlir_print_fn_type(p->out, in, 2, &res, 1);
+    end_line(p);
+}
+
+/* `stablehlo.concatenate %a, %b, dim = 0`. */
+static void emit_concatenate(MlirPrinter *p, const Op *op, int indent)
+{
+    MlirVal *in = ARENA_ARRAY(&p->arena, MlirVal, op->num_operands + 1), res = result_val(p, op);
+    int n = operand_vals(p, op, in, op->num_operands);
+    mlir_print_defs(p, op, indent);
+    fputs("stablehlo.concatenate ", p->out);
+    mlir_print_vals(p, in, n);
+    fprintf(p->out, ", dim = %lld", (long long)op_attr_int(op, ATTR_KEY_DIM));
+    mlir_print_op_attrs(p, op, &(MlirAttrOpts){.consumed = (const AttrKey[]){ATTR_KEY_DIM, 0}});
+    fputs(" : ", p->out);
+    mlir_print_fn_type(p->out, in, n, &res, 1);
+    end_line(p);
+}
+
+/* ---- nullary ops ------------------------------------------------------------------ */
+
+/* `stablehlo.constant {attrs} dense<...> : tensor<...>` (hlo's
+ * printConstantOp puts the attributes first). */
+static void emit_constant(MlirPrinter *p, const Op *op, int indent)
+{
+    const AttrValue *v = op_attr_get(op, ATTR_KEY_VALUE);
+    mlir_print_defs(p, op, indent);
+    fputs("stablehlo.constant", p->out);
+    mlir_print_op_attrs(p, op, &(MlirAttrOpts){.consumed = (const AttrKey[]){ATTR_KEY_VALUE, 0}});
+    fputc(' ', p->out);
+    if (v)
+        mlir_print_dense(p->out, v, &op->results[0]->type);
+    end_line(p);
+}
+
+static void emit_iota(MlirPrinter *p, const Op *op, int indent)
+{
+    mlir_print_defs(p, op, indent);
+    fprintf(p->out, "stablehlo.iota dim = %lld", (long long)op_attr_int(op, ATTR_KEY_DIMENSION));
+    mlir_print_op_attrs(p, op, &(MlirAttrOpts){.consumed = (const AttrKey[]){ATTR_KEY_DIMENSION, 0}});
+    fputs(" : ", p->out);
+    mlir_print_type(p->out, &op->results[0]->type);
+    end_line(p);
+}
+
+/* ---- calls, custom calls, the generic form ------------------------------------------- */
+
+static MlirVal *result_vals(MlirPrinter *p, const Op *op)
+{
+    MlirVal *res = ARENA_ARRAY(&p->arena, MlirVal, op->num_results + 1);
+    for (int i = 0; i < op->num_results; i++)
+        res[i] = mlir_val(p, op->results[i]);
+    return res;
+}
+
+/* `name(%a, %b) {attrs} : (types) -> types` after `head`. */
+static void emit_call_like(MlirPrinter *p, const Op *op, int indent, const char *head, const MlirAttrOpts *opts)
+{
+    MlirVal *in = ARENA_ARRAY(&p->arena, MlirVal, op->num_operands + 1), *res = result_vals(p, op);
+    int n = operand_vals(p, op, in, op->num_operands);
+    mlir_print_defs(p, op, indent);
+    fprintf(p->out, "%s(", head);
+    mlir_print_vals(p, in, n);
+    fputc(')', p->out);
+    mlir_print_op_attrs(p, op, opts);
+    fputs(" : ", p->out);
+    mlir_print_fn_type(p->out, in, n, res, op->num_results);
+    end_line(p);
+}
+
+/* func.call prints as `call` where func.func is the default dialect, and
+ * in full inside sdy regions. */
+static void emit_call(MlirPrinter *p, const Op *op, int indent)
+{
+    char head[256];
+    bool nested = op->parent && op->parent->parent_op;
+    snprintf(head, sizeof head, "%s @%.200s", nested ? "func.call" : "call", op->callee ? op->callee : "");
+    emit_call_like(p, op, indent, head, &(MlirAttrOpts){0});
+}
+
+/* A custom op is the custom_call JAX's custom_partitioning emits: its
+ * rule string bound to its types prints as sdy.sharding_rule (the rule
+ * string and its options are then spelled by it). */
+static void emit_custom(MlirPrinter *p, const Op *op, int indent)
+{
+    static const AttrKey rule_keys[] = {ATTR_KEY_RULE, ATTR_KEY_REDUCTION, ATTR_KEY_NEED_REPLICATION,
+                                        ATTR_KEY_PERMUTATION, ATTR_KEY_FACTOR_SIZES, 0};
+    /* a rule that does not bind (never after the verifier) prints as the
+     * shardc.rule string instead: nothing to report while printing */
+    char *sink_text = NULL;
+    size_t sink_len = 0;
+    FILE *sink = open_memstream(&sink_text, &sink_len);
+    DiagEngine diag;
+    diag_init(&diag, sink);
+    const OpShardingRule *rule = sink ? rules_of_op(&p->arena, &diag, op) : NULL;
+    diag_free(&diag);
+    if (sink)
+        fclose(sink);
+    free(sink_text);
+    char head[256];
+    snprintf(head, sizeof head, "stablehlo.custom_call @%.200s", op->callee ? op->callee : "");
+    emit_call_like(p, op, indent, head, &(MlirAttrOpts){.consumed = rule ? rule_keys : NULL, .rule = rule});
+}
+
+/* MLIR's generic form for the kinds StableHLO has no op for:
+ * `"shardc.relu"(%x) {attrs} : (tensor<...>) -> tensor<...>`. */
+void mlir_emit_generic(MlirPrinter *p, const Op *op, int indent)
+{
+    char head[128];
+    snprintf(head, sizeof head, "\"shardc.%s\"", op_info(op->kind)->name);
+    emit_call_like(p, op, indent, head, &(MlirAttrOpts){.generic = true});
+}
+
+/* ---- sdy ops ------------------------------------------------------------------------ */
+
+static const Mesh *any_mesh(const MlirPrinter *p) { return p->m->num_meshes ? p->m->meshes[0] : NULL; }
+
+/* `sdy.sharding_constraint %x <@m, [{"a"}, {?}]> : tensor<...>`: the
+ * constraint is the result's sharding. */
+static void emit_sharding_op(MlirPrinter *p, const Op *op, int indent)
+{
+    const Value *r = op->results[0];
+    MlirVal x = unary_head(p, op, indent);
+    fputc(' ', p->out);
+    if (r->sharding)
+        mlir_print_tensor_sharding(p, r->sharding);
+    else if (any_mesh(p))
+        mlir_print_open_sharding(p, any_mesh(p), r->type.rank);
+    mlir_print_op_attrs(p, op, &(MlirAttrOpts){.no_shardings = true});
+    fputs(" : ", p->out);
+    mlir_print_type(p->out, &r->type);
+    (void)x;
+    end_line(p);
+}
+
+static void print_spec_list(MlirPrinter *p, const Op *op, AttrKey key)
+{
+    const AttrValue *v = op_attr_get(op, key);
+    fputc('[', p->out);
+    for (int i = 0; v && v->kind == ATTR_ARRAY && i < v->u.array.count; i++) {
+        fputs(i ? ", " : "", p->out);
+        if (v->u.array.items[i]->kind == ATTR_SHARDING)
+            mlir_print_tensor_sharding(p, v->u.array.items[i]->u.sharding);
+    }
+    fputc(']', p->out);
+}
+
+/* manual_axes: as written, else every axis of the mesh. */
+static void print_manual_axes(MlirPrinter *p, const Op *op)
+{
+    const AttrValue *v = op_attr_get(op, ATTR_KEY_MANUAL_AXES);
+    const Mesh *mesh = op_attr_mesh(p->m, op, ATTR_KEY_MESH);
+    fputs(" manual_axes={", p->out);
+    if (v && v->kind == ATTR_ARRAY) {
+        for (int i = 0; i < v->u.array.count; i++) {
+            fputs(i ? ", " : "", p->out);
+            mlir_print_string(p->out, v->u.array.items[i]->kind == ATTR_STRING ? v->u.array.items[i]->u.s : "");
+        }
+    } else {
+        for (int k = 0; mesh && k < mesh->num_axes; k++) {
+            fputs(k ? ", " : "", p->out);
+            mlir_print_string(p->out, mesh->axes[k].name);
+        }
+    }
+    fputc('}', p->out);
+}
+
+/* sdy.manual_computation, as Shardy's printer lays it out: operands,
+ * shardings and manual axes on the op's line, then the body's arguments
+ * and its block (printSingleBlockRegionNoBlockId), the attributes and the
+ * function type after the closing brace. MLIR says nothing of check_vma,
+ * which the importer reads as false: true prints as shardc.check_vma. */
+static void emit_shard_map(MlirPrinter *p, const Op *op, int indent)
+{
+    MlirVal *in = ARENA_ARRAY(&p->arena, MlirVal, op->num_operands + 1), *res = result_vals(p, op);
+    int n = operand_vals(p, op, in, op->num_operands);
+    const Block *body = op->region;
+    MlirScope s;
+    mlir_region_open(p, &s, body, true);
+    mlir_print_defs(p, op, indent);
+    fputs("sdy.manual_computation(", p->out);
+    mlir_print_vals(p, in, n);
+    fputs(") in_shardings=", p->out);
+    print_spec_list(p, op, ATTR_KEY_IN_SPECS);
+    fputs(" out_shardings=", p->out);
+    print_spec_list(p, op, ATTR_KEY_OUT_SPECS);
+    print_manual_axes(p, op);
+    fputs(" (", p->out);
+    for (int i = 0; i < body->num_args; i++) {
+        fputs(i ? ", " : "", p->out);
+        mlir_print_val(p, mlir_val(p, body->args[i]));
+        fputs(": ", p->out);
+        mlir_print_type(p->out, &body->args[i]->type);
+    }
+    fputs(") {\n", p->out);
+    mlir_print_block_ops(p, &s, body, indent + 2, "sdy.return");
+    fprintf(p->out, "%*s}", indent, "");
+    static const MlirKeptAttr check_vma = {"shardc.check_vma", "true"};
+    mlir_print_op_attrs(p, op, &(MlirAttrOpts){
+        .consumed = (const AttrKey[]){ATTR_KEY_MESH, ATTR_KEY_IN_SPECS, ATTR_KEY_OUT_SPECS, ATTR_KEY_MANUAL_AXES,
+                                      ATTR_KEY_CHECK_VMA, 0},
+        .no_shardings = true, .extra = op_attr_bool(op, ATTR_KEY_CHECK_VMA) ? &check_vma : NULL});
+    fputs(" : ", p->out);
+    mlir_print_fn_type(p->out, in, n, res, op->num_results);
+    end_line(p);
+}
+
+/* ---- the table ------------------------------------------------------------------------ */
+
+static const MlirOpForm form_same = {plan_elementwise, emit_elementwise};
+static const MlirOpForm form_generic = {NULL, mlir_emit_generic};
+
+static const MlirOpForm special_forms[OP_COUNT] = {
+    [OP_COMPARE] = {plan_elementwise, emit_compare},
+    [OP_SELECT] = {plan_elementwise, emit_select},
+    [OP_EINSUM] = {mlir_plan_einsum, mlir_emit_einsum},
+    [OP_REDUCE_SUM] = {mlir_plan_reduce, mlir_emit_reduce},
+    [OP_REDUCE_MAX] = {mlir_plan_reduce, mlir_emit_reduce},
+    [OP_REDUCE_MIN] = {mlir_plan_reduce, mlir_emit_reduce},
+    [OP_TRANSPOSE] = {NULL, emit_dims_op},
+    [OP_BROADCAST] = {NULL, emit_dims_op},
+    [OP_RESHAPE] = {NULL, emit_reshape},
+    [OP_SLICE] = {NULL, emit_slice},
+    [OP_PAD] = {plan_pad, emit_pad},
+    [OP_CONCATENATE] = {NULL, emit_concatenate},
+    [OP_CONSTANT] = {NULL, emit_constant},
+    [OP_IOTA] = {NULL, emit_iota},
+    [OP_CALL] = {NULL, emit_call},
+    [OP_CUSTOM] = {NULL, emit_custom},
+    [OP_SHARDING_CONSTRAINT] = {NULL, emit_sharding_op},
+    [OP_RESHARD] = {NULL, emit_sharding_op},
+    [OP_SHARD_MAP] = {NULL, emit_shard_map},
+    [OP_PSUM] = {mlir_plan_collective, mlir_emit_collective},
+    [OP_PMAX] = {mlir_plan_collective, mlir_emit_collective},
+    [OP_PMIN] = {mlir_plan_collective, mlir_emit_collective},
+    [OP_ALL_GATHER] = {mlir_plan_collective, mlir_emit_collective},
+    [OP_PSUM_SCATTER] = {mlir_plan_collective, mlir_emit_collective},
+    [OP_PPERMUTE] = {mlir_plan_collective, mlir_emit_collective},
+    [OP_ALL_TO_ALL] = {mlir_plan_collective, mlir_emit_collective},
+    [OP_ALL_REDUCE] = {mlir_plan_collective, mlir_emit_collective},
+    [OP_REDUCE_SCATTER] = {mlir_plan_collective, mlir_emit_collective},
+    [OP_COLLECTIVE_PERMUTE] = {mlir_plan_collective, mlir_emit_collective},
+};
+
+static MlirFormKind form_kind(OpKind kind)
+{
+    static const struct { OpKind kind; MlirFormKind form; } forms[] = {
+#define MLIR_OP(kind, name, form) {OP_##kind, FORM_##form},
+#include "mlir_ops.def"
+#undef MLIR_OP
+    };
+    for (size_t i = 0; i < sizeof forms / sizeof forms[0]; i++)
+        if (forms[i].kind == kind)
+            return forms[i].form;
+    return FORM_SHARDC;
+}
+
+/* SPECIAL kinds print with their own function; a SPECIAL kind this file
+ * has none for yet prints generically (the importer reads it back). */
+const MlirOpForm *mlir_op_form(OpKind kind)
+{
+    switch ((unsigned)kind < OP_COUNT ? form_kind(kind) : FORM_SHARDC) {
+    case FORM_SAME:
+    case FORM_FUNC: return &form_same;
+    case FORM_SPECIAL: return special_forms[kind].emit ? &special_forms[kind] : &form_generic;
+    case FORM_SHARDC: break;
+    }
+    return special_forms[kind].emit ? &special_forms[kind] : &form_generic;
+}
