@@ -160,7 +160,7 @@ static char **normalize_dashes(int argc, char **argv)
 /* What the passes asked for, in order: the emit kind and propagation. */
 static bool plan_passes(const OptArgs *args, CompileOptions *options, bool *close, DiagEngine *diag)
 {
-    *options = (CompileOptions){.emit = EMIT_IR, .propagation = PROPAGATION_AGGRESSIVE};
+    *options = (CompileOptions){.emit = EMIT_IR, .propagation = PROPAGATION_AGGRESSIVE, .quiet_conflicts = true};
     *close = false;
     for (int i = 0; i < args->num_run; i++) {
         const OptPass *pass = args->run[i];
@@ -200,42 +200,66 @@ static void close_shardings(Module *m)
     }
 }
 
-/* Shardy keeps the shardings a user wrote as written and leaves the dims
- * propagation fills open (`{"a", ?}`); shardc's propagation closes them.
- * user[v->id] marks the values that had a sharding before it ran. */
-static bool *mark_user_shardings(const Module *m)
+/* Shardy keeps the dims a user wrote closed closed and leaves every other
+ * dim open, with the axes propagation added (`{"a", ?}`); shardc's
+ * propagation closes them. before[v->id] is v's sharding as written (NULL
+ * for none), kept to decide each dim afterwards. */
+typedef struct WrittenShardings {
+    Arena *arena;
+    const Sharding **before;
+    int count; /* values made by the passes (ids from count on) had none */
+} WrittenShardings;
+
+static bool remember_value(Value *v, void *user)
 {
-    bool *user = calloc((size_t)m->num_values + 1, sizeof *user);
-    for (int f = 0; f < m->num_funcs; f++)
+    WrittenShardings *w = user;
+    w->before[v->id] = v->sharding ? sharding_clone(w->arena, v->sharding) : NULL;
+    return true;
+}
+
+static bool remember_shardings(Module *m, WrittenShardings *w)
+{
+    *w = (WrittenShardings){&m->arena, calloc((size_t)m->num_values + 1, sizeof *w->before), m->num_values};
+    IrWalker walker = {.value = remember_value, .user = w};
+    for (int f = 0; w->before && f < m->num_funcs; f++)
         for (int a = 0; a < m->funcs[f]->body->num_args; a++)
-            user[m->funcs[f]->body->args[a]->id] = m->funcs[f]->body->args[a]->sharding != NULL;
-    return user;
+            remember_value(m->funcs[f]->body->args[a], w);
+    if (w->before)
+        ir_walk_module(m, &walker);
+    return w->before != NULL;
 }
 
-static bool mark_op_value(Value *v, void *user)
+static bool all_open_and_empty(const Sharding *s)
 {
-    if (v->def)
-        ((bool *)user)[v->id] = v->sharding != NULL;
+    for (int d = 0; d < s->rank; d++)
+        if (s->dims[d].is_closed || s->dims[d].num_axes)
+            return false;
+    return !s->num_replicated;
+}
+
+/* Each dim closed only if the user wrote it closed; a sharding propagation
+ * made that says nothing (`[{?}, {?}]`) is no sharding, as Shardy prints. */
+static bool reopen_value(Value *v, void *user)
+{
+    const WrittenShardings *w = user;
+    const Sharding *before = v->id < w->count ? w->before[v->id] : NULL;
+    for (int d = 0; v->sharding && d < v->sharding->rank; d++)
+        v->sharding->dims[d].is_closed = before && before->dims[d].is_closed;
+    if (!before && v->sharding && all_open_and_empty(v->sharding))
+        v->sharding = NULL;
     return true;
 }
 
-static bool open_value(Value *v, void *user)
-{
-    if (((bool *)user)[v->id] || !v->sharding)
-        return true;
-    for (int d = 0; d < v->sharding->rank; d++)
-        v->sharding->dims[d].is_closed = false;
-    return true;
-}
-
-/* Propagated shardings open, and each function result without a sharding
+/* Written dims as written, and each function result without a sharding
  * given the one its returned value has, as Shardy's propagation does. */
-static void open_propagated(Module *m, bool *user)
+static void reopen_propagated(Module *m, WrittenShardings *before)
 {
-    IrWalker w = {.value = open_value, .user = user};
+    IrWalker w = {.value = reopen_value, .user = before};
     ir_walk_module(m, &w);
     for (int f = 0; f < m->num_funcs; f++) {
         Func *fn = m->funcs[f];
+        for (int a = 0; a < fn->body->num_args; a++)
+            reopen_value(fn->body->args[a], before);
         for (int r = 0; r < fn->num_results && r < fn->body->num_returns; r++) {
             Value *v = fn->body->returns[r];
             if (!fn->result_shardings || fn->result_shardings[r] || !v->sharding)
@@ -258,16 +282,11 @@ static bool opt_module(const OptArgs *args, const char *name, const char *text, 
         return false;
     Module *m = mlir_read_module(name, text, len, diag);
     PassContext ctx = {diag, &options, NULL, NULL};
-    bool *user = NULL;
-    if (m) {
-        user = mark_user_shardings(m);
-        IrWalker w = {.value = mark_op_value, .user = user};
-        ir_walk_module(m, &w);
-    }
-    bool ok = m && pipeline_run(m, &ctx);
+    WrittenShardings before = {0};
+    bool ok = m && remember_shardings(m, &before) && pipeline_run(m, &ctx);
     if (ok && options.emit >= EMIT_PROPAGATED)
-        open_propagated(m, user);
-    free(user);
+        reopen_propagated(m, &before);
+    free(before.before);
     if (ok && close)
         close_shardings(m);
     if (ok)

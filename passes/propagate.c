@@ -5,7 +5,8 @@
 
 static bool run_propagate(Module *m, PassContext *ctx)
 {
-    PropagateOptions options = {(PropagationMode)ctx->options->propagation, ctx->diag, true, ctx->origins};
+    PropagateOptions options = {(PropagationMode)ctx->options->propagation, ctx->diag,
+                                !ctx->options->quiet_conflicts, ctx->origins};
     return propagate_module(m, &options);
 }
 

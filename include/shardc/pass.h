@@ -27,6 +27,9 @@ typedef struct CompileOptions {
      * after verification; `shardc run` also refuses to allocate past it.
      * 0 means SHARDC_DEFAULT_MAX_BYTES (read it with limits_max_bytes). */
     int64_t max_bytes;
+    /* No warning where shardings of one factor conflict: `shardc opt`
+     * prints what sdy_opt prints, and Shardy resolves conflicts silently. */
+    bool quiet_conflicts;
 } CompileOptions;
 
 struct OriginTable;
