@@ -202,31 +202,50 @@ static void close_shardings(Module *m)
 
 /* Shardy keeps the dims a user wrote closed closed and leaves every other
  * dim open, with the axes propagation added (`{"a", ?}`); shardc's
- * propagation closes them. before[v->id] is v's sharding as written (NULL
- * for none), kept to decide each dim afterwards. */
+ * propagation closes them. The shardings as written (NULL for none) are
+ * kept to decide each dim afterwards: values' by id, functions' results by
+ * function and position. */
 typedef struct WrittenShardings {
     Arena *arena;
-    const Sharding **before;
-    int count; /* values made by the passes (ids from count on) had none */
+    const Sharding **values;
+    int num_values;  /* values made by the passes (ids from here on) had none */
+    const Sharding ***results;
+    int num_funcs;
 } WrittenShardings;
+
+static const Sharding *written_clone(Arena *arena, const Sharding *s)
+{
+    return s ? sharding_clone(arena, s) : NULL;
+}
 
 static bool remember_value(Value *v, void *user)
 {
     WrittenShardings *w = user;
-    w->before[v->id] = v->sharding ? sharding_clone(w->arena, v->sharding) : NULL;
+    w->values[v->id] = written_clone(w->arena, v->sharding);
     return true;
+}
+
+static void remember_results(WrittenShardings *w, int f, const Func *fn)
+{
+    w->results[f] = arena_alloc(w->arena, ((size_t)fn->num_results + 1) * sizeof *w->results[f]);
+    for (int r = 0; r < fn->num_results; r++)
+        w->results[f][r] = written_clone(w->arena, fn->result_shardings ? fn->result_shardings[r] : NULL);
 }
 
 static bool remember_shardings(Module *m, WrittenShardings *w)
 {
-    *w = (WrittenShardings){&m->arena, calloc((size_t)m->num_values + 1, sizeof *w->before), m->num_values};
-    IrWalker walker = {.value = remember_value, .user = w};
-    for (int f = 0; w->before && f < m->num_funcs; f++)
+    *w = (WrittenShardings){&m->arena, calloc((size_t)m->num_values + 1, sizeof *w->values), m->num_values,
+                            arena_alloc(&m->arena, ((size_t)m->num_funcs + 1) * sizeof *w->results), m->num_funcs};
+    if (!w->values)
+        return false;
+    for (int f = 0; f < m->num_funcs; f++) {
         for (int a = 0; a < m->funcs[f]->body->num_args; a++)
             remember_value(m->funcs[f]->body->args[a], w);
-    if (w->before)
-        ir_walk_module(m, &walker);
-    return w->before != NULL;
+        remember_results(w, f, m->funcs[f]);
+    }
+    IrWalker walker = {.value = remember_value, .user = w};
+    ir_walk_module(m, &walker);
+    return true;
 }
 
 static bool all_open_and_empty(const Sharding *s)
@@ -239,36 +258,44 @@ static bool all_open_and_empty(const Sharding *s)
 
 /* Each dim closed only if the user wrote it closed; a sharding propagation
  * made that says nothing (`[{?}, {?}]`) is no sharding, as Shardy prints. */
+static Sharding *reopen(Sharding *s, const Sharding *before)
+{
+    if (before && (!s || before->rank != s->rank)) /* a maximal sharding `[]` */
+        return s;
+    for (int d = 0; s && d < s->rank; d++)
+        s->dims[d].is_closed = before && before->dims[d].is_closed;
+    return !before && s && all_open_and_empty(s) ? NULL : s;
+}
+
 static bool reopen_value(Value *v, void *user)
 {
     const WrittenShardings *w = user;
-    const Sharding *before = v->id < w->count ? w->before[v->id] : NULL;
-    for (int d = 0; v->sharding && d < v->sharding->rank; d++)
-        v->sharding->dims[d].is_closed = before && before->dims[d].is_closed;
-    if (!before && v->sharding && all_open_and_empty(v->sharding))
-        v->sharding = NULL;
+    v->sharding = reopen(v->sharding, v->id < w->num_values ? w->values[v->id] : NULL);
     return true;
 }
 
-/* Written dims as written, and each function result without a sharding
- * given the one its returned value has, as Shardy's propagation does. */
-static void reopen_propagated(Module *m, WrittenShardings *before)
+/* A result written without a sharding takes its returned value's, as
+ * Shardy's propagation gives it one; a written one keeps its written dims. */
+static void reopen_results(Module *m, Func *fn, const Sharding **before)
 {
-    IrWalker w = {.value = reopen_value, .user = before};
-    ir_walk_module(m, &w);
+    for (int r = 0; fn->result_shardings && r < fn->num_results && r < fn->body->num_returns; r++) {
+        Sharding *s = fn->result_shardings[r];
+        const Value *v = fn->body->returns[r];
+        if (!s && v->sharding)
+            s = sharding_clone(&m->arena, v->sharding);
+        fn->result_shardings[r] = reopen(s, before ? before[r] : NULL);
+    }
+}
+
+static void reopen_propagated(Module *m, WrittenShardings *w)
+{
+    IrWalker walker = {.value = reopen_value, .user = w};
+    ir_walk_module(m, &walker);
     for (int f = 0; f < m->num_funcs; f++) {
         Func *fn = m->funcs[f];
         for (int a = 0; a < fn->body->num_args; a++)
-            reopen_value(fn->body->args[a], before);
-        for (int r = 0; r < fn->num_results && r < fn->body->num_returns; r++) {
-            Value *v = fn->body->returns[r];
-            if (!fn->result_shardings || fn->result_shardings[r] || !v->sharding)
-                continue;
-            Sharding *s = sharding_clone(&m->arena, v->sharding);
-            for (int d = 0; d < s->rank; d++)
-                s->dims[d].is_closed = false;
-            fn->result_shardings[r] = s;
-        }
+            reopen_value(fn->body->args[a], w);
+        reopen_results(m, fn, f < w->num_funcs ? w->results[f] : NULL);
     }
 }
 
@@ -286,7 +313,7 @@ static bool opt_module(const OptArgs *args, const char *name, const char *text, 
     bool ok = m && remember_shardings(m, &before) && pipeline_run(m, &ctx);
     if (ok && options.emit >= EMIT_PROPAGATED)
         reopen_propagated(m, &before);
-    free(before.before);
+    free(before.values);
     if (ok && close)
         close_shardings(m);
     if (ok)

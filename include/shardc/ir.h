@@ -259,6 +259,13 @@ Func *module_find_func(const Module *m, const char *name);
 /* The mesh of the first sharding in f (arguments, then op results), or
  * NULL: the mesh a function is propagated and partitioned on. */
 const Mesh *func_first_mesh(const Func *f);
+/* Shardy's placeholder mesh `<[]>`: no axes and no device (a maximal mesh
+ * `<[], device_ids=[0]>` names a device). A sharding on it says only which
+ * dims are open; propagation moves it onto the mesh it meets. */
+bool mesh_is_empty(const Mesh *m);
+/* The same axes (names and sizes) and device order, whatever the names of
+ * the meshes: Shardy compares meshes by value. */
+bool mesh_equal(const Mesh *a, const Mesh *b);
 
 Value *value_new(Module *m, const char *name, TensorType type, Loc loc);
 Op *op_new(Module *m, OpKind kind, Loc loc);

@@ -149,12 +149,13 @@ void block_remove(Block *b, Op *op)
     op->parent = NULL;
 }
 
+/* The first mesh that is not the empty placeholder, else the first. */
 static bool find_mesh(Value *v, void *user)
 {
     const Mesh **mesh = user;
-    if (v->sharding)
+    if (v->sharding && (!*mesh || mesh_is_empty(*mesh)))
         *mesh = v->sharding->mesh;
-    return !v->sharding;
+    return !*mesh || mesh_is_empty(*mesh);
 }
 
 const Mesh *func_first_mesh(const Func *f)
@@ -163,4 +164,31 @@ const Mesh *func_first_mesh(const Func *f)
     const Mesh *mesh = NULL;
     ir_walk(f->body, &(IrWalker){.value = find_mesh, .user = &mesh, .scope = IR_WALK_GLOBAL});
     return mesh;
+}
+
+bool mesh_is_empty(const Mesh *m)
+{
+    return m->num_axes == 0 && !m->device_ids;
+}
+
+static bool same_device_order(const Mesh *a, const Mesh *b)
+{
+    if (!a->device_ids || !b->device_ids)
+        return !a->device_ids && !b->device_ids;
+    for (int64_t i = 0; i < a->num_devices; i++)
+        if (a->device_ids[i] != b->device_ids[i])
+            return false;
+    return true;
+}
+
+bool mesh_equal(const Mesh *a, const Mesh *b)
+{
+    if (a == b)
+        return true;
+    if (a->num_axes != b->num_axes || a->num_devices != b->num_devices)
+        return false;
+    for (int i = 0; i < a->num_axes; i++)
+        if (a->axes[i].size != b->axes[i].size || strcmp(a->axes[i].name, b->axes[i].name) != 0)
+            return false;
+    return same_device_order(a, b);
 }

@@ -369,7 +369,10 @@ void mlir_print_tensor_sharding(MlirPrinter *p, const Sharding *s)
     fputc('<', out);
     print_mesh_ref(p, s->mesh);
     fputs(", [", out);
-    for (int d = 0; d < s->rank; d++) {
+    /* A maximal mesh has no axes to shard along: sdy writes its shardings
+     * `[]` whatever the rank (the importer gives them closed dims). */
+    bool maximal = s->mesh->num_axes == 0 && s->mesh->device_ids;
+    for (int d = 0; d < s->rank && !maximal; d++) {
         const DimSharding *dim = &s->dims[d];
         fputs(d ? ", {" : "{", out);
         print_axes(out, s->mesh, dim->axes, dim->num_axes);

@@ -25,11 +25,19 @@ static bool used_by_custom_op(const Module *m, const Func *f)
 }
 
 /* Every sharding of the function is on one mesh. (Dims need not divide:
- * uneven ones are padded, docs/partitioning.md "Uneven dims".) */
-static bool check_value(PartitionCtx *pc, const Value *v)
+ * uneven ones are padded, docs/partitioning.md "Uneven dims".) A mesh equal
+ * to it by value, or the empty placeholder mesh (whose shardings shard
+ * nothing), is taken as it. */
+static bool check_value(PartitionCtx *pc, Value *v)
 {
     if (!v->sharding || v->sharding->mesh == pc->mesh)
         return true;
+    if (mesh_equal(v->sharding->mesh, pc->mesh) || mesh_is_empty(v->sharding->mesh)) {
+        Sharding *s = sharding_clone(&pc->module->arena, v->sharding);
+        s->mesh = pc->mesh;
+        v->sharding = s;
+        return true;
+    }
     diag_error(pc->diag, v->loc, "%%%s is sharded on mesh '@%s' but the function on '@%s'; one mesh per "
                "function is supported", v->name, v->sharding->mesh->name, pc->mesh->name);
     return false;

@@ -44,18 +44,22 @@ static bool phase_directions(const Op *op, const OpShardingRule *rule, int phase
     return any;
 }
 
-/* The mesh all of the op's shardings agree on; NULL if none or mixed. */
+/* The mesh all of the op's shardings agree on (by value; shardings on the
+ * empty placeholder mesh agree with any); NULL if none or mixed, and then
+ * nothing propagates through the op, as in Shardy. */
 static const Mesh *op_mesh(Sharding *const *shardings, int count)
 {
-    const Mesh *mesh = NULL;
+    const Mesh *mesh = NULL, *empty = NULL;
     for (int t = 0; t < count; t++) {
-        if (!shardings[t])
-            continue;
-        if (mesh && shardings[t]->mesh != mesh)
+        const Mesh *m = shardings[t] ? shardings[t]->mesh : NULL;
+        if (m && mesh_is_empty(m))
+            empty = m;
+        else if (m && mesh && !mesh_equal(m, mesh))
             return NULL;
-        mesh = shardings[t]->mesh;
+        else if (m && !mesh)
+            mesh = m;
     }
-    return mesh;
+    return mesh ? mesh : empty;
 }
 
 /* Run one op's factor propagation over `values` (operands then results)
