@@ -91,11 +91,14 @@ bench: all
 	@bash bench/run.sh $(BUILD)
 
 # Shardy's own lit tests against `shardc opt` (docs/conformance.md): a
-# report, not part of check. Its last line: "shardy-lit: N passed, N failed".
+# report, not part of check: the runner's lines, then the failures by cause
+# (scripts/conformance-causes.py), its last line "N passed, N failed".
 SHARED ?= ../shared
 .PHONY: conformance
 conformance: all
-	@cd $(SHARED) && bash conformance/run-shardy-lit.sh $(CONFORMANCE_FLAGS) "$(abspath $(BUILD))/shardc opt" $(FILTER)
+	@cd $(SHARED) && bash conformance/run-shardy-lit.sh --json "$(abspath $(BUILD))/conformance.json" \
+	    $(CONFORMANCE_FLAGS) "$(abspath $(BUILD))/shardc opt" $(FILTER); \
+	status=$$?; cd $(CURDIR) && python3 scripts/conformance-causes.py $(BUILD)/conformance.json; exit $$status
 
 # Fuzzing (docs/testing.md): clang-14 + libFuzzer into build-fuzz/, each
 # target for FUZZ_SECONDS. Not part of check.

@@ -160,7 +160,8 @@ static char **normalize_dashes(int argc, char **argv)
 /* What the passes asked for, in order: the emit kind and propagation. */
 static bool plan_passes(const OptArgs *args, CompileOptions *options, bool *close, DiagEngine *diag)
 {
-    *options = (CompileOptions){.emit = EMIT_IR, .propagation = PROPAGATION_AGGRESSIVE, .quiet_conflicts = true};
+    *options = (CompileOptions){.emit = EMIT_IR, .propagation = PROPAGATION_AGGRESSIVE, .quiet_conflicts = true,
+                                .external_custom_targets = true};
     *close = false;
     for (int i = 0; i < args->num_run; i++) {
         const OptPass *pass = args->run[i];

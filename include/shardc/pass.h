@@ -30,6 +30,9 @@ typedef struct CompileOptions {
     /* No warning where shardings of one factor conflict: `shardc opt`
      * prints what sdy_opt prints, and Shardy resolves conflicts silently. */
     bool quiet_conflicts;
+    /* A custom op may call a target the module does not define (a runtime
+     * custom_call): `shardc opt` propagates programs it never runs. */
+    bool external_custom_targets;
 } CompileOptions;
 
 struct OriginTable;

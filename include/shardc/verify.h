@@ -11,9 +11,14 @@ typedef struct VerifyCtx {
     const Op *region_op;    /* innermost enclosing shard_map, or NULL */
     const Mesh *region_mesh;
     int errors_before;
+    bool external_targets;
 } VerifyCtx;
 
 bool verify_module(Module *m, DiagEngine *diag);
+/* The same, where a custom op whose callee the module does not define may
+ * call a target of the runtime (`shardc opt` reads custom_calls it never
+ * runs; every stage that needs the op's meaning verifies without this). */
+bool verify_module_targets(Module *m, DiagEngine *diag, bool external_targets);
 
 /* Per-op checks: its attributes against the op table (verify_op_attrs),
  * then its class's check (the table in ops.c, one entry per line of

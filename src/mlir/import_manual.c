@@ -576,10 +576,13 @@ bool mlir_imp_custom_call(OpImport *oi)
         return mlir_imp_make_op(oi, OP_SHARDING_CONSTRAINT);
     }
     const MlirAttr *rule = mlir_imp_attr(oi, "sdy.sharding_rule");
-    if (!rule || rule->kind != MA_RULE) {
-        diag_error(oi->ic->diag, target_loc, "custom_call @%s is not supported by shardc (it has no "
-                   "sdy.sharding_rule)", target->s);
+    if (rule && rule->kind == MA_RULE)
+        return custom_op(oi, target->s, target_loc, rule);
+    /* No rule: nothing propagates through it (Shardy's ops without one);
+     * the partitioner runs it on whole values. */
+    if (!mlir_imp_make_op(oi, OP_CUSTOM))
         return false;
-    }
-    return custom_op(oi, target->s, target_loc, rule);
+    oi->op->callee = mlir_imp_str(oi->ic, target->s);
+    oi->op->callee_loc = target_loc;
+    return true;
 }

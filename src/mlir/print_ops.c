@@ -346,7 +346,9 @@ static void emit_custom(MlirPrinter *p, const Op *op, int indent)
     FILE *sink = open_memstream(&sink_text, &sink_len);
     DiagEngine diag;
     diag_init(&diag, sink);
-    const OpShardingRule *rule = sink ? rules_of_op(&p->arena, &diag, op) : NULL;
+    /* a runtime target's registry rule (MoveToHost) is not the op's own */
+    bool own_rule = op_attr_get(op, ATTR_KEY_RULE) != NULL;
+    const OpShardingRule *rule = sink && own_rule ? rules_of_op(&p->arena, &diag, op) : NULL;
     diag_free(&diag);
     if (sink)
         fclose(sink);

@@ -73,7 +73,12 @@ static void verify_func(VerifyCtx *vc, Func *f)
 
 bool verify_module(Module *m, DiagEngine *diag)
 {
-    VerifyCtx vc = {.module = m, .diag = diag, .errors_before = diag->errors};
+    return verify_module_targets(m, diag, false);
+}
+
+bool verify_module_targets(Module *m, DiagEngine *diag, bool external_targets)
+{
+    VerifyCtx vc = {.module = m, .diag = diag, .errors_before = diag->errors, .external_targets = external_targets};
     for (int i = 0; i < m->num_funcs; i++)
         verify_func(&vc, m->funcs[i]);
     return diag->errors == vc.errors_before;
@@ -122,7 +127,8 @@ void verify_call(VerifyCtx *vc, Op *op)
 
 void verify_custom(VerifyCtx *vc, Op *op)
 {
-    const Func *impl = find_callee(vc, op->callee, op->callee_loc);
+    const Func *impl = vc->external_targets ? module_find_func(vc->module, op->callee)
+                                            : find_callee(vc, op->callee, op->callee_loc);
     if (impl)
         verify_signature(vc, op, impl, "custom op implementation");
     const AttrValue *partition = op_attr_get(op, ATTR_KEY_PARTITION);
