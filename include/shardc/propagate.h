@@ -56,9 +56,11 @@ typedef enum { PROPAGATION_AGGRESSIVE, PROPAGATION_BASIC } PropagationMode;
 
 /* New axes for every factor, given a direction per factor; writes them into
  * the projection (expansion only). Returns a bitmask-free list: updated[t]
- * is set for every tensor that changed. */
+ * is set for every tensor that changed. `elementwise` (Shardy's
+ * isElementwise: elementwise ops and sharding ops) changes how aggressive
+ * propagation orders factors and limits operands. */
 void factor_propagate(ShardingProjection *p, PropagationMode mode, const PropagationDirection *dirs,
-                      bool *updated, Arena *scratch);
+                      bool elementwise, bool *updated, Arena *scratch);
 
 /* ---- the pass (passes/propagate.c) ---- */
 struct OriginTable;

@@ -1,6 +1,5 @@
 /* Per-op factor propagation: Shardy's BasicFactorPropagation and, by
- * default, aggressive propagation with shardc's tie-breaks between factors
- * that compete for the same axis (docs/propagation.md). */
+ * default, its AggressiveFactorPropagation (docs/propagation.md). */
 #include <string.h>
 #include "shardc/propagate.h"
 
@@ -80,24 +79,15 @@ static bool within_factor(AxisRef a, const TensorProjection *tp, int f, int64_t 
     return false;
 }
 
-/* Axes of factor f may not overlap what other factors of tensor t hold
- * (and, with `competing`, what they are about to get). */
-static bool across_factors(AxisRef a, const ShardingProjection *p, int t, int f, const AxisList *competing,
-                           const bool *beats, AxisRef *out)
+/* Axes of factor f may not overlap what other factors of tensor t hold. */
+static bool across_factors(AxisRef a, const ShardingProjection *p, int t, int f, AxisRef *out)
 {
     const TensorProjection *tp = &p->tensors[t];
-    /* An axis t already holds for f is not contested there: the other
-     * factor cannot take it in t anyway. */
-    for (int i = 0; competing && i < tp->factors[f].axes.count; i++)
-        if (axis_ref_contains(tp->factors[f].axes.axes[i], a))
-            competing = NULL;
     for (int g = 0; g < p->rule->num_factors; g++) {
         if (g == f || !tp->factors[g].present)
             continue;
         if (!prefix_without_overlap_list(a, &tp->factors[g].axes, &a) ||
             !prefix_without_overlap_list(a, &tp->factors[g].overflow, &a))
-            return false;
-        if (competing && beats[g] && !prefix_without_overlap_list(a, &competing[g], &a))
             return false;
     }
     *out = a;
@@ -107,8 +97,6 @@ static bool across_factors(AxisRef a, const ShardingProjection *p, int t, int f,
 typedef struct TruncateCtx {
     const ShardingProjection *p;
     int tensor, factor;
-    const AxisList *competing;
-    const bool *beats;
     bool within;        /* check within the factor, else across factors */
 } TruncateCtx;
 
@@ -122,7 +110,7 @@ static void truncate_axes(AxisList *axes, const TruncateCtx *c)
         AxisRef cur = axes->axes[i], next;
         sharded *= cur.size;
         bool ok = c->within ? within_factor(cur, tp, c->factor, sharded, &next)
-                            : across_factors(cur, c->p, c->tensor, c->factor, c->competing, c->beats, &next);
+                            : across_factors(cur, c->p, c->tensor, c->factor, &next);
         if (!ok) {
             axes->count = i;
             return;
@@ -150,7 +138,7 @@ static void truncate_within(const ShardingProjection *p, int f, AxisList *axes)
 {
     for (int t = 0; t < p->num_tensors; t++)
         if (p->tensors[t].factors[f].present)
-            truncate_axes(axes, &(TruncateCtx){p, t, f, NULL, NULL, true});
+            truncate_axes(axes, &(TruncateCtx){p, t, f, true});
 }
 
 /* Basic: factor by factor, each seeing the previous ones' updates; an axis
@@ -161,76 +149,161 @@ static void propagate_basic(ShardingProjection *p, const PropagationDirection *d
         AxisList axes;
         compatible_major_axes(p, f, dirs[f], &axes);
         for (int t = 0; t < p->num_tensors; t++)
-            truncate_axes(&axes, &(TruncateCtx){p, t, f, NULL, NULL, false});
+            truncate_axes(&axes, &(TruncateCtx){p, t, f, false});
         truncate_within(p, f, &axes);
         expand_factor(p, f, &axes, updated);
     }
 }
 
-/* The key that decides which of two factors keeps a contested axis. */
-typedef struct FactorClaim {
-    int64_t source_size;    /* largest tensor that holds axes for the factor */
-    int64_t sharded;        /* product of the proposed axes */
-    int source_tensor;      /* lowest such tensor index (operands first) */
-} FactorClaim;
+/* ---- aggressive: Shardy's AggressiveFactorPropagation ---- */
 
-static FactorClaim factor_claim(const ShardingProjection *p, int f, const AxisList *axes)
+/* Each factor's source: the largest tensor (the product of its factors'
+ * sizes) whose sharding along the factor already holds the factor's
+ * compatible axes; the first such tensor (operands first) on ties. */
+typedef struct FactorSource {
+    int64_t size;
+    int index;
+} FactorSource;
+
+static int64_t tensor_factor_size(const ShardingProjection *p, int t)
 {
-    FactorClaim c = {0, axis_list_size(axes), p->num_tensors};
+    int64_t size = 1;
+    for (int f = 0; f < p->rule->num_factors; f++)
+        if (p->tensors[t].factors[f].present)
+            size *= p->rule->factors[f].size;
+    return size;
+}
+
+/* Shardy's isAxisListPrefixOf(a, b) != NOT_A_PREFIX. */
+static bool axis_list_prefix_or_equal(const AxisList *a, const AxisList *b)
+{
+    return axis_list_equal(a, b) || axis_list_strict_prefix(a, b);
+}
+
+static void factor_sources(const ShardingProjection *p, const AxisList *axes, FactorSource *sources)
+{
+    for (int f = 0; f < p->rule->num_factors; f++)
+        sources[f] = (FactorSource){-1, -1};
     for (int t = 0; t < p->num_tensors; t++) {
-        const FactorSharding *fs = &p->tensors[t].factors[f];
-        if (!fs->present || fs->axes.count == 0)
-            continue;
-        if (p->tensors[t].num_elements > c.source_size)
-            c.source_size = p->tensors[t].num_elements;
-        if (t < c.source_tensor)
-            c.source_tensor = t;
+        int64_t size = tensor_factor_size(p, t);
+        for (int f = 0; f < p->rule->num_factors; f++) {
+            const FactorSharding *fs = &p->tensors[t].factors[f];
+            bool is_source = fs->present && axes[f].count && axis_list_prefix_or_equal(&axes[f], &fs->axes);
+            if (is_source && size > sources[f].size)
+                sources[f] = (FactorSource){size, t};
+        }
     }
-    return c;
 }
 
-static bool claim_beats(FactorClaim a, int fa, FactorClaim b, int fb)
+/* The order in which factors claim axes in each tensor: larger source
+ * tensor first, then (elementwise ops only) more sharded, then earlier
+ * source tensor, then factor index. */
+typedef struct FactorOrder {
+    const FactorSource *sources;
+    const int64_t *sharded;
+} FactorOrder;
+
+static bool factor_before(const FactorOrder *o, int f, int g)
 {
-    if (a.source_size != b.source_size)
-        return a.source_size > b.source_size;
-    if (a.sharded != b.sharded)
-        return a.sharded > b.sharded;
-    if (a.source_tensor != b.source_tensor)
-        return a.source_tensor < b.source_tensor;
-    return fa < fb;
+    if (o->sources[f].size != o->sources[g].size)
+        return o->sources[f].size > o->sources[g].size;
+    if (o->sharded[f] != o->sharded[g])
+        return o->sharded[f] > o->sharded[g];
+    if (o->sources[f].index != o->sources[g].index)
+        return o->sources[f].index < o->sources[g].index;
+    return f < g;
 }
 
-static void propagate_aggressive(ShardingProjection *p, const PropagationDirection *dirs, bool *updated, Arena *arena)
+static void sort_factors(int *order, int n, const FactorOrder *o)
+{
+    for (int i = 0; i < n; i++)
+        order[i] = i;
+    for (int i = 1; i < n; i++) /* few factors: insertion sort */
+        for (int j = i; j > 0 && factor_before(o, order[j], order[j - 1]); j--) {
+            int tmp = order[j];
+            order[j] = order[j - 1];
+            order[j - 1] = tmp;
+        }
+}
+
+/* Shardy's getPropagatedFactorSharding: the factor's compatible axes as
+ * tensor t can take them (within the factor, then across the factors t
+ * holds now, including those expanded before in this visit); none unless
+ * they extend what t has. */
+static bool tensor_new_axes(const ShardingProjection *p, int t, int f, const AxisList *compatible, AxisList *out)
+{
+    const FactorSharding *fs = &p->tensors[t].factors[f];
+    if (!fs->present)
+        return false;
+    *out = *compatible;
+    truncate_axes(out, &(TruncateCtx){p, t, f, true});
+    if (!axis_list_strict_prefix(&fs->axes, out))
+        return false;
+    truncate_axes(out, &(TruncateCtx){p, t, f, false});
+    return out->count > 0;
+}
+
+/* An operand of an elementwise op takes no more along a factor than a
+ * result holds already: it is pointless to shard an operand whose result
+ * stays replicated (Shardy, for constraints added on import). */
+static void limit_to_results(const ShardingProjection *p, int f, AxisList *axes)
+{
+    for (int r = p->num_operands; r < p->num_tensors; r++) {
+        const FactorSharding *rs = &p->tensors[r].factors[f];
+        if (rs->present && axis_list_strict_prefix(&rs->axes, axes))
+            *axes = rs->axes;
+    }
+}
+
+static void expand_tensor(ShardingProjection *p, int t, const int *order, const AxisList *compatible,
+                          bool elementwise, bool *updated)
+{
+    for (int k = 0; k < p->rule->num_factors; k++) {
+        int f = order[k];
+        AxisList axes;
+        if (!tensor_new_axes(p, t, f, &compatible[f], &axes))
+            continue;
+        if (elementwise && t < p->num_operands)
+            limit_to_results(p, f, &axes);
+        FactorSharding *fs = &p->tensors[t].factors[f];
+        if (axis_list_strict_prefix(&fs->axes, &axes)) {
+            fs->axes = axes;
+            updated[t] = true;
+        }
+    }
+}
+
+static void propagate_aggressive(ShardingProjection *p, const PropagationDirection *dirs, bool elementwise,
+                                 bool *updated, Arena *arena)
 {
     int n = p->rule->num_factors;
+    bool any = false;
     /* Every op visit comes here: the lists are filled before they are read. */
-    AxisList *axes = ARENA_ARRAY_UNINIT(arena, AxisList, n), *snapshot = ARENA_ARRAY_UNINIT(arena, AxisList, n);
-    FactorClaim *claims = ARENA_ARRAY_UNINIT(arena, FactorClaim, n);
-    bool *beats = ARENA_ARRAY_UNINIT(arena, bool, n);
+    AxisList *compatible = ARENA_ARRAY_UNINIT(arena, AxisList, n);
     for (int f = 0; f < n; f++) {
-        compatible_major_axes(p, f, dirs[f], &axes[f]);
-        truncate_within(p, f, &axes[f]);
-        snapshot[f].count = axes[f].count;
-        memcpy(snapshot[f].axes, axes[f].axes, sizeof(AxisRef) * (size_t)axes[f].count);
+        compatible_major_axes(p, f, dirs[f], &compatible[f]);
+        any |= compatible[f].count > 0;
     }
+    if (!any)
+        return;
+    FactorSource *sources = ARENA_ARRAY_UNINIT(arena, FactorSource, n);
+    int64_t *sharded = ARENA_ARRAY_UNINIT(arena, int64_t, n);
+    int *order = ARENA_ARRAY_UNINIT(arena, int, n);
+    factor_sources(p, compatible, sources);
     for (int f = 0; f < n; f++)
-        claims[f] = factor_claim(p, f, &snapshot[f]);
-    for (int f = 0; f < n; f++) {
-        for (int g = 0; g < n; g++)
-            beats[g] = g != f && claim_beats(claims[g], g, claims[f], f);
-        for (int t = 0; t < p->num_tensors; t++)
-            if (p->tensors[t].factors[f].present)
-                truncate_axes(&axes[f], &(TruncateCtx){p, t, f, snapshot, beats, false});
-    }
-    for (int f = 0; f < n; f++)
-        expand_factor(p, f, &axes[f], updated);
+        sharded[f] = elementwise ? axis_list_size(&compatible[f]) : 0;
+    sort_factors(order, n, &(FactorOrder){sources, sharded});
+    for (int t = p->num_operands; t < p->num_tensors; t++) /* results, then operands */
+        expand_tensor(p, t, order, compatible, elementwise, updated);
+    for (int t = 0; t < p->num_operands; t++)
+        expand_tensor(p, t, order, compatible, elementwise, updated);
 }
 
 void factor_propagate(ShardingProjection *p, PropagationMode mode, const PropagationDirection *dirs,
-                      bool *updated, Arena *scratch)
+                      bool elementwise, bool *updated, Arena *scratch)
 {
     if (mode == PROPAGATION_BASIC)
         propagate_basic(p, dirs, updated);
     else
-        propagate_aggressive(p, dirs, updated, scratch);
+        propagate_aggressive(p, dirs, elementwise, updated, scratch);
 }

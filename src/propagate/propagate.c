@@ -62,6 +62,18 @@ static const Mesh *op_mesh(Sharding *const *shardings, int count)
     return mesh ? mesh : empty;
 }
 
+/* Shardy's isElementwise: elementwise ops and the sharding ops. */
+static bool op_is_elementwise(const Op *op)
+{
+    switch (op_info(op->kind)->op_class) {
+    case OPC_UNARY: case OPC_UNARY_FLOAT: case OPC_CONVERT: case OPC_BINARY:
+    case OPC_COMPARE: case OPC_SELECT: case OPC_SHARDING:
+        return true;
+    default:
+        return false;
+    }
+}
+
 /* Run one op's factor propagation over `values` (operands then results)
  * under `rule`; updated values are pushed to the worklist. */
 void propagate_tensors(PropagationState *st, const Op *op, const OpShardingRule *rule, Value **values,
@@ -80,7 +92,7 @@ void propagate_tensors(PropagationState *st, const Op *op, const OpShardingRule 
     ShardingProjection p, before;
     arena_reset(&st->scratch);
     projection_build(&p, &st->scratch, rule, mesh, shardings, types, num_operands, count);
-    factor_propagate(&p, st->options->mode, dirs, updated, &st->scratch);
+    factor_propagate(&p, st->options->mode, dirs, op && op_is_elementwise(op), updated, &st->scratch);
     for (int t = 0; t < count; t++)
         any_update |= updated[t] && values[t];
     if (!any_update)

@@ -186,7 +186,7 @@ static void test_no_axis_onto_smaller_dim(void **state)
     projection_build(&p, &arena, slice_rule(&arena), &mesh, s, types, 1, 2);
     PropagationDirection dirs[1] = {DIR_BOTH};
     bool updated[2] = {false, false};
-    factor_propagate(&p, PROPAGATION_AGGRESSIVE, dirs, updated, &arena);
+    factor_propagate(&p, PROPAGATION_AGGRESSIVE, dirs, false, updated, &arena);
     assert_false(updated[1]);
     assert_int_equal(p.tensors[1].factors[0].axes.count, 0);
     arena_free(&arena);
