@@ -59,12 +59,14 @@ static bool prefix_without_overlap_list(AxisRef a, const AxisList *others, AxisR
     return true;
 }
 
-/* Shardy's compatiblePrefixNoConflictsWithinFactor, except that shardc never
- * grows a factor to a size that does not divide it (no implicit padding).
- * The size is this tensor's: a sliced, padded or concatenated dim has
- * another size in the operand than in the result under the same factor,
- * and the axes must divide both. */
-static bool within_factor(AxisRef a, const TensorProjection *tp, int f, int64_t sharded, AxisRef *out)
+/* Shardy's compatiblePrefixNoConflictsWithinFactor. `prev` is the product
+ * of the axes before `a`. An open factor takes the axis whole if it is the
+ * minor-most factor of its dim (an uneven dim is padded:
+ * docs/partitioning.md "Uneven dims") or if the axis divides what is left
+ * of it, else the part of the axis that does (a sub-axis). The size is
+ * this tensor's: a sliced, padded or concatenated dim has another size in
+ * the operand than in the result under the same factor. */
+static bool within_factor(AxisRef a, const TensorProjection *tp, int f, int64_t prev, AxisRef *out)
 {
     if (!prefix_without_overlap_list(a, &tp->replicated, &a))
         return false;
@@ -72,8 +74,13 @@ static bool within_factor(AxisRef a, const TensorProjection *tp, int f, int64_t 
     for (int i = 0; i < fs->axes.count; i++)
         if (axis_ref_contains(fs->axes.axes[i], a))
             return *out = a, true;
-    if (!fs->is_closed && fs->overflow.count == 0 && (fs->size % sharded == 0 || fs->whole_dim))
-        return *out = a, true;
+    if (!fs->is_closed && fs->overflow.count == 0) {
+        if (fs->is_minor_most)
+            return *out = a, true;
+        int64_t g = fs->size % prev == 0 ? ir_gcd64(fs->size / prev, a.size) : 1;
+        if (g > 1)
+            return *out = (AxisRef){a.axis, a.pre_size, g}, true;
+    }
     if (fs->axes.count && axis_ref_prefix_of(fs->axes.axes[fs->axes.count - 1], a))
         return *out = fs->axes.axes[fs->axes.count - 1], true;
     return false;
@@ -104,12 +111,11 @@ typedef struct TruncateCtx {
  * truncateAxesByRemovingConflicts). */
 static void truncate_axes(AxisList *axes, const TruncateCtx *c)
 {
-    int64_t sharded = 1;
+    int64_t prev = 1;
     const TensorProjection *tp = &c->p->tensors[c->tensor];
     for (int i = 0; i < axes->count; i++) {
         AxisRef cur = axes->axes[i], next;
-        sharded *= cur.size;
-        bool ok = c->within ? within_factor(cur, tp, c->factor, sharded, &next)
+        bool ok = c->within ? within_factor(cur, tp, c->factor, prev, &next)
                             : across_factors(cur, c->p, c->tensor, c->factor, &next);
         if (!ok) {
             axes->count = i;
@@ -120,6 +126,7 @@ static void truncate_axes(AxisList *axes, const TruncateCtx *c)
             axes->count = i + 1;
             return;
         }
+        prev *= cur.size;
     }
 }
 

@@ -169,9 +169,10 @@ static void test_projection_tensor_sizes(void **state)
     arena_free(&arena);
 }
 
-/* Propagating "y" (2) from the slice's operand (4) onto its result (1)
- * would make the result uneven: nothing propagates. */
-static void test_no_axis_onto_smaller_dim(void **state)
+/* "y" (2) from the slice's operand (4) onto its result (1): the factor is
+ * the minor-most of its dim, so, as in Shardy, the result takes "y" and the
+ * partitioner pads it. */
+static void test_axis_onto_smaller_dim_padded(void **state)
 {
     Arena arena;
     arena_init(&arena);
@@ -187,8 +188,9 @@ static void test_no_axis_onto_smaller_dim(void **state)
     PropagationDirection dirs[1] = {DIR_BOTH};
     bool updated[2] = {false, false};
     factor_propagate(&p, PROPAGATION_AGGRESSIVE, dirs, false, updated, &arena);
-    assert_false(updated[1]);
-    assert_int_equal(p.tensors[1].factors[0].axes.count, 0);
+    assert_true(updated[1]);
+    assert_int_equal(p.tensors[1].factors[0].axes.count, 1);
+    assert_true(axis_ref_equal(p.tensors[1].factors[0].axes.axes[0], y));
     arena_free(&arena);
 }
 
@@ -202,7 +204,7 @@ int main(void)
         cmocka_unit_test(test_strict_prefix),
         cmocka_unit_test(test_projection_splits_axis),
         cmocka_unit_test(test_projection_tensor_sizes),
-        cmocka_unit_test(test_no_axis_onto_smaller_dim),
+        cmocka_unit_test(test_axis_onto_smaller_dim_padded),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
