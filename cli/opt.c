@@ -187,9 +187,19 @@ static bool close_value(Value *v, void *user)
     return true;
 }
 
+/* ... and its sharding constraints become reshards (they are no longer
+ * constraints on propagation, only data movement). */
+static bool constraint_to_reshard(Op *op, void *user)
+{
+    (void)user;
+    if (op->kind == OP_SHARDING_CONSTRAINT)
+        op->kind = OP_RESHARD;
+    return true;
+}
+
 static void close_shardings(Module *m)
 {
-    IrWalker w = {.value = close_value};
+    IrWalker w = {.value = close_value, .pre = constraint_to_reshard};
     ir_walk_module(m, &w);
     for (int f = 0; f < m->num_funcs; f++) {
         Func *fn = m->funcs[f];
@@ -311,7 +321,11 @@ static bool opt_module(const OptArgs *args, const char *name, const char *text, 
     Module *m = mlir_read_module(name, text, len, diag);
     PassContext ctx = {diag, &options, NULL, NULL};
     WrittenShardings before = {0};
-    bool ok = m && remember_shardings(m, &before) && pipeline_run(m, &ctx);
+    /* The pipeline starts with Shardy's import, whose applied constraints
+     * count as written (their closed dims print closed). */
+    bool applies = close;
+    bool ok = m && (!applies || propagate_apply_constraints(m)) && remember_shardings(m, &before) &&
+              pipeline_run(m, &ctx);
     if (ok && options.emit >= EMIT_PROPAGATED)
         reopen_propagated(m, &before);
     free(before.values);

@@ -73,5 +73,10 @@ typedef struct PropagateOptions {
 } PropagateOptions;
 
 bool propagate_module(Module *m, const PropagateOptions *options);
+/* Shardy's ApplyShardingConstraints, which propagate_module runs first: an
+ * unsharded value takes the fully closed sharding of a sharding_constraint
+ * on it or of a shard_map in_spec it feeds, unless another such use wants
+ * another one (apply_constraints.c). False only when out of memory. */
+bool propagate_apply_constraints(Module *m);
 
 #endif

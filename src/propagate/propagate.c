@@ -143,6 +143,8 @@ static void run_phase(PropagationState *st, Func *f, int phase)
 bool propagate_module(Module *m, const PropagateOptions *options)
 {
     PropagationState st;
+    if (!propagate_apply_constraints(m))
+        return false;
     prop_state_init(&st, m, options);
     for (int i = 0; i < m->num_funcs; i++) {
         Func *f = m->funcs[i];
