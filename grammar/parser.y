@@ -158,6 +158,14 @@ op
           }
           build_op(ctx, &syntax);
       }
+    /* result-less: `sharding_group %x {group_id = 0}` */
+    | IDENT value_uses opt_attr_dict {
+          OpSyntax syntax = {0};
+          syntax.name = $1; syntax.name_loc = L(@1);
+          syntax.operands = $2;
+          syntax.attrs = $3;
+          build_op(ctx, &syntax);
+      }
     ;
 result_names
     : VALUE_ID {
