@@ -74,4 +74,22 @@ typedef struct PropagateOptions {
 
 bool propagate_module(Module *m, const PropagateOptions *options);
 
+/* ---- sharding groups (groups.c) ---- */
+/* The module's sharding_group ops: group ids written on a common value are
+ * one group; groups are numbered 0..count-1 by their first member in
+ * program order (Shardy's -sdy-sharding-group-import). */
+typedef struct ShardingGroups {
+    int count;
+    int num_ops;
+    Op **ops;               /* the sharding_group ops, in program order */
+    int *op_group;          /* each op's group */
+    int *of_value;          /* by Value.id: its group, or -1 */
+    Value ***members;       /* per group: its values, first appearance first */
+    int *num_members;
+} ShardingGroups;
+
+void propagate_find_groups(ShardingGroups *g, const Module *m, Arena *arena);
+/* Rewrite each sharding_group's group_id to its group's number. */
+void propagate_renumber_groups(Module *m, const ShardingGroups *g);
+
 #endif

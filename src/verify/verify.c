@@ -81,6 +81,7 @@ bool verify_module_targets(Module *m, DiagEngine *diag, bool external_targets)
     VerifyCtx vc = {.module = m, .diag = diag, .errors_before = diag->errors, .external_targets = external_targets};
     for (int i = 0; i < m->num_funcs; i++)
         verify_func(&vc, m->funcs[i]);
+    verify_sharding_groups(&vc);
     return diag->errors == vc.errors_before;
 }
 
@@ -153,7 +154,8 @@ void verify_barrier(VerifyCtx *vc, Op *op)
     if (!dir || dir->kind != ATTR_STRING)
         return; /* reported by verify_op_attrs */
     if (strcmp(dir->u.s, "both") == 0)
-        diag_error(vc->diag, dir->loc, "'propagation_barrier' cannot allow direction \"both\": it would be no barrier");
+        diag_error(vc->diag, dir->loc, "'propagation_barrier' cannot specify `BOTH` as the direction "
+                   "(allowed_direction = \"both\" would block nothing)");
     else if (op_barrier_directions(op) < 0)
         diag_error(vc->diag, dir->loc, "'allowed_direction' must be \"none\", \"forward\" or \"backward\", got \"%s\"",
                    dir->u.s);
