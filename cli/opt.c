@@ -304,6 +304,19 @@ static void reopen_propagated(Module *m, WrittenShardings *w)
     }
 }
 
+/* Shardy's propagation gives a sharding group's members their members'
+ * shardings before it starts, as if written on them: they print as
+ * written (closed dims closed). Propagation seeds them again, finding
+ * them as they are. */
+static bool seed_groups(Module *m, const CompileOptions *options, DiagEngine *diag)
+{
+    if (options->emit < EMIT_PROPAGATED)
+        return true;
+    ShardingGroups groups;
+    propagate_find_groups(&groups, m, &m->arena);
+    return propagate_seed_groups(m, &groups, diag);
+}
+
 /* One module: read, run, print into out. False on errors (reported). */
 static bool opt_module(const OptArgs *args, const char *name, const char *text, size_t len, DiagEngine *diag,
                        FILE *out)
@@ -315,7 +328,7 @@ static bool opt_module(const OptArgs *args, const char *name, const char *text, 
     Module *m = mlir_read_module(name, text, len, diag);
     PassContext ctx = {diag, &options, NULL, NULL};
     WrittenShardings before = {0};
-    bool ok = m && remember_shardings(m, &before) && pipeline_run(m, &ctx);
+    bool ok = m && seed_groups(m, &options, diag) && remember_shardings(m, &before) && pipeline_run(m, &ctx);
     if (ok && options.emit >= EMIT_PROPAGATED)
         reopen_propagated(m, &before);
     free(before.values);

@@ -153,6 +153,11 @@ bool propagate_module(Module *m, const PropagateOptions *options)
 {
     PropagationState st;
     prop_state_init(&st, m, options);
+    propagate_find_groups(&st.groups, m, &m->arena);
+    if (!propagate_seed_groups(m, &st.groups, options->diag)) {
+        prop_state_free(&st);
+        return false;
+    }
     for (int i = 0; i < m->num_funcs; i++) {
         Func *f = m->funcs[i];
         prop_state_begin_func(&st, f);

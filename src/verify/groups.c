@@ -68,7 +68,7 @@ static void check_member(VerifyCtx *vc, const GroupEntry *first, const GroupEntr
     const Value *v = e->op->operands[0], *w = first->op->operands[0];
     if (e->region != first->region) {
         diag_error(vc->diag, e->op->loc, "ShardingGroupOps values cannot cross ManualComputationOp boundaries "
-                   "for groupId: %lld (%%%s and %%%s are in different shard_map bodies)", (long long)e->id,
+                   "for groupId: %lld (%%%s and %%%s are not in the same shard_map body)", (long long)e->id,
                    v->name, w->name);
         diag_note(vc->diag, first->op->loc, "the group's first member");
     } else if (!same_shape(&v->type, &w->type)) {

@@ -1,0 +1,9 @@
+// sdy.propagation_barrier and sdy.sharding_group read into shardc's IR.
+sdy.mesh @mesh = <["x"=2]>
+func.func @main(%arg0: tensor<8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"x"}]>}) -> tensor<8xf32> {
+  %0 = sdy.propagation_barrier %arg0 allowed_direction=FORWARD : tensor<8xf32>
+  %1 = sdy.propagation_barrier %0 allowed_direction=BACKWARD {sdy.sharding = #sdy.sharding_per_value<[<@mesh, [{"x", ?}]>]>} : tensor<8xf32>
+  sdy.sharding_group %0 group_id = 11 : tensor<8xf32>
+  sdy.sharding_group %1 group_id = 11 : tensor<8xf32>
+  return %1 : tensor<8xf32>
+}
