@@ -139,25 +139,24 @@ void propagate_renumber_groups(Module *m, const ShardingGroups *g)
 
 /* ---- seeding and keeping members equal ---- */
 
+/* Whether a's axes begin b's. */
+static bool axes_prefix(const DimSharding *a, const DimSharding *b)
+{
+    for (int k = 0; k < a->num_axes; k++)
+        if (k >= b->num_axes || !axis_ref_equal(a->axes[k], b->axes[k]))
+            return false;
+    return a->num_axes <= b->num_axes;
+}
+
 static bool same_axes(const DimSharding *a, const DimSharding *b)
 {
-    if (a->num_axes != b->num_axes)
-        return false;
-    for (int k = 0; k < a->num_axes; k++)
-        if (!axis_ref_equal(a->axes[k], b->axes[k]))
-            return false;
-    return true;
+    return a->num_axes == b->num_axes && axes_prefix(a, b);
 }
 
 /* Whether a's axes are a strict prefix of b's and a may still grow. */
 static bool grows_into(const DimSharding *a, const DimSharding *b)
 {
-    if (a->is_closed || a->num_axes >= b->num_axes)
-        return false;
-    for (int k = 0; k < a->num_axes; k++)
-        if (!axis_ref_equal(a->axes[k], b->axes[k]))
-            return false;
-    return true;
+    return !a->is_closed && a->num_axes < b->num_axes && axes_prefix(a, b);
 }
 
 static bool axes_used_twice(const Sharding *s)

@@ -53,16 +53,6 @@ static int compare_entries(const void *pa, const void *pb)
     return a->order - b->order;
 }
 
-static bool same_shape(const TensorType *a, const TensorType *b)
-{
-    if (a->rank != b->rank)
-        return false;
-    for (int d = 0; d < a->rank; d++)
-        if (a->dims[d] != b->dims[d])
-            return false;
-    return true;
-}
-
 static void check_member(VerifyCtx *vc, const GroupEntry *first, const GroupEntry *e)
 {
     const Value *v = e->op->operands[0], *w = first->op->operands[0];
@@ -71,7 +61,7 @@ static void check_member(VerifyCtx *vc, const GroupEntry *first, const GroupEntr
                    "for groupId: %lld (%%%s and %%%s are not in the same shard_map body)", (long long)e->id,
                    v->name, w->name);
         diag_note(vc->diag, first->op->loc, "the group's first member");
-    } else if (!same_shape(&v->type, &w->type)) {
+    } else if (!type_same_shape(&v->type, &w->type)) {
         char a[256], b[256];
         verify_format_type(a, sizeof a, &v->type);
         verify_format_type(b, sizeof b, &w->type);
