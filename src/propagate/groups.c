@@ -244,10 +244,23 @@ bool propagate_seed_groups(Module *m, const ShardingGroups *g, DiagEngine *diag)
     return ok;
 }
 
+/* Whether w's function is yet to be propagated (functions go in module
+ * order): a finished one has its shardings closed already. */
+static bool home_pending(const PropagationState *st, const Block *home)
+{
+    bool seen_current = false;
+    for (int f = 0; f < st->module->num_funcs; f++) {
+        seen_current |= st->module->funcs[f] == st->func;
+        if (st->module->funcs[f]->body == home)
+            return seen_current;
+    }
+    return false;
+}
+
 /* Shardy's sharding-group propagation: whenever a member's sharding
  * changes, every member takes it, and their neighbours are revisited
  * (those of the function being propagated; the others' when their turn
- * comes). */
+ * comes). Members in functions already propagated keep what they have. */
 void prop_groups_sync(PropagationState *st, const Value *v)
 {
     const ShardingGroups *g = &st->groups;
@@ -256,14 +269,14 @@ void prop_groups_sync(PropagationState *st, const Value *v)
         return;
     for (int i = 0; i < g->num_members[group]; i++) {
         Value *w = g->members[group][i];
-        if (w == v || !member_propagates(w) || sharding_equal(w->sharding, v->sharding))
+        Block *home = w->def ? w->def->parent : w->block;
+        if (w == v || !member_propagates(w) || sharding_equal(w->sharding, v->sharding) || !home_pending(st, home))
             continue;
         DimOrigin *origins = origins_of(st->origins, &st->module->arena, w);
         for (int d = 0; d < w->type.rank; d++)
             if (v->sharding->dims[d].num_axes > (w->sharding ? w->sharding->dims[d].num_axes : 0))
                 origins[d] = (DimOrigin){v, g->op_of_value[w->id], d, (Loc){0}};
         w->sharding = v->sharding;
-        Block *home = w->def ? w->def->parent : w->block;
         if (home == st->func->body)
             prop_queue_neighbours(st, w);
     }
