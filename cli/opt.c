@@ -19,6 +19,7 @@ typedef enum {
     OPT_BASIC,          /* propagation, conflict-free axes only */
     OPT_AGGRESSIVE,     /* propagation that resolves conflicts */
     OPT_PIPELINE,       /* propagation, then shardings closed as Shardy's export does */
+    OPT_GROUP_IMPORT,   /* sharding groups merged and renumbered */
     OPT_UNSUPPORTED,
 } OptAction;
 
@@ -36,7 +37,7 @@ static const OptPass opt_passes[] = {
     {"-sdy-propagation-pipeline", OPT_PIPELINE, {"dedup-functions-fully=true", "dedup-functions-fully=false"}},
     {"-sdy-add-data-flow-edges", OPT_IDENTITY, {0}},
     {"-sdy-sink-data-flow-edges", OPT_IDENTITY, {0}},
-    {"-sdy-sharding-group-import", OPT_IDENTITY, {0}},
+    {"-sdy-sharding-group-import", OPT_GROUP_IMPORT, {0}},
     {"-sdy-populate-op-sharding-rules", OPT_UNSUPPORTED, {0}},
     {"-sdy-insert-explicit-reshards", OPT_UNSUPPORTED, {0}},
     {"-sdy-reshard-to-collectives", OPT_UNSUPPORTED, {0}},
@@ -157,19 +158,22 @@ static char **normalize_dashes(int argc, char **argv)
     return out;
 }
 
-/* What the passes asked for, in order: the emit kind and propagation. */
-static bool plan_passes(const OptArgs *args, CompileOptions *options, bool *close, DiagEngine *diag)
+/* What the passes asked for, in order: the emit kind and propagation;
+ * whether shardings are closed at the end and sharding groups renumbered
+ * (Shardy's pipeline imports them too). */
+static bool plan_passes(const OptArgs *args, CompileOptions *options, bool *close, bool *import, DiagEngine *diag)
 {
     *options = (CompileOptions){.emit = EMIT_IR, .propagation = PROPAGATION_AGGRESSIVE, .quiet_conflicts = true,
                                 .external_custom_targets = true};
-    *close = false;
+    *close = *import = false;
     for (int i = 0; i < args->num_run; i++) {
         const OptPass *pass = args->run[i];
         if (pass->action == OPT_UNSUPPORTED) {
             diag_error(diag, (Loc){0}, "pass '%s' is not supported by shardc opt yet (docs/mlir.md)", pass->name);
             return false;
         }
-        if (pass->action == OPT_IDENTITY)
+        *import = *import || pass->action == OPT_GROUP_IMPORT || pass->action == OPT_PIPELINE;
+        if (pass->action == OPT_IDENTITY || pass->action == OPT_GROUP_IMPORT)
             continue;
         options->emit = EMIT_PROPAGATED;
         options->propagation = pass->action == OPT_BASIC ? PROPAGATION_BASIC : PROPAGATION_AGGRESSIVE;
@@ -310,13 +314,26 @@ static void reopen_propagated(Module *m, WrittenShardings *w)
     }
 }
 
+/* Shardy's propagation gives a sharding group's members their members'
+ * shardings before it starts, as if written on them: they print as
+ * written (closed dims closed). Propagation seeds them again, finding
+ * them as they are. */
+static bool seed_groups(Module *m, const CompileOptions *options, DiagEngine *diag)
+{
+    if (options->emit < EMIT_PROPAGATED)
+        return true;
+    ShardingGroups groups;
+    propagate_find_groups(&groups, m, &m->arena);
+    return propagate_seed_groups(m, &groups, diag);
+}
+
 /* One module: read, run, print into out. False on errors (reported). */
 static bool opt_module(const OptArgs *args, const char *name, const char *text, size_t len, DiagEngine *diag,
                        FILE *out)
 {
     CompileOptions options;
-    bool close;
-    if (!plan_passes(args, &options, &close, diag))
+    bool close, import;
+    if (!plan_passes(args, &options, &close, &import, diag))
         return false;
     Module *m = mlir_read_module(name, text, len, diag);
     PassContext ctx = {diag, &options, NULL, NULL};
@@ -324,13 +341,18 @@ static bool opt_module(const OptArgs *args, const char *name, const char *text, 
     /* The pipeline starts with Shardy's import, whose applied constraints
      * count as written (their closed dims print closed). */
     bool applies = close;
-    bool ok = m && (!applies || propagate_apply_constraints(m)) && remember_shardings(m, &before) &&
-              pipeline_run(m, &ctx);
+    bool ok = m && (!applies || propagate_apply_constraints(m)) && seed_groups(m, &options, diag) &&
+              remember_shardings(m, &before) && pipeline_run(m, &ctx);
     if (ok && options.emit >= EMIT_PROPAGATED)
         reopen_propagated(m, &before);
     free(before.values);
     if (ok && close)
         close_shardings(m);
+    if (ok && import) {
+        ShardingGroups groups;
+        propagate_find_groups(&groups, m, &m->arena);
+        propagate_renumber_groups(m, &groups);
+    }
     if (ok)
         mlir_print_module(out, m);
     module_free(m);

@@ -158,6 +158,14 @@ op
           }
           build_op(ctx, &syntax);
       }
+    /* result-less: `sharding_group %x {group_id = 0}` */
+    | IDENT value_uses opt_attr_dict {
+          OpSyntax syntax = {0};
+          syntax.name = $1; syntax.name_loc = L(@1);
+          syntax.operands = $2;
+          syntax.attrs = $3;
+          build_op(ctx, &syntax);
+      }
     ;
 result_names
     : VALUE_ID {
@@ -302,5 +310,12 @@ static void yyerror(YYLTYPE *lloc, ParseCtx *ctx, const char *msg)
         ctx->lex_error_pending = false;
         return;
     }
-    diag_error(ctx->diag, L(*lloc), "%s", msg);
+    /* Where an op may start, an identifier starts a result-less op
+     * (sharding_group); the message names the usual starts only. */
+    static const char extra[] = " or identifier or value name";
+    const char *at = strstr(msg, extra);
+    if (at && strstr(msg, "expecting 'return'"))
+        diag_error(ctx->diag, L(*lloc), "%.*s or value name%s", (int)(at - msg), msg, at + sizeof extra - 1);
+    else
+        diag_error(ctx->diag, L(*lloc), "%s", msg);
 }

@@ -293,6 +293,10 @@ int64_t op_attr_int(const Op *op, AttrKey key);
 bool op_attr_bool(const Op *op, AttrKey key);
 const char *op_attr_string(const Op *op, AttrKey key);
 const char *op_attr_symbol(const Op *op, AttrKey key);
+/* A propagation_barrier's allowed_direction as a mask (BARRIER_FORWARD |
+ * BARRIER_BACKWARD; "none" is 0), or -1 if it is none of the four words. */
+enum { BARRIER_FORWARD = 1, BARRIER_BACKWARD = 2 };
+int op_barrier_directions(const Op *op);
 /* The module's mesh a symbol attribute names, or NULL. */
 const Mesh *op_attr_mesh(const Module *m, const Op *op, AttrKey key);
 Sharding *op_attr_sharding(const Op *op, AttrKey key);

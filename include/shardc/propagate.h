@@ -79,4 +79,29 @@ bool propagate_module(Module *m, const PropagateOptions *options);
  * another one (apply_constraints.c). False only when out of memory. */
 bool propagate_apply_constraints(Module *m);
 
+/* ---- sharding groups (groups.c) ---- */
+/* The module's sharding_group ops: group ids written on a common value are
+ * one group; groups are numbered 0..count-1 by their first member in
+ * program order (Shardy's -sdy-sharding-group-import). */
+typedef struct ShardingGroups {
+    int count;
+    int num_values;         /* the module's, when found */
+    int num_ops;
+    Op **ops;               /* the sharding_group ops, in program order */
+    int *op_group;          /* each op's group */
+    int *of_value;          /* by Value.id: its group, or -1 */
+    Op **op_of_value;       /* by Value.id: the first sharding_group naming it */
+    Value ***members;       /* per group: its values, first appearance first */
+    int *num_members;
+} ShardingGroups;
+
+void propagate_find_groups(ShardingGroups *g, const Module *m, Arena *arena);
+/* Rewrite each sharding_group's group_id to its group's number. */
+void propagate_renumber_groups(Module *m, const ShardingGroups *g);
+/* Give every member of a group the shardings its members have, merged (a
+ * dim takes the longest of its members' axes where the others are open
+ * prefixes of it); members whose shardings conflict are an error naming
+ * both. Members in shard_map bodies are left alone. False on errors. */
+bool propagate_seed_groups(Module *m, const ShardingGroups *g, DiagEngine *diag);
+
 #endif

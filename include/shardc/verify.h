@@ -43,6 +43,10 @@ void verify_sort_or_argmax(VerifyCtx *vc, Op *op);
 void verify_call(VerifyCtx *vc, Op *op);
 void verify_custom(VerifyCtx *vc, Op *op);
 void verify_sharding_op(VerifyCtx *vc, Op *op);
+void verify_barrier(VerifyCtx *vc, Op *op);
+void verify_group(VerifyCtx *vc, Op *op);
+/* The module-wide checks of sharding groups (groups.c). */
+void verify_sharding_groups(VerifyCtx *vc);
 void verify_shard_map(VerifyCtx *vc, Op *op);
 void verify_collective(VerifyCtx *vc, Op *op);
 /* A custom op's rule string, parsed and bound to its types (verify_custom.c). */

@@ -96,6 +96,7 @@ bool exec_top_k(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out);
 bool exec_sort(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out);
 bool exec_argmax(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out);
 bool exec_identity(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out);
+bool exec_nothing(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out);
 bool exec_call(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out);
 bool exec_shard_map(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out);
 bool exec_collective(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out);

@@ -226,12 +226,22 @@ bool exec_argmax(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out)
     return exec_kernel(x, op, kern_argmax(&x->tensors, in[0], dim, out));
 }
 
-/* sharding_constraint and reshard only say where a value lives. */
+/* sharding_constraint, reshard and propagation_barrier only say where a value lives. */
 bool exec_identity(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out)
 {
     (void)x;
     (void)op;
     out[0] = tensor_retain(in[0]);
+    return true;
+}
+
+/* sharding_group only constrains propagation: it computes nothing. */
+bool exec_nothing(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out)
+{
+    (void)x;
+    (void)op;
+    (void)in;
+    (void)out;
     return true;
 }
 

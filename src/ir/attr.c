@@ -80,6 +80,16 @@ const char *op_attr_string(const Op *op, AttrKey key)
     return v ? v->u.s : NULL;
 }
 
+int op_barrier_directions(const Op *op)
+{
+    static const char *const words[] = {"none", "forward", "backward", "both"};
+    const char *s = op_attr_string(op, ATTR_KEY_ALLOWED_DIRECTION);
+    for (int i = 0; s && i < 4; i++)
+        if (strcmp(s, words[i]) == 0)
+            return i;
+    return -1;
+}
+
 const char *op_attr_symbol(const Op *op, AttrKey key)
 {
     const AttrValue *v = get_kind(op, key, ATTR_SYMBOL);

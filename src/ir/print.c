@@ -216,7 +216,7 @@ void print_op(FILE *out, const Op *op, int indent, const PrintHooks *hooks)
         hooks->before_op(out, op, indent, hooks->user);
     fprintf(out, "%*s", indent, "");
     print_value_list(out, op->results, op->num_results);
-    fprintf(out, " = %s", op_info(op->kind)->name);
+    fprintf(out, "%s%s", op->num_results ? " = " : "", op_info(op->kind)->name);
     if (op->str) {
         fputc(' ', out);
         print_string(out, op->str);
@@ -236,7 +236,8 @@ void print_op(FILE *out, const Op *op, int indent, const PrintHooks *hooks)
         fputs(" {\n", out);
         print_block_body(out, op->region, indent, hooks);
     }
-    fputs(" : ", out);
+    if (op->num_results) /* a result-less op's types are its operands' */
+        fputs(" : ", out);
     for (int i = 0; i < op->num_results; i++) {
         if (i)
             fputs(", ", out);

@@ -51,6 +51,8 @@ static const ImpOpEntry special_ops[] = {
     {"stablehlo.custom_call", OP_CUSTOM, mlir_imp_custom_call},
     {"sdy.sharding_constraint", OP_SHARDING_CONSTRAINT, mlir_imp_sharding_op},
     {"sdy.reshard", OP_RESHARD, mlir_imp_sharding_op},
+    {"sdy.propagation_barrier", OP_PROPAGATION_BARRIER, mlir_imp_barrier},
+    {"sdy.sharding_group", OP_SHARDING_GROUP, mlir_imp_sharding_group},
     {"sdy.manual_computation", OP_SHARD_MAP, mlir_imp_manual_computation},
     {"stablehlo.all_reduce", OP_PSUM, mlir_imp_collective},
     {"stablehlo.all_gather", OP_ALL_GATHER, mlir_imp_collective},

@@ -389,3 +389,30 @@ bool mlir_imp_sharding_op(OpImport *oi)
     oi->op->results[0]->sharding = s;
     return true;
 }
+
+/* `allowed_direction=BACKWARD` (#sdy<propagation_direction BACKWARD>, read
+ * as a keyword) becomes "backward"; BOTH is imported so that the verifier
+ * reports it, as Shardy's does. */
+bool mlir_imp_barrier(OpImport *oi)
+{
+    static const char *const directions[] = {"NONE", "FORWARD", "BACKWARD", "BOTH"};
+    static const char *const lower[] = {"none", "forward", "backward", "both"};
+    const MlirAttr *a = mlir_imp_attr(oi, "allowed_direction");
+    if (!a)
+        return op_error(oi, "it needs attribute 'allowed_direction'");
+    for (size_t i = 0; a->kind == MA_KEYWORD && i < sizeof directions / sizeof directions[0]; i++) {
+        if (strcmp(a->s, directions[i]) != 0)
+            continue;
+        if (!mlir_imp_make_op(oi, OP_PROPAGATION_BARRIER))
+            return false;
+        mlir_imp_set(oi, ATTR_KEY_ALLOWED_DIRECTION, mlir_imp_string_attr(oi->ic, lower[i], mlir_imp_loc(oi->ic, a->loc)));
+        return true;
+    }
+    diag_error(oi->ic->diag, mlir_imp_loc(oi->ic, a->loc), "allowed_direction must be NONE, FORWARD, BACKWARD or BOTH");
+    return false;
+}
+
+bool mlir_imp_sharding_group(OpImport *oi)
+{
+    return mlir_imp_make_op(oi, OP_SHARDING_GROUP) && mlir_imp_int_attr_from(oi, ATTR_KEY_GROUP_ID, "group_id", "group_id");
+}

@@ -389,6 +389,32 @@ static void emit_sharding_op(MlirPrinter *p, const Op *op, int indent)
     end_line(p);
 }
 
+/* `sdy.propagation_barrier %x allowed_direction=FORWARD {sdy.sharding = ...}
+ * : tensor<...>`: the direction in Shardy's upper case. */
+static void emit_barrier(MlirPrinter *p, const Op *op, int indent)
+{
+    const char *dir = op_attr_string(op, ATTR_KEY_ALLOWED_DIRECTION);
+    unary_head(p, op, indent);
+    fputs(" allowed_direction=", p->out);
+    for (const char *c = dir ? dir : "NONE"; *c; c++)
+        fputc(*c >= 'a' && *c <= 'z' ? *c - 'a' + 'A' : *c, p->out);
+    mlir_print_op_attrs(p, op, &(MlirAttrOpts){.consumed = (const AttrKey[]){ATTR_KEY_ALLOWED_DIRECTION, 0}});
+    fputs(" : ", p->out);
+    mlir_print_type(p->out, &op->results[0]->type);
+    end_line(p);
+}
+
+/* `sdy.sharding_group %x group_id=0 : tensor<...>`: no results. */
+static void emit_sharding_group(MlirPrinter *p, const Op *op, int indent)
+{
+    unary_head(p, op, indent);
+    fprintf(p->out, " group_id=%lld", (long long)op_attr_int(op, ATTR_KEY_GROUP_ID));
+    mlir_print_op_attrs(p, op, &(MlirAttrOpts){.consumed = (const AttrKey[]){ATTR_KEY_GROUP_ID, 0}});
+    fputs(" : ", p->out);
+    mlir_print_type(p->out, &op->operands[0]->type);
+    end_line(p);
+}
+
 static void print_spec_list(MlirPrinter *p, const Op *op, AttrKey key)
 {
     const AttrValue *v = op_attr_get(op, key);
@@ -485,6 +511,8 @@ static const MlirOpForm special_forms[OP_COUNT] = {
     [OP_CUSTOM] = {NULL, emit_custom},
     [OP_SHARDING_CONSTRAINT] = {NULL, emit_sharding_op},
     [OP_RESHARD] = {NULL, emit_sharding_op},
+    [OP_PROPAGATION_BARRIER] = {NULL, emit_barrier},
+    [OP_SHARDING_GROUP] = {NULL, emit_sharding_group},
     [OP_SHARD_MAP] = {NULL, emit_shard_map},
     [OP_PSUM] = {mlir_plan_collective, mlir_emit_collective},
     [OP_PMAX] = {mlir_plan_collective, mlir_emit_collective},

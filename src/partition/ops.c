@@ -274,7 +274,7 @@ static void finish_results(PartitionCtx *pc, const Op *op, Op *local, const DimA
     }
 }
 
-/* sharding_constraint and reshard only move data: the operand, laid out
+/* sharding_constraint, reshard and propagation_barrier only move data: the operand, laid out
  * as the result's sharding, is the result. */
 static void reshard_to_result(PartitionCtx *pc, Op *op)
 {
@@ -285,6 +285,13 @@ static void reshard_to_result(PartitionCtx *pc, Op *op)
     Value *r = pc_local_as(pc, op->operands[0], &want, op->loc);
     if (r)
         pc_add_version(pc, op->results[0], r, &want);
+}
+
+/* sharding_group has done its work in propagation: no SPMD code. */
+static void partition_nothing(PartitionCtx *pc, Op *op)
+{
+    (void)pc;
+    (void)op;
 }
 
 /* Collectives have no per-device meaning outside shard_map. */

@@ -16,15 +16,24 @@ static bool is_pass_through_op(const Op *op)
 {
     switch (op_info(op->kind)->op_class) {
     case OPC_UNARY: case OPC_UNARY_FLOAT: case OPC_CONVERT: case OPC_BINARY: case OPC_COMPARE:
-    case OPC_SELECT: case OPC_RESHAPE: case OPC_TRANSPOSE: case OPC_SHARDING:
+    case OPC_SELECT: case OPC_RESHAPE: case OPC_TRANSPOSE: case OPC_SHARDING: case OPC_BARRIER:
         return true;
     default:
         return false;
     }
 }
 
+/* A propagation_barrier lets shardings through only as it says. */
+static PropagationDirection barrier_direction(const Op *op)
+{
+    int mask = op_barrier_directions(op);
+    return mask < 0 ? DIR_NONE : (PropagationDirection)mask; /* DIR_FORWARD = 1, DIR_BACKWARD = 2 */
+}
+
 static PropagationDirection phase_direction(const Op *op, const OpShardingRule *rule, int f, int phase)
 {
+    if (op && op->kind == OP_PROPAGATION_BARRIER)
+        return barrier_direction(op);
     if (phase >= 2 || is_pass_through_op(op))
         return DIR_BOTH;
     if (phase == 1 && rule->factors[f].kind == FACTOR_PASS_THROUGH)
@@ -146,6 +155,11 @@ bool propagate_module(Module *m, const PropagateOptions *options)
     if (!propagate_apply_constraints(m))
         return false;
     prop_state_init(&st, m, options);
+    propagate_find_groups(&st.groups, m, &m->arena);
+    if (!propagate_seed_groups(m, &st.groups, options->diag)) {
+        prop_state_free(&st);
+        return false;
+    }
     for (int i = 0; i < m->num_funcs; i++) {
         Func *f = m->funcs[i];
         prop_state_begin_func(&st, f);

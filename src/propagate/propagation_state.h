@@ -29,6 +29,7 @@ typedef struct PropagationState {
     OriginTable *origins;   /* options->origins, or own_origins */
     OriginTable own_origins;
     const Mesh *func_mesh;  /* for values nothing reached */
+    ShardingGroups groups;  /* sharding groups (groups.c) */
     Func *func;
 } PropagationState;
 
@@ -50,6 +51,11 @@ Op *prop_worklist_pop(PropagationState *st);
  * a fixed spec (shard_map in_specs, a function result's annotation). */
 void prop_state_update_value(PropagationState *st, Value *v, Sharding *s, const ShardingProjection *before, int tensor,
                         Value *const *values, Sharding *const *shardings, const Op *via);
+
+/* Queue the ops that define and use v. */
+void prop_queue_neighbours(PropagationState *st, Value *v);
+/* v's sharding changed: its sharding group's members take it (groups.c). */
+void prop_groups_sync(PropagationState *st, const Value *v);
 
 void propagate_tensors(PropagationState *st, const Op *op, const OpShardingRule *rule, Value **values,
                        Sharding **shardings, int num_operands, int count, int phase);

@@ -133,7 +133,7 @@ static int origin_dim(const ShardingProjection *before, int u, int t, int d)
     return 0;
 }
 
-static void queue_neighbours(PropagationState *st, Value *v)
+void prop_queue_neighbours(PropagationState *st, Value *v)
 {
     prop_worklist_push(st, v->def);
     for (int i = 0; i < st->uses[v->id].count; i++)
@@ -156,7 +156,8 @@ void prop_state_update_value(PropagationState *st, Value *v, Sharding *s, const 
         origins[d] = (DimOrigin){values[source], via, origin_dim(before, source, tensor, d), loc};
     }
     v->sharding = s;
-    queue_neighbours(st, v);
+    prop_queue_neighbours(st, v);
+    prop_groups_sync(st, v);
 }
 
 static bool add_operand_uses(Op *op, void *st)

@@ -81,6 +81,7 @@ bool verify_module_targets(Module *m, DiagEngine *diag, bool external_targets)
     VerifyCtx vc = {.module = m, .diag = diag, .errors_before = diag->errors, .external_targets = external_targets};
     for (int i = 0; i < m->num_funcs; i++)
         verify_func(&vc, m->funcs[i]);
+    verify_sharding_groups(&vc);
     return diag->errors == vc.errors_before;
 }
 
@@ -142,6 +143,29 @@ void verify_custom(VerifyCtx *vc, Op *op)
                        op->num_operands == 1 ? "" : "s", op->num_results, op->num_results == 1 ? "" : "s");
     }
     verify_custom_rule(vc, op);
+}
+
+/* Shardy rejects BOTH: a barrier that lets everything through is no
+ * barrier (its PropagationBarrierOp verifier). */
+void verify_barrier(VerifyCtx *vc, Op *op)
+{
+    verify_expect_type(vc, op, &op->operands[0]->type, op->results[0]);
+    const AttrValue *dir = op_attr_get(op, ATTR_KEY_ALLOWED_DIRECTION);
+    if (!dir || dir->kind != ATTR_STRING)
+        return; /* reported by verify_op_attrs */
+    if (strcmp(dir->u.s, "both") == 0)
+        diag_error(vc->diag, dir->loc, "'propagation_barrier' cannot specify `BOTH` as the direction "
+                   "(allowed_direction = \"both\" would block nothing)");
+    else if (op_barrier_directions(op) < 0)
+        diag_error(vc->diag, dir->loc, "'allowed_direction' must be \"none\", \"forward\" or \"backward\", got \"%s\"",
+                   dir->u.s);
+}
+
+void verify_group(VerifyCtx *vc, Op *op)
+{
+    const AttrValue *id = op_attr_get(op, ATTR_KEY_GROUP_ID);
+    if (id && id->kind == ATTR_INT && id->u.i < 0)
+        diag_error(vc->diag, id->loc, "'group_id' must be non-negative, got %lld", (long long)id->u.i);
 }
 
 void verify_sharding_op(VerifyCtx *vc, Op *op)
