@@ -1,0 +1,131 @@
+/* How `shardc opt` prints shardings as sdy_opt does after Shardy's passes
+ * (cli/opt_shardings.h). */
+#include <stdlib.h>
+#include "opt_shardings.h"
+
+/* Shardy's export closes every dim: `{"a", ?}` prints as `{"a"}`. */
+static bool close_value(Value *v, void *user)
+{
+    (void)user;
+    for (int d = 0; v->sharding && d < v->sharding->rank; d++)
+        v->sharding->dims[d].is_closed = true;
+    return true;
+}
+
+/* ... and its sharding constraints become reshards (they are no longer
+ * constraints on propagation, only data movement). */
+static bool constraint_to_reshard(Op *op, void *user)
+{
+    (void)user;
+    if (op->kind == OP_SHARDING_CONSTRAINT)
+        op->kind = OP_RESHARD;
+    return true;
+}
+
+void cli_close_shardings(Module *m)
+{
+    IrWalker w = {.value = close_value, .pre = constraint_to_reshard};
+    ir_walk_module(m, &w);
+    for (int f = 0; f < m->num_funcs; f++) {
+        Func *fn = m->funcs[f];
+        for (int r = 0; r < fn->num_results; r++) {
+            Sharding *s = fn->result_shardings ? fn->result_shardings[r] : NULL;
+            for (int d = 0; s && d < s->rank; d++)
+                s->dims[d].is_closed = true;
+        }
+    }
+}
+
+/* ---- the shardings as written, and each dim reopened after ---- */
+
+static const Sharding *written_clone(Arena *arena, const Sharding *s)
+{
+    return s ? sharding_clone(arena, s) : NULL;
+}
+
+static bool remember_value(Value *v, void *user)
+{
+    CliWritten *w = user;
+    w->values[v->id] = written_clone(w->arena, v->sharding);
+    return true;
+}
+
+static void remember_results(CliWritten *w, int f, const Func *fn)
+{
+    w->results[f] = arena_alloc(w->arena, ((size_t)fn->num_results + 1) * sizeof *w->results[f]);
+    for (int r = 0; r < fn->num_results; r++)
+        w->results[f][r] = written_clone(w->arena, fn->result_shardings ? fn->result_shardings[r] : NULL);
+}
+
+bool cli_remember_shardings(Module *m, CliWritten *w)
+{
+    *w = (CliWritten){&m->arena, calloc((size_t)m->num_values + 1, sizeof *w->values), m->num_values,
+                            arena_alloc(&m->arena, ((size_t)m->num_funcs + 1) * sizeof *w->results), m->num_funcs};
+    if (!w->values)
+        return false;
+    for (int f = 0; f < m->num_funcs; f++) {
+        for (int a = 0; a < m->funcs[f]->body->num_args; a++)
+            remember_value(m->funcs[f]->body->args[a], w);
+        remember_results(w, f, m->funcs[f]);
+    }
+    IrWalker walker = {.value = remember_value, .user = w};
+    ir_walk_module(m, &walker);
+    return true;
+}
+
+static bool all_open_and_empty(const Sharding *s)
+{
+    for (int d = 0; d < s->rank; d++)
+        if (s->dims[d].is_closed || s->dims[d].num_axes)
+            return false;
+    return !s->num_replicated;
+}
+
+/* Each dim closed only if the user wrote it closed; a sharding propagation
+ * made that says nothing (`[{?}, {?}]`) is no sharding, as Shardy prints. */
+static Sharding *reopen(Sharding *s, const Sharding *before)
+{
+    if (before && (!s || before->rank != s->rank)) /* a maximal sharding `[]` */
+        return s;
+    for (int d = 0; s && d < s->rank; d++)
+        s->dims[d].is_closed = before && before->dims[d].is_closed;
+    return !before && s && all_open_and_empty(s) ? NULL : s;
+}
+
+static bool reopen_value(Value *v, void *user)
+{
+    const CliWritten *w = user;
+    v->sharding = reopen(v->sharding, v->id < w->num_values ? w->values[v->id] : NULL);
+    return true;
+}
+
+/* A result written without a sharding takes its returned value's, as
+ * Shardy's propagation gives it one; a written one keeps its written dims. */
+static void reopen_results(Module *m, Func *fn, const Sharding **before)
+{
+    for (int r = 0; fn->result_shardings && r < fn->num_results && r < fn->body->num_returns; r++) {
+        Sharding *s = fn->result_shardings[r];
+        const Value *v = fn->body->returns[r];
+        if (!s && v->sharding)
+            s = sharding_clone(&m->arena, v->sharding);
+        fn->result_shardings[r] = reopen(s, before ? before[r] : NULL);
+    }
+}
+
+void cli_reopen_propagated(Module *m, CliWritten *w)
+{
+    IrWalker walker = {.value = reopen_value, .user = w};
+    ir_walk_module(m, &walker);
+    for (int f = 0; f < m->num_funcs; f++) {
+        Func *fn = m->funcs[f];
+        for (int a = 0; a < fn->body->num_args; a++)
+            reopen_value(fn->body->args[a], w);
+        reopen_results(m, fn, f < w->num_funcs ? w->results[f] : NULL);
+    }
+}
+
+void cli_written_free(CliWritten *w)
+{
+    free(w->values);
+    w->values = NULL;
+}
