@@ -106,8 +106,10 @@ static void reopen_results(Module *m, Func *fn, const Sharding **before)
     for (int r = 0; fn->result_shardings && r < fn->num_results && r < fn->body->num_returns; r++) {
         Sharding *s = fn->result_shardings[r];
         const Value *v = fn->body->returns[r];
-        if (!s && v->sharding)
+        if (!s && v->sharding) { /* propagated onto it: no replicated axes */
             s = sharding_clone(&m->arena, v->sharding);
+            s->num_replicated = 0;
+        }
         fn->result_shardings[r] = reopen(s, before ? before[r] : NULL);
     }
 }

@@ -235,13 +235,49 @@ static bool seed_op(Op *op, void *st)
     return true;
 }
 
-/* Function results' annotations constrain the returned values. */
-static void seed_func_results(PropagationState *st, Func *f)
+static bool dim_visible(const DimSharding *user_dim, int limit);
+
+static bool all_dims_visible(const Sharding *s, int limit)
+{
+    for (int d = 0; d < s->rank; d++)
+        if (!dim_visible(&s->dims[d], limit))
+            return false;
+    return true;
+}
+
+/* The dims of result annotation r the first round sees, the others open
+ * and empty: what a returned value starts with when r has dims of later
+ * priorities (those stay on the result, hidden until their round). */
+static Sharding *first_round_part(PropagationState *st, const Sharding *r, Value *v)
+{
+    Sharding *s = sharding_clone(&st->module->arena, r);
+    for (int d = 0; d < s->rank; d++) {
+        if (!dim_visible(&r->dims[d], st->round_limits[0]))
+            s->dims[d] = (DimSharding){0, NULL, false, PRIORITY_NONE};
+        else if (s->dims[d].num_axes)
+            origins_of(st->origins, &st->module->arena, v)[d] = (DimOrigin){NULL, NULL, d, r->loc};
+    }
+    return s;
+}
+
+/* Function results' annotations constrain the returned values: a returned
+ * value without a sharding starts with its result's annotation as its
+ * own, or, when the annotation has dims of later priorities, with the
+ * dims the first round sees (as in Shardy, the rest stays on the result
+ * and meets the value at the return: propagate_func_results). */
+static void seed_func_results(PropagationState *st, Func *f, UserShardings *u)
 {
     for (int i = 0; i < f->num_results; i++) {
         Value *v = f->body->returns[i];
-        if (f->result_shardings[i] && !v->sharding)
-            v->sharding = sharding_clone(&st->module->arena, f->result_shardings[i]);
+        const Sharding *r = f->result_shardings[i];
+        if (!r || v->sharding)
+            continue;
+        if (!all_dims_visible(r, st->round_limits[0])) {
+            v->sharding = first_round_part(st, r, v);
+            continue;
+        }
+        v->sharding = sharding_clone(&st->module->arena, r);
+        remember_user(v, u);
     }
 }
 
@@ -253,7 +289,6 @@ void prop_state_begin_func(PropagationState *st, Func *f)
      * result says; the function result constrains it like a constraint.
      * (Propagation does not enter shard_map bodies, here and below.) */
     ir_walk(f->body, &(IrWalker){.pre = seed_op, .user = st, .scope = IR_WALK_GLOBAL});
-    seed_func_results(st, f);
     UserShardings u = {.st = st};
     for (int i = 0; i < f->num_results; i++)
         note_priorities(f->result_shardings[i], u.prios, &u.count, 64);
@@ -264,6 +299,7 @@ void prop_state_begin_func(PropagationState *st, Func *f)
     st->round_limits = ARENA_ARRAY(&st->work, int, count + 1);
     memcpy(st->round_limits, u.prios, sizeof(int) * (size_t)count);
     st->round_limits[count] = -1; /* the last round sees every dim */
+    seed_func_results(st, f, &u);
     st->func_mesh = func_first_mesh(f);
 }
 
@@ -284,41 +320,46 @@ static bool axes_start_with(const DimSharding *dim, const DimSharding *prefix)
     return true;
 }
 
-/* An axis may shard only one dim of a value: while a user dim was hidden,
- * its axes may have been propagated into another dim; truncate that dim
- * before the first such axis when the user's axes come back. */
-static void drop_overlaps(Sharding *s, int restored)
+/* `current` with the user dims of `user` that `limit` hides hidden as Shardy's
+ * user-priority propagation hides them: closed and empty, their axes
+ * explicitly replicated on the value, so that nothing propagates into them
+ * and no other dim of the value takes their axes before their round. */
+static Sharding *hidden_sharding(Arena *arena, const Sharding *user, const Sharding *current, int limit)
 {
-    const DimSharding *r = &s->dims[restored];
+    Sharding *s = sharding_clone(arena, current);
+    int extra = 0;
+    for (int d = 0; d < s->rank; d++)
+        if (!dim_visible(&user->dims[d], limit))
+            extra += user->dims[d].num_axes;
+    AxisRef *replicated = ARENA_ARRAY(arena, AxisRef, user->num_replicated + extra + 1);
+    memcpy(replicated, user->replicated, sizeof(AxisRef) * (size_t)user->num_replicated);
+    s->replicated = replicated;
+    s->num_replicated = user->num_replicated;
     for (int d = 0; d < s->rank; d++) {
-        DimSharding *dim = &s->dims[d];
-        for (int k = 0; d != restored && k < dim->num_axes; k++)
-            for (int j = 0; j < r->num_axes; j++)
-                if (axis_ref_overlaps(dim->axes[k], r->axes[j]))
-                    dim->num_axes = k;
+        const DimSharding *u = &user->dims[d];
+        if (dim_visible(u, limit))
+            continue;
+        for (int k = 0; k < u->num_axes; k++)
+            replicated[s->num_replicated++] = u->axes[k];
+        s->dims[d] = (DimSharding){0, NULL, true, PRIORITY_NONE};
     }
+    return s;
 }
 
-/* Hidden user dims start empty and open (round 0) and keep what higher
- * priorities propagated into them; visible ones get the user's axes back
- * unless propagation only appended to them. */
+/* Round 0 hides the user dims of later priorities; each later round gives
+ * the dims it makes visible their user's axes back (nothing propagated into
+ * them meanwhile) and drops those axes from the replicated set. */
 static void apply_round(PropagationState *st, Value *v, int round)
 {
     const Sharding *user = st->user[v->id];
     if (!user || !v->sharding)
         return;
-    Sharding *s = sharding_clone(&st->module->arena, v->sharding);
     int limit = st->round_limits[round];
-    for (int d = 0; d < s->rank; d++) {
-        DimSharding *dim = &s->dims[d];
+    Sharding *s = hidden_sharding(&st->module->arena, user, v->sharding, limit);
+    for (int d = 0; round > 0 && d < s->rank; d++) {
         const DimSharding *u = &user->dims[d];
-        if (!dim_visible(u, limit)) {
-            if (round == 0)
-                dim->num_axes = 0;
-            dim->is_closed = false;
-        } else if (!axes_start_with(dim, u) || u->is_closed) {
-            *dim = *u;
-            drop_overlaps(s, d);
+        if (dim_visible(u, limit) && !dim_visible(u, st->round_limits[round - 1])) {
+            s->dims[d] = *u;
             note_user_origin(st, v, user, d);
         }
     }
@@ -353,17 +394,10 @@ void prop_state_begin_round(PropagationState *st, int round)
 }
 
 /* A result annotation as the current round sees it: dims of a later
- * priority are hidden (empty and open), as on values. */
+ * priority are hidden, as on values. */
 static Sharding *visible_result(PropagationState *st, const Sharding *r)
 {
-    Sharding *s = sharding_clone(&st->work, r);
-    for (int d = 0; d < s->rank; d++) {
-        if (!dim_visible(&r->dims[d], st->round_limits[st->round])) {
-            s->dims[d].num_axes = 0;
-            s->dims[d].is_closed = false;
-        }
-    }
-    return s;
+    return hidden_sharding(&st->work, r, r, st->round_limits[st->round]);
 }
 
 void propagate_func_results(PropagationState *st, Func *f)
