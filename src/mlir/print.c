@@ -216,6 +216,15 @@ void mlir_region_open(MlirPrinter *p, MlirScope *s, const Block *b, bool isolate
     mlir_name_block(p, s, b);
 }
 
+void mlir_region_open_iter(MlirPrinter *p, MlirScope *s, const Block *b, const Block *names)
+{
+    mlir_scope_init(s, p, p->scope, p->scope);
+    for (int i = 0; i < b->num_args; i++)
+        set_name(p, b->args[i],
+                 mlir_scope_unique(p, s, p->renumber || i >= names->num_args ? "iterArg" : names->args[i]->name));
+    mlir_name_block(p, s, b);
+}
+
 const char *mlir_scope_arg(MlirPrinter *p, MlirScope *s, const char *shir_name)
 {
     return p->renumber ? number_name(p, "arg", s->next_arg++) : mlir_scope_unique(p, s, shir_name);

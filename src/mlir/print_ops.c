@@ -543,6 +543,12 @@ static MlirFormKind form_kind(OpKind kind)
  * has none for yet prints generically (the importer reads it back). */
 const MlirOpForm *mlir_op_form(OpKind kind)
 {
+    if (kind == OP_WHILE)
+        return &mlir_form_while;
+    if (kind == OP_CASE)
+        return &mlir_form_case;
+    if (kind == OP_OPTIMIZATION_BARRIER)
+        return &mlir_form_barrier;
     switch ((unsigned)kind < OP_COUNT ? form_kind(kind) : FORM_SHARDC) {
     case FORM_SAME:
     case FORM_FUNC: return &form_same;

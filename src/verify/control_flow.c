@@ -82,11 +82,15 @@ void verify_while(VerifyCtx *vc, Op *op)
 
 void verify_case(VerifyCtx *vc, Op *op)
 {
+    /* A bool index (stablehlo.if) picks branch 0 for false, 1 for true. */
     const TensorType *t = &op->operands[0]->type;
-    if (t->rank != 0 || t->dtype != DT_I32) {
+    if (t->rank == 0 && t->dtype == DT_BOOL && op->num_regions != 2) {
+        diag_error(vc->diag, op->loc, "a 'case' on a bool[] index has two branches (false, then true), not %d",
+                   op->num_regions);
+    } else if (t->rank != 0 || (t->dtype != DT_I32 && t->dtype != DT_BOOL)) {
         char g[256];
         verify_format_type(g, sizeof g, t);
-        diag_error(vc->diag, op->loc, "the index of 'case' is a scalar i32[], but %%%s is %s",
+        diag_error(vc->diag, op->loc, "the index of 'case' is a scalar i32[] (or bool[]), but %%%s is %s",
                    op->operands[0]->name, g);
     }
     for (int k = 0; k < op->num_regions; k++) {
