@@ -185,11 +185,3 @@ void pc_partition_custom(PartitionCtx *pc, Op *op)
     partition_with_function(pc, op, module_find_func(pc->module, partition), rule, assignment);
 }
 
-/* while, case and optimization_barrier: propagation and the reference run
- * handle them; the partitioner does not yet (docs/partitioning.md). */
-void pc_partition_control_flow(PartitionCtx *pc, Op *op)
-{
-    diag_error(pc->diag, op->loc, "partitioning '%s' is not supported yet: use --emit=propagated, "
-               "or run it with the reference interpreter", op_info(op->kind)->name);
-    pc->ok = false;
-}
