@@ -88,7 +88,7 @@ static void name_op(MlirPrinter *p, MlirScope *s, const Op *op)
     }
     /* stablehlo.constant names its result %cst (floats) or %c (integers) */
     const char *asm_name = NULL;
-    if (op->kind == OP_CONSTANT)
+    if (op->kind == OP_CONSTANT && strcmp(mlir_op_name(op), "sdy.constant") != 0)
         asm_name = dtype_is_float(op->results[0]->type.dtype) ? "cst" : "c";
     if (p->renumber && op->num_results > 1) {
         const char *group = number_name(p, "", s->next_value++);

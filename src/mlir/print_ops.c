@@ -279,7 +279,7 @@ static void emit_constant(MlirPrinter *p, const Op *op, int indent)
 {
     const AttrValue *v = op_attr_get(op, ATTR_KEY_VALUE);
     mlir_print_defs(p, op, indent);
-    fputs("stablehlo.constant", p->out);
+    fputs(mlir_op_name(op), p->out);
     mlir_print_op_attrs(p, op, &(MlirAttrOpts){.consumed = (const AttrKey[]){ATTR_KEY_VALUE, 0}});
     fputc(' ', p->out);
     if (v)
