@@ -26,6 +26,7 @@ typedef struct RunArgs {
     const char *file, *inputs, *outputs_dir, *reference;
     const char *transport;  /* --transport: "local" or "mpi" */
     uint64_t seed;
+    int64_t max_steps;      /* --max-steps: iterations a while may run; 0: the default */
     bool print, visualize, stats, have_rtol, have_atol;
     double rtol, atol;
 } RunArgs;
@@ -77,6 +78,15 @@ static int flag_seed(CliParse *p, const char *v)
     return check(*v && *v != '-' && !*end && errno == 0);
 }
 
+static int flag_max_steps(CliParse *p, const char *v)
+{
+    char *end;
+    errno = 0;
+    long long n = strtoll(v, &end, 10);
+    run_args(p)->max_steps = n;
+    return check(*v && !*end && errno == 0 && n > 0);
+}
+
 /* A rejected value is "bad value in 'ARG'" (no `error` text). */
 static const CliFlag run_flags[] = {
     {NULL, CLI_BARE, flag_file, "more than one input file: '%s'", "FILE.shir"},
@@ -94,6 +104,7 @@ static const CliFlag run_flags[] = {
     {"--stats", CLI_BARE, flag_stats, NULL, "[--stats]"},
     {"--reference", CLI_JOINED, flag_reference, NULL, "[--reference=GLOBAL.shir]"},
     {"--transport", CLI_JOINED, flag_transport, NULL, "[--transport=local|mpi]"},
+    {"--max-steps", CLI_JOINED, flag_max_steps, NULL, "[--max-steps=N]"},
     CLI_FLAGS_HELP,
 };
 
@@ -560,6 +571,8 @@ int cmd_run(int argc, char **argv)
     interp_ctx_init(&s.ref_run.interp, &s.diag);
     interp_ctx_init(&s.spmd_run.interp, &s.diag);
     s.spmd_run.interp.world = s.dist.world;
+    if (s.args.max_steps)
+        s.ref_run.interp.max_steps = s.spmd_run.interp.max_steps = s.args.max_steps;
     bool root = run_dist_is_root(&s.dist);
     bool ran = session_load(&s) && (!root || run_program(&s.ref, s.inputs, &s.ref_run)) &&
                run_program(&s.spmd, s.inputs, &s.spmd_run) &&

@@ -63,7 +63,8 @@ static void yyerror(YYLTYPE *lloc, ParseCtx *ctx, const char *msg);
 %type <value> value_use
 %type <attr> attr_value sharding
 %type <named> named_attr
-%type <block> opt_region region
+%type <block> region
+%type <list> regions
 %type <dim> dim dim_axes
 %type <axis_ref> axis_ref
 %type <result> func_result
@@ -143,15 +144,18 @@ body: ops RETURN opt_value_uses    { build_return(ctx, &$3, L(@2)); } ;
 ops: %empty | ops op ;
 
 op
-    : result_names '=' IDENT opt_string operand_part opt_attr_dict opt_region ':' types {
+    : result_names '=' IDENT { ctx->control_flow_op = build_is_control_flow($3); }
+      opt_string operand_part opt_attr_dict regions ':' types {
           OpSyntax syntax = {0};
           syntax.result_names = $1;
           syntax.name = $3; syntax.name_loc = L(@3);
-          syntax.str = $4; syntax.str_loc = L(@4);
-          syntax.operands = $5;
-          syntax.attrs = $6;
-          syntax.region = $7;
-          syntax.types = $9;
+          syntax.str = $5; syntax.str_loc = L(@5);
+          syntax.operands = $6;
+          syntax.attrs = $7;
+          build_reverse(&$8);
+          syntax.region = $8.count ? $8.items[0] : NULL;
+          syntax.regions = (PtrList){$8.count ? $8.count - 1 : 0, 0, $8.count ? $8.items + 1 : NULL};
+          syntax.types = $10;
           if (ctx->pending_callee) {
               syntax.callee = ctx->pending_callee; syntax.callee_loc = ctx->pending_callee_loc;
               ctx->pending_callee = NULL;
@@ -191,7 +195,14 @@ value_uses
     ;
 value_use: VALUE_ID             { $$ = build_use(ctx, $1, L(@1)); } ;
 
-opt_region: %empty { $$ = NULL; } | region ;
+/* shard_map has one region; while (cond, body) and case (a branch each)
+ * more. Right-recursive, so no region is a default reduction (as it was
+ * before control flow: the syntax errors expecting ':' stay so); the list
+ * comes out last region first. */
+regions
+    : %empty            { $$ = (PtrList){0}; }
+    | region regions    { $$ = $2; PUSH($$, $1); }
+    ;
 region
     : '(' {
           if (!parse_enter_nesting(ctx, L(@1)))

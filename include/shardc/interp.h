@@ -51,7 +51,12 @@ typedef struct InterpCtx {
      * global semantics live on the root process alone (the others walk the
      * same ops without them; their results are NULL). Set before running. */
     TransportWorld *world;
+    /* Iterations a `while` may run before the run stops with an error at
+     * it (a loop that never ends is a located error, not a hang). */
+    int64_t max_steps;
 } InterpCtx;
+
+enum { INTERP_DEFAULT_MAX_STEPS = 1000000 };
 
 void interp_ctx_init(InterpCtx *ic, DiagEngine *diag);
 void interp_ctx_free(InterpCtx *ic);

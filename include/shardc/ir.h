@@ -199,6 +199,10 @@ struct Op {
     int num_attrs;
     NamedAttr *attrs;
     Block *region;      /* body of shard_map, or NULL */
+    /* Control-flow regions (while: cond then body; case: its branches),
+     * which, unlike shard_map bodies, see the values of enclosing blocks. */
+    int num_regions;
+    Block **regions;
     /* A custom op's rule string bound to its types by the verifier, or
      * NULL: rules_of_op (rules.h) reuses it for the same shapes. */
     const struct BoundRule *bound_rule;
@@ -215,7 +219,7 @@ struct Block {
     int num_returns;
     Value **returns;
     Loc return_loc;
-    Op *parent_op;      /* the shard_map owning this body, or NULL */
+    Op *parent_op;      /* the shard_map, while or case owning this block, or NULL */
     Func *parent_func;
 };
 

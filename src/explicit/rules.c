@@ -28,6 +28,15 @@ static bool rule_same(ExplicitCtx *cx, const Op *op, XSpec *const *in, XSpec **o
     return true;
 }
 
+/* optimization_barrier: each result is its operand. */
+static bool rule_barrier(ExplicitCtx *cx, const Op *op, XSpec *const *in, XSpec **out)
+{
+    (void)cx;
+    for (int i = 0; i < op->num_results; i++)
+        out[i] = in[i];
+    return true;
+}
+
 /* transpose: result dim i is operand dim permutation[i]. */
 static bool rule_transpose(ExplicitCtx *cx, const Op *op, XSpec *const *in, XSpec **out)
 {

@@ -17,6 +17,15 @@ void build_plist_push(Arena *arena, PtrList *list, void *item)
     list->items[list->count++] = item;
 }
 
+void build_reverse(PtrList *list)
+{
+    for (int i = 0, j = list->count - 1; i < j; i++, j--) {
+        void *t = list->items[i];
+        list->items[i] = list->items[j];
+        list->items[j] = t;
+    }
+}
+
 static void push_scope(ParseCtx *ctx)
 {
     Scope *scope = ARENA_NEW(ctx->arena, Scope);
@@ -47,10 +56,13 @@ Value *build_use(ParseCtx *ctx, const char *name, Loc loc)
 {
     if (!ctx->scope)
         return NULL;
-    Value *v = symtab_get(&ctx->scope->names, name);
+    Scope *scope = ctx->scope;
+    Value *v = symtab_get(&scope->names, name);
+    for (; !v && scope->sees_outer && scope->parent; scope = scope->parent)
+        v = symtab_get(&scope->parent->names, name);
     if (v)
         return v;
-    for (Scope *s = ctx->scope->parent; s; s = s->parent) {
+    for (Scope *s = scope->parent; s; s = s->parent) {
         if (symtab_get(&s->names, name)) {
             diag_error(ctx->diag, loc,
                        "value '%%%s' is defined outside this region; shard_map bodies are "
@@ -162,15 +174,25 @@ Block *build_begin_region(ParseCtx *ctx)
     Block *region = ARENA_NEW(ctx->arena, Block);
     region->parent_func = ctx->func;
     push_scope(ctx);
+    ctx->scope->sees_outer = ctx->control_flow_op;
     ctx->block = region;
     return region;
 }
 
 Block *build_end_region(ParseCtx *ctx, Block *region)
 {
+    /* The ops of the region set it for themselves; the op owning the
+     * region may have more regions. */
+    if (ctx->scope)
+        ctx->control_flow_op = ctx->scope->sees_outer;
     if (ctx->scope)
         pop_scope(ctx);
     return region;
+}
+
+bool build_is_control_flow(const char *name)
+{
+    return strcmp(name, "while") == 0 || strcmp(name, "case") == 0;
 }
 
 void build_return(ParseCtx *ctx, PtrList *values, Loc loc)

@@ -31,6 +31,26 @@ static bool check_counts(ParseCtx *ctx, const OpSyntax *s, const OpInfo *info)
     return ok;
 }
 
+/* while has a cond and a body region; case a region per branch. */
+static bool check_region_count(ParseCtx *ctx, const OpSyntax *s, OpKind kind)
+{
+    int n = (s->region != NULL) + s->regions.count;
+    if (kind == OP_WHILE && n != 2) {
+        diag_error(ctx->diag, s->name_loc, "'while' takes a cond region and a body region, got %d region%s: "
+                   "while %%x (%%a: ...) {... return %%p} (%%a: ...) {... return %%a2}", n, n == 1 ? "" : "s");
+        return false;
+    }
+    if (kind == OP_CASE && n == 0) {
+        diag_error(ctx->diag, s->name_loc, "'case' takes a region per branch: case %%i () {...} () {...}");
+        return false;
+    }
+    if (kind != OP_WHILE && kind != OP_CASE && s->regions.count) {
+        diag_error(ctx->diag, s->name_loc, "'%s' takes at most one region", op_info(kind)->name);
+        return false;
+    }
+    return true;
+}
+
 static bool check_structure(ParseCtx *ctx, const OpSyntax *s, OpKind kind)
 {
     bool wants_callee = kind == OP_CALL || kind == OP_CUSTOM;
@@ -43,7 +63,11 @@ static bool check_structure(ParseCtx *ctx, const OpSyntax *s, OpKind kind)
         diag_error(ctx->diag, s->callee_loc, "'%s' does not take a callee", op_info(kind)->name);
         ok = false;
     }
-    if ((kind == OP_SHARD_MAP) != (s->region != NULL)) {
+    bool control_flow = kind == OP_WHILE || kind == OP_CASE;
+    if (control_flow || s->regions.count) {
+        if (!check_region_count(ctx, s, kind))
+            ok = false;
+    } else if ((kind == OP_SHARD_MAP) != (s->region != NULL)) {
         diag_error(ctx->diag, s->name_loc, kind == OP_SHARD_MAP ? "'shard_map' needs a body region"
                                                                  : "'%s' does not take a region",
                    op_info(kind)->name);
@@ -134,6 +158,18 @@ static void define_dropped_results(ParseCtx *ctx, const OpSyntax *s)
     }
 }
 
+/* Control flow keeps all its regions in Op.regions. */
+static void set_regions(ParseCtx *ctx, Op *op, const OpSyntax *s)
+{
+    op->num_regions = 1 + s->regions.count;
+    op->regions = ARENA_ARRAY(ctx->arena, Block *, op->num_regions);
+    op->regions[0] = s->region;
+    for (int i = 1; i < op->num_regions; i++)
+        op->regions[i] = s->regions.items[i - 1];
+    for (int i = 0; i < op->num_regions; i++)
+        op->regions[i]->parent_op = op;
+}
+
 void build_op(ParseCtx *ctx, OpSyntax *s)
 {
     OpKind kind;
@@ -156,7 +192,10 @@ void build_op(ParseCtx *ctx, OpSyntax *s)
     op->callee_loc = s->callee_loc;
     op->num_operands = s->operands.count;
     op->operands = (Value **)s->operands.items;
-    op->region = s->region;
+    if (kind == OP_WHILE || kind == OP_CASE)
+        set_regions(ctx, op, s);
+    else
+        op->region = s->region;
     if (op->region)
         op->region->parent_op = op;
     make_results(ctx, op, s);

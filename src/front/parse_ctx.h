@@ -25,6 +25,7 @@ typedef struct OpSyntax {
     PtrList operands;       /* Value* (already resolved) */
     PtrList attrs;          /* NamedAttr* */
     Block *region;
+    PtrList regions;        /* Block*: the regions after the first (while, case) */
     PtrList types;          /* TensorType* */
 } OpSyntax;
 
@@ -39,6 +40,7 @@ typedef struct Scope {
     SymTab names;
     Block *outer_block;     /* the block to return to when the scope ends */
     struct Scope *parent;
+    bool sees_outer;        /* a control-flow region: the parent's names are visible */
 } Scope;
 
 typedef struct ParseCtx {
@@ -55,6 +57,7 @@ typedef struct ParseCtx {
     Loc pending_callee_loc;
     bool lex_error_pending; /* the scanner already reported this token */
     int nesting;            /* open attribute brackets and regions */
+    bool control_flow_op;   /* the op being parsed is while or case */
     PtrList funcs, meshes;
 } ParseCtx;
 
@@ -68,12 +71,16 @@ void parse_lex_error(ParseCtx *ctx, Loc loc, const char *fmt, ...)
 
 /* Builder (parse_build.c): called from grammar actions. */
 void build_plist_push(Arena *arena, PtrList *list, void *item);
+void build_reverse(PtrList *list);
 void build_begin_func(ParseCtx *ctx, const char *name, Loc loc);
 void build_end_func(ParseCtx *ctx, PtrList *results);
 void build_abandon_func(ParseCtx *ctx);
 Value *build_block_arg(ParseCtx *ctx, const char *name, Loc loc, TensorType *type, PtrList *attrs);
 Block *build_begin_region(ParseCtx *ctx);
 Block *build_end_region(ParseCtx *ctx, Block *region);
+/* Whether the op named `name` is while or case, whose regions see the
+ * values around them (other regions are isolated from above). */
+bool build_is_control_flow(const char *name);
 void build_return(ParseCtx *ctx, PtrList *values, Loc loc);
 void build_define_value(ParseCtx *ctx, Value *v);
 Value *build_use(ParseCtx *ctx, const char *name, Loc loc);

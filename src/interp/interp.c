@@ -24,6 +24,7 @@ void interp_ctx_init(InterpCtx *ic, DiagEngine *diag)
 {
     memset(ic, 0, sizeof *ic);
     ic->diag = diag;
+    ic->max_steps = INTERP_DEFAULT_MAX_STEPS;
     pthread_mutex_init(&ic->stats_lock, NULL);
 }
 
@@ -218,11 +219,12 @@ static void bind_args(const ExecPlan *plan, const Block *b, Tensor *const *args,
             env[b->args[i]->id] = args[i] ? tensor_retain(args[i]) : NULL; /* NULL: exec_host_absent */
 }
 
-bool exec_block(ExecCtx *x, const Block *b, Tensor *const *args, Tensor **results)
+/* b's ops in env, which holds b's values (and those of the blocks around
+ * it, for a control-flow region); b's own are released at the end. */
+static bool run_in_env(ExecCtx *x, const Block *b, Tensor *const *args, Tensor **results, Tensor **env)
 {
-    Tensor **env = calloc((size_t)x->plan->num_values + 1, sizeof *env);
-    if (!env)
-        return exec_fail(x, b->first, "out of memory");
+    Tensor **outer = x->env;
+    x->env = env;
     bind_args(x->plan, b, args, env);
     bool ok = true;
     for (const Op *op = b->first; op && ok; op = op->next)
@@ -230,8 +232,23 @@ bool exec_block(ExecCtx *x, const Block *b, Tensor *const *args, Tensor **result
     for (int i = 0; ok && i < b->num_returns; i++)
         results[i] = env[b->returns[i]->id] ? tensor_retain(env[b->returns[i]->id]) : NULL;
     release_block_values(b, env);
+    x->env = outer;
+    return ok;
+}
+
+bool exec_block(ExecCtx *x, const Block *b, Tensor *const *args, Tensor **results)
+{
+    Tensor **env = calloc((size_t)x->plan->num_values + 1, sizeof *env);
+    if (!env)
+        return exec_fail(x, b->first, "out of memory");
+    bool ok = run_in_env(x, b, args, results, env);
     free(env);
     return ok;
+}
+
+bool exec_region(ExecCtx *x, const Block *b, Tensor *const *args, Tensor **results)
+{
+    return run_in_env(x, b, args, results, x->env);
 }
 
 /* ---- entry point ------------------------------------------------------------- */
@@ -319,13 +336,57 @@ enum { USE_NONE = -1, USE_KEPT = -2 };
 
 /* last_use[value id]: the op id of its last use, USE_KEPT if the block
  * returns it, USE_NONE if nothing uses it. */
+/* Whether v belongs to b, not to a block around it (values made without
+ * a block, by passes, count as b's). */
+static bool is_own(const Value *v, const Block *b)
+{
+    const Block *home = v->def ? v->def->parent : v->block;
+    return !home || home == b;
+}
+
+/* A value of `outer` used in a control-flow region (while, case) lives
+ * until the op owning the region is done: it may run again. */
+typedef struct CaptureScan {
+    const Block *outer;
+    int *last_use;
+    int op_id;
+} CaptureScan;
+
+static void mark_captured_value(CaptureScan *c, const Value *v, const Block *inner)
+{
+    if (!is_own(v, inner) && is_own(v, c->outer) && c->last_use[v->id] != USE_KEPT)
+        c->last_use[v->id] = c->op_id;
+}
+
+static bool mark_captured(Op *inner, void *user)
+{
+    for (int i = 0; i < inner->num_operands; i++)
+        mark_captured_value(user, inner->operands[i], inner->parent);
+    return true;
+}
+
+static bool mark_captured_returns(Block *inner, void *user)
+{
+    for (int i = 0; i < inner->num_returns; i++)
+        mark_captured_value(user, inner->returns[i], inner);
+    return true;
+}
+
+/* Only b's own values: a region's captured ones are released by b. */
 static void mark_uses(const Block *b, int *last_use)
 {
-    for (const Op *op = b->first; op; op = op->next)
+    for (const Op *op = b->first; op; op = op->next) {
         for (int i = 0; i < op->num_operands; i++)
-            last_use[op->operands[i]->id] = op->id;
+            if (is_own(op->operands[i], b))
+                last_use[op->operands[i]->id] = op->id;
+        CaptureScan c = {b, last_use, op->id};
+        IrWalker w = {.pre = mark_captured, .leave = mark_captured_returns, .user = &c, .scope = IR_WALK_GLOBAL};
+        for (int k = 0; k < op->num_regions; k++)
+            ir_walk(op->regions[k], &w);
+    }
     for (int i = 0; i < b->num_returns; i++)
-        last_use[b->returns[i]->id] = USE_KEPT;
+        if (is_own(b->returns[i], b))
+            last_use[b->returns[i]->id] = USE_KEPT;
 }
 
 /* Unused results die right after their op; unused arguments on entry. */

@@ -46,6 +46,7 @@ typedef struct ExecCtx {
     TensorCtx tensors;              /* allocations are charged to this device (or the host) */
     const DeviceCtx *device;        /* NULL: global semantics */
     int call_depth;
+    Tensor **env;                   /* the running block's values, by value id */
     InterpCollectiveStats collectives[OP_COUNT];
     /* The first failure: where and why. `secondary` marks failures caused
      * by another device's (an aborted transport), reported only if no root
@@ -73,6 +74,10 @@ bool exec_host_absent(const ExecCtx *x);
 /* Run a block: args are not consumed; results get new references. */
 bool exec_block(ExecCtx *x, const Block *b, Tensor *const *args, Tensor **results);
 
+/* Run a control-flow region (while, case) in the running block's values,
+ * which it sees: args are not consumed; results get new references. */
+bool exec_region(ExecCtx *x, const Block *b, Tensor *const *args, Tensor **results);
+
 /* An op handler reads `in` (one per operand) and fills `out` (one per
  * result) with new references; on failure it leaves out NULL. */
 typedef bool (*OpHandler)(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out);
@@ -97,6 +102,9 @@ bool exec_sort(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out);
 bool exec_argmax(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out);
 bool exec_identity(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out);
 bool exec_nothing(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out);
+bool exec_barrier(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out);
+bool exec_while(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out);
+bool exec_case(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out);
 bool exec_call(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out);
 bool exec_shard_map(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out);
 bool exec_collective(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out);

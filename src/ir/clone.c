@@ -69,6 +69,11 @@ Op *op_clone(Module *m, const Op *op, ValueMap *map, const char *prefix)
         c->region = block_clone(m, op->region, map, NULL);
         c->region->parent_op = c;
     }
+    c->regions = ARENA_ARRAY(&m->arena, Block *, op->num_regions + 1);
+    for (int i = 0; i < op->num_regions; i++) {
+        c->regions[i] = block_clone(m, op->regions[i], map, NULL);
+        c->regions[i]->parent_op = c;
+    }
     c->results = ARENA_ARRAY(&m->arena, Value *, op->num_results + 1);
     for (int i = 0; i < op->num_results; i++) {
         c->results[i] = clone_value(m, map, op->results[i], prefix);

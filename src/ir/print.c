@@ -236,6 +236,12 @@ void print_op(FILE *out, const Op *op, int indent, const PrintHooks *hooks)
         fputs(" {\n", out);
         print_block_body(out, op->region, indent, hooks);
     }
+    for (int i = 0; i < op->num_regions; i++) {
+        fputc(' ', out);
+        print_block_args(out, op->regions[i], indent, false);
+        fputs(" {\n", out);
+        print_block_body(out, op->regions[i], indent, hooks);
+    }
     if (op->num_results) /* a result-less op's types are its operands' */
         fputs(" : ", out);
     for (int i = 0; i < op->num_results; i++) {

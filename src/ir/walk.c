@@ -12,9 +12,12 @@ static bool enters(const Op *op, IrWalkScope scope)
 /* The one place that knows where an op keeps its regions. */
 static bool walk_regions(Op *op, const IrWalker *w)
 {
-    if (!op->region || !enters(op, w->scope))
+    if (!enters(op, w->scope))
         return true;
-    return walk_block(op->region, w);
+    for (int i = 0; i < op->num_regions; i++)
+        if (!walk_block(op->regions[i], w))
+            return false;
+    return !op->region || walk_block(op->region, w);
 }
 
 static bool walk_values(Value **values, int count, const IrWalker *w)

@@ -5,6 +5,8 @@
  * import_op.c         one op: dispatch by MLIR name, operands, results,
  *                     result shardings, attributes kept or refused
  * import_stablehlo.c  the StableHLO ops with attributes of their own
+ * import_control_flow.c  stablehlo.while, case, if (regions that see
+ *                     the values around them)
  * import_manual.c     sdy.manual_computation, the collectives inside it,
  *                     custom_call with its sharding rule
  * import_sharding.c   sdy meshes and shardings
@@ -161,6 +163,10 @@ bool mlir_imp_sharding_group(OpImport *oi);
 bool mlir_imp_manual_computation(OpImport *oi);
 bool mlir_imp_collective(OpImport *oi);
 bool mlir_imp_custom_call(OpImport *oi);
+/* import_control_flow.c */
+bool mlir_imp_while(OpImport *oi);
+bool mlir_imp_case(OpImport *oi);
+bool mlir_imp_if(OpImport *oi);
 /* The binary op a reducer region applies to its two arguments
  * (stablehlo.add/maximum/minimum/...), or NULL (reported at owner). */
 const char *mlir_imp_reducer(ImportCtx *ic, const MlirOp *owner, int region);

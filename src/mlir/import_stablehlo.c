@@ -333,6 +333,8 @@ bool mlir_imp_constant(OpImport *oi)
         oi->fold = IMP_CONSTANT;
         return true;
     }
+    if (strcmp(oi->src->name, "sdy.constant") == 0)
+        oi->op_name = "sdy.constant"; /* printed back as written (no %c name) */
     if (!mlir_imp_make_op(oi, OP_CONSTANT))
         return false;
     mlir_imp_set(oi, ATTR_KEY_VALUE, v);

@@ -88,7 +88,7 @@ static void name_op(MlirPrinter *p, MlirScope *s, const Op *op)
     }
     /* stablehlo.constant names its result %cst (floats) or %c (integers) */
     const char *asm_name = NULL;
-    if (op->kind == OP_CONSTANT)
+    if (op->kind == OP_CONSTANT && strcmp(mlir_op_name(op), "sdy.constant") != 0)
         asm_name = dtype_is_float(op->results[0]->type.dtype) ? "cst" : "c";
     if (p->renumber && op->num_results > 1) {
         const char *group = number_name(p, "", s->next_value++);
@@ -213,6 +213,15 @@ void mlir_region_open(MlirPrinter *p, MlirScope *s, const Block *b, bool isolate
 {
     mlir_scope_init(s, p, isolated && !p->renumber ? NULL : p->scope, p->scope);
     name_args(p, s, b);
+    mlir_name_block(p, s, b);
+}
+
+void mlir_region_open_iter(MlirPrinter *p, MlirScope *s, const Block *b, const Block *names)
+{
+    mlir_scope_init(s, p, p->scope, p->scope);
+    for (int i = 0; i < b->num_args; i++)
+        set_name(p, b->args[i],
+                 mlir_scope_unique(p, s, p->renumber || i >= names->num_args ? "iterArg" : names->args[i]->name));
     mlir_name_block(p, s, b);
 }
 

@@ -401,8 +401,19 @@ void mlir_print_open_sharding(MlirPrinter *p, const Mesh *mesh, int rank)
     fputs("]>", p->out);
 }
 
+static void print_closed_sharding(MlirPrinter *p, const Mesh *mesh, int rank)
+{
+    fputc('<', p->out);
+    print_mesh_ref(p, mesh);
+    fputs(", [", p->out);
+    for (int d = 0; d < rank; d++)
+        fputs(d ? ", {}" : "{}", p->out);
+    fputs("]>", p->out);
+}
+
 /* #sdy.sharding_per_value of an op's results; a result with no sharding
- * is fully open on the mesh of the others. */
+ * is fully open on the mesh of the others (read from MLIR, where sdy_opt
+ * gives such results a closed replicated sharding: fully closed). */
 static void print_result_shardings(MlirPrinter *p, const Op *op)
 {
     const Mesh *mesh = NULL;
@@ -415,6 +426,8 @@ static void print_result_shardings(MlirPrinter *p, const Op *op)
         fputs(i ? ", " : "", p->out);
         if (r->sharding)
             mlir_print_tensor_sharding(p, r->sharding);
+        else if (p->renumber)
+            print_closed_sharding(p, mesh, r->type.rank);
         else
             mlir_print_open_sharding(p, mesh, r->type.rank);
     }

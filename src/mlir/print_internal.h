@@ -84,6 +84,10 @@ void mlir_print_block_ops(MlirPrinter *p, const MlirScope *s, const Block *b, in
  * In .shir naming an isolated region (sdy.manual_computation) may reuse
  * names of the enclosing ones. */
 void mlir_region_open(MlirPrinter *p, MlirScope *s, const Block *b, bool isolated);
+/* The same for a region of stablehlo.while, whose arguments (shared by
+ * its cond and body regions) are named after `names`' arguments: %iterArg,
+ * %iterArg_0, ... as MLIR names them, or in .shir naming as written. */
+void mlir_region_open_iter(MlirPrinter *p, MlirScope *s, const Block *b, const Block *names);
 /* A made-up region's argument (%argN) and value (%N) in scope s; in .shir
  * naming, `shir_name` made unique. */
 const char *mlir_scope_arg(MlirPrinter *p, MlirScope *s, const char *shir_name);
@@ -183,6 +187,10 @@ void mlir_print_op_attrs(MlirPrinter *p, const Op *op, const MlirAttrOpts *opts)
 void mlir_print_marker(MlirPrinter *p, const char *marker);
 /* A shardc attribute's value in MLIR syntax (typed as ops.def says). */
 void mlir_print_attr_value(MlirPrinter *p, const Op *op, const NamedAttr *a);
+
+/* ---- control flow (print_control_flow.c) ---- */
+
+extern const MlirOpForm mlir_form_while, mlir_form_case, mlir_form_barrier;
 
 /* ---- collectives (print_collectives.c) ---- */
 

@@ -279,7 +279,7 @@ static void emit_constant(MlirPrinter *p, const Op *op, int indent)
 {
     const AttrValue *v = op_attr_get(op, ATTR_KEY_VALUE);
     mlir_print_defs(p, op, indent);
-    fputs("stablehlo.constant", p->out);
+    fputs(mlir_op_name(op), p->out);
     mlir_print_op_attrs(p, op, &(MlirAttrOpts){.consumed = (const AttrKey[]){ATTR_KEY_VALUE, 0}});
     fputc(' ', p->out);
     if (v)
@@ -543,6 +543,12 @@ static MlirFormKind form_kind(OpKind kind)
  * has none for yet prints generically (the importer reads it back). */
 const MlirOpForm *mlir_op_form(OpKind kind)
 {
+    if (kind == OP_WHILE)
+        return &mlir_form_while;
+    if (kind == OP_CASE)
+        return &mlir_form_case;
+    if (kind == OP_OPTIMIZATION_BARRIER)
+        return &mlir_form_barrier;
     switch ((unsigned)kind < OP_COUNT ? form_kind(kind) : FORM_SHARDC) {
     case FORM_SAME:
     case FORM_FUNC: return &form_same;

@@ -121,6 +121,8 @@ Value *pc_emit_merged_all_to_all(PartitionCtx *pc, Value *in, const TensorType *
 void pc_partition_op(PartitionCtx *pc, Op *op);
 void pc_partition_shard_map(PartitionCtx *pc, Op *op);
 void pc_partition_custom(PartitionCtx *pc, Op *op);
+/* while, case, optimization_barrier: a located "not supported yet". */
+void pc_partition_control_flow(PartitionCtx *pc, Op *op);
 /* Clone the ops of `body` into the region with its args bound to `args`;
  * fills `returns` with the clones of the returned values. */
 void pc_inline_block(PartitionCtx *pc, const Block *body, Value **args, Value **returns);

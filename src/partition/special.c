@@ -184,3 +184,4 @@ void pc_partition_custom(PartitionCtx *pc, Op *op)
     factor_assignment(assignment, rule, pc->mesh, shardings, types, count, op->num_operands, UNEVEN_NONE, &pc->scratch);
     partition_with_function(pc, op, module_find_func(pc->module, partition), rule, assignment);
 }
+

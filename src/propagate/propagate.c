@@ -17,6 +17,7 @@ static bool is_pass_through_op(const Op *op)
     switch (op_info(op->kind)->op_class) {
     case OPC_UNARY: case OPC_UNARY_FLOAT: case OPC_CONVERT: case OPC_BINARY: case OPC_COMPARE:
     case OPC_SELECT: case OPC_RESHAPE: case OPC_TRANSPOSE: case OPC_SHARDING: case OPC_BARRIER:
+    case OPC_WHILE: case OPC_CASE: case OPC_OPT_BARRIER: /* data-flow edges, as in Shardy */
         return true;
     default:
         return false;
@@ -121,6 +122,8 @@ static void propagate_op(PropagationState *st, Op *op, int phase)
         propagate_shard_map_operands(st, op, phase);
         return;
     }
+    if (prop_data_flow_edges(st, op, phase))
+        return;
     const OpShardingRule *rule = prop_state_rule(st, op);
     if (!rule)
         return;

@@ -60,6 +60,11 @@ void prop_groups_sync(PropagationState *st, const Value *v);
 void propagate_tensors(PropagationState *st, const Op *op, const OpShardingRule *rule, Value **values,
                        Sharding **shardings, int num_operands, int count, int phase);
 void propagate_shard_map_operands(PropagationState *st, Op *op, int phase);
+/* The data-flow edges of while, case and optimization_barrier (data_flow.c);
+ * false for other ops. */
+bool prop_data_flow_edges(PropagationState *st, const Op *op, int phase);
+/* The while or case whose edges hold b's arguments and returns, or NULL. */
+Op *prop_edge_owner(const Block *b);
 /* Each annotated function result meets its returned value as through a
  * sharding constraint. */
 void propagate_func_results(PropagationState *st, Func *f);

@@ -61,8 +61,11 @@ const OpShardingRule *prop_state_rule(PropagationState *st, const Op *op)
 
 void prop_worklist_push(PropagationState *st, Op *op)
 {
-    if (!op || st->queued[op->id] || op->parent != op->parent->parent_func->body)
+    if (!op || st->queued[op->id])
         return;
+    for (const Block *b = op->parent; b->parent_op; b = b->parent_op->parent)
+        if (!prop_edge_owner(b))
+            return; /* a shard_map body */
     st->queued[op->id] = true;
     st->queue[(st->queue_head + st->queue_count++) % st->queue_cap] = op;
 }
@@ -135,7 +138,7 @@ static int origin_dim(const ShardingProjection *before, int u, int t, int d)
 
 void prop_queue_neighbours(PropagationState *st, Value *v)
 {
-    prop_worklist_push(st, v->def);
+    prop_worklist_push(st, v->def ? v->def : prop_edge_owner(v->block));
     for (int i = 0; i < st->uses[v->id].count; i++)
         prop_worklist_push(st, st->uses[v->id].ops[i]);
 }
@@ -170,7 +173,7 @@ static bool add_operand_uses(Op *op, void *st)
 static bool add_return_uses(Block *b, void *st)
 {
     for (int i = 0; i < b->num_returns; i++)
-        add_use(st, b->returns[i], NULL);
+        add_use(st, b->returns[i], prop_edge_owner(b));
     return true;
 }
 

@@ -31,6 +31,8 @@ void verify_value_sharding(VerifyCtx *vc, Sharding **sharding, const TensorType 
 static void enter_region_of(VerifyCtx *vc, const Op *op)
 {
     const Op *owner = op->parent->parent_op;
+    while (owner && owner->kind != OP_SHARD_MAP) /* through while and case regions */
+        owner = owner->parent->parent_op;
     if (owner == vc->region_op)
         return;
     vc->region_op = owner;

@@ -1,0 +1,62 @@
+/* stablehlo.while, stablehlo.case, stablehlo.if and
+ * stablehlo.optimization_barrier onto while, case and
+ * optimization_barrier. Their regions see the values around them (not
+ * isolated from above) and end in stablehlo.return. stablehlo.if is a case
+ * on its i1 predicate with the false branch first (index 0),
+ * so that it prints back as an if. */
+#include "mlir/import_internal.h"
+
+static bool op_error(OpImport *oi, const char *what)
+{
+    diag_error(oi->ic->diag, mlir_imp_loc(oi->ic, oi->src->loc), "'%s': %s", oi->src->name, what);
+    return false;
+}
+
+/* Region k of the MLIR op as a block of the op (arguments as written). */
+static Block *import_region(OpImport *oi, int k, bool *ok)
+{
+    ImportCtx *ic = oi->ic;
+    const MlirRegion *region = oi->src->regions.items[k];
+    Block *b = ARENA_NEW(ic->arena, Block);
+    b->parent_op = oi->op;
+    b->parent_func = ic->func;
+    mlir_imp_push_scope(ic, false);
+    if (region->blocks.count == 1)
+        *ok &= mlir_imp_block_args(ic, &((const MlirBlock *)region->blocks.items[0])->args, b);
+    *ok &= mlir_imp_body(ic, region, b, "stablehlo.return", oi->src->loc);
+    mlir_imp_pop_scope(ic);
+    return b;
+}
+
+static bool import_regions(OpImport *oi, bool reversed)
+{
+    int n = oi->src->regions.count;
+    Op *op = oi->op;
+    op->num_regions = n;
+    op->regions = ARENA_ARRAY(oi->ic->arena, Block *, n + 1);
+    bool ok = true;
+    for (int k = 0; k < n; k++)
+        op->regions[reversed ? n - 1 - k : k] = import_region(oi, k, &ok);
+    return ok;
+}
+
+bool mlir_imp_while(OpImport *oi)
+{
+    if (oi->src->regions.count != 2)
+        return op_error(oi, "it needs a cond region and a body region");
+    return mlir_imp_make_op(oi, OP_WHILE) && import_regions(oi, false);
+}
+
+bool mlir_imp_case(OpImport *oi)
+{
+    if (oi->src->regions.count < 1)
+        return op_error(oi, "it needs at least one branch region");
+    return mlir_imp_make_op(oi, OP_CASE) && import_regions(oi, false);
+}
+
+bool mlir_imp_if(OpImport *oi)
+{
+    if (oi->src->regions.count != 2)
+        return op_error(oi, "it needs a true branch and a false branch");
+    return mlir_imp_make_op(oi, OP_CASE) && import_regions(oi, true);
+}

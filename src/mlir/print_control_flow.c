@@ -1,0 +1,124 @@
+/* stablehlo.while, stablehlo.case / stablehlo.if and
+ * stablehlo.optimization_barrier, as sdy_opt prints them:
+ *   %0:2 = stablehlo.while(%iterArg = %a, %iterArg_0 = %b) : t1, t2 attributes {...}
+ *    cond {...} do {...}
+ *   %0 = "stablehlo.case"(%i) ({...}, {...}) {...} : (tensor<i32>) -> t
+ *   %0:2 = stablehlo.optimization_barrier {...} %a, %b : t1, t2
+ * A case on a bool index (read from stablehlo.if, or written so) is an if:
+ * its regions are the false branch then the true one (a bool index
+ * selects branch 0 for false), printed in if's order, true branch first. */
+#include <stdlib.h>
+#include "print_internal.h"
+
+static void print_types(MlirPrinter *p, Value *const *v, int n)
+{
+    for (int i = 0; i < n; i++) {
+        fputs(i ? ", " : "", p->out);
+        mlir_print_type(p->out, &v[i]->type);
+    }
+}
+
+static void print_operands(MlirPrinter *p, const Op *op)
+{
+    for (int i = 0; i < op->num_operands; i++) {
+        fputs(i ? ", " : "", p->out);
+        mlir_print_val(p, mlir_val(p, op->operands[i]));
+    }
+}
+
+/* The op's attribute dict after `keyword` (` attributes {...}`), or
+ * nothing if it has none. */
+static void print_attrs_with_keyword(MlirPrinter *p, const Op *op, const char *keyword)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *mem = open_memstream(&text, &len);
+    if (!mem)
+        return;
+    FILE *out = p->out;
+    p->out = mem;
+    mlir_print_op_attrs(p, op, &(MlirAttrOpts){0});
+    fclose(mem);
+    p->out = out;
+    if (len)
+        fprintf(out, "%s%s", keyword, text);
+    free(text);
+}
+
+/* A region's block: its ops and `stablehlo.return`, named in scope s. */
+static void print_region(MlirPrinter *p, MlirScope *s, const Block *b, int indent)
+{
+    mlir_print_block_ops(p, s, b, indent + 2, "stablehlo.return");
+    fprintf(p->out, "%*s}", indent, "");
+}
+
+static void emit_while(MlirPrinter *p, const Op *op, int indent)
+{
+    MlirScope cond, body;
+    const Block *c = op->regions[0], *b = op->regions[1];
+    mlir_region_open_iter(p, &cond, c, b);
+    mlir_region_open_iter(p, &body, b, b);
+    mlir_print_defs(p, op, indent);
+    fputs("stablehlo.while(", p->out);
+    for (int i = 0; i < op->num_operands && i < b->num_args; i++) {
+        fputs(i ? ", " : "", p->out);
+        mlir_print_val(p, mlir_val(p, b->args[i]));
+        fputs(" = ", p->out);
+        mlir_print_val(p, mlir_val(p, op->operands[i]));
+    }
+    fputc(')', p->out);
+    if (op->num_operands)
+        fputs(" : ", p->out);
+    print_types(p, op->operands, op->num_operands);
+    print_attrs_with_keyword(p, op, " attributes");
+    fprintf(p->out, "\n%*s cond {\n", indent, "");
+    print_region(p, &cond, c, indent);
+    fputs(" do {\n", p->out);
+    print_region(p, &body, b, indent);
+    fputc('\n', p->out);
+}
+
+static void emit_case(MlirPrinter *p, const Op *op, int indent)
+{
+    bool is_if = op->operands[0]->type.dtype == DT_BOOL && op->num_regions == 2;
+    const char *name = is_if ? "stablehlo.if" : "stablehlo.case";
+    MlirScope *scopes = ARENA_ARRAY(&p->arena, MlirScope, op->num_regions + 1);
+    for (int k = 0; k < op->num_regions; k++)
+        mlir_region_open(p, &scopes[k], op->regions[k], false);
+    mlir_print_defs(p, op, indent);
+    fprintf(p->out, "\"%s\"(", name);
+    print_operands(p, op);
+    fputs(") (", p->out);
+    for (int j = 0; j < op->num_regions; j++) {
+        int k = is_if ? op->num_regions - 1 - j : j;
+        fputs(j ? ", {\n" : "{\n", p->out);
+        print_region(p, &scopes[k], op->regions[k], indent);
+    }
+    fputc(')', p->out);
+    mlir_print_op_attrs(p, op, &(MlirAttrOpts){0});
+    fputs(" : (", p->out);
+    print_types(p, op->operands, op->num_operands);
+    fputs(") -> ", p->out);
+    if (op->num_results != 1)
+        fputc('(', p->out);
+    print_types(p, op->results, op->num_results);
+    if (op->num_results != 1)
+        fputc(')', p->out);
+    fputc('\n', p->out);
+}
+
+static void emit_barrier(MlirPrinter *p, const Op *op, int indent)
+{
+    mlir_print_defs(p, op, indent);
+    fputs("stablehlo.optimization_barrier", p->out);
+    mlir_print_op_attrs(p, op, &(MlirAttrOpts){0});
+    fputc(' ', p->out);
+    print_operands(p, op);
+    fputs(" : ", p->out);
+    print_types(p, op->operands, op->num_operands);
+    fputc('\n', p->out);
+}
+
+const MlirOpForm mlir_form_while = {NULL, emit_while};
+const MlirOpForm mlir_form_case = {NULL, emit_case};
+const MlirOpForm mlir_form_barrier = {NULL, emit_barrier};

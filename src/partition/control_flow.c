@@ -1,0 +1,136 @@
+/* Partitioning while, case and optimization_barrier. A region is
+ * partitioned once, not per iteration: its ops go through the partitioner
+ * like any others into the region of the per-device op. Each carried value
+ * (a while position, a case result) is fixed to the layout of the op's
+ * result, which propagation agreed on along its data-flow edge; operands
+ * are resharded to it before the loop, returned values at the end of the
+ * region. Values a region uses from outside keep their versions, and the
+ * versions (reshards) made inside a region are forgotten when it ends:
+ * they do not dominate the code after the op. */
+#include "partition/partition_ctx.h"
+
+static bool value_in_block(const Value *v, const Block *b)
+{
+    const Block *home = v->def ? v->def->parent : v->block;
+    for (; home; home = home->parent_op ? home->parent_op->parent : NULL)
+        if (home == b)
+            return true;
+    return false;
+}
+
+/* Drop every version whose value lives in (or under) region block b. */
+static void forget_versions(PartitionCtx *pc, const Block *b)
+{
+    for (int id = 0; id < pc->num_global_values; id++)
+        for (LocalVersion **v = &pc->versions[id]; *v;)
+            if (value_in_block((*v)->local, b))
+                *v = (*v)->next;
+            else
+                v = &(*v)->next;
+}
+
+/* A layout control flow cannot carry: uneven dims (their padding). */
+static bool carried_layout(PartitionCtx *pc, const Op *op, const Value *global, DimAxes *out)
+{
+    pc_layout_of(out, global);
+    if (!pc_layout_uneven(&global->type, out))
+        return true;
+    diag_error(pc->diag, op->loc, "partitioning '%s' with a carried value (%%%s) whose shards are uneven is not "
+               "supported yet", op_info(op->kind)->name, global->name);
+    pc->ok = false;
+    return false;
+}
+
+static Value *carried_local(PartitionCtx *pc, const Op *op, const Value *global, const Value *carrier)
+{
+    DimAxes layout;
+    if (!carried_layout(pc, op, carrier, &layout))
+        return NULL;
+    pc->reason = pc_printf(pc, "%%%s carried through '%s' as %s", global->name, op_info(op->kind)->name,
+                           pc_format_layout(pc, &layout));
+    return pc_local_as(pc, global, &layout, op->loc);
+}
+
+/* Region k of `op` partitioned into a region of `local`: arguments laid
+ * out as the carriers, returned values resharded to them. */
+static bool partition_region(PartitionCtx *pc, const Op *op, Op *local, int k, Value *const *carriers)
+{
+    const Block *src = op->regions[k];
+    Block *b = ARENA_NEW(&pc->module->arena, Block);
+    b->parent_func = pc->body->parent_func;
+    b->parent_op = local;
+    local->regions[k] = b;
+    b->num_args = src->num_args;
+    b->args = ARENA_ARRAY(&pc->module->arena, Value *, src->num_args + 1);
+    for (int i = 0; i < src->num_args && pc->ok; i++) {
+        DimAxes layout;
+        if (!carried_layout(pc, op, carriers[i], &layout))
+            return false;
+        b->args[i] = pc_new_value(pc, src->args[i]->name, pc_local_type(pc, &src->args[i]->type, &layout), op->loc);
+        b->args[i]->block = b;
+        b->args[i]->index = i;
+        pc_add_version(pc, src->args[i], b->args[i], &layout);
+    }
+    Block *outer = pc->body;
+    pc->body = b;
+    for (Op *inner = src->first; inner && pc->ok; inner = inner->next) {
+        arena_reset(&pc->scratch);
+        pc_partition_op(pc, inner);
+    }
+    b->num_returns = src->num_returns;
+    b->returns = ARENA_ARRAY(&pc->module->arena, Value *, src->num_returns + 1);
+    b->return_loc = src->return_loc;
+    bool is_cond = op->kind == OP_WHILE && k == 0;
+    for (int i = 0; i < src->num_returns && pc->ok; i++)
+        b->returns[i] = carried_local(pc, op, src->returns[i], is_cond ? src->returns[i] : carriers[i]);
+    PaddingMask *masks = pc->masks;
+    pc->body = outer;
+    forget_versions(pc, b);
+    pc->masks = masks;
+    return pc->ok;
+}
+
+/* The per-device op: operands laid out as `carriers` (all of them for a
+ * while and a barrier; the index, replicated, for a case). */
+static Op *local_op(PartitionCtx *pc, const Op *op, int num_carried)
+{
+    Value **operands = ARENA_ARRAY(&pc->module->arena, Value *, op->num_operands + 1);
+    for (int i = 0; i < op->num_operands; i++) {
+        const Value *carrier = i < num_carried ? op->results[i] : op->operands[i];
+        if (!(operands[i] = carried_local(pc, op, op->operands[i], carrier)))
+            return NULL;
+    }
+    Op *local = pc_append_op(pc, op->kind, op->loc, operands, op->num_operands);
+    local->num_regions = op->num_regions;
+    local->regions = ARENA_ARRAY(&pc->module->arena, Block *, op->num_regions + 1);
+    local->num_results = op->num_results;
+    local->results = ARENA_ARRAY(&pc->module->arena, Value *, op->num_results + 1);
+    return local;
+}
+
+static void bind_local_results(PartitionCtx *pc, const Op *op, Op *local)
+{
+    for (int i = 0; i < op->num_results && pc->ok; i++) {
+        DimAxes layout;
+        if (!carried_layout(pc, op, op->results[i], &layout))
+            return;
+        Value *r = pc_new_value(pc, op->results[i]->name, pc_local_type(pc, &op->results[i]->type, &layout),
+                                op->loc);
+        r->def = local;
+        r->index = i;
+        local->results[i] = r;
+        pc_add_version(pc, op->results[i], r, &layout);
+    }
+}
+
+void pc_partition_control_flow(PartitionCtx *pc, Op *op)
+{
+    int carried = op->kind == OP_CASE ? 0 : op->num_operands;
+    if ((op->kind == OP_WHILE && op->num_regions != 2) || op->num_results < carried)
+        return;
+    Op *local = local_op(pc, op, carried);
+    for (int k = 0; local && k < op->num_regions && pc->ok; k++)
+        partition_region(pc, op, local, k, op->results);
+    if (local && pc->ok)
+        bind_local_results(pc, op, local);
+}
