@@ -212,8 +212,10 @@ static bool opt_module(const OptArgs *args, const char *name, const char *text, 
     bool applies = close;
     bool ok = m && (!applies || propagate_apply_constraints(m)) && seed_groups(m, &options, diag) &&
               cli_remember_shardings(m, &before) && pipeline_run(m, &ctx);
-    if (ok && options.emit >= EMIT_PROPAGATED)
+    if (ok && options.emit >= EMIT_PROPAGATED) {
         cli_reopen_propagated(m, &before);
+        cli_edge_shardings_on_edges(m);
+    }
     cli_written_free(&before);
     if (ok && close)
         cli_close_shardings(m);

@@ -131,3 +131,17 @@ void cli_written_free(CliWritten *w)
     free(w->values);
     w->values = NULL;
 }
+
+static bool clear_edge_input(Op *op, void *user)
+{
+    (void)user;
+    const Op *owner = op->kind == OP_DATA_FLOW_EDGE ? op->operands[0]->def : NULL;
+    if (owner && (owner->num_regions > 0 || owner->kind == OP_OPTIMIZATION_BARRIER))
+        op->operands[0]->sharding = NULL;
+    return true;
+}
+
+void cli_edge_shardings_on_edges(Module *m)
+{
+    ir_walk_module(m, &(IrWalker){.pre = clear_edge_input});
+}

@@ -25,6 +25,9 @@ bool cli_remember_shardings(Module *m, CliWritten *w);
  * value's. */
 void cli_reopen_propagated(Module *m, CliWritten *w);
 void cli_written_free(CliWritten *w);
+/* Shardy keeps a data-flow edge's sharding on its sdy.data_flow_edge op
+ * only, not on the op whose result the edge is (a while or case). */
+void cli_edge_shardings_on_edges(Module *m);
 /* Shardy's export: every dim closed, sharding constraints become reshards. */
 void cli_close_shardings(Module *m);
 

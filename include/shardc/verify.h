@@ -43,6 +43,7 @@ void verify_sort_or_argmax(VerifyCtx *vc, Op *op);
 void verify_call(VerifyCtx *vc, Op *op);
 void verify_custom(VerifyCtx *vc, Op *op);
 void verify_sharding_op(VerifyCtx *vc, Op *op);
+void verify_data_flow_edge(VerifyCtx *vc, Op *op);
 void verify_barrier(VerifyCtx *vc, Op *op);
 void verify_group(VerifyCtx *vc, Op *op);
 /* The module-wide checks of sharding groups (groups.c). */

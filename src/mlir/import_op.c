@@ -52,6 +52,7 @@ static const ImpOpEntry special_ops[] = {
     {"sdy.sharding_constraint", OP_SHARDING_CONSTRAINT, mlir_imp_sharding_op},
     {"sdy.reshard", OP_RESHARD, mlir_imp_sharding_op},
     {"sdy.propagation_barrier", OP_PROPAGATION_BARRIER, mlir_imp_barrier},
+    {"sdy.data_flow_edge", OP_DATA_FLOW_EDGE, mlir_imp_data_flow_edge},
     {"sdy.sharding_group", OP_SHARDING_GROUP, mlir_imp_sharding_group},
     {"sdy.manual_computation", OP_SHARD_MAP, mlir_imp_manual_computation},
     {"stablehlo.while", OP_WHILE, mlir_imp_while},

@@ -392,6 +392,19 @@ bool mlir_imp_sharding_op(OpImport *oi)
     return true;
 }
 
+/* `sdy.data_flow_edge %x sharding=<...>`: the sharding is optional. */
+bool mlir_imp_data_flow_edge(OpImport *oi)
+{
+    const MlirAttr *a = mlir_imp_attr(oi, "sharding");
+    if (a && a->kind != MA_SHARDING)
+        return op_error(oi, "its sharding must be <@mesh, [...]>");
+    Sharding *s = a ? mlir_imp_sharding(oi->ic, a->sharding) : NULL;
+    if ((a && !s) || !mlir_imp_make_op(oi, OP_DATA_FLOW_EDGE))
+        return false;
+    oi->op->results[0]->sharding = s;
+    return true;
+}
+
 /* `allowed_direction=BACKWARD` (#sdy<propagation_direction BACKWARD>, read
  * as a keyword) becomes "backward"; BOTH is imported so that the verifier
  * reports it, as Shardy's does. */

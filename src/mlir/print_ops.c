@@ -389,6 +389,22 @@ static void emit_sharding_op(MlirPrinter *p, const Op *op, int indent)
     end_line(p);
 }
 
+/* `sdy.data_flow_edge %x sharding=<@m, [...]> : tensor<...>`: the sharding
+ * of the edge, when it has one. */
+static void emit_data_flow_edge(MlirPrinter *p, const Op *op, int indent)
+{
+    const Value *r = op->results[0];
+    unary_head(p, op, indent);
+    if (r->sharding) {
+        fputs(" sharding=", p->out);
+        mlir_print_tensor_sharding(p, r->sharding);
+    }
+    mlir_print_op_attrs(p, op, &(MlirAttrOpts){.no_shardings = true});
+    fputs(" : ", p->out);
+    mlir_print_type(p->out, &r->type);
+    end_line(p);
+}
+
 /* `sdy.propagation_barrier %x allowed_direction=FORWARD {sdy.sharding = ...}
  * : tensor<...>`: the direction in Shardy's upper case. */
 static void emit_barrier(MlirPrinter *p, const Op *op, int indent)
@@ -512,6 +528,7 @@ static const MlirOpForm special_forms[OP_COUNT] = {
     [OP_SHARDING_CONSTRAINT] = {NULL, emit_sharding_op},
     [OP_RESHARD] = {NULL, emit_sharding_op},
     [OP_PROPAGATION_BARRIER] = {NULL, emit_barrier},
+    [OP_DATA_FLOW_EDGE] = {NULL, emit_data_flow_edge},
     [OP_SHARDING_GROUP] = {NULL, emit_sharding_group},
     [OP_SHARD_MAP] = {NULL, emit_shard_map},
     [OP_PSUM] = {mlir_plan_collective, mlir_emit_collective},

@@ -16,7 +16,7 @@ static bool is_pass_through_op(const Op *op)
 {
     switch (op_info(op->kind)->op_class) {
     case OPC_UNARY: case OPC_UNARY_FLOAT: case OPC_CONVERT: case OPC_BINARY: case OPC_COMPARE:
-    case OPC_SELECT: case OPC_RESHAPE: case OPC_TRANSPOSE: case OPC_SHARDING: case OPC_BARRIER:
+    case OPC_SELECT: case OPC_RESHAPE: case OPC_TRANSPOSE: case OPC_SHARDING: case OPC_BARRIER: case OPC_DATA_FLOW_EDGE:
     case OPC_WHILE: case OPC_CASE: case OPC_OPT_BARRIER: /* data-flow edges, as in Shardy */
         return true;
     default:
@@ -335,7 +335,8 @@ static Sharding *hidden_sharding(Arena *arena, const Sharding *user, const Shard
         if (!dim_visible(&user->dims[d], limit))
             extra += user->dims[d].num_axes;
     AxisRef *replicated = ARENA_ARRAY(arena, AxisRef, user->num_replicated + extra + 1);
-    memcpy(replicated, user->replicated, sizeof(AxisRef) * (size_t)user->num_replicated);
+    if (user->num_replicated) /* NULL when there are none */
+        memcpy(replicated, user->replicated, sizeof(AxisRef) * (size_t)user->num_replicated);
     s->replicated = replicated;
     s->num_replicated = user->num_replicated;
     for (int d = 0; d < s->rank; d++) {

@@ -170,6 +170,13 @@ void verify_group(VerifyCtx *vc, Op *op)
         diag_error(vc->diag, id->loc, "'group_id' must be non-negative, got %lld", (long long)id->u.i);
 }
 
+/* Shardy's sdy.data_flow_edge: the identity whose (optional) sharding is
+ * the sharding of its operand's data-flow edge. */
+void verify_data_flow_edge(VerifyCtx *vc, Op *op)
+{
+    verify_expect_type(vc, op, &op->operands[0]->type, op->results[0]);
+}
+
 void verify_sharding_op(VerifyCtx *vc, Op *op)
 {
     verify_expect_type(vc, op, &op->operands[0]->type, op->results[0]);
