@@ -166,10 +166,10 @@ opt_module_attrs: %empty { $$ = (MlirList){0}; } | KW_ATTRIBUTES dict { $$ = $2;
 
 top_items
     : %empty                    { $$ = (MlirList){0}; }
-    | top_items KW_SDY_MESH SYMBOL '=' '<' mesh_body '>' opt_loc
+    | top_items KW_SDY_MESH SYMBOL '=' '<' mesh_body '>' opt_dict opt_loc
         {
             MlirMeshDecl *d = NEW(MlirMeshDecl);
-            *d = (MlirMeshDecl){$3, $6, L(@2)};
+            *d = (MlirMeshDecl){$3, $6, $8, L(@2)};
             MlirItem *it = NEW(MlirItem);
             *it = (MlirItem){.kind = MT_ITEM_MESH, .mesh = d};
             $$ = $1; PUSH($$, it);

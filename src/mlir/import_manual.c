@@ -178,6 +178,7 @@ enum { MAX_COLLECTIVE_AXES = 8 };
 
 typedef struct Groups {
     const Mesh *mesh;
+    const ImpManual *scope; /* the axes the groups may be over */
     const int64_t *ids;     /* rows x cols device ids (pairs: cols 2) */
     int rows, cols;
     bool ordered;           /* a group's order matters */
@@ -313,10 +314,11 @@ static bool collective_axes(OpImport *oi, Groups *g, const char *attr)
     g->perm = ARENA_ARRAY(&ic->scratch, int64_t, 2 * (int64_t)g->rows + 2);
     if (pairs && g->cols != 2)
         return op_error(oi, "source_target_pairs must be pairs of device ids");
-    if (find_axes(g, ic->manual, pairs ? pairs_match : groups_match, &ic->scratch))
+    if (find_axes(g, g->scope, pairs ? pairs_match : groups_match, &ic->scratch))
         return true;
     diag_error(ic->diag, mlir_imp_loc(ic, a ? a->loc : oi->src->loc), "'%s': its %s match the device groups of no "
-               "manual axes of the enclosing sdy.manual_computation", oi->src->name, attr);
+               "%s", oi->src->name, attr, ic->manual ? "manual axes of the enclosing sdy.manual_computation"
+                                                     : "axes of the module's mesh");
     return false;
 }
 
@@ -383,16 +385,37 @@ static bool collective_attrs(OpImport *oi, const Groups *g)
     }
 }
 
+/* Outside an sdy.manual_computation (the body of a custom op's partition
+ * function, as the printer writes it), a collective is over axes of the
+ * module's only mesh, as in .shir; NULL (and an error) if there is not one. */
+static const ImpManual *global_scope(OpImport *oi)
+{
+    ImportCtx *ic = oi->ic;
+    if (ic->meshes.count != 1) {
+        op_error(oi, "a collective outside an sdy.manual_computation needs the module to have exactly one mesh");
+        return NULL;
+    }
+    const Mesh *mesh = ic->meshes.items[0];
+    AxisRef *axes = ARENA_ARRAY(&ic->scratch, AxisRef, mesh->num_axes > 0 ? mesh->num_axes : 1);
+    for (int i = 0; i < mesh->num_axes; i++)
+        axes[i] = (AxisRef){i, 1, mesh->axes[i].size};
+    ImpManual *scope = ARENA_NEW(&ic->scratch, ImpManual);
+    *scope = (ImpManual){mesh, mesh->num_axes, axes, NULL};
+    return scope;
+}
+
 bool mlir_imp_collective(OpImport *oi)
 {
     ImportCtx *ic = oi->ic;
     OpKind kind;
-    if (!ic->manual)
-        return op_error(oi, "a collective outside an sdy.manual_computation is not supported by shardc");
+    const ImpManual *scope = ic->manual ? ic->manual : global_scope(oi);
+    if (!scope)
+        return false;
     if (oi->num_operands != 1 || oi->num_results != 1)
         return op_error(oi, "shardc supports it with one operand and one result");
     Groups *g = ARENA_NEW(&ic->scratch, Groups);
-    g->mesh = ic->manual->mesh;
+    g->mesh = scope->mesh;
+    g->scope = scope;
     g->ordered = strcmp(oi->src->name, "stablehlo.all_reduce") != 0;
     bool pairs = oi->kind == OP_PPERMUTE;
     if (!collective_kind(oi, &kind) || !collective_axes(oi, g, pairs ? "source_target_pairs" : "replica_groups") ||

@@ -84,6 +84,45 @@ static void set_device_ids(ImportCtx *ic, Mesh *mesh, const MlirMesh *src)
         mesh->device_ids[i] = *(int64_t *)src->device_ids.items[i];
 }
 
+/* One name of shardc.explicit_axes: an axis of the mesh, made explicit. */
+static bool mark_explicit(ImportCtx *ic, Mesh *mesh, const char *name, Loc loc)
+{
+    for (int k = 0; k < mesh->num_axes; k++)
+        if (strcmp(mesh->axes[k].name, name) == 0) {
+            mesh->axes[k].is_explicit = true;
+            return true;
+        }
+    diag_error(ic->diag, loc, "shardc.explicit_axes names \"%s\", which is not an axis of the mesh", name);
+    return false;
+}
+
+/* The mesh op's attribute dict: shardc.explicit_axes, the axes JAX calls
+ * AxisType.Explicit (as the printer writes them, src/mlir/print.c), a list
+ * of axis names; any other attribute is refused, not dropped. */
+static void mesh_attrs(ImportCtx *ic, Mesh *mesh, const MlirList *attrs)
+{
+    for (int i = 0; i < attrs->count; i++) {
+        const MlirNamedAttr *a = attrs->items[i];
+        Loc loc = mlir_imp_loc(ic, a->loc);
+        const MlirAttr *v = a->value;
+        if (strcmp(a->name, "shardc.explicit_axes") != 0) {
+            diag_error(ic->diag, loc, "attribute '%s' on sdy.mesh is not supported by shardc", a->name);
+            continue;
+        }
+        bool ok = v->kind == MA_AXES || v->kind == MA_ARRAY;
+        for (int k = 0; ok && k < v->items.count; k++) {
+            const MlirAxisRef *r = v->items.items[k];
+            const MlirAttr *e = v->items.items[k];
+            if (v->kind == MA_AXES ? r->size != 0 : e->kind != MA_STRING)
+                ok = false;
+            else
+                mark_explicit(ic, mesh, v->kind == MA_AXES ? r->name : e->s, loc);
+        }
+        if (!ok)
+            diag_error(ic->diag, loc, "shardc.explicit_axes must be a list of axis names, like [\"x\", \"y\"]");
+    }
+}
+
 void mlir_imp_mesh(ImportCtx *ic, const MlirMeshDecl *decl)
 {
     Loc loc = mlir_imp_loc(ic, decl->loc);
@@ -105,6 +144,8 @@ void mlir_imp_mesh(ImportCtx *ic, const MlirMeshDecl *decl)
         ok &= add_axis(ic, mesh, src->axes.items[i]);
     if (ok && src->has_device_ids)
         set_device_ids(ic, mesh, src);
+    if (ok)
+        mesh_attrs(ic, mesh, &decl->attrs);
 }
 
 /* ---- shardings ---- */

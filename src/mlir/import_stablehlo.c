@@ -186,16 +186,19 @@ static bool is_identity(const AttrValue *v, OpKind kind, DType dt)
     return v->kind == ATTR_INT && v->u.i == (kind == OP_REDUCE_MAX ? low : high);
 }
 
+/* On i1, or is max and and is min: the printer writes bool reduce_max and
+ * reduce_min so (as JAX lowers jnp.any and jnp.all). */
 static bool reduce_kind(OpImport *oi, OpKind *kind)
 {
     const char *body = mlir_imp_reducer(oi->ic, oi->src, 0);
     if (!body)
         return false;
+    bool is_bool = oi->operands[0] && oi->operands[0]->type.dtype == DT_BOOL;
     if (strcmp(body, "stablehlo.add") == 0)
         *kind = OP_REDUCE_SUM;
-    else if (strcmp(body, "stablehlo.maximum") == 0)
+    else if (strcmp(body, "stablehlo.maximum") == 0 || (is_bool && strcmp(body, "stablehlo.or") == 0))
         *kind = OP_REDUCE_MAX;
-    else if (strcmp(body, "stablehlo.minimum") == 0)
+    else if (strcmp(body, "stablehlo.minimum") == 0 || (is_bool && strcmp(body, "stablehlo.and") == 0))
         *kind = OP_REDUCE_MIN;
     else {
         diag_error(oi->ic->diag, mlir_imp_loc(oi->ic, oi->src->loc), "'stablehlo.reduce' applying '%s' is not "

@@ -229,6 +229,7 @@ typedef struct MlirFunc {
 typedef struct MlirMeshDecl {
     const char *name;
     MlirMesh *mesh;
+    MlirList attrs;             /* MlirNamedAttr*: {shardc.explicit_axes = [...]} */
     Loc loc;
 } MlirMeshDecl;
 
