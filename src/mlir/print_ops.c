@@ -114,10 +114,23 @@ static const char *compare_type(DType dt)
     return dt == DT_BOOL || dtype_is_unsigned(dt) ? "UNSIGNED" : "SIGNED";
 }
 
+/* The compare_type read from MLIR (kept as written), else NULL. */
+static const char *kept_compare_type(const Op *op)
+{
+    for (int i = 0; op->mlir && i < op->mlir->attrs.count; i++)
+        if (strcmp(op->mlir->attrs.items[i].name, "compare_type") == 0)
+            return op->mlir->attrs.items[i].text;
+    return NULL;
+}
+
 /* `stablehlo.compare  GT, %a, %b,  FLOAT : (...) -> ...`: the two spaces
- * are the enum attributes' own printers' (as JAX's output shows). */
+ * are the enum attributes' own printers' (as JAX's output shows). A
+ * compare_type read from MLIR goes there, not a second time in the
+ * attribute dict (tests/mlir/compare_type.test). */
 static void emit_compare(MlirPrinter *p, const Op *op, int indent)
 {
+    static const char *const spelled[] = {"compare_type", NULL};
+    const char *kept_type = kept_compare_type(op);
     MlirVal in[3], res = result_val(p, op);
     int n = broadcast_operands(p, op, indent, in);
     const char *dir = op_attr_string(op, ATTR_KEY_DIRECTION);
@@ -127,8 +140,9 @@ static void emit_compare(MlirPrinter *p, const Op *op, int indent)
     mlir_print_defs(p, op, indent);
     fprintf(p->out, "stablehlo.compare  %s, ", upper);
     mlir_print_vals(p, in, n);
-    fprintf(p->out, ",  %s", compare_type(in[0].type.dtype));
-    mlir_print_op_attrs(p, op, &(MlirAttrOpts){.consumed = (const AttrKey[]){ATTR_KEY_DIRECTION, 0}});
+    fprintf(p->out, ",  %s", kept_type ? kept_type : compare_type(in[0].type.dtype));
+    mlir_print_op_attrs(p, op, &(MlirAttrOpts){.consumed = (const AttrKey[]){ATTR_KEY_DIRECTION, 0},
+                                               .skip_kept = spelled});
     fputs(" : ", p->out);
     mlir_print_fn_type(p->out, in, n, &res, 1);
     end_line(p);

@@ -1,0 +1,7 @@
+// A compare_type read from MLIR prints once, in the custom form: the one
+// its dtype implies (FLOAT) and another one (TOTALORDER) alike.
+func.func @main(%a: tensor<4xf32>, %b: tensor<4xf32>) -> (tensor<4xi1>, tensor<4xi1>) {
+  %0 = stablehlo.compare  GT, %a, %b,  FLOAT : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xi1>
+  %1 = stablehlo.compare  LT, %a, %b,  TOTALORDER : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xi1>
+  return %0, %1 : tensor<4xi1>, tensor<4xi1>
+}
