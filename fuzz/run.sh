@@ -23,11 +23,12 @@ check_toolchain() {
     rm -rf "$probe"
 }
 
-# Target-specific flags: .shir inputs get the keyword dictionary and room
-# for deep nesting; the others stay small.
+# Target-specific flags: .shir and .mlir inputs get their keyword
+# dictionaries and room for deep nesting; the others stay small.
 target_flags() {
     case $1 in
     fuzz_parse) echo "-dict=$root/fuzz/shir.dict -max_len=16384" ;;
+    fuzz_mlir) echo "-dict=$root/fuzz/mlir.dict -max_len=16384" ;;
     fuzz_config) echo "-max_len=8192" ;;
     *) echo "-max_len=4096" ;;
     esac

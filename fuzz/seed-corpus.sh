@@ -128,7 +128,24 @@ EOF
     printf 'meshes:\n  m: {axes: {x: 99999999999999999999}}\n' >"$dir/huge.yaml"
 }
 
+# fuzz_mlir: every MLIR sample and every 3rd MLIR test input, valid and
+# invalid (full-line // comments dropped; expected-error annotations are
+# comments too).
+seed_mlir() {
+    local dir="$corpus/fuzz_mlir" f n=0
+    rm -rf "$dir" && mkdir -p "$dir"
+    for f in "$root"/samples/mlir/*.mlir; do
+        grep -v '^ *//' "$f" >"$dir/$(basename "$f")" || true
+    done
+    find "$root/tests" -name '*.mlir' -size -4k | sort | while read -r f; do
+        if [ $((n++ % 3)) = 0 ]; then
+            grep -v '^ *//' "$f" >"$dir/$(echo "${f#"$root"/}" | tr '/' '_')" || true
+        fi
+    done
+}
+
 seed_parse
+seed_mlir
 seed_rule
 seed_npy
 seed_config

@@ -380,6 +380,12 @@ static void make_mesh(ImportCtx *ic, const GspmdScan *s, Loc loc)
 
 void mlir_imp_gspmd_prepare(ImportCtx *ic, const MlirModule *ast)
 {
+    const Mesh *named = mlir_imp_find_mesh(ic, "mesh");
+    if (named || ic->meshes.count == 1) { /* no need to scan every op's attributes */
+        ic->gspmd_mesh = named ? named : ic->meshes.items[0];
+        ic->gspmd_failed = false;
+        return;
+    }
     GspmdScan s = {.ic = ic};
     for (int i = 0; i < ast->items.count; i++) {
         const MlirItem *item = ast->items.items[i];
@@ -391,10 +397,7 @@ void mlir_imp_gspmd_prepare(ImportCtx *ic, const MlirModule *ast)
             scan_attrs(&s, item->func->result_attrs.items[r]);
         scan_ops(&s, item->func->body);
     }
-    const Mesh *named = mlir_imp_find_mesh(ic, "mesh");
-    if (named || ic->meshes.count == 1)
-        ic->gspmd_mesh = named ? named : ic->meshes.items[0];
-    else if (ic->meshes.count == 0 && s.any_tiled && !s.incompatible)
+    if (ic->meshes.count == 0 && s.any_tiled && !s.incompatible)
         make_mesh(ic, &s, mlir_imp_loc(ic, ast->loc));
     ic->gspmd_failed = s.incompatible && !ic->gspmd_mesh;
 }

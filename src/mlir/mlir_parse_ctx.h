@@ -4,6 +4,7 @@
 #define SHARDC_MLIR_PARSE_CTX_H
 #include <stdbool.h>
 #include "mlir/mlir_ast.h"
+#include "shardc/symtab.h"
 
 typedef struct MlirParseCtx {
     Arena *arena;
@@ -17,6 +18,10 @@ typedef struct MlirParseCtx {
     MlirRule *rule;             /* the op sharding rule being read */
     const char *text;           /* the whole input, for attributes' source text */
     size_t len;
+    /* parse_custom.c's op name -> custom form and mapped op names, hashed
+     * once per file (a table scan per op showed in profiles) */
+    SymTab forms, mapped;
+    bool forms_ready;
 } MlirParseCtx;
 
 /* ---- scanner helpers (parse_lex.c) ---- */

@@ -131,22 +131,15 @@ static bool paren_block_args(MlirParseCtx *ctx, MlirOp *op, MlirSyntaxItem *pare
     return true;
 }
 
+static void init_forms(MlirParseCtx *ctx);
+
 /* Whether shardc maps the op onto its IR (mlir_ops.def): its custom
  * form is read strictly. The forms of other ops are read leniently, so
  * that the importer reports the op itself as not supported. */
-static bool is_mapped(const char *name)
+static bool is_mapped(MlirParseCtx *ctx, const char *name)
 {
-    static const char *const mapped[] = {
-#define MLIR_OP(kind, mlir_name, form) mlir_name,
-#include "mlir/mlir_ops.def"
-#undef MLIR_OP
-        "func.return", "stablehlo.return", "sdy.return",
-    };
-    for (size_t i = 0; i < sizeof mapped / sizeof mapped[0]; i++) {
-        if (strcmp(mapped[i], name) == 0)
-            return true;
-    }
-    return false;
+    init_forms(ctx);
+    return symtab_get(&ctx->mapped, name) != NULL;
 }
 
 /* Other keywords and values a form takes; the default takes `(%a, %b)`
@@ -160,7 +153,7 @@ static bool form_default(MlirParseCtx *ctx, MlirCustomSyntax *syn, MlirOp *op, i
         uses = ((MlirSyntaxItem *)it->list.items[i])->kind == MI_USE;
     if (uses)
         return paren_uses(ctx, op, it);
-    if (is_mapped(op->name))
+    if (is_mapped(ctx, op->name))
         return unexpected(ctx, op, it);
     if (!mlir_dict_get(&op->attrs, MLIR_UNREAD_ITEMS))
         add_attr(ctx, op, MLIR_UNREAD_ITEMS, mlir_attr_new(ctx, MA_UNIT, it->loc), it->loc);
@@ -355,13 +348,31 @@ static const FormEntry forms[] = {
     {"stablehlo.while", form_while},
 };
 
-static FormFn form_of(const char *name)
+static void init_forms(MlirParseCtx *ctx)
 {
-    for (size_t i = 0; i < sizeof forms / sizeof forms[0]; i++) {
-        if (strcmp(forms[i].op, name) == 0)
-            return forms[i].item;
-    }
-    return form_default;
+    static const char *const mapped[] = {
+#define MLIR_OP(kind, mlir_name, form) mlir_name,
+#include "mlir/mlir_ops.def"
+#undef MLIR_OP
+        "func.return", "stablehlo.return", "sdy.return",
+    };
+    if (ctx->forms_ready)
+        return;
+    ctx->forms_ready = true;
+    symtab_init(&ctx->forms, ctx->arena);
+    symtab_init(&ctx->mapped, ctx->arena);
+    for (size_t i = 0; i < sizeof forms / sizeof forms[0]; i++)
+        if (!symtab_get(&ctx->forms, forms[i].op)) /* the first entry wins, as the scan did */
+            symtab_put(&ctx->forms, forms[i].op, (void *)&forms[i]);
+    for (size_t i = 0; i < sizeof mapped / sizeof mapped[0]; i++)
+        symtab_put(&ctx->mapped, mapped[i], (void *)mapped[i]);
+}
+
+static FormFn form_of(MlirParseCtx *ctx, const char *name)
+{
+    init_forms(ctx);
+    const FormEntry *e = symtab_get(&ctx->forms, name);
+    return e ? e->item : form_default;
 }
 
 /* `return` and `call` are func's ops printed without their dialect. */
@@ -536,7 +547,7 @@ MlirOp *mlir_custom_op(MlirParseCtx *ctx, MlirCustomSyntax *syn)
     MlirOp *op = NEW(ctx, MlirOp);
     op->name = full_name(syn->name);
     op->loc = op->name_loc = syn->name_loc;
-    FormFn form = form_of(op->name);
+    FormFn form = form_of(ctx, op->name);
     take_signature(ctx, syn, op);
     for (int next = 0; next < syn->items.count;) {
         MlirSyntaxItem *it = syn->items.items[next++];

@@ -386,11 +386,16 @@ void mlir_emit_generic(MlirPrinter *p, const Op *op, int indent)
 static const Mesh *any_mesh(const MlirPrinter *p) { return p->m->num_meshes ? p->m->meshes[0] : NULL; }
 
 /* `sdy.sharding_constraint %x <@m, [{"a"}, {?}]> : tensor<...>`: the
- * constraint is the result's sharding. */
+ * constraint is the result's sharding. One read from GSPMD's
+ * `custom_call @Sharding` prints so too, as Shardy's import turns it
+ * (tests/mlir/print_gspmd_constraint.test). */
 static void emit_sharding_op(MlirPrinter *p, const Op *op, int indent)
 {
     const Value *r = op->results[0];
-    MlirVal x = unary_head(p, op, indent);
+    MlirVal x = mlir_val(p, op->operands[0]);
+    mlir_print_defs(p, op, indent);
+    fprintf(p->out, "%s ", mlir_op_canonical_name(op->kind));
+    mlir_print_val(p, x);
     fputc(' ', p->out);
     if (r->sharding)
         mlir_print_tensor_sharding(p, r->sharding);
@@ -399,7 +404,6 @@ static void emit_sharding_op(MlirPrinter *p, const Op *op, int indent)
     mlir_print_op_attrs(p, op, &(MlirAttrOpts){.no_shardings = true});
     fputs(" : ", p->out);
     mlir_print_type(p->out, &r->type);
-    (void)x;
     end_line(p);
 }
 
