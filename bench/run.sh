@@ -408,5 +408,10 @@ fi
 say ""
 say "- load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"
 
+# bench/mlir.sh's section (its own run) stays as it was.
+if [ -f "$out_md" ] && grep -q '^<!-- bench/mlir.sh begin -->$' "$out_md"; then
+    say ""
+    sed -n '/^<!-- bench\/mlir.sh begin -->$/,/^<!-- bench\/mlir.sh end -->$/p' "$out_md" >> "$report"
+fi
 cp "$report" "$out_md"
 cat "$out_md"
