@@ -22,6 +22,8 @@ typedef struct MlirParseCtx {
      * once per file (a table scan per op showed in profiles) */
     SymTab forms, mapped;
     bool forms_ready;
+    SymTab types;               /* type text -> the MlirType read first (parse_build.c) */
+    bool types_ready;
 } MlirParseCtx;
 
 /* ---- scanner helpers (parse_lex.c) ---- */

@@ -124,15 +124,39 @@ static bool parse_tensor(MlirParseCtx *ctx, MlirType *t, const char *text)
     return parse_shape(ctx, t, body + strspn(body, " \t\r\n"));
 }
 
+/* A type spelled as one already read is a copy of it at its own location:
+ * a program spells the same few tensor types at every op, and parsing each
+ * again showed in profiles (bench/mlir.sh). The copies share text and dims,
+ * which nothing changes after parsing. */
+static MlirType *cached_type(MlirParseCtx *ctx, const char *text, Loc loc)
+{
+    if (!ctx->types_ready) {
+        symtab_init(&ctx->types, ctx->arena);
+        ctx->types_ready = true;
+    }
+    const MlirType *seen = symtab_get(&ctx->types, text);
+    if (!seen)
+        return NULL;
+    MlirType *t = NEW(ctx, MlirType);
+    *t = *seen;
+    t->loc = loc;
+    return t;
+}
+
 MlirType *mlir_build_type(MlirParseCtx *ctx, const char *text, Loc loc)
 {
-    MlirType *t = NEW(ctx, MlirType);
+    MlirType *t = cached_type(ctx, text, loc);
+    if (t)
+        return t;
+    t = NEW(ctx, MlirType);
     t->text = normalize_ws(ctx, text);
     t->loc = loc;
     if (strncmp(text, "tensor<", 7) == 0) {
         t->kind = MT_TENSOR;
-        if (parse_tensor(ctx, t, t->text))
+        if (parse_tensor(ctx, t, t->text)) {
+            symtab_put(&ctx->types, arena_strdup(ctx->arena, text), t);
             return t;
+        }
         diag_error(ctx->diag, loc, "malformed tensor type '%s'", t->text);
         ctx->syntax_errors++;
         return NULL;
