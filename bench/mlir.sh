@@ -60,14 +60,16 @@ pair() {
 
 median() { sort -g | awk '{a[NR] = $1} END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
 col() { awk -v c="$2" '{ print $c }' "$work/mlir_$1.times"; }
-row() { # row NAME LABEL_A LABEL_B
-    local ma mb
-    ma=$(col "$1" 1 | median) mb=$(col "$1" 2 | median)
-    printf '| %s vs %s | %.0f | %.0f | %.2f | %.2f | %.2f (%.2f–%.2f) |\n' "$2" "$3" "$ma" "$mb" \
+row() { # row NAME LABEL_A LABEL_B: A is the MLIR side, B the .shir one
+    local ma mb r
+    ma=$(col "$1" 1 | median) mb=$(col "$1" 2 | median) r=$(col "$1" 3 | median)
+    printf '| %s vs %s | %.0f | %.0f | %.2f | %.2f | %.2f (%.2f–%.2f) | %.2f |\n' "$2" "$3" "$ma" "$mb" \
         "$(awk -v t="$ma" -v n="$n" 'BEGIN { print 1000 * t / n }')" \
         "$(awk -v t="$mb" -v n="$n" 'BEGIN { print 1000 * t / n }')" \
-        "$(col "$1" 3 | median)" "$(col "$1" 3 | sort -g | head -1)" "$(col "$1" 3 | sort -g | tail -1)"
+        "$r" "$(col "$1" 3 | sort -g | head -1)" "$(col "$1" 3 | sort -g | tail -1)" \
+        "$(awk -v r="$r" -v a="$bytes_mlir" -v b="$bytes_shir" 'BEGIN { print r * b / a }')"
 }
+bytes_shir=$(wc -c < "$work/mlir_bench.shir") bytes_mlir=$(wc -c < "$work/mlir_bench.mlir")
 
 pair read parse "$work/mlir_bench.mlir --emit=ir" "$work/mlir_bench.shir --emit=ir"
 pair print emit "$work/mlir_bench.shir --emit=sdy" "$work/mlir_bench.shir --emit=ir"
@@ -79,13 +81,14 @@ section="$work/mlir_section.md"
     echo ""
     echo "- date: $(date -u '+%Y-%m-%d %H:%M UTC'); commit $(git rev-parse --short HEAD 2> /dev/null || echo unknown)"
     echo "- CPU: $(lscpu | sed -n 's/^Model name: *//p'), nproc $(nproc); load average $(cut -d' ' -f1-3 /proc/loadavg)"
-    echo "- module: gen_transformer, $n ops, propagated; .shir $(wc -c < "$work/mlir_bench.shir") bytes, .mlir $(wc -c < "$work/mlir_bench.mlir") bytes"
+    echo "- module: gen_transformer, $n ops, propagated; .shir $bytes_shir bytes, .mlir $bytes_mlir bytes"
     echo ""
     echo "CPU ms of the compiling thread, medians of $reps interleaved runs; ratio = A / B,"
-    echo "median of the per-run ratios (min–max):"
+    echo "median of the per-run ratios (min–max), per op; per byte, the ratio times"
+    echo ".shir bytes / .mlir bytes (the MLIR text of the same program is longer):"
     echo ""
-    echo "| A vs B | A ms | B ms | A µs/op | B µs/op | ratio |"
-    echo "|---|---:|---:|---:|---:|---:|"
+    echo "| A vs B | A ms | B ms | A µs/op | B µs/op | ratio per op | per byte |"
+    echo "|---|---:|---:|---:|---:|---:|---:|"
     row read "read .mlir" "read .shir"
     row print "print --emit=sdy" "print --emit=ir"
     echo "<!-- bench/mlir.sh end -->"
