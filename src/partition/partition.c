@@ -3,6 +3,7 @@
  * op by op (src/partition/ops.c) with the collectives the shardings need.
  * Compile cost does not depend on the number of devices: nothing here
  * loops over devices. */
+#include <stdio.h>
 #include <string.h>
 #include "shardc/layout.h"
 #include "partition/partition_ctx.h"
@@ -28,19 +29,26 @@ static bool used_by_custom_op(const Module *m, const Func *f)
  * uneven ones are padded, docs/partitioning.md "Uneven dims".) A mesh equal
  * to it by value, or the empty placeholder mesh (whose shardings shard
  * nothing), is taken as it. */
-static bool check_value(PartitionCtx *pc, Value *v)
+static bool check_sharding(PartitionCtx *pc, Sharding **s, const char *what, Loc loc)
 {
-    if (!v->sharding || v->sharding->mesh == pc->mesh)
+    if (!*s || (*s)->mesh == pc->mesh)
         return true;
-    if (mesh_equal(v->sharding->mesh, pc->mesh) || mesh_is_empty(v->sharding->mesh)) {
-        Sharding *s = sharding_clone(&pc->module->arena, v->sharding);
-        s->mesh = pc->mesh;
-        v->sharding = s;
+    if (mesh_equal((*s)->mesh, pc->mesh) || mesh_is_empty((*s)->mesh)) {
+        Sharding *clone = sharding_clone(&pc->module->arena, *s);
+        clone->mesh = pc->mesh;
+        *s = clone;
         return true;
     }
-    diag_error(pc->diag, v->loc, "%%%s is sharded on mesh '@%s' but the function on '@%s'; one mesh per "
-               "function is supported", v->name, v->sharding->mesh->name, pc->mesh->name);
+    diag_error(pc->diag, loc, "%s is sharded on mesh '@%s' but the function on '@%s'; one mesh per "
+               "function is supported", what, (*s)->mesh->name, pc->mesh->name);
     return false;
+}
+
+static bool check_value(PartitionCtx *pc, Value *v)
+{
+    char what[256];
+    snprintf(what, sizeof what, "%%%s", v->name);
+    return check_sharding(pc, &v->sharding, what, v->loc);
 }
 
 typedef struct MeshCheck {
@@ -55,11 +63,19 @@ static bool check_value_mesh(Value *v, void *user)
     return true;
 }
 
-/* Values of shard_map bodies are per-device: their mesh is the body's. */
+/* Values of shard_map bodies are per-device: their mesh is the body's.
+ * The function's result shardings too are on its mesh (one on another
+ * mesh became out_specs whose axes meant the other mesh's, and a division
+ * by zero: tests/partition/result_other_mesh.shir). */
 static bool check_func(PartitionCtx *pc, const Func *f)
 {
     MeshCheck c = {pc, true};
     ir_walk(f->body, &(IrWalker){.value = check_value_mesh, .user = &c, .scope = IR_WALK_GLOBAL});
+    for (int j = 0; j < f->num_results; j++) {
+        char what[256];
+        snprintf(what, sizeof what, "result %d of '@%s'", j, f->name);
+        c.ok &= check_sharding(pc, &f->result_shardings[j], what, f->result_locs ? f->result_locs[j] : f->loc);
+    }
     return c.ok;
 }
 
