@@ -5,6 +5,7 @@
  * a sharding, maximal meshes on a device other than 0 (shardc numbers a
  * mesh's devices 0..N-1, so `<[], device_ids=[0]>` is the only maximal
  * mesh it has; `<[]>`, the empty mesh, is a mesh of one device). */
+#include <stdlib.h>
 #include <string.h>
 #include "mlir/import_internal.h"
 
@@ -33,11 +34,11 @@ static bool add_axis(ImportCtx *ic, Mesh *mesh, const MlirMeshAxis *a)
     Loc loc = mlir_imp_loc(ic, a->loc);
     for (int k = 0; k < mesh->num_axes; k++)
         if (strcmp(mesh->axes[k].name, a->name) == 0) {
-            diag_error(ic->diag, loc, "duplicate mesh axis \"%s\"", a->name);
+            diag_error(ic->diag, loc, "duplicate axis name: \"%s\"", a->name);
             return false;
         }
     if (a->size < 1) {
-        diag_error(ic->diag, loc, "mesh axis \"%s\" must have a positive size, got %lld", a->name, (long long)a->size);
+        diag_error(ic->diag, loc, "axis size must be at least 1, got: %lld (axis \"%s\")", (long long)a->size, a->name);
         return false;
     }
     if (mesh->num_devices > INT32_MAX / a->size) {
@@ -49,29 +50,71 @@ static bool add_axis(ImportCtx *ic, Mesh *mesh, const MlirMeshAxis *a)
     return true;
 }
 
+static int64_t device_id(const MlirMesh *src, int i) { return *(int64_t *)src->device_ids.items[i]; }
+
+/* Shardy's mesh verifier, in its words: ids non-negative, one per device,
+ * sorted they are 0..N-1. */
+static bool check_device_ids(ImportCtx *ic, const Mesh *mesh, const MlirMesh *src, Loc loc)
+{
+    int n = src->device_ids.count;
+    for (int i = 0; i < n; i++)
+        if (device_id(src, i) < 0) {
+            diag_error(ic->diag, loc, "device id must be non-negative, got: %lld", (long long)device_id(src, i));
+            return false;
+        }
+    if (mesh->num_axes == 0 && n > 1) {
+        diag_error(ic->diag, loc, "axes is empty and device_ids has more than one element");
+        return false;
+    }
+    if (mesh->num_axes > 0 && n != mesh->num_devices) {
+        diag_error(ic->diag, loc, "total product of axis sizes must match total number of device ids, got: "
+                   "%lld != %d", (long long)mesh->num_devices, n);
+        return false;
+    }
+    return true;
+}
+
+static int compare_ids(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* The ids sorted, as Shardy's message lists them, into buf. */
+static void sorted_ids(ImportCtx *ic, const MlirMesh *src, char *buf, size_t size)
+{
+    int n = src->device_ids.count;
+    int64_t *ids = ARENA_ARRAY(&ic->scratch, int64_t, n + 1);
+    for (int i = 0; i < n; i++)
+        ids[i] = device_id(src, i);
+    qsort(ids, (size_t)n, sizeof *ids, compare_ids);
+    size_t len = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < n && len < size; i++)
+        len += (size_t)snprintf(buf + len, size - len, "%s%lld", i ? ", " : "", (long long)ids[i]);
+}
+
 /* Explicit device ids: a permutation of 0..N-1; the identity is dropped
  * (sdy prints such a mesh without them), except on a maximal mesh. */
 static void set_device_ids(ImportCtx *ic, Mesh *mesh, const MlirMesh *src)
 {
     Loc loc = mlir_imp_loc(ic, src->loc);
     int n = src->device_ids.count;
-    if (mesh->num_axes == 0 && n == 1 && *(int64_t *)src->device_ids.items[0] != 0) {
-        diag_error(ic->diag, loc, "a maximal mesh on device %lld is not supported by shardc (a mesh's devices are "
-                   "numbered 0..N-1; only device_ids=[0] is)", (long long)*(int64_t *)src->device_ids.items[0]);
+    if (!check_device_ids(ic, mesh, src, loc))
         return;
-    }
-    if (n != mesh->num_devices) {
-        diag_error(ic->diag, loc, "device_ids has %d entries but the mesh has %lld devices", n,
-                   (long long)mesh->num_devices);
+    if (mesh->num_axes == 0 && device_id(src, 0) != 0) {
+        diag_error(ic->diag, loc, "a maximal mesh on device %lld is not supported by shardc (a mesh's devices are "
+                   "numbered 0..N-1; only device_ids=[0] is)", (long long)device_id(src, 0));
         return;
     }
     bool *seen = ARENA_ARRAY(&ic->scratch, bool, n);
     bool identity = true;
     for (int i = 0; i < n; i++) {
-        int64_t id = *(int64_t *)src->device_ids.items[i];
-        if (id < 0 || id >= n || seen[id]) {
-            diag_error(ic->diag, loc, "device_ids must be a permutation of 0..%d; entry %d is %lld", n - 1, i,
-                       (long long)id);
+        int64_t id = device_id(src, i);
+        if (id >= n || seen[id]) {
+            char ids[256];
+            sorted_ids(ic, src, ids, sizeof ids);
+            diag_error(ic->diag, loc, "sorted device ids must be iota(product(axes)), got: %s", ids);
             return;
         }
         seen[id] = true;
@@ -158,6 +201,30 @@ static int find_axis(const Mesh *mesh, const char *name)
     return -1;
 }
 
+/* Shardy's sub-axis rules for "x":(pre)size of an axis of size full, each
+ * reported in its words. */
+static bool check_sub_axis(ImportCtx *ic, Loc loc, const MlirAxisRef *r, int64_t full)
+{
+    long long pre = (long long)r->pre_size, size = (long long)r->size;
+    int64_t next_pre = 0;
+    bool too_large = r->pre_size >= 1 && __builtin_mul_overflow(r->pre_size, r->size, &next_pre);
+    if (r->pre_size < 1)
+        diag_error(ic->diag, loc, "sub-axis pre-size must be at least 1: \"%s\":(%lld)%lld", r->name, pre, size);
+    else if (r->size <= 1)
+        diag_error(ic->diag, loc, "sub-axis sizes must be greater than 1: \"%s\":(%lld)%lld", r->name, pre, size);
+    else if (too_large)
+        diag_error(ic->diag, loc, "sub-axis \"%s\":(%lld)%lld is larger than any axis", r->name, pre, size);
+    else if (full % next_pre != 0)
+        diag_error(ic->diag, loc, "sub-axis next pre-size %lld doesn't divide the size of the full axis %lld: "
+                   "\"%s\":(%lld)%lld", (long long)next_pre, (long long)full, r->name, pre, size);
+    else if (r->pre_size == 1 && r->size == full)
+        diag_error(ic->diag, loc, "sub-axis size is equal to the full axis size: \"%s\":(%lld)%lld", r->name, pre,
+                   size);
+    else
+        return true;
+    return false;
+}
+
 /* "x" or "x":(pre)size, with Shardy's sub-axis rules: size > 1, pre * size
  * divides the axis, and not the whole axis. */
 static bool resolve_axis(ImportCtx *ic, const Mesh *mesh, const MlirAxisRef *r, AxisRef *out)
@@ -165,20 +232,15 @@ static bool resolve_axis(ImportCtx *ic, const Mesh *mesh, const MlirAxisRef *r, 
     Loc loc = mlir_imp_loc(ic, r->loc);
     int axis = find_axis(mesh, r->name);
     if (axis < 0) {
-        diag_error(ic->diag, loc, "unknown axis \"%s\" in mesh '@%s'", r->name, mesh->name);
+        diag_error(ic->diag, loc, "unknown axis name: \"%s\" (mesh '@%s')", r->name, mesh->name);
         return false;
     }
-    int64_t full = mesh->axes[axis].size, product;
+    int64_t full = mesh->axes[axis].size;
     *out = (AxisRef){axis, 1, full};
     if (r->size == 0)
         return true;
-    if (r->pre_size < 1 || r->size <= 1 || __builtin_mul_overflow(r->pre_size, r->size, &product) ||
-        full % product != 0 || (r->pre_size == 1 && r->size == full)) {
-        diag_error(ic->diag, loc, "invalid sub-axis \"%s\":(%lld)%lld of an axis of size %lld (need size > 1, "
-                   "pre-size * size dividing the axis size, and less than the whole axis)", r->name,
-                   (long long)r->pre_size, (long long)r->size, (long long)full);
+    if (!check_sub_axis(ic, loc, r, full))
         return false;
-    }
     *out = (AxisRef){axis, r->pre_size, r->size};
     return true;
 }
@@ -195,8 +257,11 @@ static bool use_axis(ImportCtx *ic, const Mesh *mesh, const MlirAxisRef *r, Axis
         return false;
     for (int i = 0; i < use->count; i++) {
         if (axis_ref_overlaps(use->used[i], *out)) {
-            diag_error(ic->diag, mlir_imp_loc(ic, r->loc), "axis \"%s\" is used more than once in this sharding",
-                       r->name);
+            char ref[160];
+            snprintf(ref, sizeof ref, r->size ? "\"%.100s\":(%lld)%lld" : "\"%.100s\"", r->name,
+                     (long long)r->pre_size, (long long)r->size);
+            diag_error(ic->diag, mlir_imp_loc(ic, r->loc), "duplicate axis ref: %s (an axis shards one dim of a "
+                       "value, once)", ref);
             return false;
         }
     }
@@ -215,8 +280,8 @@ static bool build_dim(ImportCtx *ic, Sharding *s, int d, const MlirDimSharding *
         if ((ok &= use_axis(ic, s->mesh, src->axes.items[k], use, &dim->axes[dim->num_axes])))
             dim->num_axes++;
     if (dim->priority != PRIORITY_NONE && dim->is_closed && dim->num_axes == 0 && ok) {
-        diag_error(ic->diag, mlir_imp_loc(ic, src->loc), "a priority on a closed, unsharded dim has no effect; "
-                                                         "drop it or open the dim with '?'");
+        diag_error(ic->diag, mlir_imp_loc(ic, src->loc), "dim %d is empty and closed but has a priority (it has "
+                   "no effect; drop it or open the dim with '?')", d);
         ok = false;
     }
     return ok;
