@@ -58,11 +58,14 @@ static int flag_emit(CliParse *p, const char *v)
     return CLI_BAD;
 }
 
+/* basic, aggressive, or conservative: aggressive with Shardy's
+ * conservative-propagation (no sub-axes made, resized dims not sharded). */
 static int flag_propagation(CliParse *p, const char *v)
 {
-    bool basic = strcmp(v, "basic") == 0;
+    bool basic = strcmp(v, "basic") == 0, conservative = strcmp(v, "conservative") == 0;
     compile_args(p)->options.propagation = basic ? PROPAGATION_BASIC : PROPAGATION_AGGRESSIVE;
-    return basic || strcmp(v, "aggressive") == 0 ? CLI_OK : CLI_BAD;
+    compile_args(p)->options.conservative_propagation = conservative;
+    return basic || conservative || strcmp(v, "aggressive") == 0 ? CLI_OK : CLI_BAD;
 }
 
 /* --explain alone, or --explain=%NAME (the '%' optional) */
@@ -102,7 +105,7 @@ static const CliFlag compile_flags[] = {
     {"--emit", CLI_JOINED, flag_emit, "unknown --emit kind '%s'", "[--emit=ir|rules|propagated|partitioned|devices|sdy|sdy-partitioned]"},
     CLI_FLAG_FUNC,
     {"--propagation", CLI_JOINED, flag_propagation, "unknown option '--propagation=%s'",
-     "[--propagation=aggressive|basic]"},
+     "[--propagation=aggressive|basic|conservative]"},
     {"--explain", CLI_OPTIONAL, flag_explain, NULL, "[--explain[=%VALUE]]"},
     {"--stats", CLI_OPTIONAL, flag_stats, "unknown option '--stats=%s'", "[--stats[=json]]"},
     {"--device", CLI_JOINED, flag_device, "--device needs a device id, got '%s'", "[--device=K]"},

@@ -31,7 +31,8 @@ typedef struct OptPass {
 } OptPass;
 
 static const OptPass opt_passes[] = {
-    {"-sdy-basic-propagate", OPT_BASIC, {"conservative-propagation=false", "keep-sharding-rules=false"}},
+    {"-sdy-basic-propagate", OPT_BASIC,
+     {"conservative-propagation=false", "conservative-propagation=true", "keep-sharding-rules=false"}},
     {"-sdy-aggressive-propagate", OPT_AGGRESSIVE, {"propagation-strategy=aggressive"}},
     {"-sdy-op-priority-propagate", OPT_AGGRESSIVE, {0}},
     {"-sdy-user-priority-propagate", OPT_AGGRESSIVE, {0}},
@@ -178,6 +179,8 @@ static bool plan_passes(const OptArgs *args, CompileOptions *options, bool *clos
             continue;
         options->emit = EMIT_PROPAGATED;
         options->propagation = pass->action == OPT_BASIC ? PROPAGATION_BASIC : PROPAGATION_AGGRESSIVE;
+        options->conservative_propagation = args->run_options[i] &&
+                                            strstr(args->run_options[i], "conservative-propagation=true");
         *close = *close || pass->action == OPT_PIPELINE;
     }
     return true;

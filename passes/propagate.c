@@ -5,8 +5,11 @@
 
 static bool run_propagate(Module *m, PassContext *ctx)
 {
-    PropagateOptions options = {(PropagationMode)ctx->options->propagation, ctx->diag,
-                                !ctx->options->quiet_conflicts, ctx->origins};
+    PropagateOptions options = {.mode = (PropagationMode)ctx->options->propagation,
+                                .conservative = ctx->options->conservative_propagation,
+                                .diag = ctx->diag,
+                                .warn_conflicts = !ctx->options->quiet_conflicts,
+                                .origins = ctx->origins};
     return propagate_module(m, &options);
 }
 

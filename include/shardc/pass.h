@@ -33,6 +33,10 @@ typedef struct CompileOptions {
     /* A custom op may call a target the module does not define (a runtime
      * custom_call): `shardc opt` propagates programs it never runs. */
     bool external_custom_targets;
+    /* --propagation=conservative: Shardy's conservative propagation (no
+     * sub-axes made, resized dims not sharded further) on the aggressive
+     * strategy; `shardc opt` also on the basic one. */
+    bool conservative_propagation;
 } CompileOptions;
 
 struct OriginTable;

@@ -40,6 +40,9 @@ typedef struct ShardingProjection {
     int num_tensors;            /* operands, then results */
     int num_operands;
     TensorProjection *tensors;
+    /* Shardy's conservative propagation: no sub-axes made, and no new axes
+     * on a factor resized in a tensor (slice, pad, concatenate dims). */
+    bool conservative;
 } ShardingProjection;
 
 /* Project shardings (NULL = fully open) of the op's tensors. */
@@ -67,6 +70,7 @@ struct OriginTable;
 
 typedef struct PropagateOptions {
     PropagationMode mode;
+    bool conservative;  /* --propagation=conservative (ShardingProjection) */
     DiagEngine *diag;
     bool warn_conflicts;
     struct OriginTable *origins;    /* filled for --explain when non-NULL */

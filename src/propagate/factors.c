@@ -66,7 +66,8 @@ static bool prefix_without_overlap_list(AxisRef a, const AxisList *others, AxisR
  * of it, else the part of the axis that does (a sub-axis). The size is
  * this tensor's: a sliced, padded or concatenated dim has another size in
  * the operand than in the result under the same factor. */
-static bool within_factor(AxisRef a, const TensorProjection *tp, int f, int64_t prev, AxisRef *out)
+static bool within_factor(AxisRef a, const ShardingProjection *p, const TensorProjection *tp, int f, int64_t prev,
+                          AxisRef *out)
 {
     if (!prefix_without_overlap_list(a, &tp->replicated, &a))
         return false;
@@ -74,7 +75,8 @@ static bool within_factor(AxisRef a, const TensorProjection *tp, int f, int64_t 
     for (int i = 0; i < fs->axes.count; i++)
         if (axis_ref_contains(fs->axes.axes[i], a))
             return *out = a, true;
-    if (!fs->is_closed && fs->overflow.count == 0) {
+    bool resized = fs->size != p->rule->factors[f].size; /* conservative: no new axes there */
+    if (!fs->is_closed && fs->overflow.count == 0 && !(p->conservative && resized)) {
         if (fs->is_minor_most)
             return *out = a, true;
         int64_t g = fs->size % prev == 0 ? ir_gcd64(fs->size / prev, a.size) : 1;
@@ -115,8 +117,10 @@ static void truncate_axes(AxisList *axes, const TruncateCtx *c)
     const TensorProjection *tp = &c->p->tensors[c->tensor];
     for (int i = 0; i < axes->count; i++) {
         AxisRef cur = axes->axes[i], next;
-        bool ok = c->within ? within_factor(cur, tp, c->factor, prev, &next)
+        bool ok = c->within ? within_factor(cur, c->p, tp, c->factor, prev, &next)
                             : across_factors(cur, c->p, c->tensor, c->factor, &next);
+        /* conservative propagation makes no sub-axes */
+        ok = ok && !(c->p->conservative && !axis_ref_is_full(c->p->mesh, next));
         if (!ok) {
             axes->count = i;
             return;

@@ -90,6 +90,7 @@ void projection_build(ShardingProjection *p, Arena *scratch, const OpShardingRul
 {
     p->rule = rule;
     p->mesh = mesh;
+    p->conservative = false;
     p->num_tensors = num_tensors;
     p->num_operands = num_operands;
     /* Not zeroed: every visit of every op builds projections, and zeroing

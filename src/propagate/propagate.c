@@ -102,6 +102,7 @@ void propagate_tensors(PropagationState *st, const Op *op, const OpShardingRule 
     ShardingProjection p, before;
     arena_reset(&st->scratch);
     projection_build(&p, &st->scratch, rule, mesh, shardings, types, num_operands, count);
+    p.conservative = st->options->conservative;
     factor_propagate(&p, st->options->mode, dirs, op && op_is_elementwise(op), updated, &st->scratch);
     for (int t = 0; t < count; t++)
         any_update |= updated[t] && values[t];
