@@ -66,7 +66,7 @@ static int mlir_yylex(MLIR_YYSTYPE *lval, MLIR_YYLTYPE *lloc, MlirParseCtx *ctx)
 }
 static void mlir_yyerror(MLIR_YYLTYPE *lloc, MlirParseCtx *ctx, const char *msg);
 #define L(yyl) ((Loc){ctx->file, (yyl).first_line, (yyl).first_column})
-#define PUSH(list, item) mlir_list_push(ctx->arena, &(list), (item))
+#define PUSH(list, item) arena_list_push(ctx->arena, &(list), (item))
 /* An attribute value's text as written, kept for what the importer does
  * not model and prints back. */
 #define SPAN(attr, yyl) mlir_keep_text(ctx, (attr), (yyl).first_offset, (yyl).last_offset)

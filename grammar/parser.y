@@ -28,7 +28,7 @@ static int yylex(YYSTYPE *lval, YYLTYPE *lloc, ParseCtx *ctx)
 }
 static void yyerror(YYLTYPE *lloc, ParseCtx *ctx, const char *msg);
 #define L(yyl) ((Loc){ctx->file, (yyl).first_line, (yyl).first_column})
-#define PUSH(list, item) build_plist_push(ctx->arena, &(list), (item))
+#define PUSH(list, item) arena_list_push(ctx->arena, &(list), (item))
 }
 
 %union {

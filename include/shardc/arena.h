@@ -22,6 +22,15 @@ void *arena_alloc(Arena *arena, size_t size);
 void *arena_alloc_uninit(Arena *arena, size_t size);
 char *arena_strdup(Arena *arena, const char *s);
 char *arena_strndup(Arena *arena, const char *s, size_t n);
+
+/* A growable list of pointers in an arena (a grown list leaves its old
+ * array to the arena). */
+typedef struct ArenaList {
+    int count, cap;
+    void **items;
+} ArenaList;
+
+void arena_list_push(Arena *arena, ArenaList *list, void *item);
 /* Copy n elements of size elem_size; returns NULL when n == 0. */
 void *arena_memdup(Arena *arena, const void *src, size_t n, size_t elem_size);
 

@@ -4,19 +4,6 @@
 #include <string.h>
 #include "front/parse_ctx.h"
 
-void build_plist_push(Arena *arena, PtrList *list, void *item)
-{
-    if (list->count == list->cap) {
-        int cap = list->cap ? list->cap * 2 : 4;
-        void **items = ARENA_ARRAY(arena, void *, cap);
-        if (list->count)
-            memcpy(items, list->items, sizeof(void *) * (size_t)list->count);
-        list->items = items;
-        list->cap = cap;
-    }
-    list->items[list->count++] = item;
-}
-
 void build_reverse(PtrList *list)
 {
     for (int i = 0, j = list->count - 1; i < j; i++, j--) {
@@ -165,7 +152,7 @@ void build_end_func(ParseCtx *ctx, PtrList *results)
         f->result_logical[i] = scratch.logical;
         f->result_locs[i] = r->loc;
     }
-    build_plist_push(ctx->arena, &ctx->funcs, f);
+    arena_list_push(ctx->arena, &ctx->funcs, f);
     build_abandon_func(ctx);
 }
 

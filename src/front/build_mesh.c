@@ -91,7 +91,7 @@ void build_mesh(ParseCtx *ctx, const char *name, Loc loc, PtrList *items)
         diag_note(ctx->diag, previous->loc, "previous definition is here");
         return;
     }
-    build_plist_push(ctx->arena, &ctx->meshes, mesh);
+    arena_list_push(ctx->arena, &ctx->meshes, mesh);
 }
 
 const Mesh *build_find_mesh(ParseCtx *ctx, const char *name, Loc loc)

@@ -8,10 +8,7 @@
 #include "shardc/symtab.h"
 
 /* A growable list of pointers, arena-backed. */
-typedef struct PtrList {
-    int count, cap;
-    void **items;
-} PtrList;
+typedef ArenaList PtrList;
 
 /* An op's written parts, collected by the grammar and checked by the builder. */
 typedef struct OpSyntax {
@@ -70,7 +67,6 @@ void parse_lex_error(ParseCtx *ctx, Loc loc, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
 /* Builder (parse_build.c): called from grammar actions. */
-void build_plist_push(Arena *arena, PtrList *list, void *item);
 void build_reverse(PtrList *list);
 void build_begin_func(ParseCtx *ctx, const char *name, Loc loc);
 void build_end_func(ParseCtx *ctx, PtrList *results);

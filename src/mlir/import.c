@@ -339,7 +339,7 @@ static void import_func(ImportCtx *ic, const MlirFunc *mf)
     import_results(ic, mf, f, x);
     mlir_imp_body(ic, mf->body, f->body, "func.return", mf->loc);
     mlir_imp_pop_scope(ic);
-    mlir_list_push(&ic->scratch, &ic->funcs, f);
+    arena_list_push(&ic->scratch, &ic->funcs, f);
 }
 
 /* ---- the module ---- */

@@ -105,7 +105,7 @@ static AttrValue *parse_list(DenseParser *dp)
     dp->p++; /* [ */
     skip_space(dp);
     while (!dp->failed && dp->p < dp->end && *dp->p != ']') {
-        mlir_list_push(&dp->ic->scratch, &items, parse_element(dp));
+        arena_list_push(&dp->ic->scratch, &items, parse_element(dp));
         skip_space(dp);
         if (dp->p < dp->end && *dp->p == ',')
             dp->p++;

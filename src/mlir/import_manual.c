@@ -56,13 +56,13 @@ static bool manual_names(ImportCtx *ic, const MlirAttr *a, MlirList *names)
         const MlirAttr *v = a->items.items[i];
         if (a->kind == MA_AXES ? r->size != 0 : v->kind != MA_STRING)
             return false;
-        mlir_list_push(&ic->scratch, names, (void *)(a->kind == MA_AXES ? r->name : v->s));
+        arena_list_push(&ic->scratch, names, (void *)(a->kind == MA_AXES ? r->name : v->s));
     }
     for (const char *p = a->kind == MA_DIALECT && a->raw ? strchr(a->raw, '"') : NULL; p; p = strchr(p, '"')) {
         const char *end = strchr(p + 1, '"');
         if (!end)
             return false;
-        mlir_list_push(&ic->scratch, names, arena_strndup(&ic->scratch, p + 1, (size_t)(end - p - 1)));
+        arena_list_push(&ic->scratch, names, arena_strndup(&ic->scratch, p + 1, (size_t)(end - p - 1)));
         p = end + 1;
     }
     return a->kind == MA_AXES || a->kind == MA_ARRAY || a->kind == MA_DIALECT ||

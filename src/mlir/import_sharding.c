@@ -25,7 +25,7 @@ Mesh *mlir_imp_add_mesh(ImportCtx *ic, const char *name, Loc loc)
     mesh->name = mlir_imp_str(ic, name);
     mesh->loc = loc;
     mesh->num_devices = 1;
-    mlir_list_push(&ic->scratch, &ic->meshes, mesh);
+    arena_list_push(&ic->scratch, &ic->meshes, mesh);
     return mesh;
 }
 
@@ -398,7 +398,7 @@ bool mlir_imp_sharding_list(ImportCtx *ic, const MlirAttr *a, MlirList *out)
         const MlirAttr *item = a->items.items[i];
         if (item->kind != MA_SHARDING)
             return false;
-        mlir_list_push(&ic->scratch, out, item->sharding);
+        arena_list_push(&ic->scratch, out, item->sharding);
     }
     return a->kind == MA_ARRAY;
 }

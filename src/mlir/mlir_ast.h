@@ -19,12 +19,7 @@ typedef struct MlirOp MlirOp;
 typedef struct MlirRegion MlirRegion;
 
 /* A growable array of pointers, arena-backed. */
-typedef struct MlirList {
-    int count, cap;
-    void **items;
-} MlirList;
-
-void mlir_list_push(Arena *arena, MlirList *list, void *item);
+typedef ArenaList MlirList;
 
 /* ---- types ------------------------------------------------------------- */
 

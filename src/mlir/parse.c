@@ -57,7 +57,7 @@ static MlirAttr *dims_in(MlirParseCtx *ctx, const char *raw, const char *name, L
         if (*p == ']')
             break;
         size_t len = strcspn(p, " ,]");
-        mlir_list_push(ctx->arena, &a->items, mlir_build_int(ctx, arena_strndup(ctx->arena, p, len), loc));
+        arena_list_push(ctx->arena, &a->items, mlir_build_int(ctx, arena_strndup(ctx->arena, p, len), loc));
         p += len;
     }
     return a;
@@ -69,8 +69,8 @@ static MlirNamedAttr *dims_pair(MlirParseCtx *ctx, const char *raw, const char *
     snprintf(lhs, sizeof lhs, "lhs_%s_dimensions", which);
     snprintf(rhs, sizeof rhs, "rhs_%s_dimensions", which);
     MlirAttr *pair = mlir_attr_new(ctx, MA_DIMS_PAIR, loc);
-    mlir_list_push(ctx->arena, &pair->items, dims_in(ctx, raw, lhs, loc));
-    mlir_list_push(ctx->arena, &pair->items, dims_in(ctx, raw, rhs, loc));
+    arena_list_push(ctx->arena, &pair->items, dims_in(ctx, raw, lhs, loc));
+    arena_list_push(ctx->arena, &pair->items, dims_in(ctx, raw, rhs, loc));
     return mlir_named(ctx, key, pair, loc);
 }
 
@@ -84,7 +84,7 @@ static void split_dot_dims(MlirParseCtx *ctx, MlirOp *op, int i)
         return;
     op->attrs.items[i] = dims_pair(ctx, raw, "contracting_dims", "contracting", a->loc);
     if (strstr(raw, "batching_dimensions"))
-        mlir_list_push(ctx->arena, &op->attrs, dims_pair(ctx, raw, "batching_dims", "batching", a->loc));
+        arena_list_push(ctx->arena, &op->attrs, dims_pair(ctx, raw, "batching_dims", "batching", a->loc));
 }
 
 void mlir_normalize_attrs(MlirParseCtx *ctx, MlirOp *op)

@@ -8,19 +8,6 @@
 
 #define NEW(ctx, type) ((type *)arena_alloc((ctx)->arena, sizeof(type)))
 
-void mlir_list_push(Arena *arena, MlirList *list, void *item)
-{
-    if (list->count == list->cap) {
-        int cap = list->cap ? list->cap * 2 : 4;
-        void **items = ARENA_ARRAY(arena, void *, cap);
-        if (list->count)
-            memcpy(items, list->items, sizeof(void *) * (size_t)list->count);
-        list->items = items;
-        list->cap = cap;
-    }
-    list->items[list->count++] = item;
-}
-
 MlirAttr *mlir_dict_get(const MlirList *dict, const char *name)
 {
     for (int i = 0; i < dict->count; i++) {
@@ -247,7 +234,7 @@ MlirAttr *mlir_build_dense_array(MlirParseCtx *ctx, const char *text, Loc loc)
                                                         : mlir_build_int(ctx, word, loc);
         if (item->kind == MA_BOOL)
             item->i = item->b;
-        mlir_list_push(ctx->arena, &a->items, item);
+        arena_list_push(ctx->arena, &a->items, item);
         p += len;
     }
     return a;
@@ -272,10 +259,10 @@ MlirAttr *mlir_build_range(MlirParseCtx *ctx, const char *start, const char *lim
 {
     MlirAttr *a = mlir_attr_new(ctx, MA_ARRAY, loc);
     a->s = ":";
-    mlir_list_push(ctx->arena, &a->items, mlir_build_int(ctx, start, loc));
-    mlir_list_push(ctx->arena, &a->items, mlir_build_int(ctx, limit, loc));
+    arena_list_push(ctx->arena, &a->items, mlir_build_int(ctx, start, loc));
+    arena_list_push(ctx->arena, &a->items, mlir_build_int(ctx, limit, loc));
     if (stride)
-        mlir_list_push(ctx->arena, &a->items, mlir_build_int(ctx, stride, loc));
+        arena_list_push(ctx->arena, &a->items, mlir_build_int(ctx, stride, loc));
     return a;
 }
 
@@ -329,7 +316,7 @@ MlirRegion *mlir_build_region(MlirParseCtx *ctx, MlirBlock *entry, Loc loc)
 {
     MlirRegion *r = NEW(ctx, MlirRegion);
     if (entry)
-        mlir_list_push(ctx->arena, &r->blocks, entry);
+        arena_list_push(ctx->arena, &r->blocks, entry);
     r->loc = loc;
     return r;
 }
@@ -347,8 +334,8 @@ MlirFunc *mlir_build_func(MlirParseCtx *ctx, const char *name, const char *visib
         MlirBlockArg *r = results->items[i];
         MlirList *result_attrs = NEW(ctx, MlirList);
         *result_attrs = r->attrs;
-        mlir_list_push(ctx->arena, &f->result_types, r->type);
-        mlir_list_push(ctx->arena, &f->result_attrs, result_attrs);
+        arena_list_push(ctx->arena, &f->result_types, r->type);
+        arena_list_push(ctx->arena, &f->result_attrs, result_attrs);
     }
     return f;
 }
@@ -363,7 +350,7 @@ MlirOp *mlir_build_generic(MlirParseCtx *ctx, const char *name, Loc loc, MlirLis
     op->operands = *operands;
     op->attrs = *props;
     for (int i = 0; i < attrs->count; i++)
-        mlir_list_push(ctx->arena, &op->attrs, attrs->items[i]);
+        arena_list_push(ctx->arena, &op->attrs, attrs->items[i]);
     op->regions = *regions;
     if (!sig->is_function) {
         diag_error(ctx->diag, loc, "expected a function type '(...) -> ...' after a generic op");
@@ -386,9 +373,9 @@ bool mlir_settle_types(MlirParseCtx *ctx, MlirOp *op)
     op->sig_pending = false;
     if (n == 1) {
         for (int i = 0; i < m; i++)
-            mlir_list_push(ctx->arena, &op->operand_types, t->items[0]);
+            arena_list_push(ctx->arena, &op->operand_types, t->items[0]);
         for (int i = 0; i < r; i++)
-            mlir_list_push(ctx->arena, &op->result_types, t->items[0]);
+            arena_list_push(ctx->arena, &op->result_types, t->items[0]);
         return true;
     }
     if (n == r && n > 0) {
@@ -404,8 +391,8 @@ bool mlir_settle_types(MlirParseCtx *ctx, MlirOp *op)
     if (n == 2 && m == 3 && r == 1) {   /* select %p, %a, %b : pred type, value type */
         void *types[] = {t->items[0], t->items[1], t->items[1]};
         for (int i = 0; i < 3; i++)
-            mlir_list_push(ctx->arena, &op->operand_types, types[i]);
-        mlir_list_push(ctx->arena, &op->result_types, t->items[1]);
+            arena_list_push(ctx->arena, &op->operand_types, types[i]);
+        arena_list_push(ctx->arena, &op->result_types, t->items[1]);
         return true;
     }
     return false;

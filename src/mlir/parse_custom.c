@@ -7,7 +7,7 @@
 #include "mlir/mlir_parse_ctx.h"
 
 #define NEW(ctx, type) ((type *)arena_alloc((ctx)->arena, sizeof(type)))
-#define PUSH(ctx, list, item) mlir_list_push((ctx)->arena, &(list), (item))
+#define PUSH(ctx, list, item) arena_list_push((ctx)->arena, &(list), (item))
 
 typedef struct Form Form;
 typedef bool (*FormFn)(MlirParseCtx *ctx, MlirCustomSyntax *syn, MlirOp *op, int *next);

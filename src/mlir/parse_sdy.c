@@ -96,7 +96,7 @@ void mlir_mesh_option(MlirParseCtx *ctx, MlirMesh *mesh, const char *key, MlirAt
         }
         int64_t *v = NEW(ctx, int64_t);
         *v = id->i;
-        mlir_list_push(ctx->arena, &mesh->device_ids, v);
+        arena_list_push(ctx->arena, &mesh->device_ids, v);
     }
 }
 
@@ -118,10 +118,10 @@ MlirList *mlir_rule_dims(MlirParseCtx *ctx, MlirList *names, Loc loc)
             size_t n = 1;
             if (p[1] == '_')
                 n = 2 + strspn(p + 2, "0123456789");
-            mlir_list_push(ctx->arena, factors, arena_strndup(ctx->arena, p, n));
+            arena_list_push(ctx->arena, factors, arena_strndup(ctx->arena, p, n));
             p += n;
         }
-        mlir_list_push(ctx->arena, dims, factors);
+        arena_list_push(ctx->arena, dims, factors);
     }
     return dims;
 }
@@ -131,8 +131,8 @@ void mlir_rule_size(MlirParseCtx *ctx, MlirRule *r, const char *factor, int64_t 
     (void)loc;
     int64_t *v = NEW(ctx, int64_t);
     *v = size;
-    mlir_list_push(ctx->arena, &r->factor_names, (void *)factor);
-    mlir_list_push(ctx->arena, &r->factor_sizes, v);
+    arena_list_push(ctx->arena, &r->factor_names, (void *)factor);
+    arena_list_push(ctx->arena, &r->factor_sizes, v);
 }
 
 void mlir_rule_factors(MlirParseCtx *ctx, MlirRule *r, const char *key, MlirList *names, Loc loc)

@@ -110,3 +110,16 @@ void *arena_memdup(Arena *arena, const void *src, size_t n, size_t elem_size)
     memcpy(p, src, n * elem_size);
     return p;
 }
+
+void arena_list_push(Arena *arena, ArenaList *list, void *item)
+{
+    if (list->count == list->cap) {
+        int cap = list->cap ? list->cap * 2 : 4;
+        void **items = ARENA_ARRAY(arena, void *, cap);
+        if (list->count)
+            memcpy(items, list->items, sizeof(void *) * (size_t)list->count);
+        list->items = items;
+        list->cap = cap;
+    }
+    list->items[list->count++] = item;
+}
