@@ -498,6 +498,27 @@ typedef struct RunSession {
     RunDist dist;           /* --transport=mpi: this process's place in the job */
 } RunSession;
 
+/* What decides this process's results: the partitioned program as printed
+ * (meshes and argument shapes included), the flags that change them, and
+ * the reduction mode of the MPI transport. */
+static uint64_t session_fingerprint(const RunSession *s)
+{
+    const RunArgs *a = &s->args;
+    char *text = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream(&text, &len);
+    if (out) {
+        print_module(out, s->spmd.module);
+        fprintf(out, "\nentry %s seed %llu max_steps %lld inputs %s reduce %s\n", s->spmd.entry->name,
+                (unsigned long long)a->seed, (long long)a->max_steps, a->inputs ? a->inputs : "-",
+                getenv("SHARDC_MPI_REDUCE") ? getenv("SHARDC_MPI_REDUCE") : "-");
+        fclose(out);
+    }
+    uint64_t h = run_dist_hash(RUN_DIST_HASH_SEED, text ? text : "", text ? len : 0);
+    free(text);
+    return h;
+}
+
 static bool session_load(RunSession *s)
 {
     const RunArgs *a = &s->args;
@@ -507,7 +528,8 @@ static bool session_load(RunSession *s)
         !load_program(&s->diag, a->file, a->reference ? EMIT_IR : EMIT_PARTITIONED, a, s->config, same_file,
                       &s->spmd) ||
         !same_signature(&s->diag, s->ref.entry, s->spmd.entry) ||
-        !run_dist_check_meshes(&s->dist, &s->diag, s->spmd.module, s->spmd.entry))
+        !run_dist_check_meshes(&s->dist, &s->diag, s->spmd.module, s->spmd.entry) ||
+        (s->dist.world && !run_dist_check_fingerprint(&s->dist, &s->diag, session_fingerprint(s), s->spmd.entry->loc)))
         return false;
     s->inputs = calloc((size_t)s->ref.entry->body->num_args + 1, sizeof *s->inputs);
     if (!s->inputs)

@@ -262,6 +262,62 @@ bool run_dist_read_pattern(RunDist *d, DiagEngine *diag, const char *pattern, co
     return ok;
 }
 
+/* ---- the same program on every rank --------------------------------------------------------- */
+
+uint64_t run_dist_hash(uint64_t h, const void *data, size_t n)
+{
+    const unsigned char *p = data;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ p[i]) * 1099511628211ull;
+    return h;
+}
+
+/* "2, 3 and 5": the ranks whose fingerprint is not the root's. */
+static int list_differing(FILE *out, const uint64_t *all, int64_t n)
+{
+    int count = 0;
+    for (int64_t r = 1; r < n; r++)
+        if (all[r] != all[ROOT])
+            fprintf(out, "%s%lld", count++ ? ", " : "", (long long)r);
+    return count;
+}
+
+static bool report_fingerprints(const RunDist *d, DiagEngine *diag, const uint64_t *all, Loc where)
+{
+    char *ranks = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream(&ranks, &len);
+    int count = out ? list_differing(out, all, d->world->size) : 0;
+    if (out)
+        fclose(out);
+    if (count)
+        diag_error(diag, where,
+                   "rank%s %s of %lld run%s a different program, mesh, inputs or options than rank 0 "
+                   "(fingerprint %016llx, rank 0 %016llx): every rank must run the same command on the same files",
+                   count == 1 ? "" : "s", ranks ? ranks : "?", (long long)d->world->size, count == 1 ? "s" : "",
+                   (unsigned long long)all[d->world->rank], (unsigned long long)all[ROOT]);
+    free(ranks);
+    return count == 0;
+}
+
+bool run_dist_check_fingerprint(RunDist *d, DiagEngine *diag, uint64_t fingerprint, Loc where)
+{
+    if (!d->world)
+        return true;
+    int64_t n = d->world->size;
+    uint64_t *all = calloc((size_t)n, sizeof *all);
+    size_t *bytes = calloc((size_t)n, sizeof *bytes);
+    bool ok = all && bytes;
+    for (int64_t r = 0; ok && r < n; r++)
+        bytes[r] = sizeof fingerprint;
+    ok = ok && d->world->ops->gather(d->world, &fingerprint, bytes, all) == TRANSPORT_OK &&
+         d->world->ops->broadcast(d->world, all, (size_t)n * sizeof *all) == TRANSPORT_OK &&
+         report_fingerprints(d, diag, all, where);
+    free(all);
+    free(bytes);
+    return ok;
+}
+
 /* ---- stats, failing, ending ---------------------------------------------------------------- */
 
 bool run_dist_merge_stats(RunDist *d, InterpStats *stats)

@@ -33,6 +33,14 @@ bool run_dist_is_pattern(const char *path);
  * The devices holding distinct blocks read them (in-process: all here) and
  * the root assembles *out; elsewhere *out stays NULL. Reported on failure. */
 bool run_dist_read_pattern(RunDist *d, DiagEngine *diag, const char *pattern, const Value *arg, Tensor **out);
+/* FNV-1a of n bytes, continuing from h (start from RUN_DIST_HASH_SEED). */
+#define RUN_DIST_HASH_SEED 14695981039346656037ull
+uint64_t run_dist_hash(uint64_t h, const void *data, size_t n);
+/* Every process's fingerprint of what decides its results must equal the
+ * root's: a mismatch (an MPMD launch, a stale file on one host, other
+ * flags) is reported at `where`, naming the ranks that differ, by every
+ * process. In-process: true. */
+bool run_dist_check_fingerprint(RunDist *d, DiagEngine *diag, uint64_t fingerprint, Loc where);
 /* Sum the SPMD run's collective traffic and device peaks into the root's stats. */
 bool run_dist_merge_stats(RunDist *d, InterpStats *stats);
 /* The run failed on this process: in-process, returns the exit status 1;

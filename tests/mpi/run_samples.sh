@@ -6,7 +6,8 @@
 #      and bit-identical results (--outputs, compared with cmp);
 #   2. per-device input files (--inputs=x.{device}.npy) against the global file;
 #   3. failures end the job with a message from every rank, never a hang:
-#      a mesh of another size than the job, a rank that fails, a timeout.
+#      a mesh of another size than the job, a rank that fails, a timeout,
+#      ranks that run another program or another seed (an MPMD launch).
 # Usage: tests/mpi/run_samples.sh [BUILD_DIR]   (default build-mpi, from
 # `make MPI=1`). Last line: "MPI: N passed, N failed". Without mpirun it
 # says so and fails: run it only where MPICH is installed.
@@ -229,6 +230,18 @@ check_failures() {
     SHARDC_MPI_TIMEOUT=0.05 mpi 8 bench/megatron_mlp_e2e.shir > "$dir/timeout.log" 2>&1
     rc=$?
     expect_stop "a timeout" 8 "$dir/timeout.log" "$rc" "no progress in .* for 0.05 s"
+    # Every rank must run the same program with the same inputs and flags:
+    # an MPMD launch where ranks 2 and 3 run another program, and one rank
+    # with another seed, stop with the ranks that differ named.
+    sed 's/= psum %x_block/= pmax %x_block/' samples/psum.shir > "$dir/psum_max.shir"
+    timeout "$limit" mpirun -n 2 "$shardc" run samples/psum.shir --transport=mpi : \
+        -n 2 "$shardc" run "$dir/psum_max.shir" --transport=mpi > "$dir/mpmd.log" 2>&1
+    rc=$?
+    expect_stop "ranks 2 and 3 run another program" 4 "$dir/mpmd.log" "$rc" "ranks 2, 3 of 4 run a different program"
+    timeout "$limit" mpirun -n 3 "$shardc" run samples/psum.shir --transport=mpi : \
+        -n 1 "$shardc" run samples/psum.shir --seed=5 --transport=mpi > "$dir/seed.log" 2>&1
+    rc=$?
+    expect_stop "rank 3 runs with another seed" 4 "$dir/seed.log" "$rc" "rank 3 of 4 runs a different program"
 }
 
 echo "MPI: failures" >&2
