@@ -71,8 +71,15 @@ $(BUILD)/libshardc.a: $(LIB_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
 
-$(BUILD)/shardc: $(BUILD)/obj/cli/main.o $(BUILD)/libshardc.a
-	$(CC) $(CFLAGS_ALL) -o $@ $^ $(LDLIBS_ALL)
+# `make ALLOC=1`: shardc with tests/alloc/failalloc.c wrapped around every
+# allocator (make check-alloc).
+ifeq ($(ALLOC),1)
+ALLOC_OBJ = $(BUILD)/obj/tests/alloc/failalloc.o
+LDFLAGS_ALL = -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc,--wrap=strdup,--wrap=strndup
+endif
+
+$(BUILD)/shardc: $(BUILD)/obj/cli/main.o $(BUILD)/libshardc.a $(ALLOC_OBJ)
+	$(CC) $(CFLAGS_ALL) $(LDFLAGS_ALL) -o $@ $^ $(LDLIBS_ALL)
 
 $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libshardc.a $(HEADERS)
 	@mkdir -p $(dir $@)
@@ -86,6 +93,14 @@ asan:
 
 check-asan: asan
 	@ASAN_OPTIONS=detect_leaks=1 bash tests/run.sh build-asan
+
+# Allocation-failure injection (docs/testing.md): the ASan build with
+# every allocation of shardc's own code failing in turn, over the samples'
+# compile and run. Not part of check (about ALLOC_SECONDS... see the script).
+.PHONY: check-alloc
+check-alloc:
+	$(MAKE) BUILD=build-alloc SANITIZE=1 ALLOC=1 build-alloc/shardc
+	@bash tests/alloc/run.sh build-alloc
 
 bench: all
 	@bash bench/run.sh $(BUILD)
@@ -136,4 +151,4 @@ difftest: all
 	@bash tools/difftest.sh -b $(BUILD) -n $(N) -s $(SEED) -- $(GENFLAGS)
 
 clean:
-	rm -rf build build-asan build-fuzz build-mpi
+	rm -rf build build-asan build-alloc build-fuzz build-mpi

@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include "shardc/config.h"
+#include "shardc/io.h"
 
 /* How a flag takes its value. */
 typedef enum {
@@ -141,5 +142,11 @@ void cli_print_help(FILE *out, const CliCommand *cmd);
 /* config_apply_cli, with --rules without --config reported as bad usage
  * of `cmd`. -1 on success, else the exit status. */
 int cli_load_config(const CliCommand *cmd, const ConfigArgs *args, DiagEngine *diag, Config **out);
+
+/* io_output_open/commit/abandon, with the temporary file removed if the
+ * process exits in between (cli/output_guard.c). One output at a time. */
+bool cli_output_open(OutputFile *out, DiagEngine *diag, const char *path);
+bool cli_output_commit(OutputFile *out, DiagEngine *diag);
+void cli_output_abandon(OutputFile *out);
 
 #endif

@@ -167,7 +167,7 @@ static bool emit_module(Module *m, const CompileArgs *args, PassContext *ctx)
         return true;
     OutputFile out;
     int errors_before = ctx->diag->errors;
-    if (!io_output_open(&out, ctx->diag, args->output))
+    if (!cli_output_open(&out, ctx->diag, args->output))
         return false;
     if (args->options.emit == EMIT_DEVICES)
         partition_print_devices(out.stream, m, args->device);
@@ -183,10 +183,10 @@ static bool emit_module(Module *m, const CompileArgs *args, PassContext *ctx)
     else
         print_module(out.stream, m);
     if (ctx->diag->errors > errors_before) {
-        io_output_abandon(&out); /* e.g. a rule that failed to build: no partial file */
+        cli_output_abandon(&out); /* e.g. a rule that failed to build: no partial file */
         return false;
     }
-    return io_output_commit(&out, ctx->diag);
+    return cli_output_commit(&out, ctx->diag);
 }
 
 /* Reads and parses the input; NULL (reported) on errors. *text stays for

@@ -320,10 +320,10 @@ int cmd_opt(int argc, char **argv)
     char *text = io_read_source(&diag, args.input, &len);
     OutputFile out;
     PtrKeep keep = {0};
-    bool ok = text && io_output_open(&out, &diag, args.output);
+    bool ok = text && cli_output_open(&out, &diag, args.output);
     if (ok) {
         ok = opt_text(&args, name, text, len, &diag, out.stream, &keep);
-        ok = ok ? io_output_commit(&out, &diag) : (io_output_abandon(&out), false);
+        ok = ok ? cli_output_commit(&out, &diag) : (cli_output_abandon(&out), false);
     }
     diag_free(&diag);
     keep_free(&keep);

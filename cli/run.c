@@ -274,7 +274,7 @@ static bool run_program(const Program *p, Tensor **inputs, RunResult *r)
 {
     r->outputs = calloc((size_t)p->entry->num_results + 1, sizeof *r->outputs);
     if (!r->outputs)
-        return false;
+        arena_out_of_memory();
     Timer start = timer_start();
     bool ok = interp_run_func(&r->interp, p->module, p->entry, inputs, r->outputs);
     r->seconds = timer_since(start).wall;
@@ -341,21 +341,15 @@ static double element_error(double got, double want, bool relative)
     return relative ? (err == 0 ? 0.0 : want == 0 ? INFINITY : err / fabs(want)) : err;
 }
 
+/* Element by element, without a converted copy: comparing must not need memory. */
 static Errors errors_between(const Tensor *got, const Tensor *want)
 {
     Errors e = {0, 0};
-    TensorCtx ctx;
-    tensor_ctx_init(&ctx, NULL);
-    Tensor *a = NULL, *b = NULL;
-    if (tensor_convert(&ctx, got, DT_F64, &a) == TENSOR_OK && tensor_convert(&ctx, want, DT_F64, &b) == TENSOR_OK) {
-        const double *x = a->data, *y = b->data;
-        for (int64_t i = 0; i < a->count; i++) {
-            e.max_abs = fmax(e.max_abs, element_error(x[i], y[i], false));
-            e.max_rel = fmax(e.max_rel, element_error(x[i], y[i], true));
-        }
+    for (int64_t i = 0; i < got->count; i++) {
+        double x = tensor_get_f64(got, i), y = tensor_get_f64(want, i);
+        e.max_abs = fmax(e.max_abs, element_error(x, y, false));
+        e.max_rel = fmax(e.max_rel, element_error(x, y, true));
     }
-    tensor_release(a);
-    tensor_release(b);
     return e;
 }
 
@@ -533,7 +527,7 @@ static bool session_load(RunSession *s)
         return false;
     s->inputs = calloc((size_t)s->ref.entry->body->num_args + 1, sizeof *s->inputs);
     if (!s->inputs)
-        return false;
+        arena_out_of_memory();
     if (a->inputs)
         return read_inputs(&s->diag, &s->dist, a->inputs, s->ref.entry, s->spmd.entry, s->inputs);
     return !run_dist_is_root(&s->dist) || random_inputs(&s->diag, a->seed, s->ref.entry, s->inputs);

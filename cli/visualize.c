@@ -32,7 +32,7 @@ static void sb_append_n(StrBuf *sb, const char *s, size_t n)
             cap *= 2;
         char *data = realloc(sb->data, cap);
         if (!data)
-            abort(); /* printing a result cannot fail halfway sensibly */
+            arena_out_of_memory(); /* printing a result cannot fail halfway sensibly */
         sb->data = data;
         sb->cap = cap;
     }

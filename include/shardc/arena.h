@@ -16,7 +16,13 @@ void arena_init(Arena *arena);
 void arena_free(Arena *arena);
 /* Forget everything allocated but keep one chunk for reuse (scratch use). */
 void arena_reset(Arena *arena);
-/* Zeroed, 16-byte aligned memory; never returns NULL (aborts only on OOM). */
+/* The compiler's answer to running out of memory (docs/testing.md,
+ * "Allocation failures"): "shardc: error: out of memory" on stderr, exit
+ * status 1. Its IR allocations are small and everywhere, so they do not
+ * each carry a failure path; the interpreter's tensors, which can be large,
+ * report a located diagnostic instead. */
+_Noreturn void arena_out_of_memory(void);
+/* Zeroed, 16-byte aligned memory; never returns NULL (arena_out_of_memory). */
 void *arena_alloc(Arena *arena, size_t size);
 /* The same, not zeroed: for hot paths that set every field they read. */
 void *arena_alloc_uninit(Arena *arena, size_t size);

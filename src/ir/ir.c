@@ -46,7 +46,7 @@ Module *module_new(const char *file)
 {
     Module *m = calloc(1, sizeof *m);
     if (!m)
-        abort();
+        arena_out_of_memory();
     arena_init(&m->arena);
     m->file = file ? arena_strdup(&m->arena, file) : NULL;
     return m;

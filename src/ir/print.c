@@ -94,7 +94,7 @@ static void print_attr_dict(FILE *out, const NamedAttr *attrs, int count)
 {
     NamedAttr *sorted = malloc(sizeof(NamedAttr) * (size_t)(count ? count : 1));
     if (!sorted)
-        abort();
+        arena_out_of_memory();
     memcpy(sorted, attrs, sizeof(NamedAttr) * (size_t)count);
     qsort(sorted, (size_t)count, sizeof(NamedAttr), compare_named_attrs);
     fputc('{', out);

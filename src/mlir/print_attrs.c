@@ -258,7 +258,7 @@ void mlir_print_dense(FILE *out, const AttrValue *v, const TensorType *t)
     type_num_elements(t, &n);
     const AttrValue **items = malloc(sizeof *items * (size_t)(n + 1));
     if (!items)
-        abort();
+        arena_out_of_memory();
     Leaves l = {0, n + 1, items};
     collect_leaves(v, &l);
     bool splat = l.count >= 1 && n > 0;

@@ -103,7 +103,7 @@ static int64_t *replica_groups(MlirPrinter *p, const Collective *c, int64_t *num
     int64_t *groups = ARENA_ARRAY(&p->arena, int64_t, n);
     int64_t *group_of = malloc(sizeof *group_of * (size_t)n);
     if (!group_of)
-        abort();
+        arena_out_of_memory();
     int64_t g = 0;
     for (int64_t pos = 0; pos < n; pos++) {
         int64_t first = mesh_group_member(c->mesh, pos, c->axes, c->num_axes, 0);

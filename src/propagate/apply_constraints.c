@@ -60,15 +60,13 @@ static bool apply_op(Op *op, void *user)
 
 bool propagate_apply_constraints(Module *m)
 {
-    Wanted w = {calloc((size_t)m->num_values + 1, sizeof *w.first),
-                calloc((size_t)m->num_values + 1, sizeof *w.differs), &m->arena};
-    bool ok = w.first && w.differs;
+    /* Scratch in the module's arena: a few bytes per value, once per module. */
+    Wanted w = {ARENA_ARRAY(&m->arena, const Sharding *, m->num_values + 1),
+                ARENA_ARRAY(&m->arena, bool, m->num_values + 1), &m->arena};
     /* Not in shard_map bodies: their values are per-device. */
-    for (int f = 0; ok && f < m->num_funcs; f++)
+    for (int f = 0; f < m->num_funcs; f++)
         ir_walk(m->funcs[f]->body, &(IrWalker){.pre = note_wanted, .user = &w, .scope = IR_WALK_GLOBAL});
-    for (int f = 0; ok && f < m->num_funcs; f++)
+    for (int f = 0; f < m->num_funcs; f++)
         ir_walk(m->funcs[f]->body, &(IrWalker){.pre = apply_op, .user = &w, .scope = IR_WALK_GLOBAL});
-    free(w.first);
-    free(w.differs);
-    return ok;
+    return true;
 }

@@ -42,11 +42,12 @@ void arena_reset(Arena *arena)
     arena->bytes_allocated = 0;
 }
 
-static _Noreturn void out_of_memory(void)
+_Noreturn void arena_out_of_memory(void)
 {
-    /* Out of memory is not an input error: nothing sensible can follow. */
-    fputs("shardc: out of memory\n", stderr);
-    exit(2);
+    /* Nothing sensible can follow; exit() still runs the command line's
+     * atexit clean-up, which removes half-written output files. */
+    fputs("shardc: error: out of memory\n", stderr);
+    exit(1);
 }
 
 static ArenaChunk *arena_new_chunk(size_t min_size)
@@ -54,7 +55,7 @@ static ArenaChunk *arena_new_chunk(size_t min_size)
     size_t cap = min_size > ARENA_CHUNK_MIN ? min_size : ARENA_CHUNK_MIN;
     ArenaChunk *chunk = malloc(sizeof(ArenaChunk) + cap);
     if (!chunk)
-        out_of_memory();
+        arena_out_of_memory();
     chunk->next = NULL;
     chunk->used = 0;
     chunk->cap = cap;
@@ -69,7 +70,7 @@ void *arena_alloc_uninit(Arena *arena, size_t size)
     /* Rounding up or adding the chunk header must not wrap a huge size
      * (e.g. an overflowed count * size) around to a small allocation. */
     if (size > SIZE_MAX / 2)
-        out_of_memory();
+        arena_out_of_memory();
     size = (size + 15) & ~(size_t)15;
     if (size == 0)
         size = 16;

@@ -4,6 +4,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "shardc/arena.h"
 #include "shardc/io.h"
 
 static char *read_stream(FILE *in, size_t *len)
@@ -76,7 +77,7 @@ static bool open_in_place(OutputFile *out, DiagEngine *diag, const char *path)
     }
     out->path = strdup(path);
     if (!out->path)
-        abort();
+        arena_out_of_memory();
     return true;
 }
 
@@ -99,7 +100,7 @@ bool io_output_open(OutputFile *out, DiagEngine *diag, const char *path)
     out->path = strdup(path);
     out->temp_path = malloc(n + 16);
     if (!out->path || !out->temp_path)
-        abort();
+        arena_out_of_memory();
     snprintf(out->temp_path, n + 16, "%s.tmpXXXXXX", path);
     int fd = mkstemp(out->temp_path);
     if (fd >= 0)
