@@ -2,7 +2,9 @@
  * the varying manual axes of every value in each body (src/verify/vma.c)
  * and reports an out_spec that leaves out a manual axis the returned value
  * varies over (src/verify/vma.c). `check_vma = false` on a shard_map turns
- * its check off. It runs right after the verifier, on every --emit. */
+ * its check off. It runs right after the verifier, on every --emit.
+ * relax-vma, after partitioning, turns it off where the partitioner's own
+ * collectives make a replication JAX's rules cannot see. */
 #include <string.h>
 #include "shardc/pass.h"
 #include "shardc/vma.h"
@@ -20,6 +22,8 @@ typedef struct VmaCtx {
     int call_depth;
     bool report;            /* false while a callee is analysed for a call:
                                its own walk reports its errors, once */
+    ArenaList *unprovable;  /* relax-vma: the shard_maps to uncheck, instead
+                               of reports */
 } VmaCtx;
 
 static void vma_block(VmaCtx *cx, const Block *b);
@@ -93,6 +97,10 @@ static void check_out_specs(VmaCtx *cx, const Op *op, AxisSet this_manual)
         axis_set_remove(failing, mentioned);
         if (!spec || axis_set_is_empty(failing))
             continue;
+        if (cx->unprovable) {
+            arena_list_push(cx->arena, cx->unprovable, (void *)op);
+            return;
+        }
         VmaFailure f = {op, cx->mesh, i, spec, returned, cx->vma[returned->id], failing, cx->arena};
         vma_report(cx->diag, &f);
     }
@@ -169,11 +177,25 @@ static void init_ctx(VmaCtx *cx, Module *m, DiagEngine *diag, Arena *arena)
     int max_axes = 0;
     for (int i = 0; i < m->num_meshes; i++)
         max_axes = m->meshes[i]->num_axes > max_axes ? m->meshes[i]->num_axes : max_axes;
-    *cx = (VmaCtx){m, diag, arena, axis_set_words(max_axes), NULL, NULL, {0, NULL}, 0, true};
+    *cx = (VmaCtx){m, diag, arena, axis_set_words(max_axes), NULL, NULL, {0, NULL}, 0, true, NULL};
     cx->vma = ARENA_ARRAY(arena, AxisSet, m->num_values + 1);
     for (int v = 0; v < m->num_values; v++)
         cx->vma[v] = axis_set_new(arena, cx->words);
     cx->manual = axis_set_new(arena, cx->words);
+}
+
+/* Every function's body walked: reported, or collected in `unprovable`. */
+static void walk_module(Module *m, DiagEngine *diag, Arena *arena, ArenaList *unprovable)
+{
+    VmaCtx cx;
+    init_ctx(&cx, m, diag, arena);
+    cx.unprovable = unprovable;
+    for (int i = 0; i < m->num_funcs; i++) {
+        const Block *body = m->funcs[i]->body;
+        for (int a = 0; a < body->num_args; a++)
+            axis_set_clear(cx.vma[body->args[a]->id]); /* a call analysis may have set them */
+        vma_block(&cx, body);
+    }
 }
 
 static bool run_check_vma(Module *m, PassContext *ctx)
@@ -185,16 +207,33 @@ static bool run_check_vma(Module *m, PassContext *ctx)
     int errors_before = ctx->diag->errors;
     Arena arena;
     arena_init(&arena);
-    VmaCtx cx;
-    init_ctx(&cx, m, ctx->diag, &arena);
-    for (int i = 0; i < m->num_funcs; i++) {
-        const Block *body = m->funcs[i]->body;
-        for (int a = 0; a < body->num_args; a++)
-            axis_set_clear(cx.vma[body->args[a]->id]); /* a call analysis may have set them */
-        vma_block(&cx, body);
-    }
+    walk_module(m, ctx->diag, &arena, NULL);
     arena_free(&arena);
     return ctx->diag->errors == errors_before;
 }
 
 const Pass pass_check_vma = {"check-vma", EMIT_IR, run_check_vma};
+
+/* On the partitioned program: the partitioner's shard_maps return values
+ * its all_gathers made replicated, which JAX's rules still call varying
+ * (lax.all_gather is; only all_gather_invariant is not). Such a shard_map
+ * says check_vma = false, as a JAX user would write it, so that the
+ * program prints, re-parses and verifies as it is; the others stay
+ * checked. */
+static bool run_relax_vma(Module *m, PassContext *ctx)
+{
+    Arena arena;
+    arena_init(&arena);
+    ArenaList unprovable = {0};
+    walk_module(m, ctx->diag, &arena, &unprovable);
+    for (int i = 0; i < unprovable.count; i++) {
+        Op *op = unprovable.items[i];
+        AttrValue *off = attr_new(&m->arena, ATTR_BOOL, op->loc);
+        off->u.b = false;
+        op_attr_set(&m->arena, op, ATTR_KEY_CHECK_VMA, off);
+    }
+    arena_free(&arena);
+    return true;
+}
+
+const Pass pass_relax_vma = {"relax-vma", EMIT_PARTITIONED, run_relax_vma};

@@ -12,6 +12,7 @@ static const Pass *const pipeline[] = {
     &pass_explicit_axes,
     &pass_propagate,
     &pass_partition,
+    &pass_relax_vma,
 };
 
 bool pipeline_run(Module *m, PassContext *ctx)

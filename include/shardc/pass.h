@@ -68,6 +68,9 @@ extern const Pass pass_inline_calls;
 extern const Pass pass_explicit_axes;
 extern const Pass pass_propagate;
 extern const Pass pass_partition;
+/* check_vma = false on emitted shard_maps whose replication JAX's rules
+ * cannot prove (passes/check_vma.c). */
+extern const Pass pass_relax_vma;
 
 /* Run the pipeline up to what `options->emit` needs. */
 bool pipeline_run(Module *m, PassContext *ctx);
