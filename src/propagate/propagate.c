@@ -418,14 +418,26 @@ void propagate_func_results(PropagationState *st, Func *f)
     }
 }
 
-/* Whether v's sharding only appended axes to open dims of annotation r. */
+/* Whether dim d of s uses an axis the annotation r says is replicated. */
+static bool uses_replicated(const DimSharding *d, const Sharding *r)
+{
+    for (int a = 0; a < d->num_axes; a++)
+        for (int k = 0; k < r->num_replicated; k++)
+            if (axis_ref_overlaps(d->axes[a], r->replicated[k]))
+                return true;
+    return false;
+}
+
+/* Whether v's sharding only appended axes to open dims of annotation r,
+ * none of them an axis r keeps replicated. */
 static bool extends_annotation(const Sharding *vs, const Sharding *r)
 {
     if (!vs || vs->mesh != r->mesh)
         return false;
     for (int d = 0; d < r->rank; d++) {
         bool same = vs->dims[d].num_axes == r->dims[d].num_axes;
-        if (!axes_start_with(&vs->dims[d], &r->dims[d]) || (r->dims[d].is_closed && !same))
+        if (!axes_start_with(&vs->dims[d], &r->dims[d]) || (r->dims[d].is_closed && !same) ||
+            uses_replicated(&vs->dims[d], r))
             return false;
     }
     return true;
