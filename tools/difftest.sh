@@ -9,6 +9,10 @@
 #   crash     a signal, a sanitizer report or a timeout
 #   error     a compile or runtime error on a program `shardc FILE` accepts
 #   invalid   `shardc FILE` rejects the program: a shirgen bug
+#   emitted   the program passed, but its printed SPMD program
+#             (--emit=partitioned) does not parse, verify or run with the
+#             original as --reference, or its results differ in any bit
+#             from the direct run's
 # Failing programs stay in OUT (SEED.shir, .out, .err); with -r one per
 # distinct failure signature is reduced to a small reproducer
 # OUT/SEED.min.shir that fails the same way.
@@ -17,8 +21,8 @@
 #                          [-o OUT] [-r] [-- SHIRGEN_OPTIONS...]
 # BUILD (default: the directory of $SHARDC, which tests/run.sh exports, or
 # build) holds shardc and shirgen. The failures go to stderr; the last line
-# of stdout is "N programs, M mismatches, K crashes, E errors, I invalid
-# (R programs/s)". Exit status 0 when every program passed.
+# of stdout is "N programs, M mismatches, K crashes, E errors, I invalid,
+# P emitted-program failures (R programs/s)". Exit status 0 when every program passed.
 set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
 
@@ -30,14 +34,36 @@ signature() {
     grep -m1 -E 'error: |FAIL: ' "$1" | sed -E 's/^.*error: //; s/%[A-Za-z0-9_.$]+/%V/g; s/[0-9]+/N/g' | cut -c1-160
 }
 
+# A program that passed (its SPMD results in $f.direct): its printed SPMD
+# program must parse, verify and run (with the original as --reference) to
+# the same bits as the direct run.
+classify_emitted() {
+    local f=$1 flags=$2
+    if ! "$DT_SHARDC" "$f" --emit=partitioned -o "$f.spmd.shir" 2>/dev/null </dev/null; then
+        echo "error|--emit=partitioned failed on a program that runs"
+        return
+    fi
+    # shellcheck disable=SC2086
+    timeout -k 5 "$DT_TIMEOUT" "$DT_SHARDC" run "$f.spmd.shir" --reference="$f" $flags \
+        --outputs="$f.emitted" >"$f.spmd.out" 2>"$f.spmd.err" </dev/null
+    if [ $? != 0 ]; then echo "emitted|$(signature "$f.spmd.err")$(signature "$f.spmd.out")"; return; fi
+    local r
+    for r in "$f.direct"/*.npy; do
+        cmp -s "$r" "$f.emitted/$(basename "$r")" || { echo "emitted|$(basename "$r") differs from the direct run"; return; }
+    done
+    rm -rf "$f.direct" "$f.emitted" "$f.spmd.shir" "$f.spmd.out" "$f.spmd.err"
+    echo "pass|"
+}
+
 # Prints "CLASS|SIGNATURE" for a program file.
 classify() {
     local f=$1 flags rc
     flags=$(sed -n 's/^# RUN: shardc run %s//p' "$f" | head -1)
     # shellcheck disable=SC2086 # the flags are words
-    timeout -k 5 "$DT_TIMEOUT" "$DT_SHARDC" run "$f" $flags >"$f.out" 2>"$f.err" </dev/null
+    rm -rf "$f.direct" "$f.emitted"
+    timeout -k 5 "$DT_TIMEOUT" "$DT_SHARDC" run "$f" $flags --outputs="$f.direct" >"$f.out" 2>"$f.err" </dev/null
     rc=$?
-    if [ $rc = 0 ]; then echo "pass|"; return; fi
+    if [ $rc = 0 ]; then echo "$(classify_emitted "$f" "$flags")"; return; fi
     if [ $rc = 124 ] || [ $rc = 137 ]; then echo "crash|timeout after ${DT_TIMEOUT}s"; return; fi
     if grep -qE 'AddressSanitizer|LeakSanitizer|runtime error:' "$f.err"; then
         echo "crash|$(grep -m1 -oE '(Address|Leak)Sanitizer: [a-z-]+|runtime error: .*' "$f.err" | cut -c1-160)"
@@ -64,7 +90,7 @@ run_seeds() {
         fi
         result=$(classify "$f")
         echo "$seed $result"
-        [ "${result%%|*}" = pass ] && rm -f "$f" "$f.out" "$f.err" "$f.gen" "$f.static"
+        [ "${result%%|*}" = pass ] && rm -rf "$f" "$f.out" "$f.err" "$f.gen" "$f.static"
     done
 }
 
@@ -138,7 +164,8 @@ rate=$(awk -v n="$n" -v t0="$start" -v t1="$(date +%s.%N)" 'BEGIN { printf "%.1f
 
 count() { grep -c " $1|" "$results"; }
 mismatches=$(count mismatch) crashes=$(count crash) errors=$(count error) invalid=$(count invalid)
-failed=$((mismatches + crashes + errors + invalid))
+emitted=$(count emitted)
+failed=$((mismatches + crashes + errors + invalid + emitted))
 if [ $failed -gt 0 ]; then
     echo "failures (programs in $DT_OUT):"
     grep -v ' pass|' "$results" | sort -n | sed -E 's/^([0-9]+) ([a-z]+)\|/  seed \1: \2: /'
@@ -150,5 +177,5 @@ if [ $failed -gt 0 ] && [ $do_reduce = 1 ]; then
         echo "reduced seed $s ($want): $DT_OUT/$s.min.shir"
     done >&2
 fi
-echo "$n programs, $mismatches mismatches, $crashes crashes, $errors errors, $invalid invalid ($rate programs/s)"
+echo "$n programs, $mismatches mismatches, $crashes crashes, $errors errors, $invalid invalid, $emitted emitted-program failures ($rate programs/s)"
 [ $failed = 0 ]
