@@ -110,6 +110,9 @@ typedef struct CollectiveRecord {
     Loc loc;                /* the op that needed it */
     const char *result;     /* the collective's result, in the SPMD program */
     const char *reason;     /* why it was needed (--explain) */
+    int64_t executions;     /* runs per run of the program: 1, the product of the
+                               static trip counts of the loops around it, or
+                               -1 inside a loop of unknown trip count */
 } CollectiveRecord;
 
 typedef struct PartitionStats {

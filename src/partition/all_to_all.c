@@ -145,8 +145,8 @@ static Value *emit_exchange(PartitionCtx *pc, Value *in, const ReshardStep *s, i
     pc_set_attr(pc, op, ATTR_KEY_CONCAT_AXIS, pc_int_attr(pc, at));
     pc_set_attr(pc, op, ATTR_KEY_TILED, pc_bool_attr(pc, true));
     pc_set_attr(pc, op, ATTR_KEY_BYTES_PER_DEVICE, pc_int_attr(pc, bytes));
-    stats_record(pc->stats, &pc->module->arena,
-                 (CollectiveRecord){OP_ALL_TO_ALL, pc->mesh, s->axes, bytes, base, loc, out->name, pc->reason});
+    pc_record_collective(pc, (CollectiveRecord){OP_ALL_TO_ALL, pc->mesh, s->axes, bytes, base, loc, out->name,
+                                                pc->reason, 0});
     return out;
 }
 

@@ -7,6 +7,7 @@
  * region. Values a region uses from outside keep their versions, and the
  * versions (reshards) made inside a region are forgotten when it ends:
  * they do not dominate the code after the op. */
+#include <string.h>
 #include "partition/partition_ctx.h"
 
 static bool value_in_block(const Value *v, const Block *b)
@@ -123,14 +124,94 @@ static void bind_local_results(PartitionCtx *pc, const Op *op, Op *local)
     }
 }
 
+/* ---- static trip counts, for --stats ---- */
+
+/* The integer a scalar constant or full holds. */
+static bool constant_int(const Value *v, int64_t *out)
+{
+    const Op *def = v ? v->def : NULL;
+    if (!def || (def->kind != OP_CONSTANT && def->kind != OP_FULL) || v->type.rank != 0)
+        return false;
+    const AttrValue *value = op_attr_get(def, ATTR_KEY_VALUE);
+    if (!value || value->kind != ATTR_INT)
+        return false;
+    *out = value->u.i;
+    return true;
+}
+
+/* The loop's value of cond operand v: a constant, or a carried value the
+ * body returns unchanged whose initial value is one (JAX's fori_loop
+ * carries its upper bound). */
+static bool loop_invariant_int(const Op *w, const Value *v, int64_t *out)
+{
+    if (constant_int(v, out))
+        return true;
+    const Block *cond = w->regions[0], *body = w->regions[1];
+    if (!v || v->def || v->block != cond)
+        return false;
+    int k = v->index;
+    return k < w->num_operands && k < body->num_returns && body->returns[k] == body->args[k] &&
+           constant_int(w->operands[k], out);
+}
+
+/* Carried value k steps by a positive constant each iteration. */
+static bool counter_step(const Op *w, int k, int64_t *step)
+{
+    const Block *body = w->regions[1];
+    const Value *next = k < body->num_returns ? body->returns[k] : NULL;
+    const Op *add = next ? next->def : NULL;
+    if (!add || add->kind != OP_ADD || add->num_operands != 2)
+        return false;
+    int other = add->operands[0] == body->args[k] ? 1 : add->operands[1] == body->args[k] ? 0 : -1;
+    return other >= 0 && constant_int(add->operands[other], step) && *step > 0;
+}
+
+/* A counted loop (`while i < n: i += step`, or <=, from constants) runs a
+ * known number of times; anything else: false. */
+static bool static_trip_count(const Op *w, int64_t *trips)
+{
+    const Block *cond = w->regions[0];
+    const Value *p = cond->num_returns == 1 ? cond->returns[0] : NULL;
+    const Op *cmp = p ? p->def : NULL;
+    const char *dir = cmp && cmp->kind == OP_COMPARE ? op_attr_string(cmp, ATTR_KEY_DIRECTION) : NULL;
+    if (!dir || (strcmp(dir, "lt") != 0 && strcmp(dir, "le") != 0))
+        return false;
+    const Value *i = cmp->operands[0];
+    int64_t start, limit, step;
+    if (i->def || i->block != cond || i->index >= w->num_operands || !constant_int(w->operands[i->index], &start) ||
+        !loop_invariant_int(w, cmp->operands[1], &limit) || !counter_step(w, i->index, &step))
+        return false;
+    int64_t span; /* the count of integers in [start, limit) or [start, limit] */
+    if (__builtin_sub_overflow(limit, start, &span) || __builtin_add_overflow(span, dir[1] == 'e', &span))
+        return false;
+    *trips = span <= 0 ? 0 : span / step + (span % step != 0);
+    return true;
+}
+
+/* The loop's body and condition run `trips` times per run of the op around
+ * them (the condition once more, which --stats leaves out). */
+static int64_t executions_inside(const PartitionCtx *pc, const Op *op)
+{
+    int64_t trips, product;
+    if (op->kind != OP_WHILE)
+        return pc->executions;
+    if (pc->executions < 0 || !static_trip_count(op, &trips) ||
+        __builtin_mul_overflow(pc->executions, trips, &product))
+        return -1;
+    return product;
+}
+
 void pc_partition_control_flow(PartitionCtx *pc, Op *op)
 {
     int carried = op->kind == OP_CASE ? 0 : op->num_operands;
     if ((op->kind == OP_WHILE && op->num_regions != 2) || op->num_results < carried)
         return;
     Op *local = local_op(pc, op, carried);
+    int64_t outside = pc->executions;
+    pc->executions = executions_inside(pc, op);
     for (int k = 0; local && k < op->num_regions && pc->ok; k++)
         partition_region(pc, op, local, k, op->results);
+    pc->executions = outside;
     if (local && pc->ok)
         bind_local_results(pc, op, local);
 }

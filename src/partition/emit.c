@@ -4,6 +4,12 @@
 #include "shardc/layout.h"
 #include "partition/partition_ctx.h"
 
+void pc_record_collective(PartitionCtx *pc, CollectiveRecord record)
+{
+    record.executions = pc->executions;
+    stats_record(pc->stats, &pc->module->arena, record);
+}
+
 const char *pc_unique_name(PartitionCtx *pc, const char *base)
 {
     const char *name = base;

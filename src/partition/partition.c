@@ -86,6 +86,7 @@ static void init_ctx(PartitionCtx *pc, Module *m, DiagEngine *diag, PartitionSta
     pc->diag = diag;
     pc->stats = stats;
     pc->mesh = mesh;
+    pc->executions = 1;
     pc->ok = true;
     arena_init(&pc->scratch);
     arena_init(&pc->tables);

@@ -42,10 +42,14 @@ typedef struct PartitionCtx {
     Arena scratch;
     const char *reason;     /* why the collectives being emitted are needed */
     PaddingMask *masks;     /* in `tables` */
+    int64_t executions;     /* runs of the ops being emitted per program run
+                               (loop trip counts; -1: unknown) */
     bool ok;
 } PartitionCtx;
 
 /* ---- emission (partition_emit.c) ---- */
+/* Count a collective in --stats, run as often as the ops being emitted. */
+void pc_record_collective(PartitionCtx *pc, CollectiveRecord record);
 const char *pc_unique_name(PartitionCtx *pc, const char *base);
 Value *pc_new_value(PartitionCtx *pc, const char *base, TensorType type, Loc loc);
 Op *pc_append_op(PartitionCtx *pc, OpKind kind, Loc loc, Value **operands, int num_operands);

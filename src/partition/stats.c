@@ -21,20 +21,43 @@ void stats_record(PartitionStats *stats, Arena *arena, CollectiveRecord record)
 }
 
 typedef struct KindTotal {
-    int count;
+    int64_t count;
     int64_t bytes;
 } KindTotal;
 
+/* A collective in a loop of unknown trip count is counted once. */
+static int64_t runs_of(const CollectiveRecord *r)
+{
+    return r->executions < 0 ? 1 : r->executions;
+}
+
+/* Calls and bytes per run of the program, by kind; the total bytes. */
 static int64_t totals_by_kind(const PartitionStats *stats, KindTotal *totals)
 {
     int64_t total = 0;
     memset(totals, 0, sizeof(KindTotal) * OP_COUNT);
     for (int i = 0; i < stats->count; i++) {
-        totals[stats->records[i].kind].count++;
-        totals[stats->records[i].kind].bytes += stats->records[i].bytes_per_device;
-        total += stats->records[i].bytes_per_device;
+        const CollectiveRecord *r = &stats->records[i];
+        int64_t bytes = r->bytes_per_device * runs_of(r);
+        totals[r->kind].count += runs_of(r);
+        totals[r->kind].bytes += bytes;
+        total += bytes;
     }
     return total;
+}
+
+/* What the loop counts mean, when there are loops. */
+static void print_loop_note(FILE *out, const PartitionStats *stats)
+{
+    int looped = 0, unknown = 0;
+    for (int i = 0; i < stats->count; i++) {
+        looped += stats->records[i].executions != 1;
+        unknown += stats->records[i].executions < 0;
+    }
+    if (looped > unknown)
+        fprintf(out, "collectives in loops of static trip count counted per iteration: %d\n", looped - unknown);
+    if (unknown)
+        fprintf(out, "collectives in loops of unknown trip count, counted once: %d\n", unknown);
 }
 
 void stats_print_table(FILE *out, const PartitionStats *stats)
@@ -42,14 +65,16 @@ void stats_print_table(FILE *out, const PartitionStats *stats)
     KindTotal totals[OP_COUNT];
     int64_t total = totals_by_kind(stats, totals);
     fprintf(out, "%-20s %8s %20s\n", "collective", "count", "bytes/device");
-    int count = 0;
+    int64_t count = 0;
     for (int k = 0; k < OP_COUNT; k++) {
         if (!totals[k].count)
             continue;
-        fprintf(out, "%-20s %8d %20lld\n", op_info((OpKind)k)->name, totals[k].count, (long long)totals[k].bytes);
+        fprintf(out, "%-20s %8lld %20lld\n", op_info((OpKind)k)->name, (long long)totals[k].count,
+                (long long)totals[k].bytes);
         count += totals[k].count;
     }
-    fprintf(out, "%-20s %8d %20lld\n", "total", count, (long long)total);
+    fprintf(out, "%-20s %8lld %20lld\n", "total", (long long)count, (long long)total);
+    print_loop_note(out, stats);
     fprintf(out, "peak local bytes per device: %lld\n", (long long)stats->peak_local_bytes);
     fprintf(out, "full replications: %d\n", stats->full_replications);
 }
@@ -77,8 +102,12 @@ void stats_print_json(FILE *out, const PartitionStats *stats)
         const CollectiveRecord *r = &stats->records[i];
         fprintf(out, "%s{\"kind\":\"%s\",\"axes\":", i ? "," : "", op_info(r->kind)->name);
         print_axes_json(out, r->mesh, &r->axes);
-        fprintf(out, ",\"bytes_per_device\":%lld,\"op\":\"%%%s\",\"loc\":\"%s:%d:%d\"}", (long long)r->bytes_per_device,
+        fprintf(out, ",\"bytes_per_device\":%lld,\"op\":\"%%%s\",\"loc\":\"%s:%d:%d\"", (long long)r->bytes_per_device,
                 r->value, r->loc.file ? r->loc.file : "", r->loc.line, r->loc.col);
+        if (r->executions < 0)
+            fputs(",\"executions\":null}", out);
+        else
+            fprintf(out, ",\"executions\":%lld}", (long long)r->executions);
     }
     fprintf(out, "],\"total_bytes_per_device\":%lld,\"count\":%d,\"peak_local_bytes\":%lld,\"full_replications\":%d}\n",
             (long long)total, stats->count, (long long)stats->peak_local_bytes, stats->full_replications);

@@ -182,8 +182,7 @@ Value *pc_emit_step(PartitionCtx *pc, Value *in, TensorType type, const TensorTy
     set_step_attrs(pc, op, s, before, reduction);
     int64_t bytes = step_bytes(s, pc_type_bytes(&in->type), pc_type_bytes(&type));
     pc_set_attr(pc, op, ATTR_KEY_BYTES_PER_DEVICE, pc_int_attr(pc, bytes));
-    stats_record(pc->stats, &pc->module->arena,
-                 (CollectiveRecord){op->kind, pc->mesh, s->axes, bytes, base, loc, out->name, pc->reason});
+    pc_record_collective(pc, (CollectiveRecord){op->kind, pc->mesh, s->axes, bytes, base, loc, out->name, pc->reason, 0});
     return out;
 }
 
