@@ -4,7 +4,7 @@
 #
 # Golden tests are files tests/**/*.shir, *.test and *.mlir (but a NAME.mlir
 # beside a NAME.test is that test's input). A file may hold
-#   # RUN: <command>     (default for .shir and .mlir: "shardc %s"; %s is the file,
+#   # RUN: <command>     (one; default for .shir and .mlir: "shardc %s"; %s is the file,
 #                         relative to the repository root, where commands
 #                         run; a leading "shardc" is the built binary)
 #   # EXIT: <status>     expected exit status (default 0, or 1 with .err)
@@ -60,6 +60,8 @@ run_golden_test() {
     local file=$1 base=${1%.*} name=${1#"$root"/} cmd want_exit rc ok=1
     local tmp="$out/$(echo "$name" | tr '/' '_')"
     cmd=$(test_command "$file")
+    # Only one RUN line is run: a second one would be silently ignored.
+    [ "$(grep -c '^# RUN: ' "$file")" -le 1 ] || { ok=0; echo "  more than one RUN line: join them with ';'" >&2; }
     want_exit=$(grep -m1 '^# EXIT: ' "$file" | sed 's/^# EXIT: //')
     [ -z "$want_exit" ] && { [ -f "$base.err" ] && want_exit=1 || want_exit=0; }
     (cd "$root" && bash -c "$cmd") >"$tmp.stdout" 2>"$tmp.stderr" </dev/null
