@@ -19,6 +19,31 @@ static bool value_in_block(const Value *v, const Block *b)
     return false;
 }
 
+/* Whether v is defined in one of the regions of op. */
+static bool defined_inside(const Value *v, const Op *op)
+{
+    for (int k = 0; k < op->num_regions; k++)
+        if (op->regions[k] && value_in_block(v, op->regions[k]))
+            return true;
+    return false;
+}
+
+HoistPoint *pc_hoist_target(const PartitionCtx *pc, const Value *from)
+{
+    const HoistPoint *inner = pc->hoist;
+    bool in_loop_region = false;
+    for (int k = 0; inner && k < inner->loop->num_regions; k++)
+        in_loop_region |= inner->loop->regions[k] == pc->body;
+    /* Only straight from a loop's region: out of a case branch inside it,
+     * a reshard would run whichever branch is taken. */
+    if (!in_loop_region || defined_inside(from, inner->loop))
+        return NULL;
+    HoistPoint *at = pc->hoist;
+    while (at->outer && !defined_inside(from, at->outer->loop))
+        at = at->outer;
+    return at;
+}
+
 /* Drop every version whose value lives in (or under) region block b. */
 static void forget_versions(PartitionCtx *pc, const Block *b)
 {
@@ -208,10 +233,13 @@ void pc_partition_control_flow(PartitionCtx *pc, Op *op)
         return;
     Op *local = local_op(pc, op, carried);
     int64_t outside = pc->executions;
+    HoistPoint *hoist = pc->hoist, loop = {pc->body, local, outside, hoist};
     pc->executions = executions_inside(pc, op);
+    pc->hoist = op->kind == OP_WHILE ? &loop : NULL; /* nothing leaves a case or barrier region */
     for (int k = 0; local && k < op->num_regions && pc->ok; k++)
         partition_region(pc, op, local, k, op->results);
     pc->executions = outside;
+    pc->hoist = hoist;
     if (local && pc->ok)
         bind_local_results(pc, op, local);
 }

@@ -33,7 +33,10 @@ Op *pc_append_op(PartitionCtx *pc, OpKind kind, Loc loc, Value **operands, int n
     Op *op = op_new(pc->module, kind, loc);
     op->num_operands = num_operands;
     op->operands = arena_memdup(&pc->module->arena, operands, (size_t)num_operands, sizeof(Value *));
-    block_append(pc->body, op);
+    if (pc->insert_before)
+        block_insert_before(pc->body, pc->insert_before, op);
+    else
+        block_append(pc->body, op);
     return op;
 }
 

@@ -29,6 +29,16 @@ typedef struct PaddingMask {
     struct PaddingMask *next;
 } PaddingMask;
 
+/* A per-device while op being filled: where its body's reshards of values
+ * from outside the loop are emitted instead (loop-invariant: before the
+ * loop, once, not once per iteration). */
+typedef struct HoistPoint {
+    Block *block;           /* the block holding the loop */
+    Op *loop;               /* the per-device while op */
+    int64_t executions;     /* runs of the block around the loop */
+    struct HoistPoint *outer;
+} HoistPoint;
+
 typedef struct PartitionCtx {
     Module *module;
     DiagEngine *diag;
@@ -44,10 +54,16 @@ typedef struct PartitionCtx {
     PaddingMask *masks;     /* in `tables` */
     int64_t executions;     /* runs of the ops being emitted per program run
                                (loop trip counts; -1: unknown) */
+    HoistPoint *hoist;      /* the innermost loop being filled, or NULL */
+    Op *insert_before;      /* emit before this op of `body`; NULL: append */
     bool ok;
 } PartitionCtx;
 
 /* ---- emission (partition_emit.c) ---- */
+/* A reshard of `from` (a value defined outside the loops being filled)
+ * that the partitioner may emit before the outermost loop it does not
+ * depend on; NULL when it stays where it is needed (control_flow.c). */
+HoistPoint *pc_hoist_target(const PartitionCtx *pc, const Value *from);
 /* Count a collective in --stats, run as often as the ops being emitted. */
 void pc_record_collective(PartitionCtx *pc, CollectiveRecord record);
 const char *pc_unique_name(PartitionCtx *pc, const char *base);

@@ -108,7 +108,19 @@ Value *pc_local_as(PartitionCtx *pc, const Value *global, const DimAxes *want, L
         return found;
     DimAxes from;
     version_layout(&from, first);
+    HoistPoint *at = pc_hoist_target(pc, first->local);
+    Block *body = pc->body;
+    Op *before = pc->insert_before;
+    int64_t executions = pc->executions;
+    if (at) { /* loop-invariant: emitted once, before the loop */
+        pc->body = at->block;
+        pc->insert_before = at->loop;
+        pc->executions = at->executions;
+    }
     Value *local = pc_reshard(pc, first->local, &global->type, &from, NULL, REDUCE_SUM, want, global->name, loc);
+    pc->body = body;
+    pc->insert_before = before;
+    pc->executions = executions;
     if (local)
         pc_add_version(pc, global, local, want);
     return local;
