@@ -23,7 +23,7 @@ static const char usage[] =
     "       shirgen --check [--count=N] [options]   parse + verify N programs in process\n"
     "       shirgen --reduce=K FILE                  print reduction variant K of FILE\n"
     "FEATURE: custom partition_fn shard_map call bf16 sub_axes priorities device_ids\n"
-    "         empty constraints result_shardings odd_resize\n";
+    "         empty constraints result_shardings odd_resize control_flow\n";
 
 typedef struct Args {
     GenOpts opts;

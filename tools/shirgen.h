@@ -43,7 +43,8 @@ enum {
      * stay multiples of the device count (steers around propagation making
      * such dims uneven, docs/testing.md) */
     FEAT_ODD_RESIZE = 1u << 11,
-    FEAT_ALL = (1u << 12) - 1,
+    FEAT_CONTROL_FLOW = 1u << 12, /* while (counted loops) and case */
+    FEAT_ALL = (1u << 13) - 1,
 };
 
 typedef struct GenOpts {
@@ -238,6 +239,8 @@ bool gen_psum_scatter(Gen *g, OpKind kind);
 bool gen_ppermute(Gen *g, OpKind kind);
 bool gen_all_to_all(Gen *g, OpKind kind);
 bool gen_axis_index(Gen *g, OpKind kind);
+bool gen_while(Gen *g, OpKind kind);
+bool gen_case(Gen *g, OpKind kind);
 
 /* Shape helpers shared by the generators. */
 TensorType broadcast_partner(Gen *g, const TensorType *t, DType dt);

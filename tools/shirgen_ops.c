@@ -37,6 +37,7 @@ static const OpGen op_gens[OP_COUNT] = {
     [OP_CALL] = {gen_call, 3, S_OUTER}, [OP_CUSTOM] = {gen_custom, 10, S_OUTER},
     [OP_SHARDING_CONSTRAINT] = {gen_constraint, 7, S_ENTRY}, [OP_RESHARD] = {gen_constraint, 4, S_ENTRY},
     [OP_SHARD_MAP] = {gen_shard_map, 6, S_ENTRY},
+    [OP_WHILE] = {gen_while, 4, S_ENTRY}, [OP_CASE] = {gen_case, 3, S_ENTRY},
     /* Heavy: in a shard_map body about half the ops are collectives. */
     [OP_PSUM] = {gen_all_reduce, 40, S_MANUAL}, [OP_PMEAN] = {gen_all_reduce, 15, S_MANUAL},
     [OP_PMAX] = {gen_all_reduce, 15, S_MANUAL}, [OP_PMIN] = {gen_all_reduce, 15, S_MANUAL},
@@ -57,6 +58,7 @@ static bool op_enabled(const Gen *g, OpKind kind)
     case OP_CUSTOM: return (f & FEAT_CUSTOM) && (g->depth == 1 || g->scope->is_callee);
     case OP_CALL: return (f & FEAT_CALL) && g->depth == 1;
     case OP_SHARD_MAP: return (f & FEAT_SHARD_MAP) != 0;
+    case OP_WHILE: case OP_CASE: return (f & FEAT_CONTROL_FLOW) != 0;
     case OP_SHARDING_CONSTRAINT: case OP_RESHARD: return (f & FEAT_CONSTRAINTS) != 0;
     default: return true;
     }

@@ -46,6 +46,7 @@ static const struct {
     {"priorities", FEAT_PRIORITIES}, {"device_ids", FEAT_DEVICE_IDS}, {"empty", FEAT_EMPTY},
     {"constraints", FEAT_CONSTRAINTS}, {"result_shardings", FEAT_RESULT_SHARDINGS},
     {"odd_resize", FEAT_ODD_RESIZE},
+    {"control_flow", FEAT_CONTROL_FLOW},
 };
 
 static bool feature_bit(const char *name, size_t len, unsigned *bit)

@@ -1,0 +1,197 @@
+/* Generators for control flow: `while` as a counted loop (what JAX's
+ * fori_loop lowers to, its bound sometimes carried as fori_loop carries
+ * it) and `case` with two or three branches. Region bodies are random ops
+ * on the carried values (or branch operands) and on values captured from
+ * the enclosing block, so reshards of captured values (hoisted out of
+ * loops) and of carried values are exercised. Carried floats are kept
+ * bounded by tanh each iteration, so the reference and the SPMD run stay
+ * within tolerance whatever the trip count. */
+#include "shirgen.h"
+
+enum { MAX_CARRIED = 2, MAX_TRIPS = 3, MAX_CAPTURED = 4 };
+
+static Value *const_i32(Gen *g, int64_t v)
+{
+    TensorType t = gen_type(g, DT_I32, 0, NULL);
+    Op *op = gen_op(g, OP_CONSTANT, NULL, 0, &t, 1);
+    gen_set_attr(g, op, ATTR_KEY_VALUE, attr_i(g, v));
+    return op->results[0];
+}
+
+static Block *new_region(Gen *g)
+{
+    Block *b = ARENA_NEW(gen_arena(g), Block);
+    b->parent_func = g->scope->func;
+    return b;
+}
+
+/* A few of the enclosing scope's values, usable in the region as they are. */
+static void capture_some(Gen *g, const GenScope *outer)
+{
+    for (int i = 0; i < MAX_CAPTURED && outer->count; i++) {
+        const GenVal *v = &outer->vals[rng_below(&g->rng, outer->count)];
+        scope_add(g, v->v, v->bound, v->exact, v->vma);
+    }
+}
+
+static void set_returns(Gen *g, Block *b, Value **vals, int n)
+{
+    b->num_returns = n;
+    b->returns = arena_memdup(gen_arena(g), vals, (size_t)n, sizeof(Value *));
+}
+
+static void attach_regions(Gen *g, Op *op, Block **regions, int n)
+{
+    op->num_regions = n;
+    op->regions = arena_memdup(gen_arena(g), regions, (size_t)n, sizeof(Block *));
+    for (int k = 0; k < n; k++)
+        regions[k]->parent_op = op;
+}
+
+/* ---- while ----------------------------------------------------------------------- */
+
+typedef struct Loop {
+    int num_carried;            /* float values, after the counter (and the bound) */
+    GenVal *init[MAX_CARRIED];
+    bool carry_bound;           /* the trip count carried, fori_loop style */
+    int64_t trips;
+    Value *operands[MAX_CARRIED + 2];
+    TensorType types[MAX_CARRIED + 2];
+    int n;                      /* operands in all */
+} Loop;
+
+/* cond(i, [n,] xs...): i < n. */
+static Block *loop_cond(Gen *g, Loop *l)
+{
+    Block *b = new_region(g);
+    GenScope s;
+    scope_push(g, &s, SCOPE_FUNC, b, g->scope->func);
+    Value *args[MAX_CARRIED + 2];
+    for (int i = 0; i < l->n; i++)
+        args[i] = block_add_arg(g, b, l->types[i], gen_name(g, "c", g->next_value++));
+    Value *cmp[2] = {args[0], l->carry_bound ? args[1] : const_i32(g, l->trips)};
+    TensorType pred = gen_type(g, DT_BOOL, 0, NULL);
+    Op *lt = gen_op(g, OP_COMPARE, cmp, 2, &pred, 1);
+    gen_set_attr(g, lt, ATTR_KEY_DIRECTION, attr_s(g, "lt"));
+    set_returns(g, b, &lt->results[0], 1);
+    scope_pop(g);
+    return b;
+}
+
+/* body(i, [n,] xs...): random ops, then (i + 1, [n,] tanh-bounded xs). */
+static Block *loop_body(Gen *g, Loop *l, const GenScope *outer)
+{
+    Block *b = new_region(g);
+    GenScope s;
+    scope_push(g, &s, SCOPE_FUNC, b, g->scope->func);
+    Value *args[MAX_CARRIED + 2], *next[MAX_CARRIED + 2];
+    for (int i = 0; i < l->n; i++)
+        args[i] = block_add_arg(g, b, l->types[i], gen_name(g, "b", g->next_value++));
+    int first = l->carry_bound ? 2 : 1;
+    capture_some(g, outer);
+    for (int i = 0; i < l->num_carried; i++)
+        scope_add(g, args[first + i], l->init[i]->bound, false, 0);
+    gen_ops(g, rng_range(&g->rng, 1, 4));
+    TensorType t32 = l->types[0];
+    Value *step[2] = {args[0], const_i32(g, 1)};
+    next[0] = gen_op(g, OP_ADD, step, 2, &t32, 1)->results[0];
+    if (l->carry_bound)
+        next[1] = args[1];
+    for (int i = 0; i < l->num_carried; i++) {
+        GenVal *v = gen_value_of(g, &l->types[first + i], false);
+        next[first + i] = gen_bounded(g, v, l->init[i]->bound)->v;
+    }
+    set_returns(g, b, next, l->n);
+    scope_pop(g);
+    return b;
+}
+
+/* The loop's operands: the counter from 0, maybe the bound, and floats
+ * bounded so that every iteration keeps them within the same bound. */
+static bool loop_operands(Gen *g, Loop *l)
+{
+    Pick p = pick_any(DTS_FLOAT & ~dt_bit(DT_BF16));
+    p.max_bound = 1e4;
+    l->trips = rng_range(&g->rng, 0, MAX_TRIPS);
+    l->carry_bound = rng_pct(&g->rng, 40);
+    l->num_carried = rng_range(&g->rng, 1, MAX_CARRIED);
+    l->n = 0;
+    l->operands[l->n++] = const_i32(g, 0);
+    if (l->carry_bound)
+        l->operands[l->n++] = const_i32(g, l->trips);
+    for (int i = 0; i < l->num_carried; i++) {
+        GenVal *x = gen_operand(g, &p);
+        if (!x)
+            return false;
+        l->init[i] = gen_bounded(g, x, 1);
+        l->operands[l->n++] = l->init[i]->v;
+    }
+    for (int i = 0; i < l->n; i++)
+        l->types[i] = l->operands[i]->type;
+    return true;
+}
+
+bool gen_while(Gen *g, OpKind kind)
+{
+    Loop l;
+    if (!loop_operands(g, &l))
+        return false;
+    GenScope *outer = g->scope;
+    Block *regions[2] = {loop_cond(g, &l), loop_body(g, &l, outer)};
+    Op *op = gen_op(g, kind, l.operands, l.n, l.types, l.n);
+    attach_regions(g, op, regions, 2);
+    int first = l.carry_bound ? 2 : 1;
+    for (int i = 0; i < l.num_carried; i++)
+        gen_result(g, op, first + i, l.init[i]->bound, false, 0);
+    return true;
+}
+
+/* ---- case ------------------------------------------------------------------------ */
+
+/* A branch returning a value of type t, from random ops on captured values. */
+static Block *case_branch(Gen *g, const GenScope *outer, const TensorType *t, double *bound)
+{
+    Block *b = new_region(g);
+    GenScope s;
+    scope_push(g, &s, SCOPE_FUNC, b, g->scope->func);
+    capture_some(g, outer);
+    gen_ops(g, rng_range(&g->rng, 0, 3));
+    GenVal *r = gen_value_of(g, t, false);
+    if (r->bound > *bound)
+        *bound = r->bound;
+    set_returns(g, b, &r->v, 1);
+    scope_pop(g);
+    return b;
+}
+
+/* The branch index: an exact integer scalar (both runs take the same
+ * branch), or a constant; out-of-range indices take the last branch. */
+static Value *case_index(Gen *g)
+{
+    Pick p = pick_any(dt_bit(DT_I32));
+    p.max_rank = 0;
+    p.need_exact = true;
+    GenVal *i = gen_pick(g, &p);
+    return i ? i->v : const_i32(g, rng_range(&g->rng, -1, 3));
+}
+
+bool gen_case(Gen *g, OpKind kind)
+{
+    Pick p = pick_any(DTS_NUM & ~dt_bit(DT_BF16));
+    p.max_bound = 1e4;
+    GenVal *like = gen_operand(g, &p);
+    if (!like)
+        return false;
+    TensorType t = like->v->type;
+    Value *index = case_index(g);
+    GenScope *outer = g->scope;
+    int n = rng_range(&g->rng, 2, 3);
+    double bound = 0;
+    Block *branches[3];
+    for (int k = 0; k < n; k++)
+        branches[k] = case_branch(g, outer, &t, &bound);
+    Op *op = gen_op(g, kind, &index, 1, &t, 1);
+    attach_regions(g, op, branches, n);
+    gen_result(g, op, 0, bound, false, 0);
+    return true;
+}
