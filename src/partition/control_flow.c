@@ -55,16 +55,15 @@ static void forget_versions(PartitionCtx *pc, const Block *b)
                 v = &(*v)->next;
 }
 
-/* A layout control flow cannot carry: uneven dims (their padding). */
+/* A carried value keeps its result's layout, padded shards included: the
+ * region's ops see padded blocks like any others (masked where they
+ * reduce over the padding). */
 static bool carried_layout(PartitionCtx *pc, const Op *op, const Value *global, DimAxes *out)
 {
+    (void)pc;
+    (void)op;
     pc_layout_of(out, global);
-    if (!pc_layout_uneven(&global->type, out))
-        return true;
-    diag_error(pc->diag, op->loc, "partitioning '%s' with a carried value (%%%s) whose shards are uneven is not "
-               "supported yet", op_info(op->kind)->name, global->name);
-    pc->ok = false;
-    return false;
+    return true;
 }
 
 static Value *carried_local(PartitionCtx *pc, const Op *op, const Value *global, const Value *carrier)
@@ -98,6 +97,7 @@ static bool partition_region(PartitionCtx *pc, const Op *op, Op *local, int k, V
         pc_add_version(pc, src->args[i], b->args[i], &layout);
     }
     Block *outer = pc->body;
+    PaddingMask *masks = pc->masks;
     pc->body = b;
     for (Op *inner = src->first; inner && pc->ok; inner = inner->next) {
         arena_reset(&pc->scratch);
@@ -109,10 +109,9 @@ static bool partition_region(PartitionCtx *pc, const Op *op, Op *local, int k, V
     bool is_cond = op->kind == OP_WHILE && k == 0;
     for (int i = 0; i < src->num_returns && pc->ok; i++)
         b->returns[i] = carried_local(pc, op, src->returns[i], is_cond ? src->returns[i] : carriers[i]);
-    PaddingMask *masks = pc->masks;
     pc->body = outer;
     forget_versions(pc, b);
-    pc->masks = masks;
+    pc->masks = masks; /* the region's masks do not dominate the code after it */
     return pc->ok;
 }
 
@@ -233,7 +232,7 @@ void pc_partition_control_flow(PartitionCtx *pc, Op *op)
         return;
     Op *local = local_op(pc, op, carried);
     int64_t outside = pc->executions;
-    HoistPoint *hoist = pc->hoist, loop = {pc->body, local, outside, hoist};
+    HoistPoint *hoist = pc->hoist, loop = {pc->body, local, outside, pc->masks, hoist};
     pc->executions = executions_inside(pc, op);
     pc->hoist = op->kind == OP_WHILE ? &loop : NULL; /* nothing leaves a case or barrier region */
     for (int k = 0; local && k < op->num_regions && pc->ok; k++)

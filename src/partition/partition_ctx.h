@@ -36,6 +36,7 @@ typedef struct HoistPoint {
     Block *block;           /* the block holding the loop */
     Op *loop;               /* the per-device while op */
     int64_t executions;     /* runs of the block around the loop */
+    struct PaddingMask *masks; /* the padding masks available before it */
     struct HoistPoint *outer;
 } HoistPoint;
 

@@ -112,15 +112,18 @@ Value *pc_local_as(PartitionCtx *pc, const Value *global, const DimAxes *want, L
     Block *body = pc->body;
     Op *before = pc->insert_before;
     int64_t executions = pc->executions;
-    if (at) { /* loop-invariant: emitted once, before the loop */
+    PaddingMask *masks = pc->masks;
+    if (at) { /* loop-invariant: emitted once, before the loop, with what exists there */
         pc->body = at->block;
         pc->insert_before = at->loop;
         pc->executions = at->executions;
+        pc->masks = at->masks;
     }
     Value *local = pc_reshard(pc, first->local, &global->type, &from, NULL, REDUCE_SUM, want, global->name, loc);
     pc->body = body;
     pc->insert_before = before;
     pc->executions = executions;
+    pc->masks = masks;
     if (local)
         pc_add_version(pc, global, local, want);
     return local;
