@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "shardc/layout.h"
+#include "shardc/checked.h"
 
 int64_t mesh_device_id(const Mesh *mesh, int64_t position)
 {
@@ -79,7 +80,7 @@ int64_t mesh_group_member(const Mesh *mesh, int64_t position, const AxisRef *axe
  * elements, or none. */
 static int64_t padded_shard_size(int64_t size, int64_t shards)
 {
-    return (size + shards - 1) / shards;
+    return size_ceil_div(size, shards);
 }
 
 void sharding_block(const Sharding *s, const TensorType *global, int64_t position, int64_t *offsets,

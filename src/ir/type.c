@@ -2,17 +2,12 @@
 #include "shardc/type.h"
 #include <stdbool.h>
 #include <string.h>
+#include "shardc/checked.h"
 #include "shardc/dtype.h"
 
 bool type_num_elements(const TensorType *t, int64_t *out)
 {
-    int64_t count = 1;
-    for (int i = 0; i < t->rank; i++) {
-        if (__builtin_mul_overflow(count, t->dims[i], &count))
-            return false;
-    }
-    *out = count;
-    return true;
+    return size_product(t->dims, t->rank, out);
 }
 
 bool type_same_shape(const TensorType *a, const TensorType *b)

@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include "shardc/checked.h"
 
 enum { TENSOR_ALIGN = 64 };
 
@@ -28,22 +29,10 @@ TensorStatus tensor_fail(TensorCtx *ctx, TensorStatus status, const char *fmt, .
 
 bool tensor_shape_count(int rank, const int64_t *dims, int64_t *count)
 {
-    bool empty = false;
-    for (int i = 0; i < rank; i++) {
+    for (int i = 0; i < rank; i++)
         if (dims[i] < 0)
             return false;
-        empty |= dims[i] == 0;
-    }
-    int64_t n = 1;
-    /* A zero dim makes the product 0 even when the other dims would
-     * overflow it. */
-    for (int i = 0; i < rank && !empty; i++) {
-        if (n > INT64_MAX / dims[i])
-            return false;
-        n *= dims[i];
-    }
-    *count = empty ? 0 : n;
-    return true;
+    return size_product(dims, rank, count);
 }
 
 static void account_alloc(TensorAccounting *acct, size_t nbytes)

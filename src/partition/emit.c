@@ -1,6 +1,7 @@
 /* Building the per-device program: values, ops and attributes. */
 #include <stdarg.h>
 #include <stdio.h>
+#include "shardc/checked.h"
 #include "shardc/layout.h"
 #include "partition/partition_ctx.h"
 
@@ -107,7 +108,7 @@ AttrValue *pc_sharding_attr(PartitionCtx *pc, const DimAxes *layout)
 int64_t pc_shard_size(int64_t size, const AxisList *axes)
 {
     int64_t shards = axis_list_size(axes);
-    return (size + shards - 1) / shards;
+    return size_ceil_div(size, shards);
 }
 
 AttrValue *pc_int_array_attr(PartitionCtx *pc, const int64_t *values, int count)

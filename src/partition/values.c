@@ -3,6 +3,7 @@
 
 /* Per-device versions of values, and reshards emitted as collectives. */
 #include <string.h>
+#include "shardc/checked.h"
 #include "partition/partition_ctx.h"
 #include <math.h>
 #include <stdint.h>
@@ -282,10 +283,11 @@ static void clear_dims(DimAxes *out, const DimAxes *in, const bool *cut)
             out->dims[d] = (AxisList){0};
 }
 
-/* The size dim d is padded to under a layout: shards * ceil(size / shards). */
-static int64_t padded_size(const TensorType *global, const DimAxes *layout, int d)
+/* The size dim d is padded to under a layout, shards * ceil(size / shards);
+ * false past INT64_MAX (a zero-element tensor with a dim near it). */
+static bool padded_size(const TensorType *global, const DimAxes *layout, int d, int64_t *out)
 {
-    return pc_shard_size(global->dims[d], &layout->dims[d]) * axis_list_size(&layout->dims[d]);
+    return size_padded(global->dims[d], axis_list_size(&layout->dims[d]), out);
 }
 
 /* Whether every step of the plan keeps the padded size of the dims it
@@ -297,10 +299,12 @@ static bool plan_keeps_padding(const ReshardPlan *plan, const TensorType *global
     const DimAxes *before = from;
     for (int i = 0; i < plan->num_steps; i++) {
         const DimAxes *after = &plan->steps[i].after;
-        for (int d = 0; d < global->rank; d++)
+        for (int d = 0; d < global->rank; d++) {
+            int64_t was, now;
             if (!pc_axes_same(&before->dims[d], &after->dims[d]) &&
-                padded_size(global, before, d) != padded_size(global, after, d))
+                (!padded_size(global, before, d, &was) || !padded_size(global, after, d, &now) || was != now))
                 return false;
+        }
         before = after;
     }
     return true;
@@ -365,11 +369,42 @@ static Value *gather_whole_dim(PartitionCtx *pc, Value *local, const TensorType 
     return padded.dims[d] == global->dims[d] ? whole : cut_padding(pc, whole, d, global->dims[d], base, loc);
 }
 
+/* Whether every cut dim of `global` padded under `layout` fits in int64:
+ * the whole-dim gathers and slices build the padded dim. */
+static bool cuts_fit(const TensorType *global, const DimAxes *layout, const bool *cut)
+{
+    int64_t padded;
+    for (int d = 0; d < global->rank && d < layout->rank; d++)
+        if (cut[d] && !padded_size(global, layout, d, &padded))
+            return false;
+    return true;
+}
+
+/* A reshard whose padded dims pass INT64_MAX: only a zero-element tensor
+ * can have such a dim (--max-bytes stops the others), and it has no
+ * contents to move, so the target's empty block is made in place. */
+static Value *reshard_empty(PartitionCtx *pc, const TensorType *global, const DimAxes *to, const char *base,
+                            Loc loc)
+{
+    int64_t count;
+    if (!type_num_elements(global, &count) || count != 0) {
+        diag_error(pc->diag, loc, "cannot reshard %%%s: a dim padded to a multiple of its shards does not fit in "
+                   "64 bits", base);
+        pc->ok = false;
+        return NULL;
+    }
+    Op *op;
+    Value *v = pc_emit1(pc, OP_FULL, loc, NULL, 0, base, pc_local_type(pc, global, to), &op);
+    pc_set_attr(pc, op, ATTR_KEY_VALUE, pc_zero_attr(pc, global->dtype));
+    return v;
+}
+
 /* Pad the whole dim d to a multiple of the shards, then slice it locally. */
 static Value *slice_whole_dim(PartitionCtx *pc, Value *local, const TensorType *global, DimAxes *layout, int d,
                               const AxisList *axes, const char *base, Loc loc)
 {
-    int64_t padded = pc_shard_size(global->dims[d], axes) * axis_list_size(axes);
+    int64_t padded = global->dims[d];
+    size_padded(global->dims[d], axis_list_size(axes), &padded); /* fits: pc_reshard_uneven checked */
     if (padded != global->dims[d])
         local = add_padding(pc, local, d, padded, base, loc);
     ReshardStep *step = ARENA_NEW(&pc->scratch, ReshardStep);
@@ -397,6 +432,8 @@ Value *pc_reshard_uneven(PartitionCtx *pc, Value *local, const TensorType *globa
         if (policy == CUT_ALL || plan_keeps_padding(plan, global, mid_from))
             break;
     }
+    if (!cuts_fit(global, from, cut) || !cuts_fit(global, to, cut))
+        return reshard_empty(pc, global, to, base, loc);
     DimAxes *layout = ARENA_NEW(&pc->scratch, DimAxes);
     *layout = *from;
     for (int d = 0; d < global->rank; d++)

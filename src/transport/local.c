@@ -16,6 +16,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include "shardc/checked.h"
 #include "shardc/tensor.h"
 #include "shardc/transport.h"
 
@@ -279,8 +280,8 @@ static void slice_of(const AllReduceJob *job, int64_t k, size_t *offset, size_t 
 {
     const TransportGroup *g = job->group.group;
     int64_t elem = (int64_t)job->group.elem, line = elem < 64 ? 64 / elem : 1;
-    int64_t per = (job->count + g->size - 1) / g->size;
-    per = (per + line - 1) / line * line;
+    int64_t per = size_ceil_div(job->count, g->size);
+    per = size_ceil_div(per, line) * line;
     int64_t lo = k * per < job->count ? k * per : job->count;
     int64_t hi = (k + 1) * per < job->count ? (k + 1) * per : job->count;
     if (job->direct) {

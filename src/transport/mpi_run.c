@@ -24,6 +24,7 @@
  * MPI's reductions may associate in any order. */
 #include <stdlib.h>
 #include <string.h>
+#include "shardc/checked.h"
 #include "shardc/transport.h"
 
 #ifdef SHARDC_MPI
@@ -204,7 +205,7 @@ static bool slices_make(Slices *s, int64_t count, size_t elem, int64_t n)
     s->displs = calloc((size_t)n, sizeof *s->displs);
     if (!s->counts || !s->displs)
         return false;
-    int64_t per = (count + n - 1) / n;
+    int64_t per = size_ceil_div(count, n);
     for (int64_t k = 0; k < n; k++) {
         int64_t lo = k * per < count ? k * per : count, hi = (k + 1) * per < count ? (k + 1) * per : count;
         s->displs[k] = (int)((size_t)lo * elem);

@@ -1,5 +1,6 @@
 /* Verifier rules for shard_map: mesh, manual axes, in/out specs, and the
  * local types of the body against the global types of the op. */
+#include "shardc/checked.h"
 #include "shardc/verify.h"
 
 static bool axis_is_manual(const int *manual, int num_manual, int axis)
@@ -19,7 +20,7 @@ static bool local_type(VerifyCtx *vc, const Sharding *spec, const TensorType *gl
     for (int d = 0; d < global->rank; d++) {
         int64_t shards = sharding_dim_shards(spec, d);
         if (pad_uneven) {
-            dims[d] = (global->dims[d] + shards - 1) / shards;
+            dims[d] = size_ceil_div(global->dims[d], shards);
             continue;
         }
         if (global->dims[d] % shards != 0) {
