@@ -504,9 +504,9 @@ axis_list
     | axis_list ',' axis_ref    { $$ = $1; PUSH($$, $3); }
     ;
 axis_ref
-    : STRING                    { $$ = mlir_build_axis(ctx, $1, 1, 0, L(@1)); }
+    : STRING                    { $$ = mlir_build_axis(ctx, $1, 1, 0, false, L(@1)); }
     | STRING ':' '(' INT ')' INT
-        { $$ = mlir_build_axis(ctx, $1, mlir_int_value(ctx, $4, L(@4)), mlir_int_value(ctx, $6, L(@6)), L(@1)); }
+        { $$ = mlir_build_axis(ctx, $1, mlir_int_value(ctx, $4, L(@4)), mlir_int_value(ctx, $6, L(@6)), true, L(@1)); }
     ;
 
 mesh_body

@@ -300,7 +300,7 @@ axis_ref
       }
     | STRING ':' '(' INT ')' INT {
           $$ = ARENA_NEW(ctx->arena, AxisRefSyntax); $$->name = $1; $$->loc = L(@1);
-          $$->pre_size = $4; $$->size = $6;
+          $$->pre_size = $4; $$->size = $6; $$->sub = true;
       }
     ;
 opt_replicated

@@ -117,7 +117,7 @@ static bool resolve_axis_ref(ParseCtx *ctx, const Mesh *mesh, const AxisRefSynta
     }
     int64_t full = mesh->axes[axis].size;
     *out = (AxisRef){axis, 1, full};
-    if (s->size == 0)
+    if (!s->sub)
         return true;
     int64_t product;
     if (s->pre_size < 1 || s->size <= 1 || __builtin_mul_overflow(s->pre_size, s->size, &product) ||

@@ -101,7 +101,8 @@ typedef struct FuncResultSyntax {
 typedef struct AxisRefSyntax {
     const char *name;
     Loc loc;
-    int64_t pre_size, size;  /* size 0: the whole axis */
+    int64_t pre_size, size;  /* "x":(pre)size when sub */
+    bool sub;                /* false: the whole axis "x" (a written size 0 is an error) */
 } AxisRefSyntax;
 
 typedef struct DimSyntax {

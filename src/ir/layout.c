@@ -133,8 +133,9 @@ bool axis_ref_parse(const Mesh *mesh, const char *text, AxisRef *out)
             return true;
         long long pre, size;
         char tail;
+        int64_t product;
         if (sscanf(colon, ":(%lld)%lld%c", &pre, &size, &tail) != 2 || pre < 1 || size < 2 ||
-            mesh->axes[k].size % (pre * size) != 0)
+            !size_mul(pre, size, &product) || mesh->axes[k].size % product != 0)
             return false;
         *out = (AxisRef){k, pre, size};
         return true;

@@ -54,7 +54,7 @@ static bool manual_names(ImportCtx *ic, const MlirAttr *a, MlirList *names)
     for (int i = 0; (a->kind == MA_AXES || a->kind == MA_ARRAY) && i < a->items.count; i++) {
         const MlirAxisRef *r = a->items.items[i];
         const MlirAttr *v = a->items.items[i];
-        if (a->kind == MA_AXES ? r->size != 0 : v->kind != MA_STRING)
+        if (a->kind == MA_AXES ? r->sub : v->kind != MA_STRING)
             return false;
         arena_list_push(&ic->scratch, names, (void *)(a->kind == MA_AXES ? r->name : v->s));
     }

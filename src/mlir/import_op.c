@@ -250,7 +250,7 @@ static AttrValue *axes_value(ImportCtx *ic, const MlirAttr *a, Loc loc)
     for (int i = 0; i < a->items.count; i++) {
         const MlirAxisRef *r = a->items.items[i];
         char buf[256];
-        if (r->size)
+        if (r->sub)
             snprintf(buf, sizeof buf, "%s:(%lld)%lld", r->name, (long long)r->pre_size, (long long)r->size);
         else
             snprintf(buf, sizeof buf, "%s", r->name);

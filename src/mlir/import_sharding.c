@@ -156,7 +156,7 @@ static void mesh_attrs(ImportCtx *ic, Mesh *mesh, const MlirList *attrs)
         for (int k = 0; ok && k < v->items.count; k++) {
             const MlirAxisRef *r = v->items.items[k];
             const MlirAttr *e = v->items.items[k];
-            if (v->kind == MA_AXES ? r->size != 0 : e->kind != MA_STRING)
+            if (v->kind == MA_AXES ? r->sub : e->kind != MA_STRING)
                 ok = false;
             else
                 mark_explicit(ic, mesh, v->kind == MA_AXES ? r->name : e->s, loc);
@@ -237,7 +237,7 @@ static bool resolve_axis(ImportCtx *ic, const Mesh *mesh, const MlirAxisRef *r, 
     }
     int64_t full = mesh->axes[axis].size;
     *out = (AxisRef){axis, 1, full};
-    if (r->size == 0)
+    if (!r->sub)
         return true;
     if (!check_sub_axis(ic, loc, r, full))
         return false;
@@ -258,7 +258,7 @@ static bool use_axis(ImportCtx *ic, const Mesh *mesh, const MlirAxisRef *r, Axis
     for (int i = 0; i < use->count; i++) {
         if (axis_ref_overlaps(use->used[i], *out)) {
             char ref[160];
-            snprintf(ref, sizeof ref, r->size ? "\"%.100s\":(%lld)%lld" : "\"%.100s\"", r->name,
+            snprintf(ref, sizeof ref, r->sub ? "\"%.100s\":(%lld)%lld" : "\"%.100s\"", r->name,
                      (long long)r->pre_size, (long long)r->size);
             diag_error(ic->diag, mlir_imp_loc(ic, r->loc), "duplicate axis ref: %s (an axis shards one dim of a "
                        "value, once)", ref);

@@ -44,7 +44,8 @@ typedef struct MlirType {
 
 typedef struct MlirAxisRef {
     const char *name;
-    int64_t pre_size, size;     /* "x":(pre)size; size 0: the whole axis */
+    int64_t pre_size, size;     /* "x":(pre)size when sub */
+    bool sub;                   /* false: the whole axis "x" */
     Loc loc;
 } MlirAxisRef;
 

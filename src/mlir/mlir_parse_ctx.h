@@ -119,7 +119,7 @@ MlirAttr *mlir_keep_text(MlirParseCtx *ctx, MlirAttr *value, int first, int last
 MlirNamedAttr *mlir_named(MlirParseCtx *ctx, const char *name, MlirAttr *value, Loc loc);
 int64_t mlir_int_value(MlirParseCtx *ctx, const char *text, Loc loc);
 
-MlirAxisRef *mlir_build_axis(MlirParseCtx *ctx, const char *name, int64_t pre, int64_t size, Loc loc);
+MlirAxisRef *mlir_build_axis(MlirParseCtx *ctx, const char *name, int64_t pre, int64_t size, bool sub, Loc loc);
 MlirDimSharding *mlir_build_dim(MlirParseCtx *ctx, MlirList *axes, bool open, const char *priority,
                                 Loc loc);
 /* A dim's axes as an array element (sdy collectives): MA_AXES, with

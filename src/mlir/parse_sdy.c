@@ -13,10 +13,10 @@ static void syntax_error(MlirParseCtx *ctx, Loc loc, const char *fmt, const char
     ctx->syntax_errors++;
 }
 
-MlirAxisRef *mlir_build_axis(MlirParseCtx *ctx, const char *name, int64_t pre, int64_t size, Loc loc)
+MlirAxisRef *mlir_build_axis(MlirParseCtx *ctx, const char *name, int64_t pre, int64_t size, bool sub, Loc loc)
 {
     MlirAxisRef *a = NEW(ctx, MlirAxisRef);
-    *a = (MlirAxisRef){name, pre, size, loc};
+    *a = (MlirAxisRef){name, pre, size, sub, loc};
     return a;
 }
 
