@@ -5,6 +5,7 @@
  * file holds before anything is allocated, so hostile files fail cleanly. */
 #include "shardc/npy.h"
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -338,9 +339,17 @@ static TensorStatus read_open_file(TensorCtx *ctx, const char *path, FILE *f, Te
 TensorStatus npy_read(TensorCtx *ctx, const char *path, Tensor **out)
 {
     *out = NULL;
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return tensor_fail(ctx, TENSOR_ERR_IO, "%s: %s", path, strerror(errno));
+    /* Non-blocking, so that a FIFO with no writer is refused as not a
+     * regular file (read_open_file) instead of hanging in open(). */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    int flags = fd < 0 ? -1 : fcntl(fd, F_GETFL);
+    FILE *f = flags < 0 || fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) != 0 ? NULL : fdopen(fd, "rb");
+    if (!f) {
+        int err = errno;
+        if (fd >= 0)
+            close(fd);
+        return tensor_fail(ctx, TENSOR_ERR_IO, "%s: %s", path, strerror(err));
+    }
     TensorStatus st = read_open_file(ctx, path, f, out);
     fclose(f);
     return st;
