@@ -5,7 +5,7 @@
 #include "cli.h"
 #include "cmd.h"
 #include "shardc/config.h"
-#include "shardc/io.h"
+#include "output.h"
 #include "shardc/limits.h"
 #include "shardc/mlir.h"
 #include "shardc/origin.h"

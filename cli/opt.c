@@ -9,7 +9,7 @@
 #include "cli.h"
 #include "opt_shardings.h"
 #include "cmd.h"
-#include "shardc/io.h"
+#include "output.h"
 #include "shardc/mlir.h"
 #include "shardc/pass.h"
 #include "shardc/propagate.h"

@@ -23,5 +23,8 @@ bool io_output_open(OutputFile *out, DiagEngine *diag, const char *path);
 bool io_output_commit(OutputFile *out, DiagEngine *diag);
 /* Drop the temporary file; the target is left untouched. */
 void io_output_abandon(OutputFile *out);
+/* fsync the directory holding path, so that a rename into it is on disk
+ * (best effort). */
+void io_sync_parent(const char *path);
 
 #endif

@@ -1,5 +1,6 @@
 /* Reading sources and writing outputs atomically. */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -87,6 +88,18 @@ static bool is_special_file(const char *path)
     return stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode);
 }
 
+void io_sync_parent(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    char *dir = slash ? strndup(path, slash == path ? 1 : (size_t)(slash - path)) : strdup(".");
+    int fd = dir ? open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
+    if (fd >= 0) {
+        (void)fsync(fd); /* best effort: some file systems refuse it for directories */
+        close(fd);
+    }
+    free(dir);
+}
+
 bool io_output_open(OutputFile *out, DiagEngine *diag, const char *path)
 {
     memset(out, 0, sizeof *out);
@@ -132,7 +145,9 @@ bool io_output_commit(OutputFile *out, DiagEngine *diag)
         memset(out, 0, sizeof *out);
         return ok;
     }
-    bool ok = fflush(out->stream) == 0 && !ferror(out->stream);
+    /* On disk before the rename, so that a crash leaves the old file or
+     * the whole new one, never an empty one under the target's name. */
+    bool ok = fflush(out->stream) == 0 && !ferror(out->stream) && fsync(fileno(out->stream)) == 0;
     ok = fclose(out->stream) == 0 && ok;
     out->stream = NULL;
     if (!ok || rename(out->temp_path, out->path) != 0) {
@@ -140,6 +155,7 @@ bool io_output_commit(OutputFile *out, DiagEngine *diag)
         io_output_abandon(out);
         return false;
     }
+    io_sync_parent(out->path);
     free(out->temp_path);
     free(out->path);
     out->temp_path = out->path = NULL;

@@ -1,0 +1,27 @@
+/* Output files of the command line, and their removal when a signal
+ * (SIGTERM, SIGHUP, SIGINT) stops shardc before they are complete: the
+ * library writes a temporary beside each output and renames it into place
+ * (shardc/io.h); the command line, which owns the process, takes the
+ * signals and removes the temporaries still registered. */
+#ifndef SHARDC_CLI_OUTPUT_H
+#define SHARDC_CLI_OUTPUT_H
+#include <stdbool.h>
+#include "shardc/io.h"
+
+/* io_output_* with the temporary registered for removal on a signal. */
+bool cli_output_open(OutputFile *out, DiagEngine *diag, const char *path);
+bool cli_output_commit(OutputFile *out, DiagEngine *diag);
+void cli_output_abandon(OutputFile *out);
+
+/* Register a file or directory to remove if a signal stops shardc, and
+ * drop the last one registered (last in, first out); on a signal every
+ * registered path is removed, last first (a directory once its files
+ * are gone), and the signal then ends the process as it would have. */
+void cli_cleanup_push(const char *path);
+void cli_cleanup_pop(void);
+
+/* Test hook (docs/testing.md): when SHARDC_TEST_KILL_AT names `point`,
+ * shardc sends itself SIGTERM there, to test the removal deterministically. */
+void cli_test_kill_at(const char *point);
+
+#endif
