@@ -1,10 +1,14 @@
 /* Output files of the command line and their removal on a signal. The
  * registry is per-process state, so it lives here and not in the library. */
 #include "output.h"
+#include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* The registered paths: a stack whose nodes are complete before they
@@ -119,3 +123,125 @@ void cli_output_abandon(OutputFile *out)
         cli_cleanup_pop();
 }
 
+/* ---- sets of files ---------------------------------------------------------------------------- */
+
+static char *join_path(const char *dir, const char *name)
+{
+    size_t n = strlen(dir) + strlen(name) + 2;
+    char *path = malloc(n);
+    if (!path)
+        abort();
+    snprintf(path, n, "%s/%s", dir, name);
+    return path;
+}
+
+static void set_push(OutputSet *set, const char *path)
+{
+    cli_cleanup_push(path);
+    set->registered++;
+}
+
+static void set_free(OutputSet *set)
+{
+    for (; set->registered > 0; set->registered--)
+        cli_cleanup_pop();
+    for (int i = 0; i < set->num_names; i++)
+        free(set->names[i]);
+    free(set->names);
+    free(set->dir);
+    free(set->temp_dir);
+    memset(set, 0, sizeof *set);
+}
+
+bool cli_output_set_open(OutputSet *set, DiagEngine *diag, const char *dir)
+{
+    memset(set, 0, sizeof *set);
+    struct stat st;
+    sigset_t old;
+    block_signals(true, &old); /* until what mkdir and mkdtemp make is registered */
+    set->made_dir = mkdir(dir, 0777) == 0;
+    bool ok = set->made_dir || (errno == EEXIST && stat(dir, &st) == 0 && S_ISDIR(st.st_mode));
+    if (!ok)
+        diag_error(diag, (Loc){dir, 0, 0}, "cannot create directory: %s",
+                   errno == EEXIST ? "a file of that name exists" : strerror(errno));
+    set->dir = strdup(dir);
+    set->temp_dir = join_path(dir, ".shardc-outputs.XXXXXX");
+    if (ok && set->made_dir)
+        set_push(set, dir);
+    if (ok && !mkdtemp(set->temp_dir)) {
+        diag_error(diag, (Loc){dir, 0, 0}, "cannot write into the directory: %s", strerror(errno));
+        ok = false;
+    } else if (ok) {
+        set_push(set, set->temp_dir);
+    }
+    block_signals(false, &old);
+    if (!ok)
+        cli_output_set_abandon(set);
+    return ok;
+}
+
+int cli_output_set_create(OutputSet *set, DiagEngine *diag, const char *name)
+{
+    char **names = realloc(set->names, (size_t)(set->num_names + 1) * sizeof *names);
+    if (!names)
+        abort();
+    set->names = names;
+    char *path = join_path(set->temp_dir, name);
+    sigset_t old;
+    block_signals(true, &old);
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (fd >= 0) {
+        set->names[set->num_names++] = strdup(name);
+        set_push(set, path);
+    }
+    block_signals(false, &old);
+    if (fd < 0)
+        diag_error(diag, (Loc){set->dir, 0, 0}, "cannot create %s: %s", name, strerror(errno));
+    free(path);
+    return fd;
+}
+
+/* Remove what the set has put in place or written, DIR itself if it made it. */
+static void remove_set(OutputSet *set, int renamed)
+{
+    for (int i = 0; i < set->num_names; i++) {
+        char *path = join_path(i < renamed ? set->dir : set->temp_dir, set->names[i]);
+        unlink(path);
+        free(path);
+    }
+    rmdir(set->temp_dir);
+    if (set->made_dir)
+        rmdir(set->dir);
+}
+
+bool cli_output_set_commit(OutputSet *set, DiagEngine *diag)
+{
+    cli_test_kill_at("outputs");
+    int i = 0;
+    for (; i < set->num_names; i++) {
+        char *from = join_path(set->temp_dir, set->names[i]), *to = join_path(set->dir, set->names[i]);
+        bool moved = rename(from, to) == 0;
+        if (!moved)
+            diag_error(diag, (Loc){to, 0, 0}, "cannot write output file: %s", strerror(errno));
+        free(from);
+        free(to);
+        if (!moved)
+            break;
+    }
+    bool ok = i == set->num_names;
+    if (ok) {
+        rmdir(set->temp_dir);
+        io_sync_parent(set->temp_dir);
+    } else {
+        remove_set(set, i);
+    }
+    set_free(set);
+    return ok;
+}
+
+void cli_output_set_abandon(OutputSet *set)
+{
+    if (set->temp_dir)
+        remove_set(set, 0);
+    set_free(set);
+}

@@ -13,6 +13,24 @@ bool cli_output_open(OutputFile *out, DiagEngine *diag, const char *path);
 bool cli_output_commit(OutputFile *out, DiagEngine *diag);
 void cli_output_abandon(OutputFile *out);
 
+/* A set of files in DIR that appears whole or not at all (--outputs=DIR):
+ * the files are written into a temporary directory inside DIR and renamed
+ * into place on commit; after an error, or on a signal, what was written
+ * is removed (and DIR too when it did not exist before). */
+typedef struct OutputSet {
+    char *dir, *temp_dir;
+    bool made_dir;
+    char **names;       /* the files created so far, in temp_dir */
+    int num_names;
+    int registered;     /* paths pushed on the cleanup stack */
+} OutputSet;
+
+bool cli_output_set_open(OutputSet *set, DiagEngine *diag, const char *dir);
+/* NAME created in the set: a descriptor open for writing, or -1 (reported). */
+int cli_output_set_create(OutputSet *set, DiagEngine *diag, const char *name);
+bool cli_output_set_commit(OutputSet *set, DiagEngine *diag);
+void cli_output_set_abandon(OutputSet *set);
+
 /* Register a file or directory to remove if a signal stops shardc, and
  * drop the last one registered (last in, first out); on a signal every
  * registered path is removed, last first (a directory once its files

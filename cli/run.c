@@ -6,12 +6,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include "cli.h"
 #include "cmd.h"
 #include "shardc/config.h"
 #include "shardc/limits.h"
 #include "shardc/interp.h"
-#include "shardc/io.h"
+#include "output.h"
 #include "shardc/kernels.h"
 #include "shardc/npy.h"
 #include "shardc/origin.h"
@@ -423,28 +424,39 @@ static void visualize_arguments(const Program *spmd)
 
 /* ---- outputs and stats ------------------------------------------------------------------------ */
 
+static bool write_output(DiagEngine *diag, OutputSet *set, int i, const Tensor *result)
+{
+    char name[64];
+    snprintf(name, sizeof name, "result_%d.npy", i);
+    int fd = cli_output_set_create(set, diag, name);
+    if (fd < 0)
+        return false;
+    TensorCtx ctx;
+    tensor_ctx_init(&ctx, NULL);
+    Tensor *t = NULL;
+    /* NumPy has no bfloat16: bf16 results are written as f32. */
+    bool ok = tensor_convert(&ctx, result, result->dtype == DT_BF16 ? DT_F32 : result->dtype, &t) == TENSOR_OK &&
+              npy_write_fd(&ctx, fd, name, t) == TENSOR_OK;
+    ok = close(fd) == 0 && ok;
+    tensor_release(t);
+    if (!ok)
+        diag_error(diag, (Loc){set->dir, 0, 0}, "%s", ctx.status != TENSOR_OK ? ctx.msg : strerror(errno));
+    return ok;
+}
+
+/* The whole set of results, or none of it (cli_output_set_*). */
 static bool write_outputs(DiagEngine *diag, const char *dir, Tensor **outputs, int n)
 {
-    if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
-        diag_error(diag, (Loc){dir, 0, 0}, "cannot create directory: %s", strerror(errno));
+    OutputSet set;
+    if (!cli_output_set_open(&set, diag, dir))
         return false;
-    }
     for (int i = 0; i < n; i++) {
-        char path[4096];
-        snprintf(path, sizeof path, "%s/result_%d.npy", dir, i);
-        TensorCtx ctx;
-        tensor_ctx_init(&ctx, NULL);
-        Tensor *t = NULL;
-        /* NumPy has no bfloat16: bf16 results are written as f32. */
-        bool ok = tensor_convert(&ctx, outputs[i], outputs[i]->dtype == DT_BF16 ? DT_F32 : outputs[i]->dtype, &t) ==
-                      TENSOR_OK && npy_write(&ctx, path, t) == TENSOR_OK;
-        tensor_release(t);
-        if (!ok) {
-            diag_error(diag, (Loc){path, 0, 0}, "%s", ctx.msg);
+        if (!write_output(diag, &set, i, outputs[i])) {
+            cli_output_set_abandon(&set);
             return false;
         }
     }
-    return true;
+    return cli_output_set_commit(&set, diag);
 }
 
 enum { LISTED_DEVICES = 16 };
@@ -537,6 +549,9 @@ static bool session_report(RunSession *s)
 {
     const RunArgs *a = &s->args;
     int n = s->ref.entry->num_results, failures = 0;
+    /* Written first: no PASS is printed after an I/O error. */
+    if (a->outputs_dir && !write_outputs(&s->diag, a->outputs_dir, s->spmd_run.outputs, n))
+        return false;
     if (a->visualize)
         visualize_arguments(&s->spmd);
     for (int i = 0; i < n; i++)
@@ -550,8 +565,7 @@ static bool session_report(RunSession *s)
         print_run_stats("reference", &s->ref_run);
         print_run_stats("spmd", &s->spmd_run);
     }
-    bool written = !a->outputs_dir || write_outputs(&s->diag, a->outputs_dir, s->spmd_run.outputs, n);
-    return failures == 0 && written;
+    return failures == 0;
 }
 
 static void session_free(RunSession *s)

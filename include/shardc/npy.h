@@ -19,5 +19,8 @@ TensorStatus npy_read(TensorCtx *ctx, const char *path, Tensor **out);
 /* Decode a whole .npy image held in memory. */
 TensorStatus npy_decode(TensorCtx *ctx, const void *bytes, size_t len, Tensor **out);
 TensorStatus npy_write(TensorCtx *ctx, const char *path, const Tensor *t);
+/* The same into an open file (fsynced, not closed); path names it in
+ * messages. For callers that manage the file's name themselves. */
+TensorStatus npy_write_fd(TensorCtx *ctx, int fd, const char *path, const Tensor *t);
 
 #endif

@@ -4,6 +4,7 @@
  * header length, and the data size the header promises must equal what the
  * file holds before anything is allocated, so hostile files fail cleanly. */
 #include "shardc/npy.h"
+#include "shardc/io.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -403,12 +404,26 @@ static bool write_npy_fd(int fd, const Tensor *t)
            write_all(fd, t->data, t->nbytes) && fsync(fd) == 0;
 }
 
+static TensorStatus refuse_bf16(TensorCtx *ctx, const char *path)
+{
+    return tensor_fail(ctx, TENSOR_ERR_DTYPE,
+                       "%s: bf16 cannot be written to .npy (NumPy has no bfloat16); convert "
+                       "to f32 first", path);
+}
+
+TensorStatus npy_write_fd(TensorCtx *ctx, int fd, const char *path, const Tensor *t)
+{
+    if (t->dtype == DT_BF16)
+        return refuse_bf16(ctx, path);
+    if (!write_npy_fd(fd, t))
+        return tensor_fail(ctx, TENSOR_ERR_IO, "%s: write failed: %s", path, strerror(errno));
+    return TENSOR_OK;
+}
+
 TensorStatus npy_write(TensorCtx *ctx, const char *path, const Tensor *t)
 {
     if (t->dtype == DT_BF16)
-        return tensor_fail(ctx, TENSOR_ERR_DTYPE,
-                           "%s: bf16 cannot be written to .npy (NumPy has no bfloat16); convert "
-                           "to f32 first", path);
+        return refuse_bf16(ctx, path);
     size_t len = strlen(path);
     char *tmp = malloc(len + sizeof ".tmpXXXXXX");
     if (!tmp)
@@ -428,6 +443,8 @@ TensorStatus npy_write(TensorCtx *ctx, const char *path, const Tensor *t)
             st = tensor_fail(ctx, TENSOR_ERR_IO, "%s: write failed: %s", path,
                              strerror(ok ? errno : err));
             unlink(tmp);
+        } else {
+            io_sync_parent(path);
         }
     }
     free(tmp);
