@@ -144,7 +144,7 @@ void cli_print_help(FILE *out, const CliCommand *cmd);
 int cli_load_config(const CliCommand *cmd, const ConfigArgs *args, DiagEngine *diag, Config **out);
 
 /* io_output_open/commit/abandon, with the temporary file removed if the
- * process exits in between (cli/output_guard.c). One output at a time. */
+ * process exits or is stopped by a signal in between (cli/output.c). */
 bool cli_output_open(OutputFile *out, DiagEngine *diag, const char *path);
 bool cli_output_commit(OutputFile *out, DiagEngine *diag);
 void cli_output_abandon(OutputFile *out);

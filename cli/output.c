@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "shardc/arena.h"
 
 /* The registered paths: a stack whose nodes are complete before they
  * become its top, so the handler may walk it whenever it runs. Pushes and
@@ -23,12 +24,18 @@ static _Atomic(CleanupNode *) cleanup_top;
 static const int cleanup_signals[] = {SIGTERM, SIGHUP, SIGINT};
 static bool handlers_installed;
 
-/* Only async-signal-safe calls: unlink, rmdir, sigaction (signal), raise. */
-static void on_signal(int sig)
+/* Only async-signal-safe calls: unlink, rmdir. */
+static void remove_registered(void)
 {
     for (CleanupNode *n = atomic_load(&cleanup_top); n; n = n->next)
         if (unlink(n->path) != 0)
             rmdir(n->path);
+}
+
+/* Only async-signal-safe calls: those above, sigaction (signal), raise. */
+static void on_signal(int sig)
+{
+    remove_registered();
     signal(sig, SIG_DFL);
     raise(sig); /* delivered when the handler returns: the usual death and exit status */
 }
@@ -43,6 +50,8 @@ static void install_handlers(void)
         if (sigaction(cleanup_signals[i], NULL, &old) == 0 && old.sa_handler != SIG_IGN)
             sigaction(cleanup_signals[i], &sa, NULL);
     }
+    /* exit() with outputs pending: out of memory (arena_out_of_memory) */
+    atexit(remove_registered);
     handlers_installed = true;
 }
 
@@ -64,7 +73,7 @@ void cli_cleanup_push(const char *path)
     size_t len = strlen(path) + 1;
     CleanupNode *n = malloc(sizeof *n + len);
     if (!n)
-        return; /* the path is only left behind on a signal */
+        arena_out_of_memory(); /* what is registered so far is removed */
     memcpy(n->path, path, len);
     sigset_t old;
     block_signals(true, &old);
@@ -130,7 +139,7 @@ static char *join_path(const char *dir, const char *name)
     size_t n = strlen(dir) + strlen(name) + 2;
     char *path = malloc(n);
     if (!path)
-        abort();
+        arena_out_of_memory();
     snprintf(path, n, "%s/%s", dir, name);
     return path;
 }
@@ -165,6 +174,8 @@ bool cli_output_set_open(OutputSet *set, DiagEngine *diag, const char *dir)
         diag_error(diag, (Loc){dir, 0, 0}, "cannot create directory: %s",
                    errno == EEXIST ? "a file of that name exists" : strerror(errno));
     set->dir = strdup(dir);
+    if (!set->dir)
+        arena_out_of_memory();
     set->temp_dir = join_path(dir, ".shardc-outputs.XXXXXX");
     if (ok && set->made_dir)
         set_push(set, dir);
@@ -184,19 +195,20 @@ int cli_output_set_create(OutputSet *set, DiagEngine *diag, const char *name)
 {
     char **names = realloc(set->names, (size_t)(set->num_names + 1) * sizeof *names);
     if (!names)
-        abort();
+        arena_out_of_memory();
     set->names = names;
     char *path = join_path(set->temp_dir, name);
-    sigset_t old;
-    block_signals(true, &old);
+    char *copy = strdup(name);
+    if (!copy)
+        arena_out_of_memory();
+    set_push(set, path); /* before it exists, so that nothing escapes removal */
     int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-    if (fd >= 0) {
-        set->names[set->num_names++] = strdup(name);
-        set_push(set, path);
-    }
-    block_signals(false, &old);
-    if (fd < 0)
+    if (fd < 0) {
         diag_error(diag, (Loc){set->dir, 0, 0}, "cannot create %s: %s", name, strerror(errno));
+        free(copy);
+    } else {
+        set->names[set->num_names++] = copy;
+    }
     free(path);
     return fd;
 }

@@ -1,17 +1,13 @@
-/* Output files of the command line, and their removal when a signal
- * (SIGTERM, SIGHUP, SIGINT) stops shardc before they are complete: the
- * library writes a temporary beside each output and renames it into place
- * (shardc/io.h); the command line, which owns the process, takes the
- * signals and removes the temporaries still registered. */
+/* Output files of the command line, and their removal when shardc exits
+ * (out of memory: arena_out_of_memory) or a signal (SIGTERM, SIGHUP,
+ * SIGINT) stops it before they are complete: the library writes a
+ * temporary beside each output and renames it into place (shardc/io.h);
+ * the command line, which owns the process, removes the temporaries still
+ * registered. cli_output_open/commit/abandon are declared in cli.h. */
 #ifndef SHARDC_CLI_OUTPUT_H
 #define SHARDC_CLI_OUTPUT_H
 #include <stdbool.h>
-#include "shardc/io.h"
-
-/* io_output_* with the temporary registered for removal on a signal. */
-bool cli_output_open(OutputFile *out, DiagEngine *diag, const char *path);
-bool cli_output_commit(OutputFile *out, DiagEngine *diag);
-void cli_output_abandon(OutputFile *out);
+#include "cli.h"
 
 /* A set of files in DIR that appears whole or not at all (--outputs=DIR):
  * the files are written into a temporary directory inside DIR and renamed
@@ -31,10 +27,10 @@ int cli_output_set_create(OutputSet *set, DiagEngine *diag, const char *name);
 bool cli_output_set_commit(OutputSet *set, DiagEngine *diag);
 void cli_output_set_abandon(OutputSet *set);
 
-/* Register a file or directory to remove if a signal stops shardc, and
- * drop the last one registered (last in, first out); on a signal every
- * registered path is removed, last first (a directory once its files
- * are gone), and the signal then ends the process as it would have. */
+/* Register a file or directory to remove if shardc exits or a signal
+ * stops it, and drop the last one registered (last in, first out); then
+ * every registered path is removed, last first (a directory once its
+ * files are gone), and a signal ends the process as it would have. */
 void cli_cleanup_push(const char *path);
 void cli_cleanup_pop(void);
 
