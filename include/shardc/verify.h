@@ -8,6 +8,7 @@
 typedef struct VerifyCtx {
     Module *module;
     DiagEngine *diag;
+    const Func *func;       /* the function being verified */
     const Op *region_op;    /* innermost enclosing shard_map, or NULL */
     const Mesh *region_mesh;
     int errors_before;

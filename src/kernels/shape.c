@@ -299,6 +299,10 @@ TensorStatus kern_iota(TensorCtx *ctx, DType dtype, int rank, const int64_t *dim
     TensorStatus st = check_axis(ctx, "iota", dim, rank);
     if (st != TENSOR_OK)
         return st;
+    /* Zero elements: no line, which could be as long as 2^62 here. */
+    int64_t count;
+    if (tensor_shape_count(rank, dims, &count) && count == 0)
+        return tensor_new_uninit(ctx, dtype, rank, dims, out);
     Tensor *line;
     if ((st = tensor_new_uninit(ctx, dtype, 1, &dims[dim], &line)) != TENSOR_OK)
         return st;

@@ -119,6 +119,24 @@ static int manual_axes(VerifyCtx *vc, Op *op, const Mesh *mesh, int *out)
     return verify_mesh_axes(vc, op, ATTR_KEY_MANUAL_AXES, mesh, out, mesh->num_axes);
 }
 
+/* A shard_map inside another on the same mesh is manual over other axes
+ * only: the devices have already split the outer one's axes among them
+ * (the interpreter refuses it too, so the compiler must). */
+static void check_nesting(VerifyCtx *vc, Op *op, const Mesh *mesh, const int *manual, int num_manual)
+{
+    Op *outer = (Op *)vc->region_op;
+    if (!outer || vc->region_mesh != mesh)
+        return;
+    int *outer_manual = ARENA_ARRAY(&vc->module->arena, int, mesh->num_axes + 1);
+    int num_outer = manual_axes(vc, outer, mesh, outer_manual);
+    for (int i = 0; i < num_manual; i++)
+        if (axis_is_manual(outer_manual, num_outer, manual[i])) {
+            diag_error(vc->diag, op->loc, "a shard_map nested in another may not be manual over the same axes "
+                       "(\"%s\" is manual in both)", mesh->axes[manual[i]].name);
+            return;
+        }
+}
+
 void verify_shard_map(VerifyCtx *vc, Op *op)
 {
     const AttrValue *mv = op_attr_get(op, ATTR_KEY_MESH);
@@ -133,6 +151,7 @@ void verify_shard_map(VerifyCtx *vc, Op *op)
     int num_manual = manual_axes(vc, op, mesh, manual);
     if (num_manual < 0)
         return;
+    check_nesting(vc, op, mesh, manual, num_manual);
     Block *body = op->region;
     if (body->num_args != op->num_operands) {
         diag_error(vc->diag, op->loc, "the shard_map body takes %d argument%s for %d operand%s", body->num_args,

@@ -54,6 +54,7 @@ static bool verify_walk_value(Value *v, void *vc)
 
 static void verify_func(VerifyCtx *vc, Func *f)
 {
+    vc->func = f;
     ir_walk(f->body, &(IrWalker){.value = verify_walk_value, .pre = verify_walk_op, .user = vc});
     Block *b = f->body;
     if (b->num_returns != f->num_results) {
@@ -139,7 +140,12 @@ void verify_custom(VerifyCtx *vc, Op *op)
         diag_error(vc->diag, partition->loc, "'partition' must name a function: partition = @f");
     else if (partition) {
         const Func *f = find_callee(vc, partition->u.s, partition->loc);
-        if (f && (f->body->num_args != op->num_operands || f->num_results != op->num_results))
+        /* The partitioner keeps partition functions global: the op's own
+         * function would never be partitioned, and would run per device. */
+        if (f && f == vc->func)
+            diag_error(vc->diag, partition->loc, "partition function '@%s' is the function holding the custom op",
+                       f->name);
+        else if (f && (f->body->num_args != op->num_operands || f->num_results != op->num_results))
             diag_error(vc->diag, partition->loc, "partition function '@%s' must take %d argument%s and "
                        "return %d result%s (the op's local shards)", f->name, op->num_operands,
                        op->num_operands == 1 ? "" : "s", op->num_results, op->num_results == 1 ? "" : "s");
