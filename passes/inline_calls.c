@@ -48,9 +48,9 @@ static bool inline_call(Inliner *in, Block *b, Op *call, ValueMap *results)
     }
     ValueMap map;
     arena_reset(&in->call);
-    value_map_init(&map, &in->call, m->num_values);
+    value_map_init(&map, &in->call);
     for (int i = 0; i < call->num_operands; i++)
-        map.to[callee->body->args[i]->id] = value_map_get(results, call->operands[i]);
+        value_map_put(&map, callee->body->args[i], value_map_get(results, call->operands[i]));
     char prefix[64];
     snprintf(prefix, sizeof prefix, "%s%d", callee->name, in->counter++);
     const char *name = arena_strdup(&m->arena, prefix);
@@ -60,7 +60,7 @@ static bool inline_call(Inliner *in, Block *b, Op *call, ValueMap *results)
         Value *returned = value_map_get(&map, callee->body->returns[i]);
         if (!returned->sharding)
             returned->sharding = call->results[i]->sharding;
-        results->to[call->results[i]->id] = returned;
+        value_map_put(results, call->results[i], returned);
     }
     block_remove(b, call);
     return true;
@@ -92,7 +92,7 @@ static bool inline_sweep(Inliner *in, Block *b, bool *changed)
 {
     Sweep s = {.in = in};
     arena_reset(&in->sweep);
-    value_map_init(&s.results, &in->sweep, in->m->num_values);
+    value_map_init(&s.results, &in->sweep);
     bool ok = ir_walk(b, &(IrWalker){.pre = inline_if_call, .user = &s, .scope = IR_WALK_GLOBAL});
     *changed = s.changed;
     if (ok && s.changed)

@@ -252,6 +252,10 @@ typedef struct Module {
     int logical_annotations;
     int64_t largest_value_bytes;    /* of every value created; INT64_MAX on overflow */
     const struct MlirExtra *mlir;
+    /* Hash indexes of funcs and meshes by name: a cache that the look-ups
+     * (module_find_func/mesh) bring up to date as the arrays change, so a
+     * module of 1e5 functions is not scanned once per call (ir.c). */
+    struct NameIndex *func_index, *mesh_index;
 } Module;
 
 /* ---- construction and queries (ir.c) ------------------------------------- */
@@ -260,6 +264,10 @@ Module *module_new(const char *file);
 void module_free(Module *m);
 const Mesh *module_find_mesh(const Module *m, const char *name);
 Func *module_find_func(const Module *m, const char *name);
+/* Bring the look-up indexes up to date. The look-ups update them when the
+ * module changed, so call this before look-ups from several threads (the
+ * interpreter does); then the look-ups only read. */
+void module_index(const Module *m);
 /* The mesh of the first sharding in f (arguments, then op results), or
  * NULL: the mesh a function is propagated and partitioned on. */
 const Mesh *func_first_mesh(const Func *f);

@@ -76,8 +76,66 @@ static bool read_document(YamlCtx *y, yaml_parser_t *parser)
     return ok;
 }
 
+/* Caps checked before libyaml sees the text: its scanner takes time
+ * quadratic in the depth of flow collections (100,000 nested '[' took
+ * over a minute), and no config needs more than a few levels or bytes. */
+enum { CONFIG_MAX_DEPTH = 64, CONFIG_MAX_BYTES = 64 << 20 };
+
+/* The end of a quoted scalar starting at text[i] (its closing quote), or len. */
+static size_t skip_quoted(const char *text, size_t len, size_t i)
+{
+    char q = text[i];
+    for (i++; i < len; i++) {
+        if (q == '"' && text[i] == '\\')
+            i++;
+        else if (text[i] == q && !(q == '\'' && i + 1 < len && text[i + 1] == '\''))
+            return i;
+        else if (q == '\'' && text[i] == q)
+            i++; /* '' inside single quotes */
+    }
+    return len;
+}
+
+/* The depth of flow brackets ('[', '{') outside quotes and comments. */
+static bool check_caps(const Config *c, DiagEngine *diag)
+{
+    if (c->len > CONFIG_MAX_BYTES) {
+        diag_error(diag, (Loc){c->file, 0, 0}, "the config is %zu bytes; at most %d MiB are read", c->len,
+                   CONFIG_MAX_BYTES >> 20);
+        return false;
+    }
+    int depth = 0, line = 1, col = 1;
+    for (size_t i = 0; i < c->len; i++, col++) {
+        char ch = c->text[i];
+        if (ch == '\n') {
+            line++;
+            col = 0;
+        } else if (ch == '#' && (i == 0 || c->text[i - 1] == ' ' || c->text[i - 1] == '\t' ||
+                                 c->text[i - 1] == '\n')) {
+            while (i + 1 < c->len && c->text[i + 1] != '\n')
+                i++;
+        } else if (ch == '"' || ch == '\'') {
+            size_t end = skip_quoted(c->text, c->len, i);
+            for (; i < end; i++) /* quoted scalars may span lines */
+                if (c->text[i] == '\n')
+                    line++, col = 0;
+                else
+                    col++;
+        } else if ((ch == '[' || ch == '{') && ++depth > CONFIG_MAX_DEPTH) {
+            diag_error(diag, (Loc){c->file, line, col}, "YAML collections nest more than %d levels deep",
+                       CONFIG_MAX_DEPTH);
+            return false;
+        } else if ((ch == ']' || ch == '}') && depth > 0) {
+            depth--;
+        }
+    }
+    return true;
+}
+
 static bool parse_config(Config *c, DiagEngine *diag)
 {
+    if (!check_caps(c, diag))
+        return false;
     yaml_parser_t parser;
     if (!yaml_parser_initialize(&parser)) {
         diag_error(diag, (Loc){c->file, 0, 0}, "out of memory while reading the YAML");

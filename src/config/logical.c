@@ -92,24 +92,21 @@ static Mesh *copy_mesh(Arena *arena, const Mesh *src)
     return mesh;
 }
 
-static void add_mesh(Module *m, Mesh *mesh)
-{
-    Mesh **meshes = ARENA_ARRAY(&m->arena, Mesh *, m->num_meshes + 1);
-    if (m->num_meshes)
-        memcpy(meshes, m->meshes, sizeof(Mesh *) * (size_t)m->num_meshes);
-    meshes[m->num_meshes++] = mesh;
-    m->meshes = meshes;
-}
-
 bool logical_merge_meshes(Module *m, const Config *c, DiagEngine *diag)
 {
     bool ok = true;
+    /* One array with room for every config mesh: growing it by one per
+     * mesh copied it each time (quadratic: 10 GB for 50,000 meshes). */
+    Mesh **meshes = ARENA_ARRAY(&m->arena, Mesh *, m->num_meshes + c->num_meshes + 1);
+    if (m->num_meshes)
+        memcpy(meshes, m->meshes, sizeof(Mesh *) * (size_t)m->num_meshes);
+    m->meshes = meshes;
     for (int i = 0; i < c->num_meshes; i++) {
         const Mesh *declared = module_find_mesh(m, c->meshes[i]->name);
         if (declared)
             ok &= meshes_agree(declared, c->meshes[i], diag);
         else
-            add_mesh(m, copy_mesh(&m->arena, c->meshes[i]));
+            m->meshes[m->num_meshes++] = copy_mesh(&m->arena, c->meshes[i]);
     }
     return ok;
 }

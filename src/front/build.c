@@ -68,12 +68,10 @@ void build_begin_func(ParseCtx *ctx, const char *name, Loc loc)
     f->loc = loc;
     f->body = ARENA_NEW(ctx->arena, Block);
     f->body->parent_func = f;
-    for (int i = 0; i < ctx->funcs.count; i++) {
-        Func *other = ctx->funcs.items[i];
-        if (strcmp(other->name, name) == 0) {
-            diag_error(ctx->diag, loc, "redefinition of function '@%s'", name);
-            diag_note(ctx->diag, other->loc, "previous definition is here");
-        }
+    const Func *other = symtab_get(&ctx->func_names, name);
+    if (other) {
+        diag_error(ctx->diag, loc, "redefinition of function '@%s'", name);
+        diag_note(ctx->diag, other->loc, "previous definition is here");
     }
     ctx->func = f;
     ctx->block = NULL;
@@ -153,6 +151,8 @@ void build_end_func(ParseCtx *ctx, PtrList *results)
         f->result_locs[i] = r->loc;
     }
     arena_list_push(ctx->arena, &ctx->funcs, f);
+    if (!symtab_get(&ctx->func_names, f->name))
+        symtab_put(&ctx->func_names, f->name, f);
     build_abandon_func(ctx);
 }
 

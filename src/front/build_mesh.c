@@ -92,15 +92,14 @@ void build_mesh(ParseCtx *ctx, const char *name, Loc loc, PtrList *items)
         return;
     }
     arena_list_push(ctx->arena, &ctx->meshes, mesh);
+    symtab_put(&ctx->mesh_names, mesh->name, mesh);
 }
 
 const Mesh *build_find_mesh(ParseCtx *ctx, const char *name, Loc loc)
 {
-    for (int i = 0; i < ctx->meshes.count; i++) {
-        const Mesh *m = ctx->meshes.items[i];
-        if (strcmp(m->name, name) == 0)
-            return m;
-    }
+    const Mesh *m = symtab_get(&ctx->mesh_names, name);
+    if (m)
+        return m;
     if (loc.line)
         diag_error(ctx->diag, loc, "unknown mesh '@%s' (meshes must be declared before use)", name);
     return NULL;

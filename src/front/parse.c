@@ -34,6 +34,8 @@ Module *parse_module(const char *file, const char *text, size_t len, DiagEngine 
     }
     Module *m = module_new(file);
     ParseCtx ctx = {.module = m, .diag = diag, .arena = &m->arena, .file = m->file};
+    symtab_init(&ctx.func_names, &m->arena);
+    symtab_init(&ctx.mesh_names, &m->arena);
     int errors_before = diag->errors;
     yyscan_t scanner;
     if (shir_lex_init_extra(&ctx, &scanner) != 0) {

@@ -56,6 +56,7 @@ typedef struct ParseCtx {
     int nesting;            /* open attribute brackets and regions */
     bool control_flow_op;   /* the op being parsed is while or case */
     PtrList funcs, meshes;
+    SymTab func_names, mesh_names;  /* the first of each name in funcs, meshes */
 } ParseCtx;
 
 /* Scanner helpers (parse_lex.c). */

@@ -306,6 +306,7 @@ bool interp_run_func(InterpCtx *ic, const Module *m, const Func *f, Tensor *cons
 {
     for (int i = 0; i < f->num_results; i++)
         outputs[i] = NULL;
+    module_index(m); /* the devices' threads look functions and meshes up: read-only from here */
     ExecPlan plan;
     bool absent = ic->world && ic->world->rank != 0; /* the root holds the inputs */
     if (!absent && !check_inputs(ic, f, inputs))

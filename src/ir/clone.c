@@ -3,15 +3,47 @@
 #include <string.h>
 #include "shardc/ir_clone.h"
 
-void value_map_init(ValueMap *map, Arena *arena, int num_values)
+void value_map_init(ValueMap *map, Arena *arena)
 {
-    map->size = num_values;
-    map->to = ARENA_ARRAY(arena, Value *, num_values + 1);
+    *map = (ValueMap){.arena = arena};
+}
+
+static int map_slot(const Value *const *from, int cap, const Value *v)
+{
+    unsigned mask = (unsigned)cap - 1, i = ((unsigned)v->id * 2654435761u) & mask;
+    while (from[i] && from[i] != v)
+        i = (i + 1) & mask;
+    return (int)i;
 }
 
 Value *value_map_get(const ValueMap *map, Value *v)
 {
-    return v->id < map->size && map->to[v->id] ? map->to[v->id] : v;
+    if (!map->cap)
+        return v;
+    int i = map_slot(map->from, map->cap, v);
+    return map->from[i] ? map->to[i] : v;
+}
+
+void value_map_put(ValueMap *map, const Value *from, Value *to)
+{
+    if ((map->count + 1) * 2 > map->cap) { /* grow: the old arrays stay in the arena */
+        int cap = map->cap ? map->cap * 2 : 16;
+        const Value **keys = ARENA_ARRAY(map->arena, const Value *, cap);
+        Value **values = ARENA_ARRAY(map->arena, Value *, cap);
+        for (int i = 0; i < map->cap; i++)
+            if (map->from[i]) {
+                int j = map_slot(keys, cap, map->from[i]);
+                keys[j] = map->from[i];
+                values[j] = map->to[i];
+            }
+        map->from = keys;
+        map->to = values;
+        map->cap = cap;
+    }
+    int i = map_slot(map->from, map->cap, from);
+    map->count += !map->from[i];
+    map->from[i] = from;
+    map->to[i] = to;
 }
 
 static const char *prefixed_name(Module *m, const char *prefix, const char *name)
@@ -28,8 +60,7 @@ static Value *clone_value(Module *m, ValueMap *map, const Value *v, const char *
 {
     Value *c = value_new(m, prefixed_name(m, prefix, v->name), v->type, v->loc);
     c->sharding = v->sharding;
-    if (v->id < map->size)
-        map->to[v->id] = c;
+    value_map_put(map, v, c);
     return c;
 }
 

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "shardc/ir.h"
+#include "shardc/symtab.h"
 #include "front/parse_ctx.h"
 
 /* Each op's attribute specs (ops.def), ended by ATTR_KEY_NONE. */
@@ -60,20 +61,73 @@ void module_free(Module *m)
     free(m);
 }
 
+/* Name -> position + 1 in an array of funcs or meshes. Entries are added
+ * as the array grows; a new array or a shorter one rebuilds it. Names are
+ * set when a func or mesh is made and never change, but a position is
+ * still checked against the array before it is believed (an entry
+ * replaced in place rebuilds the index). */
+typedef struct NameIndex {
+    SymTab table;
+    void *const *items;
+    int count;
+} NameIndex;
+
+typedef const char *(*NameOf)(const void *item);
+static const char *func_name(const void *f) { return ((const Func *)f)->name; }
+static const char *mesh_name(const void *m) { return ((const Mesh *)m)->name; }
+
+static void index_update(Module *m, NameIndex **slot, void *const *items, int count, NameOf name_of)
+{
+    NameIndex *ix = *slot;
+    if (!ix) {
+        ix = *slot = ARENA_NEW(&m->arena, NameIndex);
+        ix->count = -1;
+    }
+    if (ix->items != items || ix->count > count || ix->count < 0) {
+        symtab_init(&ix->table, &m->arena); /* the old table stays in the arena */
+        ix->items = items;
+        ix->count = 0;
+    }
+    for (; ix->count < count; ix->count++) {
+        const char *name = name_of(items[ix->count]);
+        if (!symtab_get(&ix->table, name)) /* the first of equal names, as a scan finds */
+            symtab_put(&ix->table, name, (void *)(intptr_t)(ix->count + 1));
+    }
+}
+
+static int index_find(const Module *cm, NameIndex **slot, void *const *items, int count, NameOf name_of,
+                      const char *name)
+{
+    Module *m = (Module *)cm; /* the index is a cache: look-ups stay logically const */
+    for (int attempt = 0; attempt < 2; attempt++) {
+        index_update(m, slot, items, count, name_of);
+        intptr_t pos = (intptr_t)symtab_get(&(*slot)->table, name);
+        if (!pos)
+            return -1;
+        if (strcmp(name_of(items[pos - 1]), name) == 0)
+            return (int)pos - 1;
+        (*slot)->count = -1; /* stale: rebuild */
+    }
+    return -1;
+}
+
 const Mesh *module_find_mesh(const Module *m, const char *name)
 {
-    for (int i = 0; i < m->num_meshes; i++)
-        if (strcmp(m->meshes[i]->name, name) == 0)
-            return m->meshes[i];
-    return NULL;
+    int i = index_find(m, (NameIndex **)&m->mesh_index, (void *const *)m->meshes, m->num_meshes, mesh_name, name);
+    return i < 0 ? NULL : m->meshes[i];
 }
 
 Func *module_find_func(const Module *m, const char *name)
 {
-    for (int i = 0; i < m->num_funcs; i++)
-        if (strcmp(m->funcs[i]->name, name) == 0)
-            return m->funcs[i];
-    return NULL;
+    int i = index_find(m, (NameIndex **)&m->func_index, (void *const *)m->funcs, m->num_funcs, func_name, name);
+    return i < 0 ? NULL : m->funcs[i];
+}
+
+void module_index(const Module *cm)
+{
+    Module *m = (Module *)cm;
+    index_update(m, &m->func_index, (void *const *)m->funcs, m->num_funcs, func_name);
+    index_update(m, &m->mesh_index, (void *const *)m->meshes, m->num_meshes, mesh_name);
 }
 
 static int64_t value_bytes(const TensorType *type)

@@ -10,9 +10,9 @@
 void pc_inline_block(PartitionCtx *pc, const Block *body, Value **args, Value **returns)
 {
     ValueMap map;
-    value_map_init(&map, &pc->module->arena, pc->module->num_values);
+    value_map_init(&map, &pc->module->arena);
     for (int i = 0; i < body->num_args; i++)
-        map.to[body->args[i]->id] = args[i];
+        value_map_put(&map, body->args[i], args[i]);
     for (const Op *op = body->first; op; op = op->next) {
         Op *c = op_clone(pc->module, op, &map, NULL);
         for (int j = 0; j < c->num_results; j++) {

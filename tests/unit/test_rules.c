@@ -548,9 +548,9 @@ static void test_custom_rule_bound_once(void **state)
     const OpShardingRule *kept = rule_of(f, "y");
     assert_ptr_equal(rule_of(f, "y"), kept);
     ValueMap map;
-    value_map_init(&map, &f->arena, m->num_values);
+    value_map_init(&map, &f->arena);
     assert_ptr_equal(rules_of_op(&f->arena, &f->cap.diag, op_clone(m, op, &map, "same")), kept);
-    map.to[op->operands[0]->id] = m->funcs[0]->body->args[1];
+    value_map_put(&map, op->operands[0], m->funcs[0]->body->args[1]);
     const OpShardingRule *other = rules_of_op(&f->arena, &f->cap.diag, op_clone(m, op, &map, "other"));
     assert_ptr_not_equal(other, kept);
     expect_sdy(f, kept, "#sdy.op_sharding_rule<([i])->([i]) {i=8}, custom>");
