@@ -165,6 +165,10 @@ static bool emit_module(Module *m, const CompileArgs *args, PassContext *ctx)
         return false;
     if (args->stats && !args->output)
         return true;
+    if ((args->options.emit == EMIT_DEVICES && !partition_check_device(m, args->device, ctx->diag)) ||
+        (args->options.explain && args->options.explain[0] &&
+         !origins_check_name(m, args->options.explain, ctx->diag)))
+        return false;
     OutputFile out;
     int errors_before = ctx->diag->errors;
     if (!cli_output_open(&out, ctx->diag, args->output))

@@ -95,6 +95,12 @@ void cli_cleanup_pop(void)
     free(n);
 }
 
+const char *cli_file_message(const char *path, const char *msg)
+{
+    size_t n = strlen(path);
+    return strncmp(msg, path, n) == 0 && strncmp(msg + n, ": ", 2) == 0 ? msg + n + 2 : msg;
+}
+
 void cli_test_kill_at(const char *point)
 {
     const char *want = getenv("SHARDC_TEST_KILL_AT");

@@ -34,6 +34,10 @@ void cli_output_set_abandon(OutputSet *set);
 void cli_cleanup_push(const char *path);
 void cli_cleanup_pop(void);
 
+/* A library message about a file ("PATH: truncated header") without its
+ * leading "PATH: ", for a diagnostic already located at PATH. */
+const char *cli_file_message(const char *path, const char *msg);
+
 /* Test hook (docs/testing.md): when SHARDC_TEST_KILL_AT names `point`,
  * shardc sends itself SIGTERM there, to test the removal deterministically. */
 void cli_test_kill_at(const char *point);

@@ -213,7 +213,7 @@ static bool read_input(DiagEngine *diag, const char *path, const Value *arg, Ten
     TensorCtx ctx;
     tensor_ctx_init(&ctx, NULL);
     if (npy_read(&ctx, path, t) != TENSOR_OK) {
-        diag_error(diag, (Loc){path, 0, 0}, "%s", ctx.msg);
+        diag_error(diag, (Loc){path, 0, 0}, "%s", cli_file_message(path, ctx.msg));
         return false;
     }
     return check_input(diag, path, arg, t);

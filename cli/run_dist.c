@@ -5,6 +5,7 @@
  * behaviour. */
 #include <stdlib.h>
 #include <string.h>
+#include "output.h"
 #include "run_dist.h"
 #include "shardc/layout.h"
 #include "shardc/npy.h"
@@ -106,7 +107,7 @@ static bool read_block(DiagEngine *diag, const char *pattern, int64_t device, co
     tensor_ctx_init(&ctx, NULL);
     Tensor *raw = NULL;
     if (npy_read(&ctx, path, &raw) != TENSOR_OK) {
-        diag_error(diag, (Loc){path, 0, 0}, "%s", ctx.msg);
+        diag_error(diag, (Loc){path, 0, 0}, "%s", cli_file_message(path, ctx.msg));
         return false;
     }
     DType want = arg->type.dtype;

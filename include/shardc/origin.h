@@ -24,5 +24,8 @@ void origins_init(OriginTable *t, Arena *arena, int num_values);
 DimOrigin *origins_of(OriginTable *t, Arena *arena, const Value *v);
 /* Print the explanation for one value (or all when name is NULL). */
 void origins_explain(FILE *out, OriginTable *t, const Module *m, const char *name);
+/* Whether a value of that name exists outside shard_map bodies; else an
+ * error naming it. */
+bool origins_check_name(const Module *m, const char *name, DiagEngine *diag);
 
 #endif

@@ -131,5 +131,8 @@ void stats_print_reasons(FILE *out, const PartitionStats *stats);
 bool partition_module(Module *m, DiagEngine *diag, PartitionStats *stats);
 /* --emit=devices: every device (or only device `device` when >= 0). */
 void partition_print_devices(FILE *out, const Module *m, int device);
+/* Whether device id `device` (< 0: all) exists on the mesh of a partitioned
+ * function; else an error naming the valid ids. */
+bool partition_check_device(const Module *m, int device, DiagEngine *diag);
 
 #endif

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "interp/interp_internal.h"
+#include "shardc/limits.h"
 
 /* One handler per op class (opclasses.def's exec column): a class without
  * one does not compile. */
@@ -271,14 +272,22 @@ static bool check_inputs(InterpCtx *ic, const Func *f, Tensor *const *inputs)
 static bool size_device_stats(InterpCtx *ic, const Module *m)
 {
     int64_t devices = 0;
+    const Mesh *largest = NULL;
     for (int i = 0; i < m->num_meshes; i++)
-        if (m->meshes[i]->num_devices > devices)
+        if (m->meshes[i]->num_devices > devices) {
             devices = m->meshes[i]->num_devices;
+            largest = m->meshes[i];
+        }
     if (devices <= ic->stats.num_devices)
         return true;
     int64_t *peaks = realloc(ic->stats.device_peak_bytes, (size_t)devices * sizeof *peaks);
-    if (!peaks)
+    if (!peaks) {
+        char total[32];
+        diag_error(ic->diag, largest->loc, "out of memory simulating the %lld devices of mesh @%s: %zu bytes per "
+                   "device (%s) for their statistics alone", (long long)devices, largest->name, sizeof *peaks,
+                   limits_format_bytes(devices * (int64_t)sizeof *peaks, total, sizeof total));
         return false;
+    }
     memset(peaks + ic->stats.num_devices, 0, (size_t)(devices - ic->stats.num_devices) * sizeof *peaks);
     ic->stats.device_peak_bytes = peaks;
     ic->stats.num_devices = devices;
@@ -311,7 +320,10 @@ bool interp_run_func(InterpCtx *ic, const Module *m, const Func *f, Tensor *cons
     bool absent = ic->world && ic->world->rank != 0; /* the root holds the inputs */
     if (!absent && !check_inputs(ic, f, inputs))
         return false;
-    if (!exec_plan_build(&plan, m) || !size_device_stats(ic, m)) {
+    if (!size_device_stats(ic, m)) {
+        return false;
+    }
+    if (!exec_plan_build(&plan, m)) {
         exec_plan_free(&plan);
         diag_error(ic->diag, f->loc, "out of memory");
         return false;

@@ -14,6 +14,7 @@
 #include <string.h>
 #include "interp/interp_shard_map.h"
 #include "shardc/layout.h"
+#include "shardc/limits.h"
 
 enum { DEVICE_STACK_BYTES = 8 << 20, MAX_MESH_AXES = 64 };
 
@@ -52,6 +53,17 @@ static bool manual_axes_mask(ExecCtx *x, const Op *op, const Mesh *mesh, uint64_
 
 /* The positions that run the body: every combination of manual
  * coordinates, ascending (the manual axes are taken major to minor). */
+/* Per-device bookkeeping the simulation could not allocate: a mesh of 2^30
+ * devices is a valid program that this machine cannot simulate. */
+static bool fail_devices(ExecCtx *x, const ShardMapRun *r)
+{
+    int64_t per_device = (int64_t)(sizeof *r->active + sizeof *r->devices + sizeof *r->threads);
+    char total[32];
+    return exec_fail(x, r->op, "out of memory simulating the %lld devices of mesh @%s: %lld bytes per device "
+                     "(%s) before any tensor", (long long)r->num_active, r->mesh->name, (long long)per_device,
+                     limits_format_bytes(per_device * r->num_active, total, sizeof total));
+}
+
 static bool active_positions(ExecCtx *x, ShardMapRun *r)
 {
     AxisRef refs[MAX_MESH_AXES];
@@ -63,7 +75,7 @@ static bool active_positions(ExecCtx *x, ShardMapRun *r)
     r->num_active = axis_refs_size(refs, n);
     r->active = calloc((size_t)r->num_active, sizeof *r->active);
     if (!r->active)
-        return exec_fail(x, r->op, "out of memory");
+        return fail_devices(x, r);
     for (int64_t k = 0; k < r->num_active; k++)
         r->active[k] = mesh_group_member(r->mesh, base, refs, n, k);
     return true;
@@ -95,7 +107,7 @@ static bool devices_setup(ExecCtx *x, ShardMapRun *r)
     r->devices = calloc((size_t)r->num_active, sizeof *r->devices);
     r->threads = calloc((size_t)r->num_active, sizeof *r->threads);
     if (!r->transport || !r->devices || !r->threads)
-        return exec_fail(x, r->op, "out of memory");
+        return fail_devices(x, r);
     for (int64_t k = 0; k < r->num_active; k++) {
         DeviceRun *d = &r->devices[k];
         d->run = r;

@@ -196,13 +196,42 @@ static void print_device(FILE *out, const Op *smap, const Mesh *mesh, int64_t po
     ir_walk(smap->region, &(IrWalker){.pre = print_collective_group, .user = &dv, .scope = IR_WALK_GLOBAL});
 }
 
+/* The mesh of a function partitioned into one shard_map, or NULL. */
+static const Mesh *spmd_mesh(const Module *m, const Func *f)
+{
+    const Op *smap = f->body->first;
+    return smap && smap->kind == OP_SHARD_MAP && !smap->next ? op_attr_mesh(m, smap, ATTR_KEY_MESH) : NULL;
+}
+
+bool partition_check_device(const Module *m, int device, DiagEngine *diag)
+{
+    const Mesh *last = NULL;
+    for (int i = 0; i < m->num_funcs && device >= 0; i++) {
+        const Mesh *mesh = spmd_mesh(m, m->funcs[i]);
+        if (!mesh)
+            continue;
+        last = mesh;
+        int64_t p = mesh_position_of(mesh, device);
+        if (p >= 0 && p < mesh->num_devices)
+            return true;
+    }
+    if (device < 0)
+        return true;
+    if (!last)
+        diag_error(diag, (Loc){m->file, 0, 0}, "--device=%d: no function is partitioned onto a mesh", device);
+    else
+        diag_error(diag, (Loc){m->file, 0, 0}, "--device=%d: mesh @%s has device ids 0 to %lld%s", device,
+                   last->name, (long long)last->num_devices - 1, last->device_ids ? " (in its device order)" : "");
+    return false;
+}
+
 void partition_print_devices(FILE *out, const Module *m, int device)
 {
     for (int i = 0; i < m->num_funcs; i++) {
         const Op *smap = m->funcs[i]->body->first;
-        if (!smap || smap->kind != OP_SHARD_MAP || smap->next)
+        const Mesh *mesh = spmd_mesh(m, m->funcs[i]);
+        if (!mesh)
             continue;
-        const Mesh *mesh = op_attr_mesh(m, smap, ATTR_KEY_MESH);
         fprintf(out, "func @%s on @%s (%lld devices)\n", m->funcs[i]->name, mesh->name, (long long)mesh->num_devices);
         for (int64_t p = 0; p < mesh->num_devices; p++)
             if (device < 0 || mesh_device_id(mesh, p) == device)

@@ -92,6 +92,19 @@ static bool explain_named(Value *v, void *user)
     return true;
 }
 
+static bool other_name(Value *v, void *name)
+{
+    return strcmp(v->name, name) != 0; /* false: found, stop */
+}
+
+bool origins_check_name(const Module *m, const char *name, DiagEngine *diag)
+{
+    if (!ir_walk_module(m, &(IrWalker){.value = other_name, .user = (void *)name, .scope = IR_WALK_GLOBAL}))
+        return true;
+    diag_error(diag, (Loc){m->file, 0, 0}, "--explain=%%%s: no value %%%s in the program", name, name);
+    return false;
+}
+
 void origins_explain(FILE *out, OriginTable *t, const Module *m, const char *name)
 {
     /* Propagation does not enter shard_map bodies: nothing to explain there. */
