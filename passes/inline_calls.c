@@ -40,6 +40,7 @@ static bool inline_call(Inliner *in, Block *b, Op *call, ValueMap *results)
 {
     Module *m = in->m;
     Func *callee = module_find_func(m, call->callee);
+    callee->called = true;
     in->inlined_ops += count_ops(callee->body);
     if (in->inlined_ops > MAX_INLINED_OPS) {
         diag_error(in->diag, call->loc, "inlining the calls would create more than %d ops "

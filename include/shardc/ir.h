@@ -233,6 +233,7 @@ struct Func {
     LogicalAxes **result_logical; /* NULL, or entries that may be NULL */
     Loc *result_locs;
     const struct MlirExtra *mlir;
+    bool called;        /* a call named it (inline-calls sets it as it removes the calls) */
 };
 
 typedef struct Module {

@@ -261,6 +261,36 @@ static void install_spmd_body(PartitionCtx *pc, Func *f, Block *body)
     f->body = outer;
 }
 
+/* False (stop) at a call or custom op naming the function, anywhere. */
+static bool uses_other(Op *op, void *func)
+{
+    return names_other(op, func) && !(op->kind == OP_CALL && strcmp(op->callee, ((Func *)func)->name) == 0);
+}
+
+/* False (stop) at a collective outside shard_map bodies. */
+static bool not_collective(Op *op, void *first)
+{
+    if (op_info(op->kind)->op_class != OPC_COLLECTIVE)
+        return true;
+    *(Op **)first = op;
+    return false;
+}
+
+/* A function left global (no mesh) runs on the host when it is an entry:
+ * a collective outside shard_map there has no devices, and `shardc run`
+ * would refuse it. Functions called (from shard_map bodies, say) or used
+ * by custom ops run per device, and may hold collectives. */
+static bool host_runnable(Module *m, Func *f, DiagEngine *diag)
+{
+    Op *first = NULL;
+    if (f->called || ir_walk(f->body, &(IrWalker){.pre = not_collective, .user = &first, .scope = IR_WALK_GLOBAL}) ||
+        !ir_walk_module(m, &(IrWalker){.pre = uses_other, .user = f}))
+        return true;
+    diag_error(diag, first->loc, "'%s' outside any shard_map in '@%s', which no call or custom op uses: there "
+               "are no devices to communicate with", op_info(first->kind)->name, f->name);
+    return false;
+}
+
 static bool partition_func(Module *m, Func *f, DiagEngine *diag, PartitionStats *stats)
 {
     const Mesh *mesh = func_first_mesh(f);
@@ -293,6 +323,10 @@ static bool partition_func(Module *m, Func *f, DiagEngine *diag, PartitionStats 
 bool partition_module(Module *m, DiagEngine *diag, PartitionStats *stats)
 {
     int errors = diag->errors;
+    /* before partitioning replaces custom ops by their partition functions */
+    for (int i = 0; i < m->num_funcs; i++)
+        if (!func_first_mesh(m->funcs[i]) && !host_runnable(m, m->funcs[i], diag))
+            return false;
     for (int i = 0; i < m->num_funcs; i++)
         if (!partition_func(m, m->funcs[i], diag, stats))
             return false;
