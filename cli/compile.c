@@ -93,6 +93,35 @@ static int flag_device(CliParse *p, const char *v)
 
 static int flag_time_passes(CliParse *p, const char *v) { compile_args(p)->options.time_passes = true; return CLI_OK; }
 
+/* --pass-pipeline=verify,propagate,...: a sub-list of --list-passes. */
+static int flag_pass_pipeline(CliParse *p, const char *v)
+{
+    char buf[256];
+    const char *error = pipeline_check_list(v, true, buf, sizeof buf);
+    compile_args(p)->options.pass_list = v;
+    return error ? cli_usage_error(p->cmd, "--pass-pipeline: %s", error) : CLI_OK;
+}
+
+/* --print-ir-before=PASS[,PASS], --print-ir-after=..., --print-ir-after-all */
+static int flag_print_ir(CliParse *p, const char *v)
+{
+    char buf[256];
+    const char *error = v ? pipeline_check_list(v, false, buf, sizeof buf) : NULL;
+    CompileOptions *options = &compile_args(p)->options;
+    if (strcmp(p->flag->name, "--print-ir-before") == 0)
+        options->print_before = v;
+    else
+        options->print_after = v ? v : "*";
+    return error ? cli_usage_error(p->cmd, "%s: %s", p->flag->name, error) : CLI_OK;
+}
+
+static int flag_list_passes(CliParse *p, const char *v)
+{
+    for (const Pass *const *pass = pipeline_passes(); *pass; pass++)
+        printf("%s\n", (*pass)->name);
+    return 0;
+}
+
 static int flag_version(CliParse *p, const char *v)
 {
     printf("shardc %s\n", SHARDC_VERSION);
@@ -110,6 +139,11 @@ static const CliFlag compile_flags[] = {
     {"--stats", CLI_OPTIONAL, flag_stats, "unknown option '--stats=%s'", "[--stats[=json]]"},
     {"--device", CLI_JOINED, flag_device, "--device needs a device id, got '%s'", "[--device=K]"},
     {"--time-passes", CLI_BARE, flag_time_passes, NULL, "[--time-passes]"},
+    {"--pass-pipeline", CLI_JOINED, flag_pass_pipeline, "--pass-pipeline needs pass names", "[--pass-pipeline=PASS,...]"},
+    {"--print-ir-before", CLI_JOINED, flag_print_ir, "--print-ir-before needs pass names", "[--print-ir-before=PASS,...]"},
+    {"--print-ir-after", CLI_JOINED, flag_print_ir, "--print-ir-after needs pass names", "[--print-ir-after=PASS,...]"},
+    {"--print-ir-after-all", CLI_BARE, flag_print_ir, NULL, "[--print-ir-after-all]"},
+    {"--list-passes", CLI_BARE, flag_list_passes, NULL, NULL},
     CLI_FLAGS_CONFIG(CLI_CONFIG_SYNOPSIS),
     CLI_FLAG_MAX_BYTES,
     CLI_FLAG_INPUT_FORMAT,
@@ -129,6 +163,20 @@ static const CliCommand compile_command = {
     .missing_positional = "no input file",
 };
 
+/* What --emit, --stats or --explain print must be made by a pass the
+ * --pass-pipeline runs: an unpartitioned module is no --emit=partitioned. */
+static int check_pass_list(const CompileArgs *args)
+{
+    const char *list = args->options.pass_list;
+    const Pass *needed = args->options.emit >= EMIT_PARTITIONED  ? &pass_partition
+                         : args->options.emit >= EMIT_PROPAGATED ? &pass_propagate
+                                                                 : NULL;
+    if (!list || !needed || pipeline_list_names(list, needed))
+        return -1;
+    return cli_usage_error(&compile_command, "what --emit, --stats or --explain print needs the pass '%s' in --pass-pipeline",
+                           needed->name);
+}
+
 /* Returns -1 to continue, else an exit status. */
 static int parse_args(int argc, char **argv, CompileArgs *args)
 {
@@ -146,7 +194,7 @@ static int parse_args(int argc, char **argv, CompileArgs *args)
         args->options.emit = EMIT_PROPAGATED;
     if (args->stats && args->options.emit < EMIT_PARTITIONED)
         args->options.emit = EMIT_PARTITIONED;
-    return -1;
+    return check_pass_list(args);
 }
 
 /* --stats goes to stdout; the program then only goes to -o, if given. */

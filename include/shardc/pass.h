@@ -37,6 +37,13 @@ typedef struct CompileOptions {
      * sub-axes made, resized dims not sharded further) on the aggressive
      * strategy; `shardc opt` also on the basic one. */
     bool conservative_propagation;
+    /* --pass-pipeline=a,b,...: run exactly these passes (checked by
+     * pipeline_check_list), or NULL: the passes `emit` needs. */
+    const char *pass_list;
+    /* --print-ir-before=, --print-ir-after=: comma lists of pass names
+     * whose input or output is printed to stderr, "*" for every pass
+     * (--print-ir-after-all), or NULL. */
+    const char *print_before, *print_after;
 } CompileOptions;
 
 struct OriginTable;
@@ -72,7 +79,22 @@ extern const Pass pass_partition;
  * cannot prove (passes/check_vma.c). */
 extern const Pass pass_relax_vma;
 
-/* Run the pipeline up to what `options->emit` needs. */
+/* Run the pipeline up to what `options->emit` needs, or the passes of
+ * `options->pass_list`, printing the IR around the passes named by
+ * `options->print_before`/`print_after`. */
 bool pipeline_run(Module *m, PassContext *ctx);
+
+/* The passes in the order they run, NULL-terminated: the one list every
+ * pass name comes from (--list-passes, --pass-pipeline, --print-ir-*). */
+const Pass *const *pipeline_passes(void);
+const Pass *pipeline_find(const char *name, size_t len);
+
+/* Whether a comma list of pass names names `pass` ("*" names every pass). */
+bool pipeline_list_names(const char *list, const Pass *pass);
+/* Checks a comma list of pass names: each known, and, for a pipeline
+ * (`ordered`), each at most once, in the order of pipeline_passes(),
+ * starting with verify and holding the passes each needs. NULL when
+ * fine, else the message (in buf). */
+const char *pipeline_check_list(const char *list, bool ordered, char *buf, size_t size);
 
 #endif
