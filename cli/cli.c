@@ -213,6 +213,58 @@ int cli_func(CliParse *p, const char *value)
     return *p->common->func ? CLI_OK : CLI_BAD;
 }
 
+/* ---- the entry function ---- */
+
+/* False (stop) at an op naming the function. */
+static bool not_naming(Op *op, void *func)
+{
+    const char *name = ((const Func *)func)->name;
+    const char *partition = op->kind == OP_CUSTOM ? op_attr_symbol(op, ATTR_KEY_PARTITION) : NULL;
+    return !((op->callee && strcmp(op->callee, name) == 0) || (partition && strcmp(partition, name) == 0));
+}
+
+static bool is_public(const Module *m, const Func *f)
+{
+    return !mlir_func_is_private(f) && ir_walk_module(m, &(IrWalker){.pre = not_naming, .user = (void *)f});
+}
+
+/* "@a, @b and @c" into buf. */
+static void list_candidates(const Module *m, char *buf, size_t size, int count)
+{
+    size_t at = 0;
+    for (int i = 0, seen = 0; i < m->num_funcs && at < size; i++) {
+        if (!is_public(m, m->funcs[i]))
+            continue;
+        seen++;
+        const char *sep = seen == 1 ? "" : seen == count ? " and " : ", ";
+        int n = snprintf(buf + at, size - at, "%s@%s", sep, m->funcs[i]->name);
+        at += n > 0 ? (size_t)n : 0;
+    }
+}
+
+const char *cli_entry_name(DiagEngine *diag, const Module *m, const char *name)
+{
+    if (name || module_find_func(m, "main"))
+        return name ? name : "main";
+    const Func *only = NULL;
+    int count = 0;
+    for (int i = 0; i < m->num_funcs; i++)
+        if (is_public(m, m->funcs[i]))
+            only = count++ ? only : m->funcs[i];
+    if (count == 1)
+        return only->name;
+    Loc loc = {m->file, 0, 0};
+    if (count == 0) {
+        diag_error(diag, loc, "no function to run: no @main and no public function");
+        return NULL;
+    }
+    char buf[512];
+    list_candidates(m, buf, sizeof buf, count);
+    diag_error(diag, loc, "which function to run? no @main, and %d public functions: %s; name one with --func=NAME",
+               count, buf);
+    return NULL;
+}
+
 int cli_max_bytes(CliParse *p, const char *value)
 {
     return limits_parse_bytes(value, &p->common->max_bytes) ? CLI_OK : CLI_BAD;

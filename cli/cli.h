@@ -124,6 +124,14 @@ struct Module *cli_read_program(struct DiagEngine *diag, const char *path, const
 struct Module *cli_parse_program(struct DiagEngine *diag, const char *path, const CliCommon *common,
                                  const char *text, size_t len);
 
+/* The function `shardc run` runs and --stats counts: --func=NAME (`name`),
+ * else @main, else the only public function -- one that is not MLIR
+ * `private` and that no call or custom op of the module names (a helper,
+ * an implementation or a partition function). Looked for before the
+ * pipeline inlines calls. NULL (reported, listing the candidates) when
+ * there is none or no way to choose. */
+const char *cli_entry_name(struct DiagEngine *diag, const struct Module *m, const char *name);
+
 /* A handler's helper for a command's one positional argument: stores the
  * first in *slot; CLI_BAD (the row's error) for a second. */
 int cli_take_one(const char **slot, const char *value);

@@ -273,7 +273,10 @@ int cmd_compile(int argc, char **argv)
     OriginTable origins = {0};
     PartitionStats stats = {0};
     PassContext ctx = {&diag, &args.options, &origins, &stats};
-    bool ok = m && pipeline_run(m, &ctx);
+    /* --stats count the function `shardc run` runs */
+    if (m && args.stats)
+        args.options.entry = cli_entry_name(&diag, m, args.options.entry);
+    bool ok = m && (!args.stats || args.options.entry) && pipeline_run(m, &ctx);
     Timer start = timer_start();
     ok = ok && emit_module(m, &args, &ctx);
     if (ok && args.options.time_passes)

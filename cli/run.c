@@ -113,8 +113,8 @@ const CliCommand cmd_run_command = {
     .name = "shardc run",
     CLI_TABLE(run_flags),
     .description =
-        "Runs the entry function (the first, or --func) as written, then compiled to\n"
-        "its partitioned SPMD form on simulated devices, and compares the results.\n"
+        "Runs the entry function (--func, else @main, else the only public function) as\n"
+        "written, then compiled to its partitioned SPMD form on simulated devices, and compares the results.\n"
         "With --reference, FILE is already partitioned and GLOBAL.shir is the\n"
         "reference. Inputs are .npy files or pseudo-random values from --seed.\n"
         "--transport=mpi runs device d on MPI rank d (mpirun -n DEVICES, build-mpi/shardc);\n"
@@ -140,9 +140,9 @@ typedef struct Program {
 
 static const Func *find_entry(DiagEngine *diag, const Module *m, const char *name)
 {
-    const Func *f = name ? module_find_func(m, name) : m->num_funcs ? m->funcs[0] : NULL;
-    if (!f)
-        diag_error(diag, (Loc){m->file, 0, 0}, name ? "no function @%s" : "no function to run%s", name ? name : "");
+    const Func *f = name ? module_find_func(m, name) : NULL;
+    if (name && !f)
+        diag_error(diag, (Loc){m->file, 0, 0}, "no function @%s", name);
     return f;
 }
 
@@ -155,11 +155,12 @@ static bool load_program(DiagEngine *diag, const char *path, EmitKind emit, cons
         p->module = cli_parse_program(diag, path, &a->common, read->text, read->len);
     else
         p->module = cli_read_program(diag, path, &a->common, &p->text, &p->len);
-    const char *func = a->common.func;
+    /* chosen before inlining, which would make a helper look like an entry */
+    const char *func = p->module ? cli_entry_name(diag, p->module, a->common.func) : NULL;
     CompileOptions options = {.emit = emit, .entry = func, .config = config, .max_bytes = a->common.max_bytes};
     OriginTable origins = {0};
     PassContext ctx = {.diag = diag, .options = &options, .origins = &origins};
-    return p->module && pipeline_run(p->module, &ctx) && (p->entry = find_entry(diag, p->module, func));
+    return func && pipeline_run(p->module, &ctx) && (p->entry = find_entry(diag, p->module, func));
 }
 
 static bool same_signature(DiagEngine *diag, const Func *ref, const Func *spmd)

@@ -13,6 +13,9 @@
  * IR is not verified yet. */
 Module *mlir_read_module(const char *file, const char *text, size_t len, DiagEngine *diag);
 
+/* Whether f was read as `func.func private` (not an entry point). */
+bool mlir_func_is_private(const Func *f);
+
 /* Print m as sdy_opt prints StableHLO + sdy MLIR: `module { sdy.mesh ...
  * func.func ... }`, values renumbered as MLIR does for a module read from
  * MLIR, kept as written for one read from .shir. */

@@ -128,7 +128,9 @@ void stats_print_json(FILE *out, const PartitionStats *stats);
 /* One line per collective with the reason it was inserted (--explain). */
 void stats_print_reasons(FILE *out, const PartitionStats *stats);
 
-bool partition_module(Module *m, DiagEngine *diag, PartitionStats *stats);
+/* Partitions every function; `stats` counts the function named `counted`
+ * (the one `shardc run` runs), or every function if it is NULL. */
+bool partition_module(Module *m, DiagEngine *diag, PartitionStats *stats, const char *counted);
 /* --emit=devices: every device (or only device `device` when >= 0). */
 void partition_print_devices(FILE *out, const Module *m, int device);
 /* Whether device id `device` (< 0: all) exists on the mesh of a partitioned

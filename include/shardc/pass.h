@@ -19,7 +19,9 @@ typedef struct CompileOptions {
     EmitKind emit;
     int propagation;            /* PropagationMode: aggressive (0) or basic */
     const char *explain;        /* --explain[=%name]: "" for all values */
-    const char *entry;          /* --func, or NULL for the first function */
+    /* --func, or with --stats the function `shardc run` would run: verify
+     * checks it exists, --stats count it alone. NULL: every function. */
+    const char *entry;
     bool time_passes;
     /* --config=FILE.yaml: meshes and logical-axis rules, or NULL */
     const struct Config *config;

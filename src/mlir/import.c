@@ -387,3 +387,8 @@ Module *mlir_import(const MlirModule *ast, const char *file, DiagEngine *diag)
     }
     return m;
 }
+
+bool mlir_func_is_private(const Func *f)
+{
+    return f->mlir && f->mlir->visibility && strcmp(f->mlir->visibility, "private") == 0;
+}

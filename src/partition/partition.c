@@ -320,16 +320,19 @@ static bool partition_func(Module *m, Func *f, DiagEngine *diag, PartitionStats 
     return pc.ok;
 }
 
-bool partition_module(Module *m, DiagEngine *diag, PartitionStats *stats)
+bool partition_module(Module *m, DiagEngine *diag, PartitionStats *stats, const char *counted)
 {
     int errors = diag->errors;
     /* before partitioning replaces custom ops by their partition functions */
     for (int i = 0; i < m->num_funcs; i++)
         if (!func_first_mesh(m->funcs[i]) && !host_runnable(m, m->funcs[i], diag))
             return false;
-    for (int i = 0; i < m->num_funcs; i++)
-        if (!partition_func(m, m->funcs[i], diag, stats))
+    PartitionStats uncounted = {0};
+    for (int i = 0; i < m->num_funcs; i++) {
+        bool counts = !counted || strcmp(m->funcs[i]->name, counted) == 0;
+        if (!partition_func(m, m->funcs[i], diag, counts ? stats : &uncounted))
             return false;
+    }
     /* The SPMD program is .shir like any other: it must verify. */
     if (diag->errors == errors && !verify_module(m, diag))
         diag_error(diag, (Loc){m->file, 0, 0}, "internal error: the partitioned program does not verify");
