@@ -8,6 +8,7 @@
 #include "shardc/mlir.h"
 #include "shardc/parse.h"
 #include "shardc/limits.h"
+#include "shardc/suggest.h"
 
 /* Usage lines wrap before this column. */
 enum { USAGE_WIDTH = 88 };
@@ -40,6 +41,12 @@ void cli_print_help(FILE *out, const CliCommand *cmd)
     if (cmd->more_usage)
         fprintf(out, "       %s\n", cmd->more_usage);
     fprintf(out, "\n%s", cmd->description);
+    if (!cmd->others)
+        return;
+    fprintf(out, "\ncommands ('shardc help COMMAND' shows one):\n  %-13s %s\n", "FILE", cmd->summary);
+    for (const CliCommand *const *other = cmd->others; *other; other++)
+        fprintf(out, "  %-13s %s\n", (*other)->name + strlen("shardc "), (*other)->summary);
+    fprintf(out, "  %-13s %s\n", "help", "this text, or one command's");
 }
 
 /* The message, then the main command's pointer to --help (its whole usage
@@ -112,13 +119,38 @@ static int apply_flag(CliParse *p, const char *value)
     return status == CLI_BAD ? report_bad_value(p, value) : status;
 }
 
+enum { CLI_MAX_FLAGS = 64 };
+
+/* The flag of cmd closest to a mistyped one (dashes and value aside), or NULL. */
+static const char *closest_flag(const CliCommand *cmd, const char *arg)
+{
+    const char *names[CLI_MAX_FLAGS] = {0};
+    size_t n = cmd->num_flags < CLI_MAX_FLAGS ? cmd->num_flags : CLI_MAX_FLAGS;
+    for (size_t i = 1; i < n; i++)
+        names[i] = cmd->flags[i].name + strspn(cmd->flags[i].name, "-");
+    const char *word = arg + strspn(arg, "-");
+    const char *near = suggest_closest(word, strcspn(word, "="), names, n);
+    for (size_t i = 1; near && i < n; i++)
+        if (names[i] == near)
+            return cmd->flags[i].name;
+    return NULL;
+}
+
+static int unknown_option(const CliCommand *cmd, const char *arg)
+{
+    const char *near = closest_flag(cmd, arg);
+    if (near)
+        return cli_usage_error(cmd, "unknown option '%s'; did you mean '%s'?", arg, near);
+    return cli_usage_error(cmd, "unknown option '%s'", arg);
+}
+
 /* argv[*i], an option; *i advances past a separate value. */
 static int parse_option(CliParse *p, int argc, char **argv, int *i)
 {
     const char *value;
     p->flag = find_flag(p->cmd, p->arg, &value);
     if (!p->flag)
-        return cli_usage_error(p->cmd, "unknown option '%s'", p->arg);
+        return unknown_option(p->cmd, p->arg);
     bool separate = !value && (p->flag->form == CLI_SEPARATE || p->flag->form == CLI_EITHER);
     if (separate && *i + 1 >= argc)
         return report_bad_value(p, NULL);

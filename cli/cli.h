@@ -71,6 +71,8 @@ typedef struct CliCommand {
     /* More usage lines in --help: other commands', then a literal one. */
     const struct CliCommand *const *others;   /* NULL-terminated, or NULL */
     const char *more_usage;
+    /* One line for the command list of `shardc --help`. */
+    const char *summary;
 } CliCommand;
 
 #define CLI_TABLE(rows) .flags = (rows), .num_flags = sizeof(rows) / sizeof((rows)[0])

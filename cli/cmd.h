@@ -23,7 +23,8 @@ int cmd_rule(int argc, char **argv);
  * [-sdy-PASS[=OPTIONS]]... [-o OUT]: sdy_opt's command line (cli/opt.c). */
 int cmd_opt(int argc, char **argv);
 
-/* Their flag tables, for the usage lines of `shardc --help`. */
-extern const struct CliCommand cmd_run_command, cmd_rule_command, cmd_opt_command;
+/* Their flag tables, for the usage lines of `shardc --help` and for
+ * `shardc help COMMAND`. */
+extern const struct CliCommand cmd_compile_command, cmd_run_command, cmd_rule_command, cmd_opt_command;
 
 #endif

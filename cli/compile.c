@@ -153,13 +153,14 @@ static const CliFlag compile_flags[] = {
 
 static const CliCommand *const subcommands[] = {&cmd_run_command, &cmd_rule_command, &cmd_opt_command, NULL};
 
-static const CliCommand compile_command = {
+const CliCommand cmd_compile_command = {
     .name = "shardc",
+    .summary = "verify, propagate, partition FILE; print what --emit asks for",
     CLI_TABLE(compile_flags),
     .description = "FILE may be '-' for standard input. Output goes to stdout unless -o names a\n"
                    "file, which is written only if the whole run succeeds.\n",
     .others = subcommands,
-    .more_usage = "shardc --help | --version",
+    .more_usage = "shardc --help | --version | --list-passes | help [COMMAND]",
     .missing_positional = "no input file",
 };
 
@@ -173,7 +174,7 @@ static int check_pass_list(const CompileArgs *args)
                                                                  : NULL;
     if (!list || !needed || pipeline_list_names(list, needed))
         return -1;
-    return cli_usage_error(&compile_command, "what --emit, --stats or --explain print needs the pass '%s' in --pass-pipeline",
+    return cli_usage_error(&cmd_compile_command, "what --emit, --stats or --explain print needs the pass '%s' in --pass-pipeline",
                            needed->name);
 }
 
@@ -182,12 +183,12 @@ static int parse_args(int argc, char **argv, CompileArgs *args)
 {
     memset(args, 0, sizeof *args);
     args->device = -1;
-    int status = cli_parse(&compile_command, argc, argv, args, &args->common);
+    int status = cli_parse(&cmd_compile_command, argc, argv, args, &args->common);
     if (status >= 0)
         return status;
     const char *config = args->common.config.path;
     if (config && strcmp(config, "-") == 0 && strcmp(args->input, "-") == 0)
-        return cli_usage_error(&compile_command, "--config=- and the input '-' cannot both be standard input");
+        return cli_usage_error(&cmd_compile_command, "--config=- and the input '-' cannot both be standard input");
     args->options.entry = args->common.func;
     args->options.max_bytes = args->common.max_bytes;
     if (args->options.explain && args->options.emit < EMIT_PROPAGATED)
@@ -262,7 +263,7 @@ int cmd_compile(int argc, char **argv)
     DiagEngine diag;
     diag_init(&diag, stderr);
     Config *config = NULL;
-    status = cli_load_config(&compile_command, &args.common.config, &diag, &config);
+    status = cli_load_config(&cmd_compile_command, &args.common.config, &diag, &config);
     if (status >= 0) {
         diag_free(&diag);
         return status;

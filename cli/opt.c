@@ -116,6 +116,7 @@ static const CliFlag opt_flags[] = {
 
 const CliCommand cmd_opt_command = {
     .name = "shardc opt",
+    .summary = "sdy_opt's command line: Shardy passes over StableHLO + sdy MLIR",
     CLI_TABLE(opt_flags),
     .description = "Read StableHLO + sdy MLIR, run the Shardy passes named by the flags, print MLIR\n"
                    "as sdy_opt does. LLVM-style flags: -flag and --flag are the same (docs/mlir.md).\n",

@@ -120,6 +120,7 @@ static const CliFlag rule_flags[] = {
 /* A rule may begin with '-' ('-> i'): only "--..." and -h are options. */
 const CliCommand cmd_rule_command = {
     .name = "shardc rule",
+    .summary = "check a JAX custom_partitioning rule string against types",
     CLI_TABLE(rule_flags),
     .description =
         "Checks a JAX custom_partitioning sharding rule such as 'b v, -> b k'. With\n"

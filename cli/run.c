@@ -111,6 +111,7 @@ static const CliFlag run_flags[] = {
 
 const CliCommand cmd_run_command = {
     .name = "shardc run",
+    .summary = "run FILE partitioned on simulated devices; compare with it as written",
     CLI_TABLE(run_flags),
     .description =
         "Runs the entry function (--func, else @main, else the only public function) as\n"

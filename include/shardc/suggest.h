@@ -8,8 +8,9 @@
 size_t suggest_distance(const char *a, size_t alen, const char *b);
 
 /* The candidate closest to word[0..len) (the first of equals), if it is
- * close enough to be the name meant -- at most half of the longer
- * name's letters differ -- else NULL. NULL entries are skipped. */
+ * close enough to be the name meant -- at most a third of the longer
+ * name's letters differ, or one is the other's prefix of 3 letters or
+ * more -- else NULL. NULL entries are skipped. */
 const char *suggest_closest(const char *word, size_t len, const char *const *candidates, size_t n);
 
 #endif

@@ -2,6 +2,7 @@
  * result values and the result shardings written as attributes. */
 #include <string.h>
 #include "front/parse_ctx.h"
+#include "shardc/suggest.h"
 
 static bool check_counts(ParseCtx *ctx, const OpSyntax *s, const OpInfo *info)
 {
@@ -170,12 +171,25 @@ static void set_regions(ParseCtx *ctx, Op *op, const OpSyntax *s)
         op->regions[i]->parent_op = op;
 }
 
+/* "unknown op 'negate'; did you mean 'neg'?" */
+static void report_unknown_op(ParseCtx *ctx, const OpSyntax *s)
+{
+    const char *names[OP_COUNT];
+    for (int k = 0; k < OP_COUNT; k++)
+        names[k] = op_info((OpKind)k)->name;
+    const char *near = suggest_closest(s->name, strlen(s->name), names, OP_COUNT);
+    if (near)
+        diag_error(ctx->diag, s->name_loc, "unknown op '%s'; did you mean '%s'?", s->name, near);
+    else
+        diag_error(ctx->diag, s->name_loc, "unknown op '%s'", s->name);
+}
+
 void build_op(ParseCtx *ctx, OpSyntax *s)
 {
     OpKind kind;
     bool ok = true;
     if (!op_lookup(s->name, &kind)) {
-        diag_error(ctx->diag, s->name_loc, "unknown op '%s'", s->name);
+        report_unknown_op(ctx, s);
         ok = false;
     }
     for (int i = 0; ok && i < s->operands.count; i++)

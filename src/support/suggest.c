@@ -1,33 +1,49 @@
 /* Did-you-mean by edit distance (suggest.h). */
-#include <stdlib.h>
+#include <stdbool.h>
 #include <string.h>
 #include "shardc/suggest.h"
 
 enum { SUGGEST_MAX_LEN = 64 };  /* longer names are not typos worth a hint */
 
-/* One row of the dynamic programme at a time, on the stack. */
+/* Optimal string alignment: Levenshtein's insertions, deletions and
+ * substitutions, and a swap of two neighbours ('rnu' for 'run') as one
+ * edit. Three rows of the dynamic programme, on the stack. */
 size_t suggest_distance(const char *a, size_t alen, const char *b)
 {
     size_t blen = strlen(b);
     if (alen > SUGGEST_MAX_LEN || blen > SUGGEST_MAX_LEN)
         return (size_t)-1;
-    size_t row[SUGGEST_MAX_LEN + 1];
+    size_t rows[3][SUGGEST_MAX_LEN + 1];
+    size_t *older = rows[0], *prev = rows[1], *row = rows[2];
     for (size_t j = 0; j <= blen; j++)
-        row[j] = j;
+        prev[j] = j;
     for (size_t i = 1; i <= alen; i++) {
-        size_t diag = row[0];
         row[0] = i;
         for (size_t j = 1; j <= blen; j++) {
-            size_t up = row[j], best = diag + (a[i - 1] != b[j - 1]);
-            if (up + 1 < best)
-                best = up + 1;
+            size_t best = prev[j - 1] + (a[i - 1] != b[j - 1]);
+            if (prev[j] + 1 < best)
+                best = prev[j] + 1;
             if (row[j - 1] + 1 < best)
                 best = row[j - 1] + 1;
-            diag = up;
+            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] && older[j - 2] + 1 < best)
+                best = older[j - 2] + 1;
             row[j] = best;
         }
+        size_t *t = older;
+        older = prev;
+        prev = row;
+        row = t;
     }
-    return row[blen];
+    return prev[blen];
+}
+
+/* A misspelling (a third of the letters differ at most), or a short form
+ * of the name or the name of a short form ('negate' for 'neg'). */
+static bool close_enough(const char *word, size_t len, const char *name, size_t d)
+{
+    size_t n = strlen(name), shorter = len < n ? len : n, longer = len > n ? len : n;
+    bool prefix = shorter >= 3 && strncmp(word, name, shorter) == 0;
+    return d * 3 <= longer || prefix;
 }
 
 const char *suggest_closest(const char *word, size_t len, const char *const *candidates, size_t n)
@@ -38,8 +54,7 @@ const char *suggest_closest(const char *word, size_t len, const char *const *can
         if (!candidates[i])
             continue;
         size_t d = suggest_distance(word, len, candidates[i]);
-        size_t longer = len > strlen(candidates[i]) ? len : strlen(candidates[i]);
-        if (d < best_dist && d > 0 && d * 2 <= longer) {
+        if (d < best_dist && d > 0 && close_enough(word, len, candidates[i], d)) {
             best = candidates[i];
             best_dist = d;
         }
