@@ -134,6 +134,21 @@ struct Module *cli_parse_program(struct DiagEngine *diag, const char *path, cons
  * there is none or no way to choose. */
 const char *cli_entry_name(struct DiagEngine *diag, const struct Module *m, const char *name);
 
+/* -split-input-file (cli/split.c): the chunk of [*p, end) up to the next
+ * line that begins `// -----` (or `# -----` if `hash`), which *p then
+ * passes; allocated in `arena`, NUL-terminated, of *len bytes, and led by
+ * one newline per line before it (*line counts them). */
+struct Arena;
+char *cli_split_next(struct Arena *arena, const char **p, const char *end, int *line, size_t *len, bool hash);
+
+/* -verify-diagnostics: runs `compile` on the chunk with a DiagEngine whose
+ * diagnostics are matched against the chunk's `expected-error @+1 {{...}}`
+ * annotations (as mlir-opt does, src/mlir/expect.c); mismatches go to
+ * `report`. True when every annotation was met and nothing else said. */
+typedef bool (*CliChunkFn)(void *user, struct DiagEngine *diag, const char *name, const char *text, size_t len);
+bool cli_verify_diagnostics(const char *name, const char *text, size_t len, struct DiagEngine *report,
+                            CliChunkFn compile, void *user);
+
 /* A handler's helper for a command's one positional argument: stores the
  * first in *slot; CLI_BAD (the row's error) for a second. */
 int cli_take_one(const char **slot, const char *value);

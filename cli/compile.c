@@ -28,6 +28,7 @@ typedef struct CompileArgs {
     StatsFormat stats;
     int device;         /* --device=K for --emit=devices, or -1 */
     bool mlir;          /* --emit=sdy, sdy-partitioned: print as StableHLO + sdy MLIR */
+    bool split, verify; /* -split-input-file, -verify-diagnostics */
 } CompileArgs;
 
 /* ---- flags ---- */
@@ -122,6 +123,9 @@ static int flag_list_passes(CliParse *p, const char *v)
     return 0;
 }
 
+static int flag_split(CliParse *p, const char *v) { compile_args(p)->split = true; return CLI_OK; }
+static int flag_verify(CliParse *p, const char *v) { compile_args(p)->verify = true; return CLI_OK; }
+
 static int flag_version(CliParse *p, const char *v)
 {
     printf("shardc %s\n", SHARDC_VERSION);
@@ -144,6 +148,10 @@ static const CliFlag compile_flags[] = {
     {"--print-ir-after", CLI_JOINED, flag_print_ir, "--print-ir-after needs pass names", "[--print-ir-after=PASS,...]"},
     {"--print-ir-after-all", CLI_BARE, flag_print_ir, NULL, "[--print-ir-after-all]"},
     {"--list-passes", CLI_BARE, flag_list_passes, NULL, NULL},
+    {"-split-input-file", CLI_BARE, flag_split, NULL, "[-split-input-file]"},
+    {"--split-input-file", CLI_BARE, flag_split, NULL, NULL},
+    {"-verify-diagnostics", CLI_BARE, flag_verify, NULL, "[-verify-diagnostics]"},
+    {"--verify-diagnostics", CLI_BARE, flag_verify, NULL, NULL},
     CLI_FLAGS_CONFIG(CLI_CONFIG_SYNOPSIS),
     CLI_FLAG_MAX_BYTES,
     CLI_FLAG_INPUT_FORMAT,
@@ -208,6 +216,24 @@ static bool emit_stats(const CompileArgs *args, const PartitionStats *stats)
     return fflush(stdout) == 0;
 }
 
+/* What --emit asks for. */
+static void print_output(FILE *out, Module *m, const CompileArgs *args, PassContext *ctx)
+{
+    if (args->options.emit == EMIT_DEVICES)
+        partition_print_devices(out, m, args->device);
+    else if (args->options.explain) {
+        origins_explain(out, ctx->origins, m, args->options.explain[0] ? args->options.explain : NULL);
+        if (args->options.emit >= EMIT_PARTITIONED)
+            stats_print_reasons(out, ctx->stats);
+    }
+    else if (args->options.emit == EMIT_RULES)
+        rule_print_module(out, m, ctx->diag);
+    else if (args->mlir)
+        mlir_print_module(out, m);
+    else
+        print_module(out, m);
+}
+
 static bool emit_module(Module *m, const CompileArgs *args, PassContext *ctx)
 {
     if (args->stats && !emit_stats(args, ctx->stats))
@@ -222,19 +248,7 @@ static bool emit_module(Module *m, const CompileArgs *args, PassContext *ctx)
     int errors_before = ctx->diag->errors;
     if (!cli_output_open(&out, ctx->diag, args->output))
         return false;
-    if (args->options.emit == EMIT_DEVICES)
-        partition_print_devices(out.stream, m, args->device);
-    else if (args->options.explain) {
-        origins_explain(out.stream, ctx->origins, m, args->options.explain[0] ? args->options.explain : NULL);
-        if (args->options.emit >= EMIT_PARTITIONED)
-            stats_print_reasons(out.stream, ctx->stats);
-    }
-    else if (args->options.emit == EMIT_RULES)
-        rule_print_module(out.stream, m, ctx->diag);
-    else if (args->mlir)
-        mlir_print_module(out.stream, m);
-    else
-        print_module(out.stream, m);
+    print_output(out.stream, m, args, ctx);
     if (ctx->diag->errors > errors_before) {
         cli_output_abandon(&out); /* e.g. a rule that failed to build: no partial file */
         return false;
@@ -254,6 +268,87 @@ static Module *read_module(DiagEngine *diag, const CompileArgs *args, char **tex
     return m;
 }
 
+/* The whole file as one module. *text (free it) stays for the diagnostics. */
+static bool compile_file(CompileArgs *args, DiagEngine *diag, char **text)
+{
+    Module *m = read_module(diag, args, text);
+    OriginTable origins = {0};
+    PartitionStats stats = {0};
+    PassContext ctx = {diag, &args->options, &origins, &stats};
+    /* --stats count the function `shardc run` runs */
+    if (m && args->stats)
+        args->options.entry = cli_entry_name(diag, m, args->options.entry);
+    bool ok = m && (!args->stats || args->options.entry) && pipeline_run(m, &ctx);
+    Timer start = timer_start();
+    ok = ok && emit_module(m, args, &ctx);
+    if (ok && args->options.time_passes)
+        timer_report(stderr, "emit", start);
+    module_free(m);
+    return ok;
+}
+
+/* ---- -split-input-file, -verify-diagnostics ---- */
+
+typedef struct Chunks {
+    const CompileArgs *args;
+    FILE *out;
+    Arena texts;        /* the chunks, alive as long as the diagnostics that quote them */
+} Chunks;
+
+/* One chunk: parse, run the pipeline, print into c->out. */
+static bool compile_chunk(void *user, DiagEngine *diag, const char *name, const char *text, size_t len)
+{
+    const Chunks *c = user;
+    CompileOptions options = c->args->options;
+    OriginTable origins = {0};
+    PartitionStats stats = {0};
+    PassContext ctx = {diag, &options, &origins, &stats};
+    Module *m = cli_parse_program(diag, c->args->input, &c->args->common, text, len);
+    if (m && c->args->stats)
+        options.entry = cli_entry_name(diag, m, options.entry);
+    int errors = diag->errors;
+    bool ok = m && (!c->args->stats || options.entry) && pipeline_run(m, &ctx);
+    if (ok && c->args->stats)
+        ok = emit_stats(c->args, &stats);
+    if (ok && (!c->args->stats || c->args->output))
+        print_output(c->out, m, c->args, &ctx);
+    module_free(m);
+    return ok && diag->errors == errors;
+}
+
+static bool run_chunk(Chunks *c, DiagEngine *diag, const char *name, const char *text, size_t len)
+{
+    diag_add_source(diag, name, text, len);
+    if (c->args->verify)
+        return cli_verify_diagnostics(name, text, len, diag, compile_chunk, c);
+    return compile_chunk(c, diag, name, text, len);
+}
+
+/* Each chunk compiled on its own, the outputs separated by `// -----`;
+ * the output file is written if every chunk succeeded. */
+static bool compile_chunks(Chunks *c, DiagEngine *diag, const char *text, size_t len)
+{
+    const char *name = strcmp(c->args->input, "-") == 0 ? "<stdin>" : c->args->input;
+    OutputFile out;
+    if (!cli_output_open(&out, diag, c->args->output))
+        return false;
+    c->out = out.stream;
+    bool ok = true;
+    int line = 0;
+    const char *p = text, *end = text + len;
+    do {
+        size_t n = len;
+        const char *chunk = c->args->split ? cli_split_next(&c->texts, &p, end, &line, &n, true) : (p = end, text);
+        ok = run_chunk(c, diag, name, chunk, n) && ok;
+        if (p < end)
+            fputs("// -----\n", out.stream);
+    } while (p < end);
+    if (ok)
+        return cli_output_commit(&out, diag);
+    cli_output_abandon(&out);
+    return false;
+}
+
 int cmd_compile(int argc, char **argv)
 {
     CompileArgs args;
@@ -270,20 +365,18 @@ int cmd_compile(int argc, char **argv)
     }
     args.options.config = config;
     char *text = NULL;
-    Module *m = read_module(&diag, &args, &text);
-    OriginTable origins = {0};
-    PartitionStats stats = {0};
-    PassContext ctx = {&diag, &args.options, &origins, &stats};
-    /* --stats count the function `shardc run` runs */
-    if (m && args.stats)
-        args.options.entry = cli_entry_name(&diag, m, args.options.entry);
-    bool ok = m && (!args.stats || args.options.entry) && pipeline_run(m, &ctx);
-    Timer start = timer_start();
-    ok = ok && emit_module(m, &args, &ctx);
-    if (ok && args.options.time_passes)
-        timer_report(stderr, "emit", start);
-    module_free(m);
+    Chunks chunks = {.args = &args};
+    arena_init(&chunks.texts);
+    bool ok;
+    if (args.split || args.verify) {
+        size_t len = 0;
+        text = io_read_source(&diag, args.input, &len);
+        ok = text && compile_chunks(&chunks, &diag, text, len);
+    } else {
+        ok = compile_file(&args, &diag, &text);
+    }
     diag_free(&diag);
+    arena_free(&chunks.texts);
     config_free(config); /* after the last diagnostic, which may quote it */
     free(text);
     return ok ? 0 : 1;

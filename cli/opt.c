@@ -127,28 +127,6 @@ const CliCommand cmd_opt_command = {
 
 /* ---- running ---- */
 
-/* The chunk texts, alive as long as the diagnostics that quote them. */
-typedef struct PtrKeep {
-    char **items;
-    int count, cap;
-} PtrKeep;
-
-static void keep_push(PtrKeep *keep, char *p)
-{
-    if (keep->count == keep->cap) {
-        keep->cap = keep->cap ? keep->cap * 2 : 16;
-        keep->items = realloc(keep->items, sizeof *keep->items * (size_t)keep->cap);
-    }
-    keep->items[keep->count++] = p;
-}
-
-static void keep_free(PtrKeep *keep)
-{
-    for (int i = 0; i < keep->count; i++)
-        free(keep->items[i]);
-    free(keep->items);
-}
-
 /* LLVM's options take one dash or two: --sdy-basic-propagate is
  * -sdy-basic-propagate (but --help and -- stay). */
 static char **normalize_dashes(int argc, char **argv)
@@ -234,61 +212,29 @@ static bool opt_module(const OptArgs *args, const char *name, const char *text, 
     return ok;
 }
 
-/* A chunk checked against its annotations: true when they all match
- * (the module is printed only if it also compiled). */
-static bool opt_verified(const OptArgs *args, const char *name, const char *text, size_t len, DiagEngine *report,
-                         FILE *out)
-{
-    Arena arena;
-    arena_init(&arena);
-    MlirExpectations *e = mlir_expect_parse(&arena, name, text, len);
-    DiagEngine diag;
-    diag_init(&diag, stderr);
-    diag.max_errors = 0;
-    mlir_expect_begin(e, &diag, report);
-    opt_module(args, name, text, len, &diag, out);
-    bool ok = mlir_expect_finish(e);
-    diag_free(&diag);
-    arena_free(&arena);
-    return ok;
-}
+typedef struct OptChunk {
+    const OptArgs *args;
+    FILE *out;
+} OptChunk;
 
-/* The next chunk of a -split-input-file text: up to a `// -----` line,
- * padded with the lines before it so that line numbers stay the file's. */
-static char *next_chunk(const char **p, const char *end, int *line, size_t *len)
+static bool opt_chunk_fn(void *user, DiagEngine *diag, const char *name, const char *text, size_t len)
 {
-    const char *start = *p, *q = start;
-    while (q < end && !(strncmp(q, "// -----", 8) == 0 && (q == start || q[-1] == '\n')))
-        q = (const char *)memchr(q, '\n', (size_t)(end - q)) ? (const char *)memchr(q, '\n', (size_t)(end - q)) + 1 : end;
-    size_t n = (size_t)(q - start);
-    char *chunk = malloc((size_t)*line + n + 1);
-    memset(chunk, '\n', (size_t)*line);
-    memcpy(chunk + *line, start, n);
-    chunk[*line + n] = '\0';
-    *len = (size_t)*line + n;
-    for (size_t i = 0; i < n; i++)
-        *line += start[i] == '\n';
-    if (q < end) {
-        const char *nl = memchr(q, '\n', (size_t)(end - q));
-        *p = nl ? nl + 1 : end;
-        *line += 1;
-    } else {
-        *p = end;
-    }
-    return chunk;
+    const OptChunk *c = user;
+    return opt_module(c->args, name, text, len, diag, c->out);
 }
 
 static bool opt_chunk(const OptArgs *args, const char *name, const char *text, size_t len, DiagEngine *diag,
                       FILE *out)
 {
     diag_add_source(diag, name, text, len);
-    if (args->verify)
-        return opt_verified(args, name, text, len, diag, out);
+    OptChunk chunk = {args, out};
+    if (args->verify) /* the module is printed only if it also compiled */
+        return cli_verify_diagnostics(name, text, len, diag, opt_chunk_fn, &chunk);
     return opt_module(args, name, text, len, diag, out);
 }
 
 static bool opt_text(const OptArgs *args, const char *name, const char *text, size_t len, DiagEngine *diag,
-                     FILE *out, PtrKeep *keep)
+                     FILE *out, Arena *chunks)
 {
     if (!args->split)
         return opt_chunk(args, name, text, len, diag, out);
@@ -296,8 +242,7 @@ static bool opt_text(const OptArgs *args, const char *name, const char *text, si
     int line = 0;
     for (const char *p = text, *end = text + len; p < end;) {
         size_t n;
-        char *chunk = next_chunk(&p, end, &line, &n);
-        keep_push(keep, chunk);
+        char *chunk = cli_split_next(chunks, &p, end, &line, &n, false);
         if (p < end || chunk[0])
             ok = opt_chunk(args, name, chunk, n, diag, out) && ok;
         if (p < end)
@@ -320,14 +265,15 @@ int cmd_opt(int argc, char **argv)
     const char *name = strcmp(args.input, "-") == 0 ? "<stdin>" : args.input;
     char *text = io_read_source(&diag, args.input, &len);
     OutputFile out;
-    PtrKeep keep = {0};
+    Arena chunks;       /* alive as long as the diagnostics that quote them */
+    arena_init(&chunks);
     bool ok = text && cli_output_open(&out, &diag, args.output);
     if (ok) {
-        ok = opt_text(&args, name, text, len, &diag, out.stream, &keep);
+        ok = opt_text(&args, name, text, len, &diag, out.stream, &chunks);
         ok = ok ? cli_output_commit(&out, &diag) : (cli_output_abandon(&out), false);
     }
     diag_free(&diag);
-    keep_free(&keep);
+    arena_free(&chunks);
     free(text);
     return ok ? 0 : 1;
 }
