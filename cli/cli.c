@@ -238,6 +238,12 @@ Module *cli_parse_program(DiagEngine *diag, const char *path, const CliCommon *c
     return parse_module(name, text, len, diag);
 }
 
+int cli_warnings(CliParse *p, const char *value)
+{
+    p->common->warnings = strcmp(p->flag->name, "-w") == 0 ? DIAG_WARNINGS_IGNORE : DIAG_WARNINGS_ERROR;
+    return CLI_OK;
+}
+
 /* --func=NAME or --func=@NAME. */
 int cli_func(CliParse *p, const char *value)
 {

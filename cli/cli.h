@@ -83,6 +83,7 @@ typedef struct CliCommon {
     const char *func;       /* --func=NAME without its '@', or NULL */
     int64_t max_bytes;      /* --max-bytes, 0 for the default */
     const char *input_format; /* --input-format=mlir|shir, or NULL: by extension */
+    DiagWarnings warnings;  /* -w, -Werror */
 } CliCommon;
 
 /* A handler's view of the parse. */
@@ -100,6 +101,7 @@ int cli_config(CliParse *p, const char *value);
 int cli_func(CliParse *p, const char *value);
 int cli_max_bytes(CliParse *p, const char *value);
 int cli_input_format(CliParse *p, const char *value);
+int cli_warnings(CliParse *p, const char *value);
 
 #define CLI_FLAGS_HELP {"--help", CLI_BARE, cli_help, NULL, NULL}, {"-h", CLI_BARE, cli_help, NULL, NULL}
 #define CLI_FLAGS_CONFIG(synopsis)                                                          \
@@ -110,6 +112,10 @@ int cli_input_format(CliParse *p, const char *value);
 #define CLI_FLAG_MAX_BYTES                                                                   \
     {"--max-bytes", CLI_JOINED, cli_max_bytes,                                              \
      "--max-bytes needs a positive size such as 4096 or 64G, got '%s'", "[--max-bytes=N[K|M|G|T]]"}
+
+/* -w: no warnings; -Werror: warnings are errors (exit 1). */
+#define CLI_FLAGS_WARNINGS                                                                   \
+    {"-w", CLI_BARE, cli_warnings, NULL, "[-w | -Werror]"}, {"-Werror", CLI_BARE, cli_warnings, NULL, NULL}
 
 #define CLI_FLAG_INPUT_FORMAT                                                                \
     {"--input-format", CLI_JOINED, cli_input_format, "--input-format takes mlir or shir, got '%s'", \

@@ -155,6 +155,7 @@ static const CliFlag compile_flags[] = {
     CLI_FLAGS_CONFIG(CLI_CONFIG_SYNOPSIS),
     CLI_FLAG_MAX_BYTES,
     CLI_FLAG_INPUT_FORMAT,
+    CLI_FLAGS_WARNINGS,
     CLI_FLAGS_HELP,
     {"--version", CLI_BARE, flag_version, NULL, NULL},
 };
@@ -357,6 +358,7 @@ int cmd_compile(int argc, char **argv)
         return status;
     DiagEngine diag;
     diag_init(&diag, stderr);
+    diag.warnings_as = args.common.warnings;
     Config *config = NULL;
     status = cli_load_config(&cmd_compile_command, &args.common.config, &diag, &config);
     if (status >= 0) {

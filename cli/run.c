@@ -106,6 +106,7 @@ static const CliFlag run_flags[] = {
     {"--reference", CLI_JOINED, flag_reference, NULL, "[--reference=GLOBAL.shir]"},
     {"--transport", CLI_JOINED, flag_transport, NULL, "[--transport=local|mpi]"},
     {"--max-steps", CLI_JOINED, flag_max_steps, NULL, "[--max-steps=N]"},
+    CLI_FLAGS_WARNINGS,
     CLI_FLAGS_HELP,
 };
 
@@ -596,6 +597,7 @@ int cmd_run(int argc, char **argv)
     if ((status = run_dist_open(&s.dist, s.args.transport, &argc, &argv)) >= 0)
         return status;
     diag_init(&s.diag, s.dist.diag_stream);
+    s.diag.warnings_as = s.args.common.warnings;
     if ((status = cli_load_config(&cmd_run_command, &s.args.common.config, &s.diag, &s.config)) >= 0) {
         session_free(&s);
         return s.dist.world ? run_dist_fail(&s.dist) : status;

@@ -6,6 +6,7 @@
 #ifndef SHARDC_DIAG_H
 #define SHARDC_DIAG_H
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 
 /* A source position; line and col are 1-based, col counts bytes. line == 0
@@ -29,6 +30,12 @@ typedef struct DiagSource {
  * -verify-diagnostics matches them against the input's annotations). */
 typedef void (*DiagSink)(void *user, DiagLevel level, Loc loc, const char *message);
 
+/* What warnings become: shown (the default), dropped (-w), or errors
+ * (-Werror, marked "[-Werror]"). */
+typedef enum { DIAG_WARNINGS_SHOW, DIAG_WARNINGS_IGNORE, DIAG_WARNINGS_ERROR } DiagWarnings;
+
+struct DiagSeen;
+
 typedef struct DiagEngine {
     FILE *out;          /* where diagnostics go (stderr by default) */
     DiagSink sink;      /* set: diagnostics go to it, not to out */
@@ -36,6 +43,11 @@ typedef struct DiagEngine {
     DiagSource *sources;
     int errors, warnings;
     int max_errors;     /* stop reporting after this many (0 = unlimited) */
+    DiagWarnings warnings_as;
+    /* Warnings reported: one cause (place and message) is said once, however
+     * many stages meet it (`shardc run` compiles a file twice). */
+    struct DiagSeen *seen;
+    bool dropping_notes; /* the notes of a warning not shown */
 } DiagEngine;
 
 void diag_init(DiagEngine *diag, FILE *out);

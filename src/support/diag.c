@@ -4,6 +4,12 @@
 
 static const char *const level_names[] = {"error", "warning", "note"};
 
+struct DiagSeen {
+    struct DiagSeen *next;
+    Loc loc;
+    char message[];
+};
+
 void diag_init(DiagEngine *diag, FILE *out)
 {
     memset(diag, 0, sizeof *diag);
@@ -20,6 +26,11 @@ void diag_free(DiagEngine *diag)
         src = next;
     }
     diag->sources = NULL;
+    while (diag->seen) {
+        struct DiagSeen *next = diag->seen->next;
+        free(diag->seen);
+        diag->seen = next;
+    }
 }
 
 void diag_add_source(DiagEngine *diag, const char *name, const char *text, size_t len)
@@ -67,7 +78,49 @@ static void quote_line(const DiagEngine *diag, Loc loc)
     fputs("^\n", diag->out);
 }
 
-void diag_vreport(DiagEngine *diag, DiagLevel level, Loc loc, const char *fmt, va_list ap)
+/* Whether the warning was said before; remembers it if not. */
+static bool seen_before(DiagEngine *diag, Loc loc, const char *message)
+{
+    for (const struct DiagSeen *s = diag->seen; s; s = s->next)
+        if (s->loc.line == loc.line && s->loc.col == loc.col && strcmp(s->message, message) == 0 &&
+            (s->loc.file == loc.file || (s->loc.file && loc.file && strcmp(s->loc.file, loc.file) == 0)))
+            return true;
+    struct DiagSeen *s = malloc(sizeof *s + strlen(message) + 1);
+    if (s) {
+        s->loc = loc;
+        strcpy(s->message, message);
+        s->next = diag->seen;
+        diag->seen = s;
+    }
+    return false;
+}
+
+/* -w, a repeated warning, and their notes: not reported. -Werror: a
+ * warning becomes an error. Returns whether to report it, at *level. */
+static bool filter(DiagEngine *diag, DiagLevel *level, Loc loc, const char *message)
+{
+    if (*level == DIAG_NOTE)
+        return !diag->dropping_notes;
+    diag->dropping_notes = *level == DIAG_WARNING &&
+                           (diag->warnings_as == DIAG_WARNINGS_IGNORE || seen_before(diag, loc, message));
+    if (*level == DIAG_WARNING && diag->warnings_as == DIAG_WARNINGS_ERROR)
+        *level = DIAG_ERROR;
+    return !diag->dropping_notes;
+}
+
+static void print(DiagEngine *diag, DiagLevel level, Loc loc, const char *message, bool werror)
+{
+    if (loc.file && loc.line > 0)
+        fprintf(diag->out, "%s:%d:%d: ", loc.file, loc.line, loc.col);
+    else if (loc.file)
+        fprintf(diag->out, "%s: ", loc.file);
+    else
+        fputs("shardc: ", diag->out);
+    fprintf(diag->out, "%s: %s%s\n", level_names[level], message, werror ? " [-Werror]" : "");
+    quote_line(diag, loc);
+}
+
+static void report(DiagEngine *diag, DiagLevel level, Loc loc, const char *message, bool werror)
 {
     if (level == DIAG_ERROR) {
         diag->errors++;
@@ -79,22 +132,28 @@ void diag_vreport(DiagEngine *diag, DiagLevel level, Loc loc, const char *fmt, v
     } else if (level == DIAG_WARNING) {
         diag->warnings++;
     }
-    if (diag->sink) {
-        char message[1024];
-        vsnprintf(message, sizeof message, fmt, ap);
+    if (diag->sink)
         diag->sink(diag->sink_user, level, loc, message);
-        return;
-    }
-    if (loc.file && loc.line > 0)
-        fprintf(diag->out, "%s:%d:%d: ", loc.file, loc.line, loc.col);
-    else if (loc.file)
-        fprintf(diag->out, "%s: ", loc.file);
     else
-        fputs("shardc: ", diag->out);
-    fprintf(diag->out, "%s: ", level_names[level]);
-    vfprintf(diag->out, fmt, ap);
-    fputc('\n', diag->out);
-    quote_line(diag, loc);
+        print(diag, level, loc, message, werror);
+}
+
+void diag_vreport(DiagEngine *diag, DiagLevel level, Loc loc, const char *fmt, va_list ap)
+{
+    char buf[1024], *message = buf;
+    va_list again;
+    va_copy(again, ap);
+    int n = vsnprintf(buf, sizeof buf, fmt, ap);
+    if (n >= (int)sizeof buf && (message = malloc((size_t)n + 1)))
+        vsnprintf(message, (size_t)n + 1, fmt, again);
+    va_end(again);
+    if (!message)
+        message = buf;  /* out of memory: the message cut short */
+    bool werror = level == DIAG_WARNING && diag->warnings_as == DIAG_WARNINGS_ERROR;
+    if (filter(diag, &level, loc, message))
+        report(diag, level, loc, message, werror);
+    if (message != buf)
+        free(message);
 }
 
 void diag_report(DiagEngine *diag, DiagLevel level, Loc loc, const char *fmt, ...)

@@ -145,6 +145,47 @@ static void test_notes_and_warnings(void **state)
     assert_int_equal(f->diag.warnings, 1);
 }
 
+/* A warning said again (same place and words) is not repeated, nor are
+ * its notes; another place or message is a new cause. */
+static void test_warning_once_per_cause(void **state)
+{
+    Fixture *f = *state;
+    for (int i = 0; i < 2; i++) {
+        diag_warning(&f->diag, (Loc){"a.shir", 3, 3}, "unused %s", "x");
+        diag_note(&f->diag, (Loc){"a.shir", 1, 6}, "declared here");
+    }
+    diag_warning(&f->diag, (Loc){"a.shir", 4, 3}, "unused x");
+    assert_string_equal(output(f), "a.shir:3:3: warning: unused x\na.shir:1:6: note: declared here\n"
+                                   "a.shir:4:3: warning: unused x\n");
+    assert_int_equal(f->diag.warnings, 2);
+}
+
+/* -w drops warnings and their notes; -Werror makes them errors. */
+static void test_warnings_ignored_or_errors(void **state)
+{
+    Fixture *f = *state;
+    f->diag.warnings_as = DIAG_WARNINGS_IGNORE;
+    diag_warning(&f->diag, (Loc){"a.shir", 3, 3}, "unused");
+    diag_note(&f->diag, (Loc){"a.shir", 1, 6}, "declared here");
+    assert_string_equal(output(f), "");
+    f->diag.warnings_as = DIAG_WARNINGS_ERROR;
+    diag_warning(&f->diag, (Loc){"a.shir", 2, 1}, "odd");
+    assert_string_equal(output(f), "a.shir:2:1: error: odd [-Werror]\n");
+    assert_int_equal(f->diag.errors, 1);
+    assert_int_equal(f->diag.warnings, 0);
+}
+
+/* A message longer than the first buffer comes out whole. */
+static void test_long_message(void **state)
+{
+    Fixture *f = *state;
+    char word[3000];
+    memset(word, 'w', sizeof word - 1);
+    word[sizeof word - 1] = '\0';
+    diag_error(&f->diag, (Loc){0}, "%s", word);
+    assert_int_equal(strlen(output(f)), strlen("shardc: error: \n") + sizeof word - 1);
+}
+
 /* Each source is quoted under its own name. */
 static void test_several_sources(void **state)
 {
@@ -196,7 +237,8 @@ int main(void)
         T(test_error_with_caret), T(test_first_and_last_line), T(test_caret_after_tabs),
         T(test_crlf_line), T(test_last_line_without_newline), T(test_line_with_nul_byte), T(test_line_beyond_text),
         T(test_locations_without_source), T(test_notes_and_warnings), T(test_several_sources),
-        T(test_max_errors), T(test_default_max_errors), T(test_loc_offset),
+        T(test_max_errors), T(test_default_max_errors), T(test_loc_offset), T(test_warning_once_per_cause),
+        T(test_warnings_ignored_or_errors), T(test_long_message),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
