@@ -279,7 +279,8 @@ static bool compile_file(CompileArgs *args, DiagEngine *diag, char **text)
     /* --stats count the function `shardc run` runs */
     if (m && args->stats)
         args->options.entry = cli_entry_name(diag, m, args->options.entry);
-    bool ok = m && (!args->stats || args->options.entry) && pipeline_run(m, &ctx);
+    /* (a pass that went on after a warning -Werror made an error stops here) */
+    bool ok = m && (!args->stats || args->options.entry) && pipeline_run(m, &ctx) && diag->errors == 0;
     Timer start = timer_start();
     ok = ok && emit_module(m, args, &ctx);
     if (ok && args->options.time_passes)

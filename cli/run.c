@@ -162,7 +162,7 @@ static bool load_program(DiagEngine *diag, const char *path, EmitKind emit, cons
     CompileOptions options = {.emit = emit, .entry = func, .config = config, .max_bytes = a->common.max_bytes};
     OriginTable origins = {0};
     PassContext ctx = {.diag = diag, .options = &options, .origins = &origins};
-    return func && pipeline_run(p->module, &ctx) && (p->entry = find_entry(diag, p->module, func));
+    return func && pipeline_run(p->module, &ctx) && diag->errors == 0 && (p->entry = find_entry(diag, p->module, func));
 }
 
 static bool same_signature(DiagEngine *diag, const Func *ref, const Func *spmd)

@@ -71,9 +71,10 @@ static bool run_propagate(Module *m, PassContext *ctx)
                                 .diag = ctx->diag,
                                 .warn_conflicts = !ctx->options->quiet_conflicts,
                                 .origins = ctx->origins};
+    int errors = ctx->diag->errors; /* -Werror makes the warning one */
     if (!ctx->options->quiet_conflicts) /* sdy_opt does not warn */
         warn_unsharded(m, ctx->diag);
-    return propagate_module(m, &options);
+    return propagate_module(m, &options) && ctx->diag->errors == errors;
 }
 
 const Pass pass_propagate = {"propagate", EMIT_PROPAGATED, run_propagate};
