@@ -96,29 +96,6 @@ static const CliFlag *find_flag(const CliCommand *cmd, const char *arg, const ch
     return NULL;
 }
 
-static bool is_option(const CliCommand *cmd, const char *arg)
-{
-    const char *value;
-    if (arg[0] != '-' || arg[1] == '\0')
-        return false;
-    return !cmd->dash_positionals || arg[1] == '-' || find_flag(cmd, arg, &value);
-}
-
-static int report_bad_value(const CliParse *p, const char *value)
-{
-    if (p->flag->error)
-        return cli_usage_error(p->cmd, p->flag->error, value ? value : "");
-    if (!value)
-        return cli_usage_error(p->cmd, "option '%s' needs a value", p->flag->name);
-    return cli_usage_error(p->cmd, "bad value in '%s'", p->arg);
-}
-
-static int apply_flag(CliParse *p, const char *value)
-{
-    int status = p->flag->apply(p, value);
-    return status == CLI_BAD ? report_bad_value(p, value) : status;
-}
-
 enum { CLI_MAX_FLAGS = 64 };
 
 /* The flag of cmd closest to a mistyped one (dashes and value aside), or NULL. */
@@ -134,6 +111,31 @@ static const char *closest_flag(const CliCommand *cmd, const char *arg)
         if (names[i] == near)
             return cmd->flags[i].name;
     return NULL;
+}
+
+/* With dash_positionals, a near miss of a flag ('-sdy-basic-propagat') is
+ * a mistyped option, not a second input. */
+static bool is_option(const CliCommand *cmd, const char *arg)
+{
+    const char *value;
+    if (arg[0] != '-' || arg[1] == '\0')
+        return false;
+    return !cmd->dash_positionals || arg[1] == '-' || find_flag(cmd, arg, &value) || closest_flag(cmd, arg);
+}
+
+static int report_bad_value(const CliParse *p, const char *value)
+{
+    if (p->flag->error)
+        return cli_usage_error(p->cmd, p->flag->error, value ? value : "");
+    if (!value)
+        return cli_usage_error(p->cmd, "option '%s' needs a value", p->flag->name);
+    return cli_usage_error(p->cmd, "bad value in '%s'", p->arg);
+}
+
+static int apply_flag(CliParse *p, const char *value)
+{
+    int status = p->flag->apply(p, value);
+    return status == CLI_BAD ? report_bad_value(p, value) : status;
 }
 
 static int unknown_option(const CliCommand *cmd, const char *arg)
