@@ -98,6 +98,8 @@ static int flag_time_passes(CliParse *p, const char *v) { compile_args(p)->optio
 static int flag_pass_pipeline(CliParse *p, const char *v)
 {
     char buf[256];
+    if (!*v)
+        return CLI_BAD;
     const char *error = pipeline_check_list(v, true, buf, sizeof buf);
     compile_args(p)->options.pass_list = v;
     return error ? cli_usage_error(p->cmd, "--pass-pipeline: %s", error) : CLI_OK;
@@ -107,6 +109,8 @@ static int flag_pass_pipeline(CliParse *p, const char *v)
 static int flag_print_ir(CliParse *p, const char *v)
 {
     char buf[256];
+    if (v && !*v)
+        return CLI_BAD;
     const char *error = v ? pipeline_check_list(v, false, buf, sizeof buf) : NULL;
     CompileOptions *options = &compile_args(p)->options;
     if (strcmp(p->flag->name, "--print-ir-before") == 0)
