@@ -29,7 +29,8 @@ static bool op_unsharded(Op *op, void *user)
     for (int i = 0; i < op->num_attrs; i++)
         if (attr_shards(op->attrs[i].value))
             return false;
-    return op->kind != OP_SHARD_MAP; /* manual axes shard its body */
+    /* manual axes shard a shard_map's body; a collective names mesh axes */
+    return op->kind != OP_SHARD_MAP && !op_attr_find(op, ATTR_KEY_AXES);
 }
 
 static bool value_unsharded(Value *v, void *user)
