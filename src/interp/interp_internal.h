@@ -89,6 +89,7 @@ bool exec_convert(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out);
 bool exec_binary(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out);
 bool exec_compare(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out);
 bool exec_select(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out);
+bool exec_clamp(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out);
 bool exec_einsum(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out);
 bool exec_reduce(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out);
 bool exec_transpose(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out);
