@@ -218,6 +218,8 @@ bool gen_convert(Gen *g, OpKind kind);
 bool gen_binary(Gen *g, OpKind kind);
 bool gen_compare(Gen *g, OpKind kind);
 bool gen_select(Gen *g, OpKind kind);
+bool gen_clamp(Gen *g, OpKind kind);
+bool gen_bitcast(Gen *g, OpKind kind);
 bool gen_einsum(Gen *g, OpKind kind);
 bool gen_reduce(Gen *g, OpKind kind);
 bool gen_transpose(Gen *g, OpKind kind);
