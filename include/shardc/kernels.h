@@ -152,6 +152,16 @@ TensorStatus kern_concatenate(TensorCtx *ctx, int n, const Tensor *const *xs, in
 /* lax.slice: 0 <= start <= limit <= dim; stride >= 1 (NULL: all 1). */
 TensorStatus kern_slice(TensorCtx *ctx, const Tensor *x, const int64_t *start,
                         const int64_t *limit, const int64_t *stride, Tensor **out);
+/* lax.rev: the `ndims` distinct `dims` reversed. */
+TensorStatus kern_reverse(TensorCtx *ctx, const Tensor *x, int ndims, const int64_t *dims, Tensor **out);
+/* StableHLO dynamic_slice: the block of `sizes` at `start`, each start
+ * clamped into [0, dim - size]. */
+TensorStatus kern_dynamic_slice(TensorCtx *ctx, const Tensor *x, const int64_t *start, const int64_t *sizes,
+                                Tensor **out);
+/* StableHLO dynamic_update_slice: x with `update` written at `start`,
+ * clamped as for dynamic_slice. */
+TensorStatus kern_dynamic_update_slice(TensorCtx *ctx, const Tensor *x, const Tensor *update, const int64_t *start,
+                                       Tensor **out);
 /* lax.pad: low/high may be negative (crop); interior >= 0 (NULL: all 0). */
 TensorStatus kern_pad(TensorCtx *ctx, const Tensor *x, const int64_t *low, const int64_t *high,
                       const int64_t *interior, TensorScalar value, Tensor **out);

@@ -153,6 +153,36 @@ bool exec_clamp(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out)
     return ok;
 }
 
+/* ---- reverse and dynamic slices ------------------------------------------------------- */
+
+bool exec_reverse(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out)
+{
+    int64_t dims[SHARDC_MAX_RANK];
+    int n = op_attr_ints(op, ATTR_KEY_DIMS, dims, SHARDC_MAX_RANK);
+    return exec_kernel(x, op, kern_reverse(&x->tensors, in[0], n, dims, out));
+}
+
+/* The start index scalars in[first..]. */
+static void start_indices(const Op *op, Tensor *const *in, int first, int64_t *start)
+{
+    for (int i = first; i < op->num_operands; i++)
+        start[i - first] = tensor_get_i64(in[i], 0);
+}
+
+bool exec_dynamic_slice(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out)
+{
+    int64_t start[SHARDC_MAX_RANK];
+    start_indices(op, in, 1, start);
+    return exec_kernel(x, op, kern_dynamic_slice(&x->tensors, in[0], start, result_type(op, 0)->dims, out));
+}
+
+bool exec_dynamic_update_slice(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out)
+{
+    int64_t start[SHARDC_MAX_RANK];
+    start_indices(op, in, 2, start);
+    return exec_kernel(x, op, kern_dynamic_update_slice(&x->tensors, in[0], in[1], start, out));
+}
+
 /* ---- contraction and reductions -------------------------------------------------------- */
 
 bool exec_einsum(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out)

@@ -321,6 +321,18 @@ static void partition_replicated_op(PartitionCtx *pc, Op *op)
     finish_results(pc, op, emit_local_op(pc, op, operands, layouts), layouts, &none, REDUCE_SUM, NO_MEAN);
 }
 
+/* dynamic_update_slice: Shardy keeps the operand and result sharded along
+ * a dim the update covers in part, but the start is only known at run
+ * time, so shardc updates that dim whole: its factor gets no axes (the
+ * operand is gathered there, the result sliced back). */
+static void unshard_updated_dims(const Op *op, const OpShardingRule *rule, AxisList *assignment)
+{
+    const TensorType *in = &op->operands[0]->type, *upd = &op->operands[1]->type;
+    for (int d = 0; d < in->rank; d++)
+        if (in->dims[d] != upd->dims[d] && rule->operands[0].dims[d].count == 1)
+            memset(&assignment[rule->operands[0].dims[d].factors[0]], 0, sizeof(AxisList));
+}
+
 /* The general case: the op's sharding rule decides each factor's axes. */
 static void partition_by_rule(PartitionCtx *pc, Op *op)
 {
@@ -338,6 +350,8 @@ static void partition_by_rule(PartitionCtx *pc, Op *op)
                       masks_reductions(op->kind) ? UNEVEN_MASKED_REDUCTIONS : UNEVEN_PASS_THROUGH, &pc->scratch);
     if (is_valued_constant(op))
         memset(assignment, 0, sizeof(AxisList) * (size_t)rule->num_factors);
+    if (op->kind == OP_DYNAMIC_UPDATE_SLICE)
+        unshard_updated_dims(op, rule, assignment);
     Value *operands[op->num_operands + 1];
     for (int i = 0; i < op->num_operands; i++) {
         DimAxes want;

@@ -36,6 +36,8 @@ static PropagationDirection phase_direction(const Op *op, const OpShardingRule *
 {
     if (op && op->kind == OP_PROPAGATION_BARRIER)
         return barrier_direction(op);
+    if (rule->blocked && rule->blocked[f])
+        return DIR_NONE;
     if (phase >= 2 || is_pass_through_op(op))
         return DIR_BOTH;
     if (phase == 1 && rule->factors[f].kind == FACTOR_PASS_THROUGH)

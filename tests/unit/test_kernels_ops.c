@@ -1,5 +1,6 @@
 /* Unit tests of issue 18's elementwise kernels (round_nearest_even, expm1,
- * log1p, erf, atan2, the shifts, is_finite, bitcast_convert) against
+ * log1p, erf, atan2, the shifts, is_finite, bitcast_convert) and of
+ * reverse, dynamic_slice and dynamic_update_slice against
  * values computed by hand or from closed forms (erf(1), atan2's multiples
  * of pi, IEEE bit patterns); comments give each reference. */
 #include <stdarg.h>
@@ -169,6 +170,68 @@ static void test_bitcast_convert(void **state)
     tensor_release(h);
 }
 
+/* [[0 1 2] [3 4 5]] reversed along dim 1 is [[2 1 0] [5 4 3]], along
+ * both [[5 4 3] [2 1 0]]; an empty dim reverses to nothing. */
+static void test_reverse(void **state)
+{
+    (void)state;
+    TensorCtx ctx;
+    tensor_ctx_init(&ctx, NULL);
+    Tensor *x = make_f(DT_F64, 2, DIMS(2, 3), VALS(0, 1, 2, 3, 4, 5)), *y;
+    assert_int_equal(kern_reverse(&ctx, x, 1, DIMS(1), &y), TENSOR_OK);
+    check_f(y, 6, VALS(2, 1, 0, 5, 4, 3), 0);
+    assert_int_equal(kern_reverse(&ctx, x, 2, DIMS(0, 1), &y), TENSOR_OK);
+    check_f(y, 6, VALS(5, 4, 3, 2, 1, 0), 0);
+    assert_int_equal(kern_reverse(&ctx, x, 0, NULL, &y), TENSOR_OK);
+    check_f(y, 6, VALS(0, 1, 2, 3, 4, 5), 0);
+    assert_int_equal(kern_reverse(&ctx, x, 2, DIMS(1, 1), &y), TENSOR_ERR_ARG);
+    assert_null(y);
+    tensor_release(x);
+    Tensor *b = make_i(DT_BOOL, 3, DIMS(2, 1, 2), INTS(1, 0, 0, 0));
+    assert_int_equal(kern_reverse(&ctx, b, 2, DIMS(2, 0), &y), TENSOR_OK);
+    check_i(y, 4, INTS(0, 0, 0, 1));
+    tensor_release(b);
+    Tensor *e = make_f(DT_F32, 2, DIMS(0, 3), VALS(0));
+    assert_int_equal(kern_reverse(&ctx, e, 1, DIMS(0), &y), TENSOR_OK);
+    assert_int_equal(y->count, 0);
+    tensor_release(y);
+    tensor_release(e);
+}
+
+/* Starts clamp into [0, dim - size]: on [0..5] (as 2x3), a 1x2 slice at
+ * (-1, 5) starts at (0, 1): [1 2]; at (1, 1): [4 5]. */
+static void test_dynamic_slice_clamps(void **state)
+{
+    (void)state;
+    TensorCtx ctx;
+    tensor_ctx_init(&ctx, NULL);
+    Tensor *x = make_i(DT_I32, 2, DIMS(2, 3), INTS(0, 1, 2, 3, 4, 5)), *y;
+    assert_int_equal(kern_dynamic_slice(&ctx, x, DIMS(-1, 5), DIMS(1, 2), &y), TENSOR_OK);
+    check_shape(y, 2, DIMS(1, 2));
+    check_i(y, 2, INTS(1, 2));
+    assert_int_equal(kern_dynamic_slice(&ctx, x, DIMS(1, 1), DIMS(1, 2), &y), TENSOR_OK);
+    check_i(y, 2, INTS(4, 5));
+    assert_int_equal(kern_dynamic_slice(&ctx, x, DIMS(0, 0), DIMS(3, 1), &y), TENSOR_ERR_ARG);
+    tensor_release(x);
+}
+
+/* [0..5] as 2x3 with [[8 9]] at (7, -2), clamped to (1, 0):
+ * [[0 1 2] [8 9 5]]; the operand is left as it was. */
+static void test_dynamic_update_slice_clamps(void **state)
+{
+    (void)state;
+    TensorCtx ctx;
+    tensor_ctx_init(&ctx, NULL);
+    Tensor *x = make_i(DT_I64, 2, DIMS(2, 3), INTS(0, 1, 2, 3, 4, 5)), *y;
+    Tensor *u = make_i(DT_I64, 2, DIMS(1, 2), INTS(8, 9));
+    assert_int_equal(kern_dynamic_update_slice(&ctx, x, u, DIMS(7, -2), &y), TENSOR_OK);
+    check_i(y, 6, INTS(0, 1, 2, 8, 9, 5));
+    assert_int_equal(tensor_get_i64(x, 3), 3);
+    assert_int_equal(kern_dynamic_update_slice(&ctx, u, x, DIMS(0, 0), &y), TENSOR_ERR_SHAPE);
+    assert_null(y);
+    release2(x, u);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -182,6 +245,9 @@ int main(void)
         cmocka_unit_test(test_shift_and_atan2_dtype_errors),
         cmocka_unit_test(test_is_finite),
         cmocka_unit_test(test_bitcast_convert),
+        cmocka_unit_test(test_reverse),
+        cmocka_unit_test(test_dynamic_slice_clamps),
+        cmocka_unit_test(test_dynamic_update_slice_clamps),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
