@@ -43,6 +43,8 @@ static const OpGen op_gens[OP_COUNT] = {
     [OP_SLICE] = {gen_slice, 6, S_ALL}, [OP_PAD] = {gen_pad, 5, S_ALL},
     [OP_TOP_K] = {gen_top_k, 3, S_ALL}, [OP_SORT] = {gen_sort, 3, S_ALL},
     [OP_ARGMAX] = {gen_argmax, 3, S_ALL},
+    [OP_REVERSE] = {gen_reverse, 3, S_OUTER}, [OP_DYNAMIC_SLICE] = {gen_dynamic_slice, 3, S_OUTER},
+    [OP_DYNAMIC_UPDATE_SLICE] = {gen_dynamic_update_slice, 3, S_OUTER},
     [OP_CALL] = {gen_call, 3, S_OUTER}, [OP_CUSTOM] = {gen_custom, 10, S_OUTER},
     [OP_SHARDING_CONSTRAINT] = {gen_constraint, 7, S_ENTRY}, [OP_RESHARD] = {gen_constraint, 4, S_ENTRY},
     [OP_SHARD_MAP] = {gen_shard_map, 6, S_ENTRY},
