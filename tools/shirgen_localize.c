@@ -51,6 +51,9 @@ static bool local_types(Gen *g, const Op *op, Value **ops, TensorType *out)
             return false;
         out->dtype = dt;
         return true;
+    case OPC_CLAMP:
+        *out = gen_type(g, dt, ops[1]->type.rank, ops[1]->type.dims);
+        return true;
     case OPC_NULLARY:
         *out = op->results[0]->type;
         return out->rank == 0;

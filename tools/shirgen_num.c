@@ -89,8 +89,10 @@ GenVal *gen_positive(Gen *g, GenVal *x)
 static double unary_bound(OpKind kind, double b)
 {
     switch (kind) {
-    case OP_EXP: return exp(b);
-    case OP_LOG: return log(b) + 1;
+    case OP_EXP: case OP_EXPM1: return exp(b);
+    case OP_LOG: case OP_LOG1P: return log(b) + 1;
+    case OP_ERF: case OP_SIGN: case OP_IS_FINITE: return 1;
+    case OP_FLOOR: case OP_CEIL: case OP_ROUND_NEAREST_EVEN: case OP_NOT: return b + 1;
     case OP_SQRT: return sqrt(b);
     case OP_RSQRT: case OP_TANH: case OP_SIN: case OP_COS: case OP_LOGISTIC: return 1;
     case OP_GELU: return b + 1;
@@ -100,18 +102,21 @@ static double unary_bound(OpKind kind, double b)
 
 GenVal *gen_unary_on(Gen *g, OpKind kind, GenVal *x)
 {
-    if (kind == OP_EXP)
+    if (kind == OP_EXP || kind == OP_EXPM1)
         x = gen_bounded(g, x, 8);
     else if (kind == OP_SIN || kind == OP_COS)
         /* sin/cos turn an input's absolute rounding error into output
          * error: a bf16 value near e^8 is only known to within ~12, so
          * the inputs are kept small (a 1e5-program campaign hit this). */
         x = gen_bounded(g, x, 4);
-    else if (kind == OP_LOG || kind == OP_SQRT || kind == OP_RSQRT)
+    else if (kind == OP_LOG || kind == OP_SQRT || kind == OP_RSQRT || kind == OP_LOG1P)
         x = gen_positive(g, x);
     else if (dtype_is_float(x->v->type.dtype))
         x = gen_bounded(g, x, 1e4);
-    Op *op = gen_op(g, kind, &x->v, 1, &x->v->type, 1);
+    TensorType t = x->v->type;
+    if (kind == OP_IS_FINITE)
+        t.dtype = DT_BOOL;
+    Op *op = gen_op(g, kind, &x->v, 1, &t, 1);
     if (kind == OP_GELU && rng_pct(&g->rng, 50))
         gen_set_attr(g, op, ATTR_KEY_APPROXIMATE, attr_b(g, rng_pct(&g->rng, 50)));
     return gen_result(g, op, 0, unary_bound(kind, x->bound), x->exact, x->vma);
@@ -124,6 +129,10 @@ static double binary_bound(OpKind kind, double a, double b)
     case OP_MUL: return a * b;
     case OP_DIV: return a;
     case OP_POW: return pow(a, b) + 1;
+    case OP_ATAN2: return 4; /* pi */
+    case OP_REM: case OP_SHIFT_RIGHT_ARITHMETIC: return a;
+    case OP_SHIFT_LEFT: case OP_SHIFT_RIGHT_LOGICAL: return HUGE_VAL; /* wraps; a negative a shifts in zeros */
+    case OP_AND: case OP_OR: case OP_XOR: return 2 * (a > b ? a : b) + 1; /* within the next power of two */
     default: return a > b ? a : b;
     }
 }
@@ -131,7 +140,7 @@ static double binary_bound(OpKind kind, double a, double b)
 GenVal *gen_binary_on(Gen *g, OpKind kind, GenVal *a, GenVal *b)
 {
     bool is_float = dtype_is_float(a->v->type.dtype);
-    if (is_float && kind == OP_DIV)
+    if (is_float && (kind == OP_DIV || kind == OP_ATAN2)) /* atan2 jumps by 2 pi across x < 0, y = 0 */
         b = gen_positive(g, b);
     if (is_float && kind == OP_POW) {
         a = gen_positive(g, gen_bounded(g, a, 16));

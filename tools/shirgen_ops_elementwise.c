@@ -1,5 +1,6 @@
 /* Generators for elementwise ops: unary, convert, binary (with NumPy
  * broadcasting), compare and select. */
+#include <math.h>
 #include "shirgen.h"
 
 GenVal *gen_operand(Gen *g, const Pick *p)
@@ -50,11 +51,39 @@ TensorType broadcast_partner(Gen *g, const TensorType *t, DType dt)
     return gen_type(g, dt, rank + extra, dims);
 }
 
+/* The element types an elementwise op takes (StableHLO's, as the
+ * verifier's). */
+static unsigned op_dtypes(OpKind kind)
+{
+    switch (kind) {
+    case OP_NOT: case OP_AND: case OP_OR: case OP_XOR: return DTS_INT | DTS_BOOL;
+    case OP_SHIFT_LEFT: case OP_SHIFT_RIGHT_LOGICAL: case OP_SHIFT_RIGHT_ARITHMETIC: return DTS_INT;
+    case OP_ATAN2: return DTS_FLOAT;
+    default: return op_info(kind)->op_class == OPC_UNARY_FLOAT ? DTS_FLOAT : DTS_NUM;
+    }
+}
+
+/* Ops with jumps (floor, sign, rem, ...): one ulp of rounding noise in a
+ * float operand can move the result by a whole unit, so they take only
+ * values the reference and the SPMD program compute bit for bit. */
+static bool needs_exact(OpKind kind)
+{
+    switch (kind) {
+    case OP_SIGN: case OP_FLOOR: case OP_CEIL: case OP_ROUND_NEAREST_EVEN: case OP_IS_FINITE: case OP_REM:
+        return true;
+    default:
+        return false;
+    }
+}
+
 bool gen_unary(Gen *g, OpKind kind)
 {
-    bool float_only = op_info(kind)->op_class == OPC_UNARY_FLOAT;
-    Pick p = pick_any(float_only ? DTS_FLOAT : DTS_NUM);
-    gen_unary_on(g, kind, gen_operand(g, &p));
+    Pick p = pick_any(op_dtypes(kind));
+    p.need_exact = needs_exact(kind);
+    GenVal *x = gen_operand(g, &p);
+    if (p.need_exact && !x->exact)
+        return false;
+    gen_unary_on(g, kind, x);
     return true;
 }
 
@@ -88,10 +117,13 @@ static GenVal *partner_of(Gen *g, GenVal *a, bool need_exact, TensorType *result
 
 bool gen_binary(Gen *g, OpKind kind)
 {
-    Pick p = pick_any(DTS_NUM);
+    Pick p = pick_any(op_dtypes(kind));
+    p.need_exact = needs_exact(kind);
     GenVal *a = gen_operand(g, &p);
     TensorType t;
-    GenVal *b = partner_of(g, a, false, &t);
+    GenVal *b = partner_of(g, a, p.need_exact, &t);
+    if (p.need_exact && !(a->exact && b->exact))
+        return false;
     if (rng_pct(&g->rng, 30)) {
         GenVal *tmp = a;
         a = b;
@@ -145,5 +177,48 @@ bool gen_select(Gen *g, OpKind kind)
     Op *op = gen_op(g, kind, ops, 3, &t, 1);
     GenVal *in[3] = {pred, a, b};
     gen_result(g, op, 0, a->bound > b->bound ? a->bound : b->bound, exact_of(in, 3), vma_of(in, 3));
+    return true;
+}
+
+/* clamp %lo, %x, %hi: each bound a scalar or of x's shape, as StableHLO. */
+bool gen_clamp(Gen *g, OpKind kind)
+{
+    Pick p = pick_any(DTS_NUM);
+    GenVal *in[3];
+    in[1] = gen_operand(g, &p);
+    if (dtype_is_float(in[1]->v->type.dtype))
+        in[1] = gen_bounded(g, in[1], 1e4);
+    const TensorType *x = &in[1]->v->type;
+    double bound = in[1]->bound;
+    for (int i = 0; i < 3; i += 2) {
+        TensorType t = rng_pct(&g->rng, 50) ? gen_type(g, x->dtype, 0, NULL) : *x;
+        in[i] = gen_value_of(g, &t, false);
+        if (dtype_is_float(x->dtype))
+            in[i] = gen_bounded(g, in[i], 1e4);
+        bound = in[i]->bound > bound ? in[i]->bound : bound;
+    }
+    Value *ops[3] = {in[0]->v, in[1]->v, in[2]->v};
+    Op *op = gen_op(g, kind, ops, 3, x, 1);
+    gen_result(g, op, 0, bound, exact_of(in, 3), vma_of(in, 3));
+    return true;
+}
+
+/* An exact f32/f64 value's bits as i32/i64 and, half the time, back: the
+ * ints are the whole range, and inexact floats would give unrelated bits. */
+bool gen_bitcast(Gen *g, OpKind kind)
+{
+    Pick p = pick_any(1u << DT_F32 | 1u << DT_F64);
+    p.need_exact = true;
+    GenVal *x = gen_operand(g, &p);
+    DType dt = x->v->type.dtype;
+    if (!x->exact || (dt != DT_F32 && dt != DT_F64))
+        return false;
+    TensorType t = gen_type(g, dt == DT_F32 ? DT_I32 : DT_I64, x->v->type.rank, x->v->type.dims);
+    Op *op = gen_op(g, kind, &x->v, 1, &t, 1);
+    GenVal *bits = gen_result(g, op, 0, HUGE_VAL, true, x->vma);
+    if (rng_pct(&g->rng, 50)) {
+        op = gen_op(g, kind, &bits->v, 1, &x->v->type, 1);
+        gen_result(g, op, 0, x->bound, true, x->vma);
+    }
     return true;
 }

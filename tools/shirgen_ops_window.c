@@ -1,4 +1,5 @@
-/* Generators for slice, pad, top_k, sort and argmax. */
+/* Generators for slice, pad, top_k, sort, argmax, reverse and the dynamic
+ * slices. */
 #include <string.h>
 #include "shirgen.h"
 
@@ -161,5 +162,91 @@ bool gen_argmax(Gen *g, OpKind kind)
     Op *op = gen_op(g, kind, &x->v, 1, &rt, 1);
     gen_set_attr(g, op, ATTR_KEY_DIM, attr_i(g, dim));
     gen_result(g, op, 0, (double)t->dims[dim], true, x->vma);
+    return true;
+}
+
+/* lax.rev along a random non-empty set of dims. */
+bool gen_reverse(Gen *g, OpKind kind)
+{
+    Pick p = pick_ranked1(0, false);
+    GenVal *x = gen_operand(g, &p);
+    int rank = x->v->type.rank, n = 0;
+    int64_t dims[SHARDC_MAX_RANK];
+    for (int d = 0; d < rank; d++)
+        if (rng_pct(&g->rng, 50))
+            dims[n++] = d;
+    if (n == 0)
+        dims[n++] = rng_below(&g->rng, rank);
+    Op *op = gen_op(g, kind, &x->v, 1, &x->v->type, 1);
+    gen_set_attr(g, op, ATTR_KEY_DIMS, attr_ints(g, dims, n));
+    gen_result(g, op, 0, x->bound, x->exact, x->vma);
+    return true;
+}
+
+/* A start index: a constant (in or just out of range, which clamps) or
+ * any i32 scalar (random inputs lie in [-8, 8)). */
+static GenVal *start_index(Gen *g, int64_t dim)
+{
+    if (rng_pct(&g->rng, 40))
+        return gen_full(g, DT_I32, rng_range(&g->rng, -1, (int)(dim > 8 ? 8 : dim) + 1), NULL);
+    TensorType t = gen_type(g, DT_I32, 0, NULL);
+    return gen_value_of(g, &t, true);
+}
+
+/* Operands from `first` on: one start index per dim of x. */
+static void start_indices(Gen *g, const TensorType *x, GenVal **in, int first)
+{
+    for (int d = 0; d < x->rank; d++)
+        in[first + d] = start_index(g, x->dims[d]);
+}
+
+/* Slice sizes as slice's windows (multiples of the resize unit). */
+static void window_sizes(Gen *g, const TensorType *x, int64_t *dims)
+{
+    for (int d = 0; d < x->rank; d++) {
+        int64_t start, limit, stride;
+        slice_dim(g, x->dims[d], &start, &limit, &stride);
+        dims[d] = limit - start;
+    }
+}
+
+static void emit_dynamic(Gen *g, OpKind kind, GenVal **in, int n, const TensorType *rt, double bound)
+{
+    Value *ops[SHARDC_MAX_RANK + 2];
+    for (int i = 0; i < n; i++)
+        ops[i] = in[i]->v;
+    Op *op = gen_op(g, kind, ops, n, rt, 1);
+    gen_result(g, op, 0, bound, exact_of(in, n), vma_of(in, n));
+}
+
+bool gen_dynamic_slice(Gen *g, OpKind kind)
+{
+    Pick p = pick_ranked1(0, false);
+    GenVal *in[SHARDC_MAX_RANK + 1];
+    in[0] = gen_operand(g, &p);
+    const TensorType *x = &in[0]->v->type;
+    int64_t dims[SHARDC_MAX_RANK];
+    window_sizes(g, x, dims);
+    start_indices(g, x, in, 1);
+    TensorType rt = gen_type(g, x->dtype, x->rank, dims);
+    emit_dynamic(g, kind, in, 1 + x->rank, &rt, in[0]->bound);
+    return true;
+}
+
+bool gen_dynamic_update_slice(Gen *g, OpKind kind)
+{
+    Pick p = pick_ranked1(0, false);
+    GenVal *in[SHARDC_MAX_RANK + 2];
+    in[0] = gen_operand(g, &p);
+    const TensorType *x = &in[0]->v->type;
+    int64_t dims[SHARDC_MAX_RANK];
+    window_sizes(g, x, dims);
+    TensorType ut = gen_type(g, x->dtype, x->rank, dims);
+    in[1] = gen_value_of(g, &ut, false);
+    if (dtype_is_float(x->dtype))
+        in[1] = gen_bounded(g, in[1], 1e4);
+    start_indices(g, x, in, 2);
+    double bound = in[0]->bound > in[1]->bound ? in[0]->bound : in[1]->bound;
+    emit_dynamic(g, kind, in, 2 + x->rank, x, bound);
     return true;
 }

@@ -21,7 +21,9 @@
     X(UN_CEIL, "ceil") X(UN_NOT, "not") X(UN_EXP, "exp") X(UN_LOG, "log")      \
     X(UN_TANH, "tanh") X(UN_SIN, "sin") X(UN_COS, "cos") X(UN_SQRT, "sqrt")    \
     X(UN_RSQRT, "rsqrt") X(UN_RELU, "relu") X(UN_GELU, "gelu")                 \
-    X(UN_GELU_ERF, "gelu_erf") X(UN_LOGISTIC, "logistic")
+    X(UN_GELU_ERF, "gelu_erf") X(UN_LOGISTIC, "logistic")                      \
+    X(UN_ROUND_NEAREST_EVEN, "round_nearest_even") X(UN_EXPM1, "expm1")        \
+    X(UN_LOG1P, "log1p") X(UN_ERF, "erf")
 
 typedef enum {
 #define X(e, s) e,
@@ -33,7 +35,9 @@ typedef enum {
 #define KERN_BINARY_OPS(X)                                                      \
     X(BIN_ADD, "add") X(BIN_SUB, "sub") X(BIN_MUL, "mul") X(BIN_DIV, "div")    \
     X(BIN_REM, "rem") X(BIN_MAX, "max") X(BIN_MIN, "min") X(BIN_POW, "pow")    \
-    X(BIN_AND, "and") X(BIN_OR, "or") X(BIN_XOR, "xor")
+    X(BIN_AND, "and") X(BIN_OR, "or") X(BIN_XOR, "xor") X(BIN_ATAN2, "atan2")  \
+    X(BIN_SHIFT_LEFT, "shift_left") X(BIN_SHIFT_RIGHT_LOGICAL, "shift_right_logical") \
+    X(BIN_SHIFT_RIGHT_ARITHMETIC, "shift_right_arithmetic")
 
 typedef enum {
 #define X(e, s) e,
@@ -62,13 +66,21 @@ bool kern_binary_op_lookup(const char *name, BinaryOp *out);
 bool kern_compare_op_lookup(const char *name, CompareOp *out);
 
 /* Transcendental ops (exp log tanh sin cos sqrt rsqrt gelu gelu_erf
- * logistic) need a float dtype; neg abs sign relu floor ceil also take ints
+ * logistic expm1 log1p erf) and round_nearest_even need a float dtype; neg abs sign relu floor ceil also take ints
  * (abs signed ones only, as lax.abs); not takes ints (bitwise) and bool
  * (logical). UN_GELU is jax.nn.gelu's
  * default tanh approximation, UN_GELU_ERF the exact erf form. */
 TensorStatus kern_unary(TensorCtx *ctx, UnaryOp op, const Tensor *x, Tensor **out);
 TensorStatus kern_gelu(TensorCtx *ctx, const Tensor *x, bool approximate, Tensor **out);
-/* Same dtypes, NumPy broadcasting; result has the operands' dtype. */
+/* bool: x is neither infinite nor NaN (floats only). */
+TensorStatus kern_is_finite(TensorCtx *ctx, const Tensor *x, Tensor **out);
+/* The bits of x read as `dtype`, which has the same byte size (not bool). */
+TensorStatus kern_bitcast_convert(TensorCtx *ctx, const Tensor *x, DType dtype, Tensor **out);
+/* Same dtypes, NumPy broadcasting; result has the operands' dtype. The
+ * shifts (integers only) give 0 for a shift count outside [0, bit width)
+ * (shift_right_arithmetic: -1 for a negative operand), as StableHLO;
+ * shift_right_arithmetic of u32 shifts in the top bit. atan2 is float only;
+ * and, or, xor take integers and bool. */
 TensorStatus kern_binary(TensorCtx *ctx, BinaryOp op, const Tensor *a, const Tensor *b,
                          Tensor **out);
 /* dst = op(dst, src) in place; same dtype and shape (for collectives). */
@@ -140,6 +152,16 @@ TensorStatus kern_concatenate(TensorCtx *ctx, int n, const Tensor *const *xs, in
 /* lax.slice: 0 <= start <= limit <= dim; stride >= 1 (NULL: all 1). */
 TensorStatus kern_slice(TensorCtx *ctx, const Tensor *x, const int64_t *start,
                         const int64_t *limit, const int64_t *stride, Tensor **out);
+/* lax.rev: the `ndims` distinct `dims` reversed. */
+TensorStatus kern_reverse(TensorCtx *ctx, const Tensor *x, int ndims, const int64_t *dims, Tensor **out);
+/* StableHLO dynamic_slice: the block of `sizes` at `start`, each start
+ * clamped into [0, dim - size]. */
+TensorStatus kern_dynamic_slice(TensorCtx *ctx, const Tensor *x, const int64_t *start, const int64_t *sizes,
+                                Tensor **out);
+/* StableHLO dynamic_update_slice: x with `update` written at `start`,
+ * clamped as for dynamic_slice. */
+TensorStatus kern_dynamic_update_slice(TensorCtx *ctx, const Tensor *x, const Tensor *update, const int64_t *start,
+                                       Tensor **out);
 /* lax.pad: low/high may be negative (crop); interior >= 0 (NULL: all 0). */
 TensorStatus kern_pad(TensorCtx *ctx, const Tensor *x, const int64_t *low, const int64_t *high,
                       const int64_t *interior, TensorScalar value, Tensor **out);

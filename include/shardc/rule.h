@@ -51,6 +51,10 @@ typedef struct OpShardingRule {
      * pieces of an index range the other side splits differently, not
      * broadcast or reduced dims. Not part of the printed rule. */
     bool one_sided_replicated;
+    /* Shardy's blocked_propagation, per factor (NULL: none): no sharding
+     * propagates along such a factor (a dynamic_slice's sliced dims);
+     * partitioning treats it by its kind. */
+    const bool *blocked;
 } OpShardingRule;
 
 /* Stage one: a rule string parsed and validated as JAX's

@@ -90,6 +90,9 @@ OpShardingRule *rules_reshape(RuleBuilder *b);
 OpShardingRule *rules_broadcast(RuleBuilder *b);
 OpShardingRule *rules_concatenate(RuleBuilder *b);
 OpShardingRule *rules_slice_or_pad(RuleBuilder *b);
+OpShardingRule *rules_reverse(RuleBuilder *b);
+OpShardingRule *rules_dynamic_slice(RuleBuilder *b);
+OpShardingRule *rules_dynamic_update_slice(RuleBuilder *b);
 OpShardingRule *rules_sort(RuleBuilder *b);
 OpShardingRule *rules_top_k(RuleBuilder *b);
 

@@ -156,7 +156,7 @@ static void entry_str(TextBuf *t, const Mesh *mesh, const XDim *d)
     textbuf_add(t, "%s", name);
 }
 
-/* slice and pad keep the operand's sharding; a dim whose size changes may
+/* slice, pad and dynamic_slice keep the operand's sharding; a dim whose size changes may
  * stay sharded only if the new size still divides by its shards (JAX's
  * _get_sharding_for_varying_out_shape). */
 bool explicit_rule_slice_pad(ExplicitCtx *cx, const Op *op, XSpec *const *in, XSpec **out)
@@ -171,7 +171,8 @@ bool explicit_rule_slice_pad(ExplicitCtx *cx, const Op *op, XSpec *const *in, XS
         textbuf_init(&t);
         entry_str(&t, cx->mesh, dim);
         diag_error(cx->diag, op->loc, "%s on sharded dims where out dim (%lld) is not divisble by mesh axes (%lld) "
-                   "with spec (%s) is not implemented.", op->kind == OP_PAD ? "padding" : "slicing",
+                   "with spec (%s) is not implemented.",
+                   op->kind == OP_PAD ? "padding" : op->kind == OP_DYNAMIC_SLICE ? "dynamic_slice" : "slicing",
                    (long long)r->dims[d], (long long)shards, t.text);
         return false;
     }

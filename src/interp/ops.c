@@ -103,6 +103,8 @@ bool exec_unary(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out)
 {
     if (op->kind == OP_GELU)
         return exec_kernel(x, op, kern_gelu(&x->tensors, in[0], op_attr_bool(op, ATTR_KEY_APPROXIMATE), out));
+    if (op->kind == OP_IS_FINITE)
+        return exec_kernel(x, op, kern_is_finite(&x->tensors, in[0], out));
     UnaryOp kind;
     if (!kern_unary_op_lookup(op_info(op->kind)->name, &kind))
         return exec_fail(x, op, "no kernel for unary op '%s'", op_info(op->kind)->name);
@@ -111,7 +113,10 @@ bool exec_unary(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out)
 
 bool exec_convert(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out)
 {
-    return exec_kernel(x, op, tensor_convert(&x->tensors, in[0], result_type(op, 0)->dtype, out));
+    DType to = result_type(op, 0)->dtype;
+    if (op->kind == OP_BITCAST_CONVERT)
+        return exec_kernel(x, op, kern_bitcast_convert(&x->tensors, in[0], to, out));
+    return exec_kernel(x, op, tensor_convert(&x->tensors, in[0], to, out));
 }
 
 bool exec_binary(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out)
@@ -134,6 +139,48 @@ bool exec_compare(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out)
 bool exec_select(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out)
 {
     return exec_kernel(x, op, kern_select(&x->tensors, in[0], in[1], in[2], out));
+}
+
+/* StableHLO's clamp(min, x, max) = min(max(x, min), max): NaN in any of
+ * them gives NaN. */
+bool exec_clamp(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out)
+{
+    Tensor *low = NULL;
+    if (!exec_kernel(x, op, kern_binary(&x->tensors, BIN_MAX, in[1], in[0], &low)))
+        return false;
+    bool ok = exec_kernel(x, op, kern_binary(&x->tensors, BIN_MIN, low, in[2], out));
+    tensor_release(low);
+    return ok;
+}
+
+/* ---- reverse and dynamic slices ------------------------------------------------------- */
+
+bool exec_reverse(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out)
+{
+    int64_t dims[SHARDC_MAX_RANK];
+    int n = op_attr_ints(op, ATTR_KEY_DIMS, dims, SHARDC_MAX_RANK);
+    return exec_kernel(x, op, kern_reverse(&x->tensors, in[0], n, dims, out));
+}
+
+/* The start index scalars in[first..]. */
+static void start_indices(const Op *op, Tensor *const *in, int first, int64_t *start)
+{
+    for (int i = first; i < op->num_operands; i++)
+        start[i - first] = tensor_get_i64(in[i], 0);
+}
+
+bool exec_dynamic_slice(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out)
+{
+    int64_t start[SHARDC_MAX_RANK];
+    start_indices(op, in, 1, start);
+    return exec_kernel(x, op, kern_dynamic_slice(&x->tensors, in[0], start, result_type(op, 0)->dims, out));
+}
+
+bool exec_dynamic_update_slice(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out)
+{
+    int64_t start[SHARDC_MAX_RANK];
+    start_indices(op, in, 2, start);
+    return exec_kernel(x, op, kern_dynamic_update_slice(&x->tensors, in[0], in[1], start, out));
 }
 
 /* ---- contraction and reductions -------------------------------------------------------- */

@@ -109,7 +109,11 @@ static double libm_logistic(double v) { return 1 / (1 + exp(-v)); }
     X(RELU, ((v > 0 || v != v) ? v : (E)0), __VA_ARGS__)                            \
     X(GELU, GELU_TANH(v), __VA_ARGS__)                                              \
     X(GELU_ERF, GELU_ERF(v), __VA_ARGS__)                                           \
-    X(LOGISTIC, LOGISTIC_OF(v), __VA_ARGS__)
+    X(LOGISTIC, LOGISTIC_OF(v), __VA_ARGS__)                                        \
+    X(ROUND_NEAREST_EVEN, rint(v), __VA_ARGS__)                                     \
+    X(EXPM1, expm1(v), __VA_ARGS__)                                                 \
+    X(LOG1P, log1p(v), __VA_ARGS__)                                                 \
+    X(ERF, erf(v), __VA_ARGS__)
 
 #define INT_UNARY_OPS(X, ...)                                                       \
     X(NEG, (E)((UE)0 - (UE)v), __VA_ARGS__)                                         \
@@ -141,8 +145,16 @@ static double libm_logistic(double v) { return 1 / (1 + exp(-v)); }
     X(REM, fmod(a, b), __VA_ARGS__)                                                 \
     X(MAX, ((a > b || a != a) ? a : b), __VA_ARGS__)                                \
     X(MIN, ((a < b || a != a) ? a : b), __VA_ARGS__)                                \
-    X(POW, pow(a, b), __VA_ARGS__)
+    X(POW, pow(a, b), __VA_ARGS__)                                                  \
+    X(ATAN2, atan2(a, b), __VA_ARGS__)
 
+/* StableHLO's shifts: a count outside [0, bits) (negative ones read as
+ * huge unsigned) shifts everything out. BITS is E's width. */
+#define BITS ((UE)(sizeof(E) * 8))
+#define SHIFT_OPS(X, ...)                                                           \
+    X(SHIFT_LEFT, ((UE)b >= BITS ? (E)0 : (E)((UE)a << (UE)b)), __VA_ARGS__)       \
+    X(SHIFT_RIGHT_LOGICAL, ((UE)b >= BITS ? (E)0 : (E)((UE)a >> (UE)b)), __VA_ARGS__) \
+    X(SHIFT_RIGHT_ARITHMETIC, ((UE)b >= BITS ? (E)(a < 0 ? -1 : 0) : (E)(a >> (UE)b)), __VA_ARGS__)
 /* max, min and the bitwise ops: the same for signed and unsigned types. */
 #define INT_ORDER_AND_BIT_OPS(X, ...)                                               \
     X(MAX, (a > b ? a : b), __VA_ARGS__)                                            \
@@ -160,6 +172,7 @@ static double libm_logistic(double v) { return 1 / (1 + exp(-v)); }
     X(DIV, (b == 0 ? (E)-1 : b == -1 ? (E)((UE)0 - (UE)a) : (E)(a / b)), __VA_ARGS__) \
     X(REM, (b == 0 ? a : b == -1 ? (E)0 : (E)(a % b)), __VA_ARGS__)                 \
     X(POW, INT_POW(a, b), __VA_ARGS__)                                              \
+    SHIFT_OPS(X, __VA_ARGS__)                                                       \
     INT_ORDER_AND_BIT_OPS(X, __VA_ARGS__)
 
 /* XLA unsigned semantics: x / 0 is all ones, x % 0 == x. */
@@ -170,6 +183,9 @@ static double libm_logistic(double v) { return 1 / (1 + exp(-v)); }
     X(DIV, (b == 0 ? (E)~(E)0 : (E)(a / b)), __VA_ARGS__)                           \
     X(REM, (b == 0 ? a : (E)(a % b)), __VA_ARGS__)                                  \
     X(POW, uint_pow_u32(a, b), __VA_ARGS__)                                         \
+    X(SHIFT_LEFT, (b >= 32u ? (E)0 : (E)(a << b)), __VA_ARGS__)                     \
+    X(SHIFT_RIGHT_LOGICAL, (b >= 32u ? (E)0 : (E)(a >> b)), __VA_ARGS__)            \
+    X(SHIFT_RIGHT_ARITHMETIC, (E)((int32_t)a >> (b >= 32u ? 31u : b)), __VA_ARGS__) \
     INT_ORDER_AND_BIT_OPS(X, __VA_ARGS__)
 
 /* XLA pred arithmetic: add and max are OR, mul and min are AND. */
@@ -470,6 +486,37 @@ TensorStatus kern_unary(TensorCtx *ctx, UnaryOp op, const Tensor *x, Tensor **ou
 TensorStatus kern_gelu(TensorCtx *ctx, const Tensor *x, bool approximate, Tensor **out)
 {
     return kern_unary(ctx, approximate ? UN_GELU : UN_GELU_ERF, x, out);
+}
+
+TensorStatus kern_is_finite(TensorCtx *ctx, const Tensor *x, Tensor **out)
+{
+    *out = NULL;
+    if (!dtype_is_float(x->dtype))
+        return undefined_for(ctx, "is_finite", x->dtype);
+    Tensor *wide = NULL;
+    TensorStatus st = tensor_convert(ctx, x, DT_F64, &wide); /* exact for every float type */
+    if (st == TENSOR_OK)
+        st = tensor_new_uninit(ctx, DT_BOOL, x->rank, x->dims, out);
+    if (st == TENSOR_OK) {
+        const double *v = wide->data;
+        uint8_t *y = (*out)->data;
+        for (int64_t i = 0; i < x->count; i++)
+            y[i] = (uint8_t)isfinite(v[i]);
+    }
+    tensor_release(wide);
+    return st;
+}
+
+TensorStatus kern_bitcast_convert(TensorCtx *ctx, const Tensor *x, DType dtype, Tensor **out)
+{
+    *out = NULL;
+    if (dtype_size(dtype) != dtype_size(x->dtype) || dtype == DT_BOOL || x->dtype == DT_BOOL)
+        return tensor_fail(ctx, TENSOR_ERR_DTYPE, "bitcast_convert: %s and %s differ in bit width",
+                           dtype_name(x->dtype), dtype_name(dtype));
+    TensorStatus st = tensor_new_uninit(ctx, dtype, x->rank, x->dims, out);
+    if (st == TENSOR_OK && x->nbytes)
+        memcpy((*out)->data, x->data, x->nbytes);
+    return st;
 }
 
 TensorStatus kern_binary(TensorCtx *ctx, BinaryOp op, const Tensor *a, const Tensor *b,

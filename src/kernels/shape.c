@@ -190,6 +190,75 @@ TensorStatus kern_slice(TensorCtx *ctx, const Tensor *x, const int64_t *start,
     return TENSOR_OK;
 }
 
+/* A strided copy that reads each reversed dim from its end, with a
+ * negative stride. */
+TensorStatus kern_reverse(TensorCtx *ctx, const Tensor *x, int ndims, const int64_t *dims, Tensor **out)
+{
+    *out = NULL;
+    int64_t src_strides[SHARDC_MAX_RANK], out_strides[SHARDC_MAX_RANK], base = 0;
+    tensor_shape_strides(x->rank, x->dims, src_strides);
+    for (int i = 0; i < ndims; i++) {
+        int64_t d = dims[i];
+        if (d < 0 || d >= x->rank || src_strides[d] < 0)
+            return tensor_fail(ctx, TENSOR_ERR_ARG, "reverse: dim %lld is out of range or repeated", (long long)d);
+        if (x->dims[d] > 0)
+            base += (x->dims[d] - 1) * src_strides[d];
+        src_strides[d] = -src_strides[d];
+    }
+    TensorStatus st = tensor_new_uninit(ctx, x->dtype, x->rank, x->dims, out);
+    if (st != TENSOR_OK || x->count == 0)
+        return st;
+    tensor_shape_strides(x->rank, x->dims, out_strides);
+    tensor_strided_copy(dtype_size(x->dtype), x->rank, x->dims, (*out)->data, out_strides, element_at(x, base),
+                        src_strides);
+    return TENSOR_OK;
+}
+
+/* The start of a dynamic slice of `size` along a dim of `dim`, clamped
+ * into [0, dim - size] as StableHLO does. */
+static int64_t clamp_start(int64_t start, int64_t dim, int64_t size)
+{
+    return start < 0 ? 0 : start > dim - size ? dim - size : start;
+}
+
+TensorStatus kern_dynamic_slice(TensorCtx *ctx, const Tensor *x, const int64_t *start, const int64_t *sizes,
+                                Tensor **out)
+{
+    int64_t lo[SHARDC_MAX_RANK], hi[SHARDC_MAX_RANK];
+    for (int d = 0; d < x->rank; d++) {
+        if (sizes[d] < 0 || sizes[d] > x->dims[d]) {
+            *out = NULL;
+            return tensor_fail(ctx, TENSOR_ERR_ARG, "dynamic_slice: size %lld of dim %d exceeds %lld",
+                               (long long)sizes[d], d, (long long)x->dims[d]);
+        }
+        lo[d] = clamp_start(start[d], x->dims[d], sizes[d]);
+        hi[d] = lo[d] + sizes[d];
+    }
+    return kern_slice(ctx, x, lo, hi, NULL, out);
+}
+
+TensorStatus kern_dynamic_update_slice(TensorCtx *ctx, const Tensor *x, const Tensor *update, const int64_t *start,
+                                       Tensor **out)
+{
+    *out = NULL;
+    int64_t at[SHARDC_MAX_RANK];
+    if (update->rank != x->rank || update->dtype != x->dtype)
+        return tensor_fail(ctx, TENSOR_ERR_SHAPE, "dynamic_update_slice: the update's type differs from the operand's");
+    for (int d = 0; d < x->rank; d++) {
+        if (update->dims[d] > x->dims[d])
+            return tensor_fail(ctx, TENSOR_ERR_SHAPE, "dynamic_update_slice: update dim %d exceeds the operand's", d);
+        at[d] = clamp_start(start[d], x->dims[d], update->dims[d]);
+    }
+    TensorStatus st = tensor_clone(ctx, x, out);
+    if (st == TENSOR_OK && update->count > 0)
+        st = tensor_insert_block(ctx, *out, update, at);
+    if (st != TENSOR_OK) {
+        tensor_release(*out);
+        *out = NULL;
+    }
+    return st;
+}
+
 /* ---- pad ------------------------------------------------------------------------ */
 
 /* Padded size n + (n-1)*interior + low + high, or false if it overflows or is

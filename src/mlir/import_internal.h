@@ -153,6 +153,8 @@ bool mlir_imp_compare(OpImport *oi);
 bool mlir_imp_transpose(OpImport *oi);
 bool mlir_imp_concatenate(OpImport *oi);
 bool mlir_imp_slice(OpImport *oi);
+bool mlir_imp_reverse(OpImport *oi);
+bool mlir_imp_dynamic_slice(OpImport *oi);
 bool mlir_imp_pad(OpImport *oi);
 bool mlir_imp_constant(OpImport *oi);
 bool mlir_imp_iota(OpImport *oi);

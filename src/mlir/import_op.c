@@ -44,6 +44,8 @@ static const ImpOpEntry special_ops[] = {
     {"stablehlo.concatenate", OP_CONCATENATE, mlir_imp_concatenate},
     {"stablehlo.slice", OP_SLICE, mlir_imp_slice},
     {"stablehlo.pad", OP_PAD, mlir_imp_pad},
+    {"stablehlo.reverse", OP_REVERSE, mlir_imp_reverse},
+    {"stablehlo.dynamic_slice", OP_DYNAMIC_SLICE, mlir_imp_dynamic_slice},
     {"stablehlo.constant", OP_CONSTANT, mlir_imp_constant},
     {"sdy.constant", OP_CONSTANT, mlir_imp_constant},
     {"stablehlo.iota", OP_IOTA, mlir_imp_iota},

@@ -294,6 +294,33 @@ bool mlir_imp_slice(OpImport *oi)
     return true;
 }
 
+bool mlir_imp_reverse(OpImport *oi)
+{
+    return mlir_imp_make_op(oi, OP_REVERSE) && mlir_imp_ints_attr(oi, ATTR_KEY_DIMS, "dimensions", "dims", true);
+}
+
+/* slice_sizes must be the result's dims, which are the slice sizes in
+ * .shir. */
+bool mlir_imp_dynamic_slice(OpImport *oi)
+{
+    if (!mlir_imp_make_op(oi, OP_DYNAMIC_SLICE))
+        return false;
+    const MlirAttr *a = mlir_imp_attr2(oi, "slice_sizes", "sizes");
+    if (!a)
+        return op_error(oi, "it needs attribute 'slice_sizes'");
+    int64_t v[SHARDC_MAX_RANK];
+    int n;
+    if (!mlir_imp_ints(oi->ic, a, "slice_sizes", v, SHARDC_MAX_RANK, &n))
+        return false;
+    const TensorType *r = &oi->op->results[0]->type;
+    bool same = n == r->rank;
+    for (int d = 0; same && d < n; d++)
+        same = v[d] == r->dims[d];
+    if (!same)
+        return op_error(oi, "its slice_sizes must be the result's dims");
+    return true;
+}
+
 static bool is_zero(const AttrValue *v)
 {
     return (v->kind == ATTR_FLOAT && v->u.f == 0.0 && !signbit(v->u.f)) || (v->kind == ATTR_INT && v->u.i == 0) ||

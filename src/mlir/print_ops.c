@@ -42,6 +42,10 @@ static int operand_vals(const MlirPrinter *p, const Op *op, MlirVal *out, int ma
 
 static void end_line(MlirPrinter *p) { fputc('\n', p->out); }
 
+/* The most operands a SAME or FUNC form op has: dynamic_update_slice's
+ * operand, update and a start index per dim. */
+enum { MLIR_MAX_ELEMENTWISE_OPERANDS = SHARDC_MAX_RANK + 2 };
+
 /* ---- elementwise ops and NumPy broadcasting ------------------------------------ */
 
 /* shardc broadcasts a binary op's operands NumPy-style (f32[16,4096] +
@@ -69,7 +73,7 @@ static int plan_elementwise(const MlirPrinter *p, const Op *op, MlirAux *aux)
 /* Prints the implicit broadcasts; `in` gets the values the op uses. */
 static int broadcast_operands(MlirPrinter *p, const Op *op, int indent, MlirVal *in)
 {
-    int n = operand_vals(p, op, in, 3), k = 0;
+    int n = operand_vals(p, op, in, MLIR_MAX_ELEMENTWISE_OPERANDS), k = 0;
     const TensorType *res = &op->results[0]->type;
     for (int i = 0; i < n; i++) {
         if (!needs_broadcast(op, i))
@@ -97,7 +101,7 @@ static int broadcast_operands(MlirPrinter *p, const Op *op, int indent, MlirVal 
  * operand and result types differ: convert). */
 static void emit_elementwise(MlirPrinter *p, const Op *op, int indent)
 {
-    MlirVal in[3], res = result_val(p, op);
+    MlirVal in[MLIR_MAX_ELEMENTWISE_OPERANDS], res = result_val(p, op);
     int n = broadcast_operands(p, op, indent, in);
     mlir_print_defs(p, op, indent);
     fprintf(p->out, "%s ", mlir_op_name(op));
@@ -131,7 +135,7 @@ static void emit_compare(MlirPrinter *p, const Op *op, int indent)
 {
     static const char *const spelled[] = {"compare_type", NULL};
     const char *kept_type = kept_compare_type(op);
-    MlirVal in[3], res = result_val(p, op);
+    MlirVal in[MLIR_MAX_ELEMENTWISE_OPERANDS], res = result_val(p, op);
     int n = broadcast_operands(p, op, indent, in);
     const char *dir = op_attr_string(op, ATTR_KEY_DIRECTION);
     char upper[8] = "";
@@ -151,7 +155,7 @@ static void emit_compare(MlirPrinter *p, const Op *op, int indent)
 /* `stablehlo.select %p, %a, %b : tensor<8xi1>, tensor<8xf32>`. */
 static void emit_select(MlirPrinter *p, const Op *op, int indent)
 {
-    MlirVal in[3], res = result_val(p, op);
+    MlirVal in[MLIR_MAX_ELEMENTWISE_OPERANDS], res = result_val(p, op);
     int n = broadcast_operands(p, op, indent, in);
     mlir_print_defs(p, op, indent);
     fputs("stablehlo.select ", p->out);
@@ -205,6 +209,34 @@ static void emit_dims_op(MlirPrinter *p, const Op *op, int indent)
     fputs(", dims = ", p->out);
     print_ints_attr(p, op, key);
     unary_tail(p, op, x, (const AttrKey[]){key, 0});
+}
+
+/* `stablehlo.reverse %x, dims = [0] : tensor<4x8xf32>`. */
+static void emit_reverse(MlirPrinter *p, const Op *op, int indent)
+{
+    MlirVal x = unary_head(p, op, indent), res = result_val(p, op);
+    fputs(", dims = ", p->out);
+    print_ints_attr(p, op, ATTR_KEY_DIMS);
+    mlir_print_op_attrs(p, op, &(MlirAttrOpts){.consumed = (const AttrKey[]){ATTR_KEY_DIMS, 0}});
+    mlir_print_same_type(p->out, &x, 1, &res);
+    end_line(p);
+}
+
+/* `stablehlo.dynamic_slice %x, %i, %j, sizes = [2, 4] : (...) -> ...`:
+ * the sizes are the result's dims. */
+static void emit_dynamic_slice(MlirPrinter *p, const Op *op, int indent)
+{
+    MlirVal in[SHARDC_MAX_RANK + 1], res = result_val(p, op);
+    int n = operand_vals(p, op, in, SHARDC_MAX_RANK + 1);
+    mlir_print_defs(p, op, indent);
+    fprintf(p->out, "%s ", mlir_op_name(op));
+    mlir_print_vals(p, in, n);
+    fputs(", sizes = ", p->out);
+    mlir_print_ints(p->out, res.type.dims, res.type.rank);
+    mlir_print_op_attrs(p, op, &(MlirAttrOpts){0});
+    fputs(" : ", p->out);
+    mlir_print_fn_type(p->out, in, n, &res, 1);
+    end_line(p);
 }
 
 static void emit_reshape(MlirPrinter *p, const Op *op, int indent)
@@ -537,6 +569,8 @@ static const MlirOpForm special_forms[OP_COUNT] = {
     [OP_BROADCAST] = {NULL, emit_dims_op},
     [OP_RESHAPE] = {NULL, emit_reshape},
     [OP_SLICE] = {NULL, emit_slice},
+    [OP_REVERSE] = {NULL, emit_reverse},
+    [OP_DYNAMIC_SLICE] = {NULL, emit_dynamic_slice},
     [OP_PAD] = {plan_pad, emit_pad},
     [OP_CONCATENATE] = {NULL, emit_concatenate},
     [OP_CONSTANT] = {NULL, emit_constant},

@@ -321,6 +321,18 @@ static void partition_replicated_op(PartitionCtx *pc, Op *op)
     finish_results(pc, op, emit_local_op(pc, op, operands, layouts), layouts, &none, REDUCE_SUM, NO_MEAN);
 }
 
+/* dynamic_update_slice: along a dim the update covers in part, the update
+ * is whole on every device (its factor is need_replication, or
+ * pass-through for constant starts: made unsharded here), while the
+ * operand and result keep their sharding (dynamic.c). */
+static void unshard_updated_dims(const Op *op, const OpShardingRule *rule, AxisList *assignment)
+{
+    const TensorType *in = &op->operands[0]->type, *upd = &op->operands[1]->type;
+    for (int d = 0; d < in->rank; d++)
+        if (in->dims[d] != upd->dims[d] && rule->operands[1].dims[d].count == 1)
+            memset(&assignment[rule->operands[1].dims[d].factors[0]], 0, sizeof(AxisList));
+}
+
 /* The general case: the op's sharding rule decides each factor's axes. */
 static void partition_by_rule(PartitionCtx *pc, Op *op)
 {
@@ -338,6 +350,8 @@ static void partition_by_rule(PartitionCtx *pc, Op *op)
                       masks_reductions(op->kind) ? UNEVEN_MASKED_REDUCTIONS : UNEVEN_PASS_THROUGH, &pc->scratch);
     if (is_valued_constant(op))
         memset(assignment, 0, sizeof(AxisList) * (size_t)rule->num_factors);
+    if (op->kind == OP_DYNAMIC_UPDATE_SLICE)
+        unshard_updated_dims(op, rule, assignment);
     Value *operands[op->num_operands + 1];
     for (int i = 0; i < op->num_operands; i++) {
         DimAxes want;
@@ -354,7 +368,9 @@ static void partition_by_rule(PartitionCtx *pc, Op *op)
     partial_axes(&partial, rule, assignment);
     /* Only a sharded reduction factor (partial results) can need a mask. */
     bool masked = partial.count && mask_reduced_padding(pc, op, rule, assignment, operands);
-    Op *local = emit_local_op(pc, op, operands, layouts);
+    Op *local = op->kind == OP_DYNAMIC_UPDATE_SLICE ? pc_local_dynamic_update_slice(pc, op, operands, layouts) : NULL;
+    if (!local)
+        local = emit_local_op(pc, op, operands, layouts);
     ReductionKind reduction = op_reduction(op);
     int64_t mean_count = NO_MEAN;
     if (masked && op->kind == OP_REDUCE_MEAN) {

@@ -60,6 +60,13 @@ typedef struct PartitionCtx {
     bool ok;
 } PartitionCtx;
 
+/* ---- dynamic_update_slice along sharded dims (dynamic.c) ---- */
+/* The local ops of a dynamic_update_slice whose operand stays sharded
+ * along a dim the update covers in part (operands local, `layout` the
+ * operand's and result's); the last op gives the local result. NULL if no
+ * such dim is sharded (then the op runs as it is). */
+Op *pc_local_dynamic_update_slice(PartitionCtx *pc, const Op *op, Value **operands, const DimAxes *layout);
+
 /* ---- emission (partition_emit.c) ---- */
 /* A reshard of `from` (a value defined outside the loops being filled)
  * that the partitioner may emit before the outermost loop it does not

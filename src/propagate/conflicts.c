@@ -51,6 +51,8 @@ static void check_op(PropagationState *st, const Op *op, const OpShardingRule *r
     projection_build(&p, &st->scratch, rule, mesh, shardings, types, op->num_operands, count);
     for (int f = 0; f < rule->num_factors; f++) {
         int first = -1;
+        if (rule->blocked && rule->blocked[f]) /* propagates nothing by design */
+            continue;
         for (int t = 0; t < count; t++) {
             if (!p.tensors[t].factors[f].present)
                 continue;

@@ -16,7 +16,8 @@ static bool is_pass_through_op(const Op *op)
 {
     switch (op_info(op->kind)->op_class) {
     case OPC_UNARY: case OPC_UNARY_FLOAT: case OPC_CONVERT: case OPC_BINARY: case OPC_COMPARE:
-    case OPC_SELECT: case OPC_RESHAPE: case OPC_TRANSPOSE: case OPC_SHARDING: case OPC_BARRIER: case OPC_DATA_FLOW_EDGE:
+    case OPC_SELECT: case OPC_CLAMP: case OPC_RESHAPE: case OPC_TRANSPOSE: case OPC_SHARDING: case OPC_BARRIER:
+    case OPC_DATA_FLOW_EDGE:
     case OPC_WHILE: case OPC_CASE: case OPC_OPT_BARRIER: /* data-flow edges, as in Shardy */
         return true;
     default:
@@ -35,6 +36,8 @@ static PropagationDirection phase_direction(const Op *op, const OpShardingRule *
 {
     if (op && op->kind == OP_PROPAGATION_BARRIER)
         return barrier_direction(op);
+    if (rule->blocked && rule->blocked[f])
+        return DIR_NONE;
     if (phase >= 2 || is_pass_through_op(op))
         return DIR_BOTH;
     if (phase == 1 && rule->factors[f].kind == FACTOR_PASS_THROUGH)
@@ -77,7 +80,7 @@ static bool op_is_elementwise(const Op *op)
 {
     switch (op_info(op->kind)->op_class) {
     case OPC_UNARY: case OPC_UNARY_FLOAT: case OPC_CONVERT: case OPC_BINARY:
-    case OPC_COMPARE: case OPC_SELECT: case OPC_SHARDING:
+    case OPC_COMPARE: case OPC_SELECT: case OPC_CLAMP: case OPC_SHARDING:
         return true;
     default:
         return false;

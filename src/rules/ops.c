@@ -108,6 +108,72 @@ OpShardingRule *rules_slice_or_pad(RuleBuilder *b)
     return rule_builder_build(b);
 }
 
+/* Shardy's ReverseOp: pointwise, the reversed dims permutation factors
+ * (a sharded one's blocks move to the mirrored devices). */
+OpShardingRule *rules_reverse(RuleBuilder *b)
+{
+    const TensorType *t = rule_builder_type(b, 0);
+    int64_t dims[SHARDC_MAX_RANK];
+    int n = op_attr_ints(b->op, ATTR_KEY_DIMS, dims, SHARDC_MAX_RANK);
+    for (int d = 0; d < t->rank; d++) {
+        bool reversed = false;
+        for (int i = 0; i < n; i++)
+            reversed |= dims[i] == d;
+        rule_builder_add_pointwise(b, d, t->dims[d], reversed ? FACTOR_PERMUTATION : FACTOR_PASS_THROUGH);
+    }
+    return rule_builder_build(b);
+}
+
+/* Shardy's DynamicSliceOp (addPointwiseWithDiffTypeForMismatch with
+ * kNeedReplication, blocked): a dim the slice shortens needs replication
+ * and propagates nothing, since the start is only known at run time. The
+ * scalar start indices take no part. */
+OpShardingRule *rules_dynamic_slice(RuleBuilder *b)
+{
+    const TensorType *in = rule_builder_type(b, 0), *out = &b->op->results[0]->type;
+    for (int d = 0; d < in->rank; d++)
+        rule_builder_add_pointwise(b, d, in->dims[d],
+                                   in->dims[d] != out->dims[d] ? FACTOR_NEED_REPLICATION : FACTOR_PASS_THROUGH);
+    OpShardingRule *rule = rule_builder_build(b);
+    bool *blocked = ARENA_ARRAY(b->arena, bool, rule->num_factors + 1);
+    for (int f = 0; f < rule->num_factors; f++) /* factor f is dim f's; size-1 extras come after */
+        blocked[f] = f < in->rank && rule->factors[f].kind == FACTOR_NEED_REPLICATION;
+    rule->blocked = blocked;
+    return rule;
+}
+
+/* A value a constant op makes (Shardy's ConstantLike start indices). */
+static bool is_constant(const Value *v)
+{
+    return v->def && (v->def->kind == OP_CONSTANT || v->def->kind == OP_FULL || v->def->kind == OP_ZEROS);
+}
+
+/* Shardy's DynamicUpdateSliceOp: a dim the update spans whole is one
+ * pass-through factor of operand, update and result; a dim it covers in
+ * part gets a pass-through factor of operand and result, and one of the
+ * update alone that needs replication (pass-through when every start
+ * index is a constant). */
+OpShardingRule *rules_dynamic_update_slice(RuleBuilder *b)
+{
+    const Op *op = b->op;
+    const TensorType *in = rule_builder_type(b, 0), *upd = rule_builder_type(b, 1);
+    bool constant_starts = true;
+    for (int i = 2; i < op->num_operands; i++)
+        constant_starts &= is_constant(op->operands[i]);
+    for (int d = 0; d < in->rank; d++) {
+        if (in->dims[d] == upd->dims[d]) {
+            rule_builder_add_pointwise(b, d, in->dims[d], FACTOR_PASS_THROUGH);
+            continue;
+        }
+        int f = rule_builder_new_factor(b, in->dims[d], FACTOR_PASS_THROUGH);
+        rule_builder_map(b, 0, d, f);
+        rule_builder_map(b, op->num_operands, d, f);
+        f = rule_builder_new_factor(b, upd->dims[d], constant_starts ? FACTOR_PASS_THROUGH : FACTOR_NEED_REPLICATION);
+        rule_builder_map(b, 1, d, f);
+    }
+    return rule_builder_build(b);
+}
+
 /* Rules of sort and top_k (Shardy's SortOp case and its mhlo.topk custom
  * call case). */
 

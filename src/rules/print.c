@@ -85,6 +85,17 @@ static void print_sdy_kind(FILE *out, const OpShardingRule *rule, FactorKind kin
         fputc('}', out);
 }
 
+static void print_sdy_blocked(FILE *out, const OpShardingRule *rule)
+{
+    char buf[16];
+    int printed = 0;
+    for (int i = 0; i < rule->num_factors; i++)
+        if (rule->blocked && rule->blocked[i])
+            fprintf(out, "%s%s", printed++ ? ", " : " blocked_propagation={", rule_factor_symbol(i, buf));
+    if (printed)
+        fputc('}', out);
+}
+
 void rule_print_sdy(FILE *out, const OpShardingRule *rule)
 {
     fputs("#sdy.op_sharding_rule<(", out);
@@ -96,6 +107,7 @@ void rule_print_sdy(FILE *out, const OpShardingRule *rule)
     print_sdy_kind(out, rule, FACTOR_REDUCTION);
     print_sdy_kind(out, rule, FACTOR_NEED_REPLICATION);
     print_sdy_kind(out, rule, FACTOR_PERMUTATION);
+    print_sdy_blocked(out, rule);
     if (rule->is_custom)
         fputs(", custom", out);
     fputc('>', out);

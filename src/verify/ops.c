@@ -79,25 +79,79 @@ static void verify_nullary(VerifyCtx *vc, Op *op)
         verify_constant_value(vc, op, value->value, t, op->kind == OP_CONSTANT);
 }
 
+/* bitcast_convert reads the operand's bits as the result's element type:
+ * StableHLO also allows other widths (adding or dropping a minor dim);
+ * shardc only the same width, and not bool (one bit in StableHLO). */
 static void verify_convert(VerifyCtx *vc, Op *op)
 {
     TensorType want = op->operands[0]->type;
     want.dtype = op->results[0]->type.dtype;
+    DType from = op->operands[0]->type.dtype, to = want.dtype;
+    if (op->kind == OP_BITCAST_CONVERT &&
+        (dtype_size(from) != dtype_size(to) || from == DT_BOOL || to == DT_BOOL))
+        diag_error(vc->diag, op->loc, "'bitcast_convert' needs element types of the same bit width (not bool), "
+                   "got %s and %s", dtype_name(from), dtype_name(to));
     verify_expect_type(vc, op, &want, op->results[0]);
+}
+
+/* The element types an elementwise op takes where its class does not say
+ * it all (StableHLO's): the bitwise ops integers and bool, the shifts
+ * integers, sign signed integers and floats, atan2 floats. */
+enum { DM_FLOAT = 1, DM_SINT = 2, DM_UINT = 4, DM_BOOL = 8, DM_INT = DM_SINT | DM_UINT };
+
+static const unsigned char op_dtypes[OP_COUNT] = {
+    [OP_SIGN] = DM_FLOAT | DM_SINT, [OP_NOT] = DM_INT | DM_BOOL, [OP_AND] = DM_INT | DM_BOOL,
+    [OP_OR] = DM_INT | DM_BOOL, [OP_XOR] = DM_INT | DM_BOOL, [OP_SHIFT_LEFT] = DM_INT,
+    [OP_SHIFT_RIGHT_LOGICAL] = DM_INT, [OP_SHIFT_RIGHT_ARITHMETIC] = DM_INT, [OP_ATAN2] = DM_FLOAT,
+};
+
+static unsigned dtype_mask(DType dt)
+{
+    static const unsigned char by_class[] = {[DTC_FLOAT] = DM_FLOAT, [DTC_SINT] = DM_SINT,
+                                             [DTC_UINT] = DM_UINT, [DTC_BOOL] = DM_BOOL};
+    return by_class[dtype_class(dt)];
+}
+
+static const char *mask_words(unsigned mask)
+{
+    switch (mask) {
+    case DM_FLOAT | DM_SINT: return "signed integer or floating-point";
+    case DM_INT | DM_BOOL: return "integer or bool";
+    case DM_INT: return "integer";
+    default: return "floating-point";
+    }
+}
+
+/* False (reported) if the op has its own element types and dt is not one. */
+static bool op_dtype_ok(VerifyCtx *vc, const Op *op, DType dt, bool *own)
+{
+    unsigned mask = op_dtypes[op->kind];
+    *own = mask != 0;
+    if (!mask || (mask & dtype_mask(dt)))
+        return true;
+    diag_error(vc->diag, op->loc, "'%s' needs %s operands, got %s", op_info(op->kind)->name, mask_words(mask),
+               dtype_name(dt));
+    return false;
 }
 
 static void verify_unary_operand(VerifyCtx *vc, Op *op, bool float_only)
 {
     const TensorType *in = &op->operands[0]->type;
     const char *need = NULL;
-    if (in->dtype == DT_BOOL || (float_only && !dtype_is_float(in->dtype)))
+    bool own;
+    if (!op_dtype_ok(vc, op, in->dtype, &own) || own)
+        ; /* the op's own element types, checked */
+    else if (in->dtype == DT_BOOL || (float_only && !dtype_is_float(in->dtype)))
         need = float_only ? "floating-point" : "numeric";
     else if (op->kind == OP_ABS && dtype_is_unsigned(in->dtype)) /* as lax.abs; neg wraps */
         need = "signed or floating-point";
     if (need)
         diag_error(vc->diag, op->loc, "'%s' needs a %s operand, got %s", op_info(op->kind)->name, need,
                    dtype_name(in->dtype));
-    verify_expect_type(vc, op, in, op->results[0]);
+    TensorType want = *in;
+    if (op->kind == OP_IS_FINITE)
+        want.dtype = DT_BOOL;
+    verify_expect_type(vc, op, &want, op->results[0]);
 }
 
 static void verify_unary(VerifyCtx *vc, Op *op) { verify_unary_operand(vc, op, false); }
@@ -107,7 +161,10 @@ static const char *const compare_directions[] = {"eq", "ne", "lt", "le", "gt", "
 
 static void verify_binary(VerifyCtx *vc, Op *op)
 {
-    if (op->operands[0]->type.dtype == DT_BOOL)
+    bool own;
+    if (!op_dtype_ok(vc, op, op->operands[0]->type.dtype, &own) || own)
+        ; /* the op's own element types, checked */
+    else if (op->operands[0]->type.dtype == DT_BOOL)
         diag_error(vc->diag, op->loc, "'%s' does not take bool operands", op_info(op->kind)->name);
     verify_broadcast_operands(vc, op, 0, op->operands[0]->type.dtype);
 }
@@ -135,6 +192,23 @@ static void verify_select(VerifyCtx *vc, Op *op)
     if (!verify_broadcast_shapes(&op->operands[0]->type, &op->results[0]->type, &merged, dims) ||
         merged.rank != op->results[0]->type.rank)
         diag_error(vc->diag, op->loc, "'select' predicate shape does not broadcast to the result");
+}
+
+/* StableHLO's clamp: min and max are scalars or of the operand's shape
+ * (not broadcast NumPy-style), of its element type. */
+static void verify_clamp(VerifyCtx *vc, Op *op)
+{
+    const TensorType *x = &op->operands[1]->type;
+    for (int i = 0; i < 3; i += 2) {
+        const Value *bound = op->operands[i];
+        if (bound->type.dtype != x->dtype)
+            diag_error(vc->diag, op->loc, "'clamp' %s %%%s must have the operand's element type %s, got %s",
+                       i ? "max" : "min", bound->name, dtype_name(x->dtype), dtype_name(bound->type.dtype));
+        else if (bound->type.rank != 0 && !type_same_shape(&bound->type, x))
+            diag_error(vc->diag, op->loc, "'clamp' %s %%%s must be a scalar or of the operand's shape",
+                       i ? "max" : "min", bound->name);
+    }
+    verify_expect_type(vc, op, x, op->results[0]);
 }
 
 /* One check per op class (opclasses.def): a class without one does not

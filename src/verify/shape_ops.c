@@ -302,3 +302,65 @@ void verify_sort_or_argmax(VerifyCtx *vc, Op *op)
     TensorType want = {DT_I32, rank, out};
     verify_expect_type(vc, op, &want, op->results[0]);
 }
+
+/* Verifier rules for reverse, dynamic_slice and dynamic_update_slice. */
+
+void verify_reverse(VerifyCtx *vc, Op *op)
+{
+    int64_t dims[SHARDC_MAX_RANK];
+    if (verify_dim_list(vc, op, ATTR_KEY_DIMS, op->operands[0]->type.rank, dims) >= 0)
+        verify_expect_type(vc, op, &op->operands[0]->type, op->results[0]);
+}
+
+/* One integer scalar start index per dim of x, all of one type (StableHLO's
+ * dynamic_slice_c2/c3); `first` is the first index operand. */
+static bool verify_start_indices(VerifyCtx *vc, Op *op, int first, const TensorType *x)
+{
+    const char *name = op_info(op->kind)->name;
+    if (op->num_operands - first != x->rank) {
+        diag_error(vc->diag, op->loc, "'%s' needs one start index per operand dim (%d), got %d", name, x->rank,
+                   op->num_operands - first);
+        return false;
+    }
+    for (int i = first; i < op->num_operands; i++) {
+        const Value *v = op->operands[i];
+        if (v->type.rank != 0 || !dtype_is_int(v->type.dtype) || v->type.dtype != op->operands[first]->type.dtype) {
+            diag_error(vc->diag, op->loc, "'%s' start index %%%s must be an integer scalar of the first one's "
+                       "type", name, v->name);
+            return false;
+        }
+    }
+    return true;
+}
+
+/* A slice or update of x: its element type and rank, no dim bigger. */
+static void verify_fits_in(VerifyCtx *vc, Loc loc, const char *what, const Value *part, const TensorType *x)
+{
+    const TensorType *t = &part->type;
+    bool ok = t->rank == x->rank && t->dtype == x->dtype;
+    for (int d = 0; ok && d < x->rank; d++)
+        ok = t->dims[d] <= x->dims[d];
+    if (ok)
+        return;
+    char s[256];
+    verify_format_type(s, sizeof s, x);
+    diag_error(vc->diag, loc, "%s %%%s must have the operand's element type and rank and no dim bigger than the "
+               "operand's (%s)", what, part->name, s);
+}
+
+/* The result type gives the slice sizes. */
+void verify_dynamic_slice(VerifyCtx *vc, Op *op)
+{
+    const TensorType *x = &op->operands[0]->type;
+    if (verify_start_indices(vc, op, 1, x))
+        verify_fits_in(vc, op->results[0]->loc, "'dynamic_slice' result", op->results[0], x);
+}
+
+void verify_dynamic_update_slice(VerifyCtx *vc, Op *op)
+{
+    const TensorType *x = &op->operands[0]->type;
+    if (!verify_start_indices(vc, op, 2, x))
+        return;
+    verify_fits_in(vc, op->loc, "'dynamic_update_slice' update", op->operands[1], x);
+    verify_expect_type(vc, op, x, op->results[0]);
+}
