@@ -72,8 +72,13 @@ void cli_cleanup_push(const char *path)
 {
     size_t len = strlen(path) + 1;
     CleanupNode *n = malloc(sizeof *n + len);
-    if (!n)
-        arena_out_of_memory(); /* what is registered so far is removed */
+    if (!n) {
+        /* It cannot be registered: remove it now (what is registered so
+         * far goes at exit). */
+        if (unlink(path) != 0)
+            rmdir(path);
+        arena_out_of_memory();
+    }
     memcpy(n->path, path, len);
     sigset_t old;
     block_signals(true, &old);
@@ -171,6 +176,11 @@ static void set_free(OutputSet *set)
 bool cli_output_set_open(OutputSet *set, DiagEngine *diag, const char *dir)
 {
     memset(set, 0, sizeof *set);
+    /* The names first: running out of memory after mkdir would leave it. */
+    set->dir = strdup(dir);
+    if (!set->dir)
+        arena_out_of_memory();
+    set->temp_dir = join_path(dir, ".shardc-outputs.XXXXXX");
     struct stat st;
     sigset_t old;
     block_signals(true, &old); /* until what mkdir and mkdtemp make is registered */
@@ -179,10 +189,6 @@ bool cli_output_set_open(OutputSet *set, DiagEngine *diag, const char *dir)
     if (!ok)
         diag_error(diag, (Loc){dir, 0, 0}, "cannot create directory: %s",
                    errno == EEXIST ? "a file of that name exists" : strerror(errno));
-    set->dir = strdup(dir);
-    if (!set->dir)
-        arena_out_of_memory();
-    set->temp_dir = join_path(dir, ".shardc-outputs.XXXXXX");
     if (ok && set->made_dir)
         set_push(set, dir);
     if (ok && !mkdtemp(set->temp_dir)) {
