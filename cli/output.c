@@ -238,27 +238,52 @@ static void remove_set(OutputSet *set, int renamed)
         rmdir(set->dir);
 }
 
+/* Each name's path in the temporary directory and in DIR, made before
+ * anything is renamed: running out of memory halfway through the renames
+ * would leave some of the set in place. */
+static char **set_paths(const OutputSet *set)
+{
+    char **paths = calloc((size_t)(2 * set->num_names + 1), sizeof *paths);
+    if (!paths)
+        arena_out_of_memory();
+    for (int i = 0; i < set->num_names; i++) {
+        paths[2 * i] = join_path(set->temp_dir, set->names[i]);
+        paths[2 * i + 1] = join_path(set->dir, set->names[i]);
+    }
+    return paths;
+}
+
+/* A rename failed after `renamed` files: remove the whole set. */
+static void undo_commit(OutputSet *set, char **paths, int renamed)
+{
+    for (int i = 0; i < set->num_names; i++)
+        unlink(paths[2 * i + (i < renamed)]);
+    rmdir(set->temp_dir);
+    if (set->made_dir)
+        rmdir(set->dir);
+}
+
 bool cli_output_set_commit(OutputSet *set, DiagEngine *diag)
 {
     cli_test_kill_at("outputs");
+    char **paths = set_paths(set);
     int i = 0;
     for (; i < set->num_names; i++) {
-        char *from = join_path(set->temp_dir, set->names[i]), *to = join_path(set->dir, set->names[i]);
-        bool moved = rename(from, to) == 0;
-        if (!moved)
-            diag_error(diag, (Loc){to, 0, 0}, "cannot write output file: %s", strerror(errno));
-        free(from);
-        free(to);
-        if (!moved)
+        if (rename(paths[2 * i], paths[2 * i + 1]) != 0) {
+            diag_error(diag, (Loc){paths[2 * i + 1], 0, 0}, "cannot write output file: %s", strerror(errno));
             break;
+        }
     }
     bool ok = i == set->num_names;
     if (ok) {
         rmdir(set->temp_dir);
         io_sync_parent(set->temp_dir);
     } else {
-        remove_set(set, i);
+        undo_commit(set, paths, i);
     }
+    for (int k = 0; k < 2 * set->num_names; k++)
+        free(paths[k]);
+    free(paths);
     set_free(set);
     return ok;
 }
