@@ -145,7 +145,7 @@ static char **normalize_dashes(int argc, char **argv)
 static bool plan_passes(const OptArgs *args, CompileOptions *options, bool *close, bool *import, DiagEngine *diag)
 {
     *options = (CompileOptions){.emit = EMIT_IR, .propagation = PROPAGATION_AGGRESSIVE, .quiet_conflicts = true,
-                                .external_custom_targets = true};
+                                .external_custom_targets = true, .keep_calls = true};
     *close = *import = false;
     for (int i = 0; i < args->num_run; i++) {
         const OptPass *pass = args->run[i];
@@ -192,8 +192,8 @@ static bool opt_module(const OptArgs *args, const char *name, const char *text, 
     /* The pipeline starts with Shardy's import, whose applied constraints
      * count as written (their closed dims print closed). */
     bool applies = close;
-    bool ok = m && (!applies || propagate_apply_constraints(m)) && seed_groups(m, &options, diag) &&
-              cli_remember_shardings(m, &before) && pipeline_run(m, &ctx);
+    bool ok = m && (!close || mlir_import_func_calls(m, diag)) && (!applies || propagate_apply_constraints(m)) &&
+              seed_groups(m, &options, diag) && cli_remember_shardings(m, &before) && pipeline_run(m, &ctx);
     if (ok && options.emit >= EMIT_PROPAGATED) {
         cli_reopen_propagated(m, &before);
         cli_edge_shardings_on_edges(m);
@@ -201,6 +201,8 @@ static bool opt_module(const OptArgs *args, const char *name, const char *text, 
     cli_written_free(&before);
     if (ok && close)
         cli_close_shardings(m);
+    if (ok && close)
+        mlir_export_named_computations(m);
     if (ok && import) {
         ShardingGroups groups;
         propagate_find_groups(&groups, m, &m->arena);

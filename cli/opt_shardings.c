@@ -22,8 +22,59 @@ static bool constraint_to_reshard(Op *op, void *user)
     return true;
 }
 
+typedef struct Uses {
+    int *count;     /* per value id */
+    bool removed;
+} Uses;
+
+static bool count_operands(Op *op, void *user)
+{
+    Uses *u = user;
+    for (int i = 0; i < op->num_operands; i++)
+        u->count[op->operands[i]->id]++;
+    return true;
+}
+
+static bool count_returns(Block *b, void *user)
+{
+    Uses *u = user;
+    for (int i = 0; i < b->num_returns; i++)
+        u->count[b->returns[i]->id]++;
+    return true;
+}
+
+static bool remove_if_unused(Op *op, void *user)
+{
+    Uses *u = user;
+    if (op->kind == OP_SHARDING_CONSTRAINT && u->count[op->results[0]->id] == 0) {
+        block_remove(op->parent, op);
+        u->removed = true;
+    }
+    return true;
+}
+
+/* A constraint nothing uses goes (MLIR's greedy rewriter, which Shardy's
+ * export runs, erases ops without effects whose results are unused);
+ * removing one may leave the constraint it used unused in turn. */
+static void remove_unused_constraints(Module *m)
+{
+    Uses u = {calloc((size_t)m->num_values + 1, sizeof(int)), true};
+    if (!u.count)
+        return;
+    while (u.removed) {
+        u.removed = false;
+        for (int i = 0; i < m->num_values; i++)
+            u.count[i] = 0;
+        ir_walk_module(m, &(IrWalker){.pre = count_operands, .leave = count_returns, .user = &u,
+                                      .scope = IR_WALK_ALL});
+        ir_walk_module(m, &(IrWalker){.pre = remove_if_unused, .user = &u, .scope = IR_WALK_ALL});
+    }
+    free(u.count);
+}
+
 void cli_close_shardings(Module *m)
 {
+    remove_unused_constraints(m);
     IrWalker w = {.value = close_value, .pre = constraint_to_reshard};
     ir_walk_module(m, &w);
     for (int f = 0; f < m->num_funcs; f++) {

@@ -1,4 +1,4 @@
-/* Inline `call` ops before propagation, so shardings flow through function
+/* Inline `call` and `named_computation` ops before propagation, so shardings flow through function
  * boundaries exactly as through the callee's ops (Shardy works on inlined
  * programs too). Custom ops' implementation and partition functions are
  * not calls and stay as they are. */
@@ -33,15 +33,30 @@ static int64_t count_ops(Block *b)
     return n;
 }
 
+/* The body a call or named computation runs (a named computation's is
+ * written in place), and the name that prefixes its inlined values. */
+static const Block *called_body(Module *m, Op *call, const char **name)
+{
+    if (call->kind == OP_NAMED_COMPUTATION) {
+        *name = op_attr_string(call, ATTR_KEY_NAME);
+        return call->regions[0];
+    }
+    Func *callee = module_find_func(m, call->callee);
+    callee->called = true;
+    *name = callee->name;
+    return callee->body;
+}
+
 /* Clone the callee's body before `call` and record what replaces each call
  * result in `results`. Operands that are results of calls inlined earlier
- * in the sweep are resolved through `results` first. */
+ * in the sweep are resolved through `results` first. A named computation's
+ * argument shardings are not kept: its operands take their place. */
 static bool inline_call(Inliner *in, Block *b, Op *call, ValueMap *results)
 {
     Module *m = in->m;
-    Func *callee = module_find_func(m, call->callee);
-    callee->called = true;
-    in->inlined_ops += count_ops(callee->body);
+    const char *callee;
+    const Block *body = called_body(m, call, &callee);
+    in->inlined_ops += count_ops((Block *)body); /* ir_walk takes no const */
     if (in->inlined_ops > MAX_INLINED_OPS) {
         diag_error(in->diag, call->loc, "inlining the calls would create more than %d ops "
                    "(calls that fan out at every level grow exponentially)", MAX_INLINED_OPS);
@@ -51,14 +66,14 @@ static bool inline_call(Inliner *in, Block *b, Op *call, ValueMap *results)
     arena_reset(&in->call);
     value_map_init(&map, &in->call);
     for (int i = 0; i < call->num_operands; i++)
-        value_map_put(&map, callee->body->args[i], value_map_get(results, call->operands[i]));
+        value_map_put(&map, body->args[i], value_map_get(results, call->operands[i]));
     char prefix[64];
-    snprintf(prefix, sizeof prefix, "%s%d", callee->name, in->counter++);
+    snprintf(prefix, sizeof prefix, "%.40s%d", callee, in->counter++);
     const char *name = arena_strdup(&m->arena, prefix);
-    for (const Op *op = callee->body->first; op; op = op->next)
+    for (const Op *op = body->first; op; op = op->next)
         block_insert_before(b, call, op_clone(m, op, &map, name));
     for (int i = 0; i < call->num_results; i++) {
-        Value *returned = value_map_get(&map, callee->body->returns[i]);
+        Value *returned = value_map_get(&map, body->returns[i]);
         if (!returned->sharding)
             returned->sharding = call->results[i]->sharding;
         value_map_put(results, call->results[i], returned);
@@ -76,7 +91,7 @@ typedef struct Sweep {
 static bool inline_if_call(Op *op, void *user)
 {
     Sweep *s = user;
-    if (op->kind != OP_CALL)
+    if (op->kind != OP_CALL && op->kind != OP_NAMED_COMPUTATION)
         return true;
     if (!inline_call(s->in, op->parent, op, &s->results))
         return false;
@@ -119,7 +134,7 @@ static bool inline_block(Inliner *in, Block *b)
 
 static bool run_inline_calls(Module *m, PassContext *ctx)
 {
-    if (!m->ops_created[OP_CALL])
+    if (ctx->options->keep_calls || (!m->ops_created[OP_CALL] && !m->ops_created[OP_NAMED_COMPUTATION]))
         return true;
     Inliner in = {.m = m, .diag = ctx->diag};
     arena_init(&in.sweep);

@@ -16,6 +16,15 @@ Module *mlir_read_module(const char *file, const char *text, size_t len, DiagEng
 /* Whether f was read as `func.func private` (not an entry point). */
 bool mlir_func_is_private(const Func *f);
 
+/* Shardy's handling of calls in its propagation pipeline (calls.c):
+ * import turns every call into a named_computation with its own copy of
+ * the callee (so each call site propagates on its own) and drops the
+ * functions called; export turns each named computation back into a
+ * private function and a call, merging copies of one function whose
+ * argument and result shardings agree. */
+bool mlir_import_func_calls(Module *m, DiagEngine *diag);
+bool mlir_export_named_computations(Module *m);
+
 /* Print m as sdy_opt prints StableHLO + sdy MLIR: `module { sdy.mesh ...
  * func.func ... }`, values renumbered as MLIR does for a module read from
  * MLIR, kept as written for one read from .shir. */

@@ -39,6 +39,10 @@ typedef struct CompileOptions {
      * sub-axes made, resized dims not sharded further) on the aggressive
      * strategy; `shardc opt` also on the basic one. */
     bool conservative_propagation;
+    /* Calls are not inlined: `shardc opt` propagates as Shardy does, whose
+     * pipeline makes each call a named computation (mlir_import_func_calls)
+     * and whose single passes leave calls alone. */
+    bool keep_calls;
     /* --pass-pipeline=a,b,...: run exactly these passes (checked by
      * pipeline_check_list), or NULL: the passes `emit` needs. */
     const char *pass_list;

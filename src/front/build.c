@@ -52,7 +52,7 @@ Value *build_use(ParseCtx *ctx, const char *name, Loc loc)
     for (Scope *s = scope->parent; s; s = s->parent) {
         if (symtab_get(&s->names, name)) {
             diag_error(ctx->diag, loc,
-                       "value '%%%s' is defined outside this region; shard_map bodies are "
+                       "value '%%%s' is defined outside this region; shard_map and named_computation bodies are "
                        "isolated from above: pass it as an operand", name);
             return NULL;
         }

@@ -32,7 +32,8 @@ static bool check_counts(ParseCtx *ctx, const OpSyntax *s, const OpInfo *info)
     return ok;
 }
 
-/* while has a cond and a body region; case a region per branch. */
+/* while has a cond and a body region; case a region per branch; a named
+ * computation one body. */
 static bool check_region_count(ParseCtx *ctx, const OpSyntax *s, OpKind kind)
 {
     int n = (s->region != NULL) + s->regions.count;
@@ -43,6 +44,11 @@ static bool check_region_count(ParseCtx *ctx, const OpSyntax *s, OpKind kind)
     }
     if (kind == OP_CASE && n == 0) {
         diag_error(ctx->diag, s->name_loc, "'case' takes a region per branch: case %%i () {...} () {...}");
+        return false;
+    }
+    if (kind == OP_NAMED_COMPUTATION && n != 1) {
+        diag_error(ctx->diag, s->name_loc, "'named_computation' takes one body region: "
+                   "named_computation %%a {name = \"f\"} (%%x: ...) {... return %%y}");
         return false;
     }
     if (kind != OP_WHILE && kind != OP_CASE && s->regions.count) {
@@ -64,8 +70,8 @@ static bool check_structure(ParseCtx *ctx, const OpSyntax *s, OpKind kind)
         diag_error(ctx->diag, s->callee_loc, "'%s' does not take a callee", op_info(kind)->name);
         ok = false;
     }
-    bool control_flow = kind == OP_WHILE || kind == OP_CASE;
-    if (control_flow || s->regions.count) {
+    bool region_op = kind == OP_WHILE || kind == OP_CASE || kind == OP_NAMED_COMPUTATION;
+    if (region_op || s->regions.count) {
         if (!check_region_count(ctx, s, kind))
             ok = false;
     } else if ((kind == OP_SHARD_MAP) != (s->region != NULL)) {
@@ -206,7 +212,7 @@ void build_op(ParseCtx *ctx, OpSyntax *s)
     op->callee_loc = s->callee_loc;
     op->num_operands = s->operands.count;
     op->operands = (Value **)s->operands.items;
-    if (kind == OP_WHILE || kind == OP_CASE)
+    if (kind == OP_WHILE || kind == OP_CASE || kind == OP_NAMED_COMPUTATION)
         set_regions(ctx, op, s);
     else
         op->region = s->region;

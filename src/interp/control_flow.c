@@ -77,3 +77,9 @@ bool exec_case(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out)
         index = op->num_regions - 1;
     return exec_region(x, op->regions[index], NULL, out);
 }
+
+/* A named computation runs its body once on its operands: a call. */
+bool exec_named(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out)
+{
+    return exec_region(x, op->regions[0], in, out);
+}

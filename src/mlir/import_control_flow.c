@@ -60,3 +60,45 @@ bool mlir_imp_if(OpImport *oi)
         return op_error(oi, "it needs a true branch and a false branch");
     return mlir_imp_make_op(oi, OP_CASE) && import_regions(oi, true);
 }
+
+/* in_shardings / out_shardings: one sharding per body argument / result,
+ * onto those values (what propagation reads and the printer writes back). */
+static bool named_shardings(OpImport *oi, const char *name, Value **values, int count)
+{
+    const MlirAttr *a = mlir_imp_attr(oi, name);
+    MlirList list;
+    if (!a)
+        return true;
+    if (!mlir_imp_sharding_list(oi->ic, a, &list) || list.count != count)
+        return op_error(oi, "in_shardings and out_shardings hold one sharding per operand and per result");
+    for (int i = 0; i < count; i++)
+        if (!(values[i]->sharding = mlir_imp_sharding(oi->ic, list.items[i])))
+            return false;
+    return true;
+}
+
+/* sdy.named_computation<"name">: isolated from above, ends in sdy.return. */
+bool mlir_imp_named_computation(OpImport *oi)
+{
+    ImportCtx *ic = oi->ic;
+    const MlirAttr *name = mlir_imp_attr(oi, "name");
+    const MlirRegion *region = oi->src->regions.count == 1 ? oi->src->regions.items[0] : NULL;
+    if (!name || name->kind != MA_STRING || !region || region->blocks.count != 1)
+        return op_error(oi, "it needs a name and a body of one block");
+    if (!mlir_imp_make_op(oi, OP_NAMED_COMPUTATION))
+        return false;
+    Op *op = oi->op;
+    mlir_imp_set(oi, ATTR_KEY_NAME, mlir_imp_string_attr(ic, name->s, op->loc));
+    Block *b = ARENA_NEW(ic->arena, Block);
+    b->parent_op = op;
+    b->parent_func = ic->func;
+    op->num_regions = 1;
+    op->regions = ARENA_ARRAY(ic->arena, Block *, 1);
+    op->regions[0] = b;
+    mlir_imp_push_scope(ic, true);
+    bool ok = mlir_imp_block_args(ic, &((const MlirBlock *)region->blocks.items[0])->args, b);
+    ok = ok && mlir_imp_body(ic, region, b, "sdy.return", oi->src->loc);
+    mlir_imp_pop_scope(ic);
+    return ok && named_shardings(oi, "in_shardings", b->args, b->num_args) &&
+           named_shardings(oi, "out_shardings", op->results, op->num_results);
+}

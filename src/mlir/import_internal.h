@@ -170,6 +170,7 @@ bool mlir_imp_custom_call(OpImport *oi);
 bool mlir_imp_while(OpImport *oi);
 bool mlir_imp_case(OpImport *oi);
 bool mlir_imp_if(OpImport *oi);
+bool mlir_imp_named_computation(OpImport *oi);
 /* The binary op a reducer region applies to its two arguments
  * (stablehlo.add/maximum/minimum/...), or NULL (reported at owner). */
 const char *mlir_imp_reducer(ImportCtx *ic, const MlirOp *owner, int region);

@@ -57,6 +57,7 @@ static const ImpOpEntry special_ops[] = {
     {"sdy.data_flow_edge", OP_DATA_FLOW_EDGE, mlir_imp_data_flow_edge},
     {"sdy.sharding_group", OP_SHARDING_GROUP, mlir_imp_sharding_group},
     {"sdy.manual_computation", OP_SHARD_MAP, mlir_imp_manual_computation},
+    {"sdy.named_computation", OP_NAMED_COMPUTATION, mlir_imp_named_computation},
     {"stablehlo.while", OP_WHILE, mlir_imp_while},
     {"stablehlo.case", OP_CASE, mlir_imp_case},
     {"stablehlo.if", OP_CASE, mlir_imp_if},

@@ -4,6 +4,8 @@
  *    cond {...} do {...}
  *   %0 = "stablehlo.case"(%i) ({...}, {...}) {...} : (tensor<i32>) -> t
  *   %0:2 = stablehlo.optimization_barrier {...} %a, %b : t1, t2
+ *   %0 = sdy.named_computation<"f">(%a) in_shardings=[...] out_shardings=[...]
+ *     (%arg1: t) {... sdy.return %x : t} {...} : (t) -> t
  * A case on a bool index (read from stablehlo.if, or written so) is an if:
  * its regions are the false branch then the true one (a bool index
  * selects branch 0 for false), printed in if's order, true branch first. */
@@ -24,6 +26,20 @@ static void print_operands(MlirPrinter *p, const Op *op)
         fputs(i ? ", " : "", p->out);
         mlir_print_val(p, mlir_val(p, op->operands[i]));
     }
+}
+
+/* ` : (operand types) -> result types` and the line's end. */
+static void print_fn_types(MlirPrinter *p, const Op *op)
+{
+    fputs(" : (", p->out);
+    print_types(p, op->operands, op->num_operands);
+    fputs(") -> ", p->out);
+    if (op->num_results != 1)
+        fputc('(', p->out);
+    print_types(p, op->results, op->num_results);
+    if (op->num_results != 1)
+        fputc(')', p->out);
+    fputc('\n', p->out);
 }
 
 /* The op's attribute dict after `keyword` (` attributes {...}`), or
@@ -96,15 +112,7 @@ static void emit_case(MlirPrinter *p, const Op *op, int indent)
     }
     fputc(')', p->out);
     mlir_print_op_attrs(p, op, &(MlirAttrOpts){0});
-    fputs(" : (", p->out);
-    print_types(p, op->operands, op->num_operands);
-    fputs(") -> ", p->out);
-    if (op->num_results != 1)
-        fputc('(', p->out);
-    print_types(p, op->results, op->num_results);
-    if (op->num_results != 1)
-        fputc(')', p->out);
-    fputc('\n', p->out);
+    print_fn_types(p, op);
 }
 
 static void emit_barrier(MlirPrinter *p, const Op *op, int indent)
@@ -119,6 +127,54 @@ static void emit_barrier(MlirPrinter *p, const Op *op, int indent)
     fputc('\n', p->out);
 }
 
+/* The mesh of the first value that has a sharding, or NULL. */
+static const Mesh *first_mesh(Value *const *v, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (v[i]->sharding)
+            return v[i]->sharding->mesh;
+    return NULL;
+}
+
+/* ` name=[<...>, ...]`: every value's sharding, open where it has none;
+ * nothing when none has one (Shardy's optional in/out_shardings). */
+static void print_sharding_list(MlirPrinter *p, const char *name, Value *const *v, int n)
+{
+    const Mesh *mesh = first_mesh(v, n);
+    if (!mesh)
+        return;
+    fprintf(p->out, " %s=[", name);
+    for (int i = 0; i < n; i++) {
+        fputs(i ? ", " : "", p->out);
+        if (v[i]->sharding)
+            mlir_print_tensor_sharding(p, v[i]->sharding);
+        else
+            mlir_print_open_sharding(p, mesh, v[i]->type.rank);
+    }
+    fputc(']', p->out);
+}
+
+static void emit_named(MlirPrinter *p, const Op *op, int indent)
+{
+    const Block *body = op->regions[0];
+    MlirScope s;
+    mlir_region_open(p, &s, body, true);
+    mlir_print_defs(p, op, indent);
+    fputs("sdy.named_computation<", p->out);
+    mlir_print_string(p->out, op_attr_string(op, ATTR_KEY_NAME));
+    fputs(">(", p->out);
+    print_operands(p, op);
+    fputc(')', p->out);
+    print_sharding_list(p, "in_shardings", body->args, body->num_args);
+    print_sharding_list(p, "out_shardings", op->results, op->num_results);
+    mlir_print_block_args(p, body);
+    mlir_print_block_ops(p, &s, body, indent + 2, "sdy.return");
+    fprintf(p->out, "%*s}", indent, "");
+    mlir_print_op_attrs(p, op, &(MlirAttrOpts){.consumed = (const AttrKey[]){ATTR_KEY_NAME, 0}, .no_shardings = true});
+    print_fn_types(p, op);
+}
+
 const MlirOpForm mlir_form_while = {NULL, emit_while};
 const MlirOpForm mlir_form_case = {NULL, emit_case};
 const MlirOpForm mlir_form_barrier = {NULL, emit_barrier};
+const MlirOpForm mlir_form_named = {NULL, emit_named};

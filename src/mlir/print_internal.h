@@ -104,6 +104,9 @@ void mlir_print_val(MlirPrinter *p, MlirVal v);
 void mlir_print_vals(MlirPrinter *p, const MlirVal *v, int n);
 /* `%0 = `, `%0:2 = `, `%a, %b = ` (nothing for no results), after the indent. */
 void mlir_print_defs(MlirPrinter *p, const Op *op, int indent);
+/* ` (%arg1: t1, ...) {` and a newline: a region's arguments, as the sdy
+ * ops with a body print them (manual and named computations). */
+void mlir_print_block_args(MlirPrinter *p, const Block *body);
 void mlir_print_aux_def(MlirPrinter *p, const Op *op, int i, int indent);
 
 /* ---- attributes and types (print_attrs.c) ---- */
@@ -190,7 +193,7 @@ void mlir_print_attr_value(MlirPrinter *p, const Op *op, const NamedAttr *a);
 
 /* ---- control flow (print_control_flow.c) ---- */
 
-extern const MlirOpForm mlir_form_while, mlir_form_case, mlir_form_barrier;
+extern const MlirOpForm mlir_form_while, mlir_form_case, mlir_form_barrier, mlir_form_named;
 
 /* ---- collectives (print_collectives.c) ---- */
 

@@ -513,6 +513,18 @@ static void print_manual_axes(MlirPrinter *p, const Op *op)
     fputc('}', p->out);
 }
 
+void mlir_print_block_args(MlirPrinter *p, const Block *body)
+{
+    fputs(" (", p->out);
+    for (int i = 0; i < body->num_args; i++) {
+        fputs(i ? ", " : "", p->out);
+        mlir_print_val(p, mlir_val(p, body->args[i]));
+        fputs(": ", p->out);
+        mlir_print_type(p->out, &body->args[i]->type);
+    }
+    fputs(") {\n", p->out);
+}
+
 /* sdy.manual_computation, as Shardy's printer lays it out: operands,
  * shardings and manual axes on the op's line, then the body's arguments
  * and its block (printSingleBlockRegionNoBlockId), the attributes and the
@@ -533,14 +545,7 @@ static void emit_shard_map(MlirPrinter *p, const Op *op, int indent)
     fputs(" out_shardings=", p->out);
     print_spec_list(p, op, ATTR_KEY_OUT_SPECS);
     print_manual_axes(p, op);
-    fputs(" (", p->out);
-    for (int i = 0; i < body->num_args; i++) {
-        fputs(i ? ", " : "", p->out);
-        mlir_print_val(p, mlir_val(p, body->args[i]));
-        fputs(": ", p->out);
-        mlir_print_type(p->out, &body->args[i]->type);
-    }
-    fputs(") {\n", p->out);
+    mlir_print_block_args(p, body);
     mlir_print_block_ops(p, &s, body, indent + 2, "sdy.return");
     fprintf(p->out, "%*s}", indent, "");
     static const MlirKeptAttr check_vma = {"shardc.check_vma", "true"};
@@ -618,6 +623,8 @@ const MlirOpForm *mlir_op_form(OpKind kind)
         return &mlir_form_case;
     if (kind == OP_OPTIMIZATION_BARRIER)
         return &mlir_form_barrier;
+    if (kind == OP_NAMED_COMPUTATION)
+        return &mlir_form_named;
     switch ((unsigned)kind < OP_COUNT ? form_kind(kind) : FORM_SHARDC) {
     case FORM_SAME:
     case FORM_FUNC: return &form_same;

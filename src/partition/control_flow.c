@@ -242,3 +242,10 @@ void pc_partition_control_flow(PartitionCtx *pc, Op *op)
     if (local && pc->ok)
         bind_local_results(pc, op, local);
 }
+
+void pc_partition_named(PartitionCtx *pc, Op *op)
+{
+    diag_error(pc->diag, op->loc, "cannot partition a 'named_computation': the inline-calls pass inlines it "
+               "before propagation (add it to --pass-pipeline)");
+    pc->ok = false;
+}

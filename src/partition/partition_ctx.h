@@ -149,8 +149,12 @@ Value *pc_emit_merged_all_to_all(PartitionCtx *pc, Value *in, const TensorType *
 void pc_partition_op(PartitionCtx *pc, Op *op);
 void pc_partition_shard_map(PartitionCtx *pc, Op *op);
 void pc_partition_custom(PartitionCtx *pc, Op *op);
-/* while, case, optimization_barrier: a located "not supported yet". */
+/* while, case, optimization_barrier: regions partitioned once
+ * (control_flow.c). */
 void pc_partition_control_flow(PartitionCtx *pc, Op *op);
+/* named_computation: the inline-calls pass inlines them first, so meeting
+ * one (a --pass-pipeline without it) is a located error. */
+void pc_partition_named(PartitionCtx *pc, Op *op);
 /* Clone the ops of `body` into the region with its args bound to `args`;
  * fills `returns` with the clones of the returned values. */
 void pc_inline_block(PartitionCtx *pc, const Block *body, Value **args, Value **returns);

@@ -4,7 +4,11 @@
  *   while, position i: operand i, the cond and do arguments i, the do
  *     region's returned value i and result i;
  *   case, result i: every branch's returned value i and result i;
- *   optimization_barrier, position i: operand i and result i.
+ *   optimization_barrier, position i: operand i and result i;
+ *   named_computation (Shardy's getBlockArgumentEdgeOwners and
+ *     getOpResultEdgeOwners): operand i and body argument i; the body's
+ *     returned value i and result i. Unlike a loop's, the two are separate
+ *     edges: a call's argument and result may be sharded differently.
  * Values a region captures from the blocks around it need nothing here:
  * the ops inside use them as operands. */
 #include "propagate/propagation_state.h"
@@ -77,6 +81,23 @@ static void barrier_edges(PropagationState *st, const Op *op, int phase)
     }
 }
 
+static void named_edges(PropagationState *st, const Op *op, int phase)
+{
+    const Block *body = op->regions[0];
+    for (int i = 0; i < op->num_operands; i++) {
+        Edge e = {0};
+        edge_add(&e, op->operands[i]);
+        edge_add(&e, arg(body, i));
+        propagate_edge(st, op, &e, phase);
+    }
+    for (int i = 0; i < op->num_results; i++) {
+        Edge e = {0};
+        edge_add(&e, returned(body, i));
+        edge_add(&e, op->results[i]);
+        propagate_edge(st, op, &e, phase);
+    }
+}
+
 bool prop_data_flow_edges(PropagationState *st, const Op *op, int phase)
 {
     bool ok = op->num_regions == (op->kind == OP_WHILE ? 2 : op->num_regions);
@@ -91,6 +112,10 @@ bool prop_data_flow_edges(PropagationState *st, const Op *op, int phase)
     case OP_OPTIMIZATION_BARRIER:
         barrier_edges(st, op, phase);
         return true;
+    case OP_NAMED_COMPUTATION:
+        if (op->num_regions == 1)
+            named_edges(st, op, phase);
+        return true;
     default:
         return false;
     }
@@ -101,5 +126,6 @@ bool prop_data_flow_edges(PropagationState *st, const Op *op, int phase)
 Op *prop_edge_owner(const Block *b)
 {
     Op *owner = b ? b->parent_op : NULL;
-    return owner && (owner->kind == OP_WHILE || owner->kind == OP_CASE) ? owner : NULL;
+    return owner && (owner->kind == OP_WHILE || owner->kind == OP_CASE || owner->kind == OP_NAMED_COMPUTATION)
+               ? owner : NULL;
 }

@@ -18,7 +18,7 @@ static bool is_pass_through_op(const Op *op)
     case OPC_UNARY: case OPC_UNARY_FLOAT: case OPC_CONVERT: case OPC_BINARY: case OPC_COMPARE:
     case OPC_SELECT: case OPC_CLAMP: case OPC_RESHAPE: case OPC_TRANSPOSE: case OPC_SHARDING: case OPC_BARRIER:
     case OPC_DATA_FLOW_EDGE:
-    case OPC_WHILE: case OPC_CASE: case OPC_OPT_BARRIER: /* data-flow edges, as in Shardy */
+    case OPC_WHILE: case OPC_CASE: case OPC_OPT_BARRIER: case OPC_NAMED: /* data-flow edges, as in Shardy */
         return true;
     default:
         return false;

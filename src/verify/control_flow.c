@@ -114,3 +114,22 @@ void verify_optimization_barrier(VerifyCtx *vc, Op *op)
     for (int i = 0; i < op->num_results; i++)
         verify_expect_type(vc, op, &op->operands[i]->type, op->results[i]);
 }
+
+/* A named computation is a call written in place: its body takes the
+ * operands' types and returns the result types. */
+void verify_named_computation(VerifyCtx *vc, Op *op)
+{
+    const Block *b = op->num_regions == 1 ? op->regions[0] : NULL;
+    if (!b) {
+        diag_error(vc->diag, op->loc, "'named_computation' needs one body region");
+        return;
+    }
+    if (b->num_args != op->num_operands) {
+        diag_error(vc->diag, op->loc, "'named_computation' has %d operand%s but its body takes %d argument%s",
+                   op->num_operands, op->num_operands == 1 ? "" : "s", b->num_args, b->num_args == 1 ? "" : "s");
+        return;
+    }
+    for (int i = 0; i < b->num_args; i++)
+        expect_type_at(vc, b->args[i]->loc, "argument", i, &op->operands[i]->type, b->args[i], "the operand");
+    check_returns(vc, op, b, op->results, op->num_results, "the body");
+}
