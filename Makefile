@@ -38,7 +38,7 @@ GEN_HDR  = $(BUILD)/gen/parser.h $(BUILD)/gen/lexer.h $(BUILD)/gen/mlir_parser.h
 LIB_OBJ  = $(LIB_SRC:%.c=$(BUILD)/obj/%.o) $(GEN_SRC:$(BUILD)/gen/%.c=$(BUILD)/obj/gen/%.o)
 UNIT_SRC = $(wildcard tests/unit/test_*.c)
 UNIT_BIN = $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
-HEADERS  = $(wildcard include/shardc/*.h include/shardc/*.def src/*/*.h passes/*.h cli/*.h)
+HEADERS  = $(wildcard include/shardc/*.h include/shardc/*.def src/*/*.h src/*/*.def passes/*.h cli/*.h)
 
 .PHONY: all check unit golden asan check-asan clean bench
 all: $(BUILD)/shardc $(BUILD)/libshardc.a $(UNIT_BIN) $(BUILD)/shirgen

@@ -7,8 +7,11 @@
 
 /* What an element type is, for the verifier's type rules and the kernels:
  * floats (bf16 and f16 are stored as bits and computed in f32), signed and
- * unsigned two's-complement integers (arithmetic wraps), and bool. */
-typedef enum { DTC_FLOAT, DTC_SINT, DTC_UINT, DTC_BOOL } DTypeClass;
+ * unsigned two's-complement integers (arithmetic wraps), bool, and
+ * StableHLO's token (`token[]`, MLIR's !stablehlo.token: orders side
+ * effects, holds no data; only calls, control flow, after_all and the
+ * ops that pass values through take one, and it is never sharded). */
+typedef enum { DTC_FLOAT, DTC_SINT, DTC_UINT, DTC_BOOL, DTC_TOKEN } DTypeClass;
 
 /* X(enum, spelling, byte size, class, MLIR spelling). The spellings are
  * JAX's short dtype names (jnp.float16 is f16, jnp.uint32 u32); MLIR's
@@ -22,9 +25,10 @@ typedef enum { DTC_FLOAT, DTC_SINT, DTC_UINT, DTC_BOOL } DTypeClass;
     X(DT_I32, "i32", 4, DTC_SINT, "i32")         \
     X(DT_I64, "i64", 8, DTC_SINT, "i64")         \
     X(DT_U32, "u32", 4, DTC_UINT, "ui32")        \
-    X(DT_BOOL, "bool", 1, DTC_BOOL, "i1")
+    X(DT_BOOL, "bool", 1, DTC_BOOL, "i1")        \
+    X(DT_TOKEN, "token", 1, DTC_TOKEN, "!stablehlo.token")
 /* The spellings above, for messages; keep it in step with the table. */
-#define SHARDC_DTYPE_SPELLINGS "f32, f64, bf16, f16, i8, i32, i64, u32 or bool"
+#define SHARDC_DTYPE_SPELLINGS "f32, f64, bf16, f16, i8, i32, i64, u32, bool or token"
 
 typedef enum {
 #define X(e, s, n, c, m) e,

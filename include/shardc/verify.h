@@ -59,6 +59,7 @@ void verify_while(VerifyCtx *vc, Op *op);
 void verify_case(VerifyCtx *vc, Op *op);
 void verify_optimization_barrier(VerifyCtx *vc, Op *op);
 void verify_named_computation(VerifyCtx *vc, Op *op);
+void verify_after_all(VerifyCtx *vc, Op *op);
 /* A custom op's rule string, parsed and bound to its types (verify_custom.c). */
 void verify_custom_rule(VerifyCtx *vc, Op *op);
 /* The mesh collectives in this context work on (see docs/language.md). */

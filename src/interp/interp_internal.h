@@ -108,6 +108,7 @@ bool exec_identity(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out);
 bool exec_nothing(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out);
 bool exec_barrier(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out);
 bool exec_named(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out);
+bool exec_after_all(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out);
 bool exec_while(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out);
 bool exec_case(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out);
 bool exec_call(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out);

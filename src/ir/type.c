@@ -63,7 +63,7 @@ bool dtype_is_unsigned(DType dt) { return dtype_table[dt].cls == DTC_UINT; }
 bool dtype_int_range(DType dt, int64_t *lo, int64_t *hi)
 {
     DTypeClass cls = dtype_table[dt].cls;
-    if (cls == DTC_FLOAT)
+    if (cls == DTC_FLOAT || cls == DTC_TOKEN)
         return false;
     int bits = 8 * (int)dtype_table[dt].size;
     if (cls == DTC_BOOL) {

@@ -362,6 +362,7 @@ static size_t format_header(const Tensor *t, char *buf, size_t cap)
     static const char *const descr[DT_COUNT] = {
         [DT_F32] = "<f4", [DT_F64] = "<f8", [DT_F16] = "<f2", [DT_I8] = "|i1",
         [DT_I32] = "<i4", [DT_I64] = "<i8", [DT_U32] = "<u4", [DT_BOOL] = "|b1",
+        [DT_TOKEN] = "|b1", /* a token is written as a 0-d bool False */
     };
     size_t n = 10;
     n += (size_t)snprintf(buf + n, cap - n, "{'descr': '%s', 'fortran_order': False, 'shape': (",

@@ -3,6 +3,7 @@
  * generate exactly its shard of a global random tensor, and results never
  * depend on fill order or threading. */
 #include "shardc/kernels.h"
+#include <string.h>
 
 static const uint64_t GOLDEN_GAMMA = 0x9e3779b97f4a7c15ull;
 
@@ -82,10 +83,17 @@ RNG_FILL(I64, int64_t, map_i64)
 RNG_FILL(U32, uint32_t, map_u32)
 RNG_FILL(BOOL, uint8_t, map_bool)
 
+/* A token holds no data: its one byte is 0 whatever the seed. */
+static void fill_TOKEN(void *data, int64_t count, uint64_t key)
+{
+    (void)key;
+    memset(data, 0, (size_t)count);
+}
+
 static const FillFn fill_fns[DT_COUNT] = {
     [DT_F32] = fill_F32, [DT_F64] = fill_F64, [DT_BF16] = fill_BF16, [DT_F16] = fill_F16,
     [DT_I8] = fill_I8,   [DT_I32] = fill_I32, [DT_I64] = fill_I64,   [DT_U32] = fill_U32,
-    [DT_BOOL] = fill_BOOL,
+    [DT_BOOL] = fill_BOOL, [DT_TOKEN] = fill_TOKEN,
 };
 
 void rng_fill(Tensor *t, uint64_t seed, uint64_t stream)

@@ -308,6 +308,9 @@ static void convert_via_f32(DType from, const char *src, DType to, char *dst, in
 /* src and dst must not overlap unless from == to. */
 void tensor_convert_elements(DType from, const void *src, DType to, void *dst, int64_t n)
 {
+    /* A token's one byte (always 0) reads and writes as a bool's. */
+    from = from == DT_TOKEN ? DT_BOOL : from;
+    to = to == DT_TOKEN ? DT_BOOL : to;
     if (from == to)
         memmove(dst, src, (size_t)n * dtype_size(from));
     else if (from == DT_F64 && to == DT_F16)

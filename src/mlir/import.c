@@ -30,12 +30,16 @@ const char *mlir_imp_str(ImportCtx *ic, const char *s)
 /* MLIR's spelling (i1, ui32: dtype.h's table). */
 static bool element_type(const char *elem, DType *out)
 {
-    return elem && dtype_parse_mlir(elem, strlen(elem), out);
+    return elem && dtype_parse_mlir(elem, strlen(elem), out) && *out != DT_TOKEN;
 }
 
 bool mlir_imp_type(ImportCtx *ic, const MlirType *t, TensorType *out)
 {
     Loc loc = mlir_imp_loc(ic, t->loc);
+    if (t->kind != MT_TENSOR && t->text && strcmp(t->text, "!stablehlo.token") == 0) {
+        *out = (TensorType){.dtype = DT_TOKEN};
+        return true;
+    }
     if (t->kind != MT_TENSOR) {
         diag_error(ic->diag, loc, "type '%s' is not supported by shardc (expected a tensor<...>)", t->text);
         return false;

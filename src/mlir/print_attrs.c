@@ -27,6 +27,10 @@ void mlir_print_string(FILE *out, const char *s)
 
 void mlir_print_type(FILE *out, const TensorType *t)
 {
+    if (t->dtype == DT_TOKEN) {
+        fputs(dtype_mlir_name(DT_TOKEN), out);
+        return;
+    }
     fputs("tensor<", out);
     for (int i = 0; i < t->rank; i++)
         fprintf(out, "%lldx", (long long)t->dims[i]);

@@ -104,7 +104,7 @@ static void emit_elementwise(MlirPrinter *p, const Op *op, int indent)
     MlirVal in[MLIR_MAX_ELEMENTWISE_OPERANDS], res = result_val(p, op);
     int n = broadcast_operands(p, op, indent, in);
     mlir_print_defs(p, op, indent);
-    fprintf(p->out, "%s ", mlir_op_name(op));
+    fprintf(p->out, "%s%s", mlir_op_name(op), n ? " " : ""); /* `stablehlo.after_all : ...` */
     mlir_print_vals(p, in, n);
     mlir_print_op_attrs(p, op, &(MlirAttrOpts){0});
     mlir_print_same_type(p->out, in, n, &res);

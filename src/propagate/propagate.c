@@ -467,11 +467,11 @@ void prop_close_func_results(PropagationState *st, Func *f)
 }
 
 /* The final decision: every dim closed, priorities spent, and values that
- * nothing reached replicated. */
+ * nothing reached replicated (tokens, which hold nothing, left bare). */
 static void close_value(PropagationState *st, Value *v, int unused)
 {
     if (!v->sharding) {
-        if (st->func_mesh)
+        if (st->func_mesh && v->type.dtype != DT_TOKEN)
             v->sharding = sharding_new_open(&st->module->arena, st->func_mesh, v->type.rank);
         else
             return;

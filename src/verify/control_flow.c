@@ -133,3 +133,13 @@ void verify_named_computation(VerifyCtx *vc, Op *op)
         expect_type_at(vc, b->args[i]->loc, "argument", i, &op->operands[i]->type, b->args[i], "the operand");
     check_returns(vc, op, b, op->results, op->num_results, "the body");
 }
+
+void verify_after_all(VerifyCtx *vc, Op *op)
+{
+    for (int i = 0; i < op->num_operands; i++)
+        if (op->operands[i]->type.dtype != DT_TOKEN)
+            diag_error(vc->diag, op->loc, "'after_all' takes tokens, but operand %d (%%%s) is not a token[]", i,
+                       op->operands[i]->name);
+    if (op->results[0]->type.dtype != DT_TOKEN)
+        diag_error(vc->diag, op->loc, "'after_all' returns a token[]");
+}

@@ -108,7 +108,7 @@ static const unsigned char op_dtypes[OP_COUNT] = {
 static unsigned dtype_mask(DType dt)
 {
     static const unsigned char by_class[] = {[DTC_FLOAT] = DM_FLOAT, [DTC_SINT] = DM_SINT,
-                                             [DTC_UINT] = DM_UINT, [DTC_BOOL] = DM_BOOL};
+                                             [DTC_UINT] = DM_UINT, [DTC_BOOL] = DM_BOOL, [DTC_TOKEN] = 0};
     return by_class[dtype_class(dt)];
 }
 
@@ -220,9 +220,40 @@ static void (*const verify_by_class[OPC_COUNT])(VerifyCtx *vc, Op *op) = {
 #undef OPCLASS
 };
 
+/* The ops a token may pass through (tokens order side effects, and only
+ * calls, control flow and after_all move them). */
+static bool takes_tokens(OpKind kind)
+{
+    switch (kind) {
+    case OP_CALL: case OP_CUSTOM: case OP_NAMED_COMPUTATION: case OP_WHILE: case OP_CASE:
+    case OP_OPTIMIZATION_BARRIER: case OP_SHARD_MAP: case OP_DATA_FLOW_EDGE: case OP_AFTER_ALL:
+    case OP_SHARDING_CONSTRAINT: case OP_RESHARD: /* Shardy's accept them, with a rank-0 sharding */
+        return true;
+    default:
+        return false;
+    }
+}
+
+static bool check_tokens(VerifyCtx *vc, const Op *op)
+{
+    if (takes_tokens(op->kind))
+        return true;
+    for (int i = 0; i < op->num_operands + op->num_results; i++) {
+        const Value *v = i < op->num_operands ? op->operands[i] : op->results[i - op->num_operands];
+        if (v->type.dtype == DT_TOKEN) {
+            diag_error(vc->diag, op->loc, "'%s' does not take a token[] (%%%s): only calls, control flow, "
+                       "sharding ops and after_all pass tokens", op_info(op->kind)->name, v->name);
+            return false;
+        }
+    }
+    return true;
+}
+
 void verify_op(VerifyCtx *vc, Op *op)
 {
     verify_op_attrs(vc, op);
+    if (!check_tokens(vc, op))
+        return;
     OpClass cls = op_info(op->kind)->op_class;
     if ((unsigned)cls < OPC_COUNT)
         verify_by_class[cls](vc, op);

@@ -2,6 +2,7 @@
  * the structural checks (arity, names, returns). */
 
 /* The verifier's walk: every function, op, value sharding and region. */
+#include <stdio.h>
 #include <string.h>
 #include "shardc/verify.h"
 
@@ -46,8 +47,31 @@ static bool verify_walk_op(Op *op, void *vc)
     return true;
 }
 
-static bool verify_walk_value(Value *v, void *vc)
+/* A token has no dims: its sharding, if any, is `<@mesh, []>` (in
+ * Shardy's words, prefixed with the argument for a function's). */
+static bool check_token(VerifyCtx *vc, const Value *v)
 {
+    if (v->type.rank != 0) {
+        diag_error(vc->diag, v->loc, "a token has no shape: write token[], not %%%s's rank-%d type", v->name,
+                   v->type.rank);
+        return false;
+    }
+    const Sharding *s = v->sharding;
+    if (!s || (s->rank == 0 && !s->num_replicated))
+        return true;
+    char where[64] = "";
+    if (!v->def && v->block && !v->block->parent_op)
+        snprintf(where, sizeof where, "'func.func' op arg %d - ", v->index);
+    diag_error(vc->diag, s->loc, "%snon-shaped tensors can only have a sharding with rank 0 and no replicated or "
+               "unreduced axes", where);
+    return false;
+}
+
+static bool verify_walk_value(Value *v, void *user)
+{
+    VerifyCtx *vc = user;
+    if (v->type.dtype == DT_TOKEN && !check_token(vc, v))
+        return true;
     verify_value_sharding(vc, &v->sharding, &v->type, v->loc, "sharding");
     return true;
 }

@@ -375,6 +375,8 @@ static void test_convert_all_pairs_small_unsigned(void **state)
     Tensor *x = make_i(DT_I32, 1, DIMS(4), INTS(0, 1, 5, 3));
     for (int from = 0; from < DT_COUNT; from++) {
         for (int to = 0; to < DT_COUNT; to++) {
+            if (from == DT_TOKEN || to == DT_TOKEN) /* a token holds no data to convert */
+                continue;
             Tensor *a = converted(x, (DType)from), *b = converted(a, (DType)to);
             bool via_bool = from == DT_BOOL || to == DT_BOOL;
             check_i(b, 4, via_bool ? INTS(0, 1, 1, 1) : INTS(0, 1, 5, 3));
@@ -416,6 +418,7 @@ static void test_spellings_and_ranges(void **state)
     static const char *const mlir[DT_COUNT] = {
         [DT_F32] = "f32", [DT_F64] = "f64", [DT_BF16] = "bf16", [DT_F16] = "f16", [DT_I8] = "i8",
         [DT_I32] = "i32", [DT_I64] = "i64", [DT_U32] = "ui32", [DT_BOOL] = "i1",
+        [DT_TOKEN] = "!stablehlo.token",
     };
     for (int i = 0; i < DT_COUNT; i++) {
         DType a, b;

@@ -1202,6 +1202,8 @@ static void test_convert_all_pairs_round_trip_small_ints(void **state)
         for (int to = 0; to < DT_COUNT; to++) {
             if (from == DT_U32 || to == DT_U32) /* -3 is no u32: test_convert_unsigned */
                 continue;
+            if (from == DT_TOKEN || to == DT_TOKEN) /* a token holds no data to convert */
+                continue;
             Tensor *a, *b;
             assert_int_equal(tensor_convert(&ctx, x, (DType)from, &a), TENSOR_OK);
             assert_int_equal(tensor_convert(&ctx, a, (DType)to, &b), TENSOR_OK);
