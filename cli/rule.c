@@ -287,7 +287,7 @@ static bool parse_types(Arena *arena, DiagEngine *diag, const char *text, TypeLi
 
 static RuleStringOptions options_of(const RuleArgs *args)
 {
-    RuleStringOptions opts = {args->num_sizes, args->sizes, 0, 0, 0, NULL, NULL, NULL};
+    RuleStringOptions opts = {.num_sizes = args->num_sizes, .sizes = args->sizes};
     opts.num_reduction = args->list_counts[LIST_REDUCTION];
     opts.reduction = args->lists[LIST_REDUCTION];
     opts.num_need_replication = args->list_counts[LIST_NEED_REPLICATION];

@@ -92,6 +92,8 @@ typedef struct RuleString {
     RuleFactorSize *sizes;  /* factor_sizes= */
     int num_reduction, num_need_replication, num_permutation;
     const char **reduction, **need_replication, **permutation;
+    int num_blocked;        /* blocked_propagation= (Shardy's; any factor kind) */
+    const char **blocked;
 } RuleString;
 
 /* Options given next to the string (attributes of a custom op, or flags of
@@ -101,6 +103,8 @@ typedef struct RuleStringOptions {
     const RuleFactorSize *sizes;
     int num_reduction, num_need_replication, num_permutation;
     const char *const *reduction, *const *need_replication, *const *permutation;
+    int num_blocked;
+    const char *const *blocked;
 } RuleStringOptions;
 
 /* Parse and validate; on error report diagnostics and return NULL. `loc` is

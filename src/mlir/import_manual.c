@@ -552,10 +552,6 @@ static AttrValue *factor_sizes(OpImport *oi, const MlirRule *r, Loc loc)
 static bool check_rule(OpImport *oi, const RuleText *rt, Loc loc)
 {
     const MlirRule *r = rt->rule;
-    if (r->blocked.count) {
-        diag_error(oi->ic->diag, loc, "blocked_propagation factors are not supported by shardc");
-        return false;
-    }
     if (!r->operands.count || !r->results.count) {
         diag_error(oi->ic->diag, loc, "a rule with no operands or no results has no shardc rule string");
         return false;
@@ -580,10 +576,11 @@ static bool custom_op(OpImport *oi, const char *target, Loc target_loc, const Ml
     oi->op->callee = mlir_imp_str(ic, target);
     oi->op->callee_loc = target_loc;
     mlir_imp_set(oi, ATTR_KEY_RULE, mlir_imp_string_attr(ic, text, loc));
-    AttrValue *lists[3] = {factor_list(ic, &rt, &r->reduction, loc), factor_list(ic, &rt, &r->need_replication, loc),
-                           factor_list(ic, &rt, &r->permutation, loc)};
-    AttrKey keys[3] = {ATTR_KEY_REDUCTION, ATTR_KEY_NEED_REPLICATION, ATTR_KEY_PERMUTATION};
-    for (int i = 0; i < 3; i++)
+    AttrValue *lists[4] = {factor_list(ic, &rt, &r->reduction, loc), factor_list(ic, &rt, &r->need_replication, loc),
+                           factor_list(ic, &rt, &r->permutation, loc), factor_list(ic, &rt, &r->blocked, loc)};
+    AttrKey keys[4] = {ATTR_KEY_REDUCTION, ATTR_KEY_NEED_REPLICATION, ATTR_KEY_PERMUTATION,
+                       ATTR_KEY_BLOCKED_PROPAGATION};
+    for (int i = 0; i < 4; i++)
         if (lists[i])
             mlir_imp_set(oi, keys[i], lists[i]);
     AttrValue *sizes = factor_sizes(oi, r, loc);

@@ -408,6 +408,12 @@ static bool sdy_result_shardings(OpImport *oi, const MlirAttr *a, const char *na
 {
     MlirList list;
     bool ok = true;
+    if (oi->num_results == 0 && mlir_imp_sharding_list(oi->ic, a, &list) && list.count == 1) {
+        /* An op of no results (a side-effecting callback) may carry the
+         * sharding of where it runs: nothing propagates it; kept. */
+        mlir_imp_keep_attr(oi, name);
+        return true;
+    }
     if (a->kind == MA_SHARDING && oi->num_results == 1)
         return set_result_sharding(oi, 0, mlir_imp_sharding(oi->ic, a->sharding), a);
     if (!mlir_imp_sharding_list(oi->ic, a, &list) || list.count != oi->num_results) {

@@ -384,7 +384,7 @@ static void emit_call(MlirPrinter *p, const Op *op, int indent)
 static void emit_custom(MlirPrinter *p, const Op *op, int indent)
 {
     static const AttrKey rule_keys[] = {ATTR_KEY_RULE, ATTR_KEY_REDUCTION, ATTR_KEY_NEED_REPLICATION,
-                                        ATTR_KEY_PERMUTATION, ATTR_KEY_FACTOR_SIZES, 0};
+                                        ATTR_KEY_PERMUTATION, ATTR_KEY_BLOCKED_PROPAGATION, ATTR_KEY_FACTOR_SIZES, 0};
     /* a rule that does not bind (never after the verifier) prints as the
      * shardc.rule string instead: nothing to report while printing */
     char *sink_text = NULL;

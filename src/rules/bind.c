@@ -325,6 +325,21 @@ static bool apply_kind(Binder *b, const char *const *names, int count, FactorKin
     return true;
 }
 
+/* rule->blocked from blocked_propagation=, or NULL when it names none. */
+static bool *blocked_factors(Binder *b)
+{
+    const RuleString *r = b->rule;
+    if (!r->num_blocked)
+        return NULL;
+    bool *blocked = ARENA_ARRAY(b->arena, bool, b->num_factors + 1);
+    for (int i = 0; i < r->num_blocked; i++) {
+        int index = find_factor(b, r->blocked[i]);
+        if (index >= 0)
+            blocked[index] = true;
+    }
+    return blocked;
+}
+
 static bool apply_kinds(Binder *b)
 {
     const RuleString *r = b->rule;
@@ -388,6 +403,7 @@ static bool build_rule(Binder *b, OpShardingRule *out)
     *out = (OpShardingRule){.num_factors = b->num_factors, .factors = b->factors,
                             .num_operands = b->num_operands, .num_results = b->num_values - b->num_operands,
                             .operands = tensors, .results = tensors + b->num_operands, .is_custom = true};
+    out->blocked = blocked_factors(b);
     return true;
 }
 

@@ -259,6 +259,7 @@ bool rule_options_from_attrs(Arena *arena, DiagEngine *diag, const Op *op, RuleS
     ok &= factor_names(arena, diag, op, ATTR_KEY_NEED_REPLICATION, &out->num_need_replication,
                        &out->need_replication);
     ok &= factor_names(arena, diag, op, ATTR_KEY_PERMUTATION, &out->num_permutation, &out->permutation);
+    ok &= factor_names(arena, diag, op, ATTR_KEY_BLOCKED_PROPAGATION, &out->num_blocked, &out->blocked);
     ok &= factor_sizes(arena, diag, op, out);
     return ok;
 }

@@ -476,6 +476,18 @@ static bool check_special(Parser *p, const FactorUses *uses, NameSet *special, c
     return true;
 }
 
+/* Blocked factors may be of any kind (Shardy: a factor that keeps its
+ * sharding but does not pass it on), so they are not one of the sets. */
+static bool check_blocked(Parser *p, const FactorUses *uses, const char *const *names, int count)
+{
+    if (has_duplicate(names, count))
+        return fail(p, 0, "blocked_propagation contains duplicated factors");
+    for (int i = 0; i < count; i++)
+        if (!find_use(uses, names[i]))
+            return fail(p, 0, "Factor %s in blocked_propagation is not used in the rule", names[i]);
+    return true;
+}
+
 static bool validate(Parser *p)
 {
     const RuleString *r = p->rule;
@@ -488,7 +500,8 @@ static bool validate(Parser *p)
            check_special(p, &uses, &special, "need_replication_factors", r->need_replication,
                          r->num_need_replication) &&
            check_special(p, &uses, &special, "permutation_factors", r->permutation,
-                         r->num_permutation);
+                         r->num_permutation) &&
+           check_blocked(p, &uses, r->blocked, r->num_blocked);
 }
 
 /* ---- options ---- */
@@ -530,6 +543,8 @@ static void copy_options(Arena *arena, RuleString *rule, const RuleStringOptions
     rule->need_replication = copy_names(arena, opts->need_replication, opts->num_need_replication);
     rule->num_permutation = opts->num_permutation;
     rule->permutation = copy_names(arena, opts->permutation, opts->num_permutation);
+    rule->num_blocked = opts->num_blocked;
+    rule->blocked = copy_names(arena, opts->blocked, opts->num_blocked);
 }
 
 RuleString *rule_string_parse(Arena *arena, DiagEngine *diag, const char *text, Loc loc,

@@ -1,8 +1,3 @@
-// RUN: shardc opt %s -sdy-basic-propagate
-// Propagation gives a token no sharding (Shardy skips them): the token
-// argument and result print bare while the tensor beside them propagates.
-// CHECK: func.func @main(%arg0: !stablehlo.token, %arg1: tensor<8xf32> {sdy.sharding = #sdy.sharding<@m, [{"x", ?}]>}) -> (!stablehlo.token, tensor<8xf32> {sdy.sharding = #sdy.sharding<@m, [{"x"}]>})
-// CHECK-NEXT: %0 = stablehlo.after_all %arg0 : !stablehlo.token
 sdy.mesh @m = <["x"=2]>
 
 func.func @main(%arg0: !stablehlo.token, %arg1: tensor<8xf32>) -> (!stablehlo.token, tensor<8xf32> {sdy.sharding = #sdy.sharding<@m, [{"x"}]>}) {
