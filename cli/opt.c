@@ -175,6 +175,8 @@ static bool seed_groups(Module *m, const CompileOptions *options, DiagEngine *di
         return true;
     ShardingGroups groups;
     propagate_find_groups(&groups, m, &m->arena);
+    if (propagate_constrain_group_conflicts(m, &groups, diag))
+        propagate_find_groups(&groups, m, &m->arena);
     return propagate_seed_groups(m, &groups, diag);
 }
 

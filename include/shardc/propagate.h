@@ -107,5 +107,11 @@ void propagate_renumber_groups(Module *m, const ShardingGroups *g);
  * prefixes of it); members whose shardings conflict are an error naming
  * both. Members in shard_map bodies are left alone. False on errors. */
 bool propagate_seed_groups(Module *m, const ShardingGroups *g, DiagEngine *diag);
+/* Shardy's answer where members' shardings conflict (shardc opt; shardc
+ * itself reports the conflict as an error): a warning on the first
+ * member's op, and an open sharding_constraint after each member that
+ * takes its place everywhere (the group then holds the constraints). True
+ * if it changed the module (find the groups again). */
+bool propagate_constrain_group_conflicts(Module *m, const ShardingGroups *g, DiagEngine *diag);
 
 #endif

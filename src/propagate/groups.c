@@ -3,6 +3,7 @@
  * first appearance (Shardy's -sdy-sharding-group-import), seeding every
  * member with the shardings its members already have, and keeping the
  * members equal while propagation runs (docs/propagation.md). */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "propagate/propagation_state.h"
@@ -280,4 +281,102 @@ void prop_groups_sync(PropagationState *st, const Value *v)
         if (home == st->func->body)
             prop_queue_neighbours(st, w);
     }
+}
+
+/* ---- Shardy's answer to conflicting members (shardc opt) ---- */
+
+/* Whether the group's members' shardings cannot be merged, and the first
+ * sharding that is not fully open (what the open constraints copy). */
+static bool group_conflicts(const ShardingGroups *g, int group, Arena *arena, const Sharding **like)
+{
+    Sharding *merged = NULL;
+    *like = NULL;
+    for (int i = 0; i < g->num_members[group]; i++) {
+        const Value *v = g->members[group][i];
+        if (!v->sharding || !member_propagates(v) || v->sharding->rank != v->type.rank)
+            continue;
+        if (!merged) {
+            merged = sharding_clone(arena, v->sharding);
+            *like = v->sharding;
+        } else if (!merge_sharding(merged, v->sharding)) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* The op a value belongs to, for the warning: its definer, the op whose
+ * region it is an argument of, or (a function argument) NULL. */
+static Loc owner_loc(const Value *v)
+{
+    if (v->def)
+        return v->def->loc;
+    if (v->block && v->block->parent_op)
+        return v->block->parent_op->loc;
+    return v->block && v->block->parent_func ? v->block->parent_func->loc : v->loc;
+}
+
+static bool replace_operand_uses(Op *op, void *user)
+{
+    Value **pair = user;
+    if (op != pair[1]->def)
+        for (int i = 0; i < op->num_operands; i++)
+            if (op->operands[i] == pair[0])
+                op->operands[i] = pair[1];
+    return true;
+}
+
+static bool replace_returned(Block *b, void *user)
+{
+    Value **pair = user;
+    for (int i = 0; i < b->num_returns; i++)
+        if (b->returns[i] == pair[0])
+            b->returns[i] = pair[1];
+    return true;
+}
+
+/* An open sharding_constraint right after v (first in its block for an
+ * argument) that every other use of v now uses. */
+static Value *constrain_member(Module *m, Value *v, const Sharding *like)
+{
+    Op *op = op_new(m, OP_SHARDING_CONSTRAINT, v->loc);
+    char name[256];
+    snprintf(name, sizeof name, "%.200s.group", v->name);
+    Value *c = value_new(m, arena_strdup(&m->arena, name), v->type, v->loc);
+    c->sharding = sharding_new_open(&m->arena, like->mesh, v->type.rank);
+    c->def = op;
+    op->num_operands = op->num_results = 1;
+    op->operands = ARENA_ARRAY(&m->arena, Value *, 1);
+    op->results = ARENA_ARRAY(&m->arena, Value *, 1);
+    op->operands[0] = v;
+    op->results[0] = c;
+    Block *b = v->def ? v->def->parent : v->block;
+    if (v->def && v->def->next)
+        block_insert_before(b, v->def->next, op);
+    else if (v->def || !b->first)
+        block_append(b, op);
+    else
+        block_insert_before(b, b->first, op);
+    Value *pair[2] = {v, c};
+    ir_walk(b->parent_func->body, &(IrWalker){.pre = replace_operand_uses, .leave = replace_returned, .user = pair,
+                                              .scope = IR_WALK_ALL});
+    return c;
+}
+
+bool propagate_constrain_group_conflicts(Module *m, const ShardingGroups *g, DiagEngine *diag)
+{
+    bool changed = false;
+    for (int group = 0; group < g->count; group++) {
+        const Sharding *like;
+        if (!g->num_members[group] || !group_conflicts(g, group, &m->arena, &like))
+            continue;
+        diag_warning(diag, owner_loc(g->members[group][0]), "The initial operand shardings on the sharding groups of "
+                     "groupID: %d do not match. Inserting an open sharding constraint to all constrained values. "
+                     "This can be caused when shardings from different values are grouped (e.g. from "
+                     "jax.shard_alike) but have separate inconsistent sharding constraints on them.", group);
+        for (int i = 0; i < g->num_members[group]; i++)
+            constrain_member(m, g->members[group][i], like);
+        changed = true;
+    }
+    return changed;
 }
