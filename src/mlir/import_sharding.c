@@ -1,10 +1,12 @@
 /* sdy meshes and shardings onto the IR's, with the checks the .shir front
  * end makes (src/front/build_mesh.c): axis names and sizes, device ids,
  * sub-axes, an axis used twice in one sharding. What shardc does not model
- * is a located error: unreduced axes (issue 16), meshes written inline in
- * a sharding, maximal meshes on a device other than 0 (shardc numbers a
+ * is a located error: unreduced axes (issue 16), maximal meshes on a
+ * device other than 0 (shardc numbers a
  * mesh's devices 0..N-1, so `<[], device_ids=[0]>` is the only maximal
- * mesh it has; `<[]>`, the empty mesh, is a mesh of one device). */
+ * mesh it has; `<[]>`, the empty mesh, is a mesh of one device). Meshes
+ * written inline in a sharding are lifted to declared ones. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "mlir/import_internal.h"
@@ -166,6 +168,18 @@ static void mesh_attrs(ImportCtx *ic, Mesh *mesh, const MlirList *attrs)
     }
 }
 
+/* Axes and device ids of src into mesh; false if they are wrong (reported). */
+static bool fill_mesh(ImportCtx *ic, Mesh *mesh, const MlirMesh *src)
+{
+    mesh->axes = ARENA_ARRAY(ic->arena, MeshAxis, src->axes.count + 1);
+    bool ok = true;
+    for (int i = 0; i < src->axes.count; i++)
+        ok &= add_axis(ic, mesh, src->axes.items[i]);
+    if (ok && src->has_device_ids)
+        set_device_ids(ic, mesh, src);
+    return ok;
+}
+
 void mlir_imp_mesh(ImportCtx *ic, const MlirMeshDecl *decl)
 {
     Loc loc = mlir_imp_loc(ic, decl->loc);
@@ -181,14 +195,39 @@ void mlir_imp_mesh(ImportCtx *ic, const MlirMeshDecl *decl)
         return;
     }
     Mesh *mesh = mlir_imp_add_mesh(ic, decl->name, loc);
-    mesh->axes = ARENA_ARRAY(ic->arena, MeshAxis, src->axes.count);
-    bool ok = true;
-    for (int i = 0; i < src->axes.count; i++)
-        ok &= add_axis(ic, mesh, src->axes.items[i]);
-    if (ok && src->has_device_ids)
-        set_device_ids(ic, mesh, src);
-    if (ok)
+    if (fill_mesh(ic, mesh, src))
         mesh_attrs(ic, mesh, &decl->attrs);
+}
+
+/* A mesh written inline in a sharding (`<mesh<["a"=2]>, [...]>`), lifted
+ * to a declared one as Shardy's import (LiftInlinedMeshes, then its mesh
+ * dedup) does: a declared mesh equal to it by value, else a new mesh named
+ * `mesh` (`maximal_mesh_N`, `empty_mesh`), `_N` added when taken. */
+static const Mesh *lift_inline_mesh(ImportCtx *ic, const MlirMesh *src, Loc loc)
+{
+    if (src->axes.count > SHARDC_MAX_MESH_AXES) {
+        diag_error(ic->diag, loc, "a mesh has at most %d axes", SHARDC_MAX_MESH_AXES);
+        return NULL;
+    }
+    Mesh *lifted = ARENA_NEW(ic->arena, Mesh);
+    lifted->loc = loc;
+    lifted->num_devices = 1;
+    if (!fill_mesh(ic, lifted, src))
+        return NULL;
+    for (int i = 0; i < ic->meshes.count; i++)
+        if (mesh_equal(ic->meshes.items[i], lifted))
+            return ic->meshes.items[i];
+    char base[64], name[80];
+    if (!lifted->num_axes && lifted->device_ids)
+        snprintf(base, sizeof base, "maximal_mesh_%lld", (long long)lifted->device_ids[0]);
+    else
+        snprintf(base, sizeof base, "%s", lifted->num_axes || src->has_device_ids ? "mesh" : "empty_mesh");
+    snprintf(name, sizeof name, "%s", base);
+    for (int n = 0; mlir_imp_find_mesh(ic, name); n++)
+        snprintf(name, sizeof name, "%s_%d", base, n);
+    lifted->name = mlir_imp_str(ic, name);
+    arena_list_push(&ic->scratch, &ic->meshes, lifted);
+    return lifted;
 }
 
 /* ---- shardings ---- */
@@ -297,16 +336,13 @@ static int count_axes(const MlirSharding *s)
 
 static const Mesh *sharding_mesh(ImportCtx *ic, const MlirSharding *src, Loc loc)
 {
-    if (!src->mesh_name) {
-        diag_error(ic->diag, loc, "meshes written inline in a sharding are not supported by shardc; declare "
-                                  "the mesh with sdy.mesh and name it");
-        return NULL;
-    }
     if (src->unreduced.count) {
         diag_error(ic->diag, mlir_imp_loc(ic, ((const MlirAxisRef *)src->unreduced.items[0])->loc),
                    "unreduced axes are not supported yet");
         return NULL;
     }
+    if (!src->mesh_name)
+        return src->inline_mesh ? lift_inline_mesh(ic, src->inline_mesh, loc) : NULL;
     const Mesh *mesh = mlir_imp_find_mesh(ic, src->mesh_name);
     if (!mesh)
         diag_error(ic->diag, loc, "unknown mesh '@%s'", src->mesh_name);
