@@ -21,6 +21,7 @@ typedef enum {
     OPT_AGGRESSIVE,     /* propagation that resolves conflicts */
     OPT_PIPELINE,       /* propagation, then shardings closed as Shardy's export does */
     OPT_GROUP_IMPORT,   /* sharding groups merged and renumbered */
+    OPT_SPLIT,          /* constant sub-computations copied per use */
     OPT_UNSUPPORTED,
 } OptAction;
 
@@ -36,14 +37,14 @@ static const OptPass opt_passes[] = {
     {"-sdy-aggressive-propagate", OPT_AGGRESSIVE, {"propagation-strategy=aggressive"}},
     {"-sdy-op-priority-propagate", OPT_AGGRESSIVE, {0}},
     {"-sdy-user-priority-propagate", OPT_AGGRESSIVE, {0}},
-    {"-sdy-propagation-pipeline", OPT_PIPELINE, {"dedup-functions-fully=true", "dedup-functions-fully=false"}},
+    {"-sdy-propagation-pipeline", OPT_PIPELINE, {"dedup-functions-fully=false"}},
     {"-sdy-add-data-flow-edges", OPT_IDENTITY, {0}},
     {"-sdy-sink-data-flow-edges", OPT_IDENTITY, {0}},
     {"-sdy-sharding-group-import", OPT_GROUP_IMPORT, {0}},
     {"-sdy-populate-op-sharding-rules", OPT_UNSUPPORTED, {0}},
     {"-sdy-insert-explicit-reshards", OPT_UNSUPPORTED, {0}},
     {"-sdy-reshard-to-collectives", OPT_UNSUPPORTED, {0}},
-    {"-sdy-constant-or-scalar-splitter", OPT_UNSUPPORTED, {0}},
+    {"-sdy-constant-or-scalar-splitter", OPT_SPLIT, {0}},
     {"-sdy-convert-global-to-local", OPT_UNSUPPORTED, {0}},
     {"-sdy-drop-sharding-and-mesh", OPT_UNSUPPORTED, {0}},
 };
@@ -140,27 +141,37 @@ static char **normalize_dashes(int argc, char **argv)
 }
 
 /* What the passes asked for, in order: the emit kind and propagation;
- * whether shardings are closed at the end and sharding groups renumbered
- * (Shardy's pipeline imports them too). */
-static bool plan_passes(const OptArgs *args, CompileOptions *options, bool *close, bool *import, DiagEngine *diag)
+ * whether constants are split (Shardy's splitter, also in its pipeline's
+ * import), sharding groups renumbered (the pipeline imports them too), and
+ * the pipeline's import and export run around propagation. */
+typedef struct OptPlan {
+    CompileOptions options;
+    bool split, import_groups, pipeline;
+} OptPlan;
+
+static void plan_pass(OptPlan *plan, const OptPass *pass, const char *options)
 {
-    *options = (CompileOptions){.emit = EMIT_IR, .propagation = PROPAGATION_AGGRESSIVE, .quiet_conflicts = true,
-                                .external_custom_targets = true, .keep_calls = true};
-    *close = *import = false;
+    plan->split = plan->split || pass->action == OPT_SPLIT || pass->action == OPT_PIPELINE;
+    plan->import_groups = plan->import_groups || pass->action == OPT_GROUP_IMPORT || pass->action == OPT_PIPELINE;
+    plan->pipeline = plan->pipeline || pass->action == OPT_PIPELINE;
+    if (pass->action == OPT_IDENTITY || pass->action == OPT_GROUP_IMPORT || pass->action == OPT_SPLIT)
+        return;
+    plan->options.emit = EMIT_PROPAGATED;
+    plan->options.propagation = pass->action == OPT_BASIC ? PROPAGATION_BASIC : PROPAGATION_AGGRESSIVE;
+    plan->options.conservative_propagation = options && strstr(options, "conservative-propagation=true");
+}
+
+static bool plan_passes(const OptArgs *args, OptPlan *plan, DiagEngine *diag)
+{
+    *plan = (OptPlan){.options = {.emit = EMIT_IR, .propagation = PROPAGATION_AGGRESSIVE, .quiet_conflicts = true,
+                                  .external_custom_targets = true, .keep_calls = true}};
     for (int i = 0; i < args->num_run; i++) {
-        const OptPass *pass = args->run[i];
-        if (pass->action == OPT_UNSUPPORTED) {
-            diag_error(diag, (Loc){0}, "pass '%s' is not supported by shardc opt yet (docs/mlir.md)", pass->name);
+        if (args->run[i]->action == OPT_UNSUPPORTED) {
+            diag_error(diag, (Loc){0}, "pass '%s' is not supported by shardc opt yet (docs/mlir.md)",
+                       args->run[i]->name);
             return false;
         }
-        *import = *import || pass->action == OPT_GROUP_IMPORT || pass->action == OPT_PIPELINE;
-        if (pass->action == OPT_IDENTITY || pass->action == OPT_GROUP_IMPORT)
-            continue;
-        options->emit = EMIT_PROPAGATED;
-        options->propagation = pass->action == OPT_BASIC ? PROPAGATION_BASIC : PROPAGATION_AGGRESSIVE;
-        options->conservative_propagation = args->run_options[i] &&
-                                            strstr(args->run_options[i], "conservative-propagation=true");
-        *close = *close || pass->action == OPT_PIPELINE;
+        plan_pass(plan, args->run[i], args->run_options[i]);
     }
     return true;
 }
@@ -180,36 +191,54 @@ static bool seed_groups(Module *m, const CompileOptions *options, DiagEngine *di
     return propagate_seed_groups(m, &groups, diag);
 }
 
-/* One module: read, run, print into out. False on errors (reported). */
-static bool opt_module(const OptArgs *args, const char *name, const char *text, size_t len, DiagEngine *diag,
-                       FILE *out)
+/* Shardy's import, as far as shardc has it: constants split (their
+ * copies spelled sdy.constant, as the splitter leaves them); in the
+ * pipeline, calls made named computations and closed constraints applied
+ * (their closed dims then print closed, as written). */
+static bool opt_import(const OptPlan *plan, Module *m, DiagEngine *diag)
 {
-    CompileOptions options;
-    bool close, import;
-    if (!plan_passes(args, &options, &close, &import, diag))
-        return false;
-    Module *m = mlir_read_module(name, text, len, diag);
-    PassContext ctx = {diag, &options, NULL, NULL};
-    CliWritten before = {0};
-    /* The pipeline starts with Shardy's import, whose applied constraints
-     * count as written (their closed dims print closed). */
-    bool applies = close;
-    bool ok = m && (!close || mlir_import_func_calls(m, diag)) && (!applies || propagate_apply_constraints(m)) &&
-              seed_groups(m, &options, diag) && cli_remember_shardings(m, &before) && pipeline_run(m, &ctx);
-    if (ok && options.emit >= EMIT_PROPAGATED) {
-        cli_reopen_propagated(m, &before);
+    if (plan->split) {
+        propagate_split_constants(m);
+        mlir_spell_constants(m, true);
+    }
+    return !plan->pipeline || (mlir_import_func_calls(m, diag) && propagate_apply_constraints(m));
+}
+
+/* After propagation: open dims as Shardy prints them; the pipeline's export
+ * (dims closed, constraints to reshards, calls back; constants stay
+ * sdy.constant, as Shardy's do); group ids renumbered. */
+static void opt_export(const OptPlan *plan, Module *m, CliWritten *before)
+{
+    if (plan->options.emit >= EMIT_PROPAGATED) {
+        cli_reopen_propagated(m, before);
         cli_edge_shardings_on_edges(m);
     }
-    cli_written_free(&before);
-    if (ok && close)
+    if (plan->pipeline) {
         cli_close_shardings(m);
-    if (ok && close)
         mlir_export_named_computations(m);
-    if (ok && import) {
+    }
+    if (plan->import_groups) {
         ShardingGroups groups;
         propagate_find_groups(&groups, m, &m->arena);
         propagate_renumber_groups(m, &groups);
     }
+}
+
+/* One module: read, run, print into out. False on errors (reported). */
+static bool opt_module(const OptArgs *args, const char *name, const char *text, size_t len, DiagEngine *diag,
+                       FILE *out)
+{
+    OptPlan plan;
+    if (!plan_passes(args, &plan, diag))
+        return false;
+    Module *m = mlir_read_module(name, text, len, diag);
+    PassContext ctx = {diag, &plan.options, NULL, NULL};
+    CliWritten before = {0};
+    bool ok = m && opt_import(&plan, m, diag) && seed_groups(m, &plan.options, diag) &&
+              cli_remember_shardings(m, &before) && pipeline_run(m, &ctx);
+    if (ok)
+        opt_export(&plan, m, &before);
+    cli_written_free(&before);
     if (ok)
         mlir_print_module(out, m);
     module_free(m);

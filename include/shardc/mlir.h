@@ -25,6 +25,10 @@ bool mlir_func_is_private(const Func *f);
 bool mlir_import_func_calls(Module *m, DiagEngine *diag);
 bool mlir_export_named_computations(Module *m);
 
+/* Every constant printed as sdy.constant (sdy = true: what Shardy's
+ * constant splitter makes of them) or as stablehlo.constant (its export). */
+void mlir_spell_constants(Module *m, bool sdy);
+
 /* Print m as sdy_opt prints StableHLO + sdy MLIR: `module { sdy.mesh ...
  * func.func ... }`, values renumbered as MLIR does for a module read from
  * MLIR, kept as written for one read from .shir. */
