@@ -1,17 +1,30 @@
 /* Propagation driver: Shardy-style factor propagation to a fixed point.
  *
  * Rounds go by user priority (p0 first, unprioritised dims last); within a
- * round, three op-priority phases as in Shardy's op-priority propagation:
- * (0) elementwise, reshape, transpose and sharding-constraint ops; (1) + the
- * pass-through factors of every op, broadcasts only backwards; (2)
- * everything. Each phase runs a worklist of ops until no sharding changes. */
+ * round, the five op-priority phases of Shardy's op-priority propagation,
+ * each adding to the one before: (0) pass-through ops (elementwise,
+ * reshape, transpose, sharding ops, data-flow edges, host-offload calls)
+ * none of whose non-scalar operands has another use, and dynamic slices of
+ * such operands forwards only; (1) those ops whatever the uses; (2) the
+ * pass-through factors of every op, broadcasts only backwards; (3) every
+ * factor, broadcasts still only backwards; (4) everything. Each phase runs
+ * a worklist of ops until no sharding changes. */
 #include <stdlib.h>
 #include <string.h>
 #include "propagate/propagation_state.h"
 
-/* Phase 0 ops. sharding_constraint and reshard are elementwise too (as
- * in Shardy), so a constraint reaches its elementwise neighbours before
- * any dot does. */
+enum { PHASE_SINGLE_USE, PHASE_MULTI_USE, PHASE_PASS_THROUGH, PHASE_NO_BROADCAST_FORWARD, PHASE_ALL, NUM_PHASES };
+
+/* Shardy's pointwise host-offload custom calls. */
+static bool is_offload_call(const Op *op)
+{
+    return op->kind == OP_CUSTOM && op->callee &&
+           (strcmp(op->callee, "MoveToHost") == 0 || strcmp(op->callee, "MoveToDevice") == 0);
+}
+
+/* Phases 0 and 1 ops. sharding_constraint and reshard are elementwise too
+ * (as in Shardy), so a constraint reaches its elementwise neighbours
+ * before any dot does. */
 static bool is_pass_through_op(const Op *op)
 {
     switch (op_info(op->kind)->op_class) {
@@ -21,8 +34,32 @@ static bool is_pass_through_op(const Op *op)
     case OPC_WHILE: case OPC_CASE: case OPC_OPT_BARRIER: case OPC_NAMED: /* data-flow edges, as in Shardy */
         return true;
     default:
-        return false;
+        return is_offload_call(op);
     }
+}
+
+/* Whether a non-scalar operand of op has another use (Shardy's
+ * getDirectionBasedOnUses: propagating then would conflict with it). */
+static bool operand_shared(const PropagationState *st, const Op *op)
+{
+    for (int i = 0; i < op->num_operands; i++) {
+        const Value *v = op->operands[i];
+        if (v->type.rank > 0 && st->uses[v->id].count > 1)
+            return true;
+    }
+    return false;
+}
+
+/* Phases 0 and 1: pass-through ops both ways, dynamic slices forwards;
+ * in phase 0 only where no operand is shared. */
+static PropagationDirection pass_through_direction(const PropagationState *st, const Op *op, int phase)
+{
+    bool slice = op->kind == OP_DYNAMIC_SLICE || op->kind == OP_DYNAMIC_UPDATE_SLICE;
+    if (!slice && !is_pass_through_op(op))
+        return DIR_NONE;
+    if (phase == PHASE_SINGLE_USE && operand_shared(st, op))
+        return DIR_NONE;
+    return slice ? DIR_FORWARD : DIR_BOTH;
 }
 
 /* A propagation_barrier lets shardings through only as it says. */
@@ -32,26 +69,30 @@ static PropagationDirection barrier_direction(const Op *op)
     return mask < 0 ? DIR_NONE : (PropagationDirection)mask; /* DIR_FORWARD = 1, DIR_BACKWARD = 2 */
 }
 
-static PropagationDirection phase_direction(const Op *op, const OpShardingRule *rule, int f, int phase)
+static PropagationDirection phase_direction(const PropagationState *st, const Op *op, const OpShardingRule *rule,
+                                            int f, int phase)
 {
     if (op && op->kind == OP_PROPAGATION_BARRIER)
         return barrier_direction(op);
     if (rule->blocked && rule->blocked[f])
         return DIR_NONE;
-    if (phase >= 2 || is_pass_through_op(op))
+    if (phase >= PHASE_ALL || !op)
         return DIR_BOTH;
-    if (phase == 1 && rule->factors[f].kind == FACTOR_PASS_THROUGH)
-        return op->kind == OP_BROADCAST ? DIR_BACKWARD : DIR_BOTH;
-    return DIR_NONE;
+    PropagationDirection dir = pass_through_direction(st, op, phase < PHASE_MULTI_USE ? phase : PHASE_MULTI_USE);
+    if (phase >= PHASE_PASS_THROUGH && (phase >= PHASE_NO_BROADCAST_FORWARD ||
+                                        rule->factors[f].kind == FACTOR_PASS_THROUGH))
+        dir |= op->kind == OP_BROADCAST ? DIR_BACKWARD : DIR_BOTH;
+    return dir;
 }
 
 /* Each factor's direction in this phase; false if none may propagate (the
  * op is skipped: most ops wait for a later phase). */
-static bool phase_directions(const Op *op, const OpShardingRule *rule, int phase, PropagationDirection *dirs)
+static bool phase_directions(const PropagationState *st, const Op *op, const OpShardingRule *rule, int phase,
+                             PropagationDirection *dirs)
 {
     bool any = false;
     for (int f = 0; f < rule->num_factors; f++) {
-        dirs[f] = phase_direction(op, rule, f, phase);
+        dirs[f] = phase_direction(st, op, rule, f, phase);
         any |= dirs[f] != DIR_NONE;
     }
     return any;
@@ -94,7 +135,7 @@ void propagate_tensors(PropagationState *st, const Op *op, const OpShardingRule 
 {
     const Mesh *mesh = op_mesh(shardings, count);
     PropagationDirection dirs[rule->num_factors + 1];
-    if (!mesh || !phase_directions(op, rule, phase, dirs))
+    if (!mesh || !phase_directions(st, op, rule, phase, dirs))
         return;
     const TensorType *types[count];
     bool updated[count], any_update = false;
@@ -172,7 +213,7 @@ bool propagate_module(Module *m, const PropagateOptions *options)
         prop_state_begin_func(&st, f);
         for (int round = 0; round < st.num_rounds; round++) {
             prop_state_begin_round(&st, round);
-            for (int phase = 0; phase < 3; phase++)
+            for (int phase = 0; phase < NUM_PHASES; phase++)
                 run_phase(&st, f, phase);
         }
         prop_state_finish_func(&st, f);
@@ -529,6 +570,6 @@ void propagate_shard_map_operands(PropagationState *st, Op *op, int phase)
         const OpShardingRule *rule = prop_identity_rule(&st->work, &operand->type, 2);
         Value *values[2] = {operand, NULL};
         Sharding *shardings[2] = {operand->sharding, specs->u.array.items[i]->u.sharding};
-        propagate_tensors(st, op, rule, values, shardings, 1, 2, phase < 2 ? 2 : phase);
+        propagate_tensors(st, op, rule, values, shardings, 1, 2, PHASE_ALL);
     }
 }
