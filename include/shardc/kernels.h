@@ -11,6 +11,7 @@
 #define SHARDC_KERNELS_H
 #include <stdbool.h>
 #include <stdint.h>
+#include "shardc/gather.h"
 #include "shardc/tensor.h"
 
 /* ---- elementwise (kernel_elementwise.c) --------------------------------- */
@@ -162,6 +163,18 @@ TensorStatus kern_dynamic_slice(TensorCtx *ctx, const Tensor *x, const int64_t *
  * clamped as for dynamic_slice. */
 TensorStatus kern_dynamic_update_slice(TensorCtx *ctx, const Tensor *x, const Tensor *update, const int64_t *start,
                                        Tensor **out);
+/* StableHLO gather: the result (rank, dims) of the windows the indices
+ * start, each start clamped into [0, dim - slice size]. */
+TensorStatus kern_gather(TensorCtx *ctx, const Tensor *x, const Tensor *idx, const GatherDims *g, int rank,
+                         const int64_t *dims, Tensor **out);
+/* A scatter's update computation: a binary op of (current, update), or
+ * the update itself. */
+typedef enum { SCATTER_ADD, SCATTER_MUL, SCATTER_MAX, SCATTER_MIN, SCATTER_AND, SCATTER_OR, SCATTER_REPLACE } ScatterCombiner;
+bool kern_scatter_combiner_lookup(const char *name, ScatterCombiner *out);
+/* StableHLO scatter: x with each update window combined in at its start,
+ * in the updates' order; a window reaching out of x is skipped (XLA). */
+TensorStatus kern_scatter(TensorCtx *ctx, const Tensor *x, const Tensor *idx, const Tensor *upd,
+                          const GatherDims *g, ScatterCombiner c, Tensor **out);
 /* lax.pad: low/high may be negative (crop); interior >= 0 (NULL: all 0). */
 TensorStatus kern_pad(TensorCtx *ctx, const Tensor *x, const int64_t *low, const int64_t *high,
                       const int64_t *interior, TensorScalar value, Tensor **out);

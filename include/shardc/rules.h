@@ -93,6 +93,8 @@ OpShardingRule *rules_slice_or_pad(RuleBuilder *b);
 OpShardingRule *rules_reverse(RuleBuilder *b);
 OpShardingRule *rules_dynamic_slice(RuleBuilder *b);
 OpShardingRule *rules_dynamic_update_slice(RuleBuilder *b);
+OpShardingRule *rules_gather(RuleBuilder *b);
+OpShardingRule *rules_scatter(RuleBuilder *b);
 OpShardingRule *rules_sort(RuleBuilder *b);
 OpShardingRule *rules_top_k(RuleBuilder *b);
 

@@ -41,6 +41,9 @@ void verify_slice(VerifyCtx *vc, Op *op);
 void verify_reverse(VerifyCtx *vc, Op *op);
 void verify_dynamic_slice(VerifyCtx *vc, Op *op);
 void verify_dynamic_update_slice(VerifyCtx *vc, Op *op);
+/* gather.c */
+void verify_gather(VerifyCtx *vc, Op *op);
+void verify_scatter_op(VerifyCtx *vc, Op *op);
 void verify_pad(VerifyCtx *vc, Op *op);
 void verify_top_k(VerifyCtx *vc, Op *op);
 void verify_sort_or_argmax(VerifyCtx *vc, Op *op);

@@ -93,6 +93,8 @@ bool exec_clamp(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out);
 bool exec_reverse(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out);
 bool exec_dynamic_slice(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out);
 bool exec_dynamic_update_slice(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out);
+bool exec_gather(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out);
+bool exec_scatter(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out);
 bool exec_einsum(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out);
 bool exec_reduce(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out);
 bool exec_transpose(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out);

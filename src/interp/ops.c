@@ -183,6 +183,25 @@ bool exec_dynamic_update_slice(ExecCtx *x, const Op *op, Tensor *const *in, Tens
     return exec_kernel(x, op, kern_dynamic_update_slice(&x->tensors, in[0], in[1], start, out));
 }
 
+/* ---- gather and scatter -------------------------------------------------------------- */
+
+bool exec_gather(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out)
+{
+    GatherDims g;
+    op_gather_dims(op, &g);
+    const TensorType *r = result_type(op, 0);
+    return exec_kernel(x, op, kern_gather(&x->tensors, in[0], in[1], &g, r->rank, r->dims, out));
+}
+
+bool exec_scatter(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out)
+{
+    GatherDims g;
+    op_gather_dims(op, &g);
+    ScatterCombiner c = SCATTER_ADD;
+    kern_scatter_combiner_lookup(op_attr_string(op, ATTR_KEY_COMBINER), &c); /* verified */
+    return exec_kernel(x, op, kern_scatter(&x->tensors, in[0], in[1], in[2], &g, c, out));
+}
+
 /* ---- contraction and reductions -------------------------------------------------------- */
 
 bool exec_einsum(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out)

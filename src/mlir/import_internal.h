@@ -155,6 +155,8 @@ bool mlir_imp_concatenate(OpImport *oi);
 bool mlir_imp_slice(OpImport *oi);
 bool mlir_imp_reverse(OpImport *oi);
 bool mlir_imp_dynamic_slice(OpImport *oi);
+bool mlir_imp_gather(OpImport *oi);
+bool mlir_imp_scatter(OpImport *oi);
 bool mlir_imp_pad(OpImport *oi);
 bool mlir_imp_constant(OpImport *oi);
 bool mlir_imp_iota(OpImport *oi);

@@ -46,6 +46,8 @@ static const ImpOpEntry special_ops[] = {
     {"stablehlo.pad", OP_PAD, mlir_imp_pad},
     {"stablehlo.reverse", OP_REVERSE, mlir_imp_reverse},
     {"stablehlo.dynamic_slice", OP_DYNAMIC_SLICE, mlir_imp_dynamic_slice},
+    {"stablehlo.gather", OP_GATHER, mlir_imp_gather},
+    {"stablehlo.scatter", OP_SCATTER, mlir_imp_scatter},
     {"stablehlo.constant", OP_CONSTANT, mlir_imp_constant},
     {"sdy.constant", OP_CONSTANT, mlir_imp_constant},
     {"stablehlo.iota", OP_IOTA, mlir_imp_iota},

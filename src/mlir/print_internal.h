@@ -191,6 +191,11 @@ void mlir_print_marker(MlirPrinter *p, const char *marker);
 /* A shardc attribute's value in MLIR syntax (typed as ops.def says). */
 void mlir_print_attr_value(MlirPrinter *p, const Op *op, const NamedAttr *a);
 
+/* ---- gather and scatter (print_gather.c) ---- */
+
+void mlir_emit_gather(MlirPrinter *p, const Op *op, int indent);
+void mlir_emit_scatter(MlirPrinter *p, const Op *op, int indent);
+
 /* ---- control flow (print_control_flow.c) ---- */
 
 extern const MlirOpForm mlir_form_while, mlir_form_case, mlir_form_barrier, mlir_form_named;
