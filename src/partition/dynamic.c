@@ -8,10 +8,10 @@
 
 static const TensorType scalar_i64 = {DT_I64, 0, NULL};
 
-static Value *constant_i64(PartitionCtx *pc, int64_t v, Loc loc)
+Value *pc_const_i64(PartitionCtx *pc, int64_t v, const char *name, Loc loc)
 {
     Op *op;
-    Value *r = pc_emit1(pc, OP_FULL, loc, NULL, 0, "dus.const", scalar_i64, &op);
+    Value *r = pc_emit1(pc, OP_FULL, loc, NULL, 0, name, scalar_i64, &op);
     pc_set_attr(pc, op, ATTR_KEY_VALUE, pc_int_attr(pc, v));
     return r;
 }
@@ -27,15 +27,15 @@ static Value *binary_i64(PartitionCtx *pc, OpKind kind, Value *a, Value *b, Loc 
 static Value *block_start(PartitionCtx *pc, Value *start, int64_t size, int64_t update, int64_t block,
                           const AxisList *axes, Loc loc)
 {
-    Value *s = binary_i64(pc, OP_MAX, start, constant_i64(pc, 0, loc), loc);
-    s = binary_i64(pc, OP_MIN, s, constant_i64(pc, size - update, loc), loc);
+    Value *s = binary_i64(pc, OP_MAX, start, pc_const_i64(pc, 0, "dus.const", loc), loc);
+    s = binary_i64(pc, OP_MIN, s, pc_const_i64(pc, size - update, "dus.const", loc), loc);
     Op *op;
     Value *index = pc_emit1(pc, OP_AXIS_INDEX, loc, NULL, 0, "dus.shard", (TensorType){DT_I32, 0, NULL}, &op);
     pc_set_attr(pc, op, ATTR_KEY_AXES, pc_axes_attr(pc, axes));
     Value *shard = pc_emit1(pc, OP_CONVERT, loc, &index, 1, "dus.shard", scalar_i64, NULL);
-    Value *offset = binary_i64(pc, OP_MUL, shard, constant_i64(pc, block, loc), loc);
+    Value *offset = binary_i64(pc, OP_MUL, shard, pc_const_i64(pc, block, "dus.const", loc), loc);
     s = binary_i64(pc, OP_SUB, s, offset, loc);
-    return binary_i64(pc, OP_ADD, s, constant_i64(pc, update, loc), loc);
+    return binary_i64(pc, OP_ADD, s, pc_const_i64(pc, update, "dus.const", loc), loc);
 }
 
 static bool updated_and_sharded(const Op *op, const DimAxes *layout, int d)

@@ -73,10 +73,11 @@ static Value *localize_iota(PartitionCtx *pc, Op *local, const DimAxes *layout)
 }
 
 /* Ops whose padding along a sharded reduction factor the partitioner
- * masks (mask_reduced_padding): their reduction is known. */
+ * masks (mask_reduced_padding): their reduction is known; a gather never
+ * reads its padding (gather.c masks by the start instead). */
 static bool masks_reductions(OpKind kind)
 {
-    return kind == OP_EINSUM || op_info(kind)->op_class == OPC_REDUCE;
+    return kind == OP_EINSUM || kind == OP_GATHER || op_info(kind)->op_class == OPC_REDUCE;
 }
 
 /* max starts at the type's least value, min at its greatest (kern_reduce's
@@ -352,6 +353,9 @@ static void partition_by_rule(PartitionCtx *pc, Op *op)
         memset(assignment, 0, sizeof(AxisList) * (size_t)rule->num_factors);
     if (op->kind == OP_DYNAMIC_UPDATE_SLICE)
         unshard_updated_dims(op, rule, assignment);
+    bool gather_like = op->kind == OP_GATHER || op->kind == OP_SCATTER;
+    if (gather_like)
+        pc_gather_assignment(op, rule, assignment);
     Value *operands[op->num_operands + 1];
     for (int i = 0; i < op->num_operands; i++) {
         DimAxes want;
@@ -367,10 +371,17 @@ static void partition_by_rule(PartitionCtx *pc, Op *op)
     AxisList partial;
     partial_axes(&partial, rule, assignment);
     /* Only a sharded reduction factor (partial results) can need a mask. */
-    bool masked = partial.count && mask_reduced_padding(pc, op, rule, assignment, operands);
+    bool masked = partial.count && !gather_like && mask_reduced_padding(pc, op, rule, assignment, operands);
     Op *local = op->kind == OP_DYNAMIC_UPDATE_SLICE ? pc_local_dynamic_update_slice(pc, op, operands, layouts) : NULL;
+    Value *in_block = NULL;
+    if (gather_like)
+        operands[1] = pc_gather_indices(pc, op, operands, rule, assignment, &in_block);
     if (!local)
         local = emit_local_op(pc, op, operands, layouts);
+    if (gather_like)
+        pc_gather_local_sizes(pc, op, local);
+    if (in_block)
+        local = pc_gather_mask(pc, op, local, in_block);
     ReductionKind reduction = op_reduction(op);
     int64_t mean_count = NO_MEAN;
     if (masked && op->kind == OP_REDUCE_MEAN) {

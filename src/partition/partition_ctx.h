@@ -66,6 +66,20 @@ typedef struct PartitionCtx {
  * operand's and result's); the last op gives the local result. NULL if no
  * such dim is sharded (then the op runs as it is). */
 Op *pc_local_dynamic_update_slice(PartitionCtx *pc, const Op *op, Value **operands, const DimAxes *layout);
+/* A `full` i64 scalar of value v. */
+Value *pc_const_i64(PartitionCtx *pc, int64_t v, const char *name, Loc loc);
+
+/* ---- gather and scatter (gather.c) ---- */
+/* Clears the factors the local op cannot keep sharded (dims the indices do
+ * not address, a scatter's reduction factors). */
+void pc_gather_assignment(const Op *op, const OpShardingRule *rule, AxisList *assignment);
+/* The local indices, moved into the frame of each device's block along
+ * the sharded dims they address; for gather, *mask the starts inside the
+ * block (else NULL). */
+Value *pc_gather_indices(PartitionCtx *pc, const Op *op, Value **operands, const OpShardingRule *rule,
+                         const AxisList *assignment, Value **mask);
+void pc_gather_local_sizes(PartitionCtx *pc, const Op *global, Op *local);
+Op *pc_gather_mask(PartitionCtx *pc, const Op *global, Op *local, Value *mask);
 
 /* ---- emission (partition_emit.c) ---- */
 /* A reshard of `from` (a value defined outside the loops being filled)
