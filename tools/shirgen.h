@@ -231,6 +231,11 @@ bool gen_pad(Gen *g, OpKind kind);
 bool gen_reverse(Gen *g, OpKind kind);
 bool gen_dynamic_slice(Gen *g, OpKind kind);
 bool gen_dynamic_update_slice(Gen *g, OpKind kind);
+bool gen_gather(Gen *g, OpKind kind);
+bool gen_scatter(Gen *g, OpKind kind);
+/* A random window [start, limit) with stride of a dim of `size`, its
+ * length a multiple of the resize unit (shirgen_ops_window.c). */
+void slice_dim(Gen *g, int64_t size, int64_t *start, int64_t *limit, int64_t *stride);
 bool gen_top_k(Gen *g, OpKind kind);
 bool gen_sort(Gen *g, OpKind kind);
 bool gen_argmax(Gen *g, OpKind kind);

@@ -20,7 +20,7 @@ int64_t resize_unit(const Gen *g)
 
 /* A random window of a dim; its length is a multiple of the resize unit
  * (and the dim is only cut when its size is one too). */
-static void slice_dim(Gen *g, int64_t size, int64_t *start, int64_t *limit, int64_t *stride)
+void slice_dim(Gen *g, int64_t size, int64_t *start, int64_t *limit, int64_t *stride)
 {
     int64_t unit = resize_unit(g);
     *start = 0, *limit = size, *stride = 1;
