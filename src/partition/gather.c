@@ -15,10 +15,17 @@
  *   moves the start into its block's frame; a window outside the block is
  *   skipped by the op itself (XLA's semantics, which the kernel follows).
  *
+ * - scatter, a sharded reduction factor (an implicit batch dim of indices
+ *   and updates, data parallel): each device scatters its own updates; for
+ *   add into the operand on the first device of those axes and into zeros
+ *   on the others (max and min need no care), and the partial results are
+ *   all-reduced by the combiner. Padding updates are masked to the
+ *   combiner's identity, so wherever they land they change nothing.
+ *
  * A dim the indices do not address (not in the start index map) always
- * starts at 0, so it is not kept sharded, nor are a scatter's reduction
- * factors (partial updates of one operand): those fall back to gathering
- * the operand, which the reshard reports. */
+ * starts at 0, so it is not kept sharded, nor are the reduction factors of
+ * a scatter by mul, and, or or replace: those fall back to gathering the
+ * operand (or indices and updates), which the reshard reports. */
 #include <string.h>
 #include "partition/partition_ctx.h"
 #include "shardc/gather.h"
@@ -44,6 +51,15 @@ static bool addressed_dim(const Op *op, const GatherDims *g, const OpShardingRul
     return kind == FACTOR_PASS_THROUGH && collapsed && gather_dims_has(g->map, g->num_map, d);
 }
 
+/* A scatter whose partial results over its batch dims combine by a
+ * collective: add (the operand counted once), max and min (idempotent).
+ * mul and and/or are left whole. */
+static bool scatter_reduces(const Op *op)
+{
+    const char *c = op_attr_string(op, ATTR_KEY_COMBINER);
+    return c && (strcmp(c, "add") == 0 || strcmp(c, "max") == 0 || strcmp(c, "min") == 0);
+}
+
 void pc_gather_assignment(const Op *op, const OpShardingRule *rule, AxisList *assignment)
 {
     GatherDims g;
@@ -54,7 +70,8 @@ void pc_gather_assignment(const Op *op, const OpShardingRule *rule, AxisList *as
         int d = operand_dim_of(rule, f);
         bool reduction = rule->factors[f].kind == FACTOR_REDUCTION;
         bool collapsed = d >= 0 && gather_dims_has(g.collapsed, g.num_collapsed, d);
-        if ((reduction && (op->kind == OP_SCATTER || !addressed_dim(op, &g, rule, f, d))) ||
+        bool summed = op->kind == OP_SCATTER && scatter_reduces(op);
+        if ((reduction && !summed && (op->kind == OP_SCATTER || !addressed_dim(op, &g, rule, f, d))) ||
             (op->kind == OP_SCATTER && collapsed && !addressed_dim(op, &g, rule, f, d)))
             memset(&assignment[f], 0, sizeof(AxisList));
     }
@@ -221,4 +238,21 @@ Op *pc_gather_mask(PartitionCtx *pc, const Op *global, Op *local, Value *mask)
     Value *zero = pc_emit1(pc, OP_ZEROS, loc, NULL, 0, "gather.zero", *t, NULL);
     pc_emit1(pc, OP_SELECT, loc, (Value *[]){mask, r, zero}, 3, r->name, *t, &op);
     return op;
+}
+
+/* A scatter-add over batch-sharded updates: each device scatters its
+ * updates, the partial results are all-reduced, so the operand must count
+ * once: it stays on the first device of the partial axes, the others
+ * start from zeros. */
+Value *pc_scatter_operand_once(PartitionCtx *pc, Value *x, const AxisList *partial, Loc loc)
+{
+    Op *op;
+    Value *shard = pc_emit1(pc, OP_AXIS_INDEX, loc, NULL, 0, "scatter.shard", (TensorType){DT_I32, 0, NULL}, &op);
+    pc_set_attr(pc, op, ATTR_KEY_AXES, pc_axes_attr(pc, partial));
+    Value *zero = pc_emit1(pc, OP_ZEROS, loc, NULL, 0, "scatter.zero", (TensorType){DT_I32, 0, NULL}, NULL);
+    Value *first = pc_emit1(pc, OP_COMPARE, loc, (Value *[]){shard, zero}, 2, "scatter.first",
+                            (TensorType){DT_BOOL, 0, NULL}, &op);
+    pc_set_attr(pc, op, ATTR_KEY_DIRECTION, pc_string_attr(pc, "eq"));
+    Value *none = pc_emit1(pc, OP_ZEROS, loc, NULL, 0, "scatter.zero", x->type, NULL);
+    return pc_emit1(pc, OP_SELECT, loc, (Value *[]){first, x, none}, 3, "scatter.operand", x->type, NULL);
 }

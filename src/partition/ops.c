@@ -10,6 +10,9 @@
 
 static ReductionKind op_reduction(const Op *op)
 {
+    const char *c = op->kind == OP_SCATTER ? op_attr_string(op, ATTR_KEY_COMBINER) : NULL;
+    if (c)
+        return strcmp(c, "max") == 0 ? REDUCE_MAX : strcmp(c, "min") == 0 ? REDUCE_MIN : REDUCE_SUM;
     switch (op->kind) {
     case OP_REDUCE_MAX: return REDUCE_MAX;
     case OP_REDUCE_MIN: return REDUCE_MIN;
@@ -77,7 +80,7 @@ static Value *localize_iota(PartitionCtx *pc, Op *local, const DimAxes *layout)
  * reads its padding (gather.c masks by the start instead). */
 static bool masks_reductions(OpKind kind)
 {
-    return kind == OP_EINSUM || kind == OP_GATHER || op_info(kind)->op_class == OPC_REDUCE;
+    return kind == OP_EINSUM || kind == OP_GATHER || kind == OP_SCATTER || op_info(kind)->op_class == OPC_REDUCE;
 }
 
 /* max starts at the type's least value, min at its greatest (kern_reduce's
@@ -334,6 +337,23 @@ static void unshard_updated_dims(const Op *op, const OpShardingRule *rule, AxisL
             memset(&assignment[rule->operands[1].dims[d].factors[0]], 0, sizeof(AxisList));
 }
 
+/* gather and scatter on local operands (gather.c): indices moved into the
+ * blocks of the dims they address, a scatter-add's operand counted once,
+ * slice sizes cut to the block, a gather's starts outside the block
+ * masked. The op giving the local result. */
+static Op *local_gather_or_scatter(PartitionCtx *pc, const Op *op, const OpShardingRule *rule,
+                                   const AxisList *assignment, Value **operands, const DimAxes *layouts,
+                                   const AxisList *partial)
+{
+    if (partial->count && op->kind == OP_SCATTER && op_reduction(op) == REDUCE_SUM)
+        operands[0] = pc_scatter_operand_once(pc, operands[0], partial, op->loc);
+    Value *in_block = NULL;
+    operands[1] = pc_gather_indices(pc, op, operands, rule, assignment, &in_block);
+    Op *local = emit_local_op(pc, op, operands, layouts);
+    pc_gather_local_sizes(pc, op, local);
+    return in_block ? pc_gather_mask(pc, op, local, in_block) : local;
+}
+
 /* The general case: the op's sharding rule decides each factor's axes. */
 static void partition_by_rule(PartitionCtx *pc, Op *op)
 {
@@ -353,8 +373,7 @@ static void partition_by_rule(PartitionCtx *pc, Op *op)
         memset(assignment, 0, sizeof(AxisList) * (size_t)rule->num_factors);
     if (op->kind == OP_DYNAMIC_UPDATE_SLICE)
         unshard_updated_dims(op, rule, assignment);
-    bool gather_like = op->kind == OP_GATHER || op->kind == OP_SCATTER;
-    if (gather_like)
+    if (op->kind == OP_GATHER || op->kind == OP_SCATTER)
         pc_gather_assignment(op, rule, assignment);
     Value *operands[op->num_operands + 1];
     for (int i = 0; i < op->num_operands; i++) {
@@ -371,17 +390,12 @@ static void partition_by_rule(PartitionCtx *pc, Op *op)
     AxisList partial;
     partial_axes(&partial, rule, assignment);
     /* Only a sharded reduction factor (partial results) can need a mask. */
-    bool masked = partial.count && !gather_like && mask_reduced_padding(pc, op, rule, assignment, operands);
+    bool masked = partial.count && op->kind != OP_GATHER && mask_reduced_padding(pc, op, rule, assignment, operands);
     Op *local = op->kind == OP_DYNAMIC_UPDATE_SLICE ? pc_local_dynamic_update_slice(pc, op, operands, layouts) : NULL;
-    Value *in_block = NULL;
-    if (gather_like)
-        operands[1] = pc_gather_indices(pc, op, operands, rule, assignment, &in_block);
+    if (op->kind == OP_GATHER || op->kind == OP_SCATTER)
+        local = local_gather_or_scatter(pc, op, rule, assignment, operands, layouts, &partial);
     if (!local)
         local = emit_local_op(pc, op, operands, layouts);
-    if (gather_like)
-        pc_gather_local_sizes(pc, op, local);
-    if (in_block)
-        local = pc_gather_mask(pc, op, local, in_block);
     ReductionKind reduction = op_reduction(op);
     int64_t mean_count = NO_MEAN;
     if (masked && op->kind == OP_REDUCE_MEAN) {

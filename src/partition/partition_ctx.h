@@ -80,6 +80,9 @@ Value *pc_gather_indices(PartitionCtx *pc, const Op *op, Value **operands, const
                          const AxisList *assignment, Value **mask);
 void pc_gather_local_sizes(PartitionCtx *pc, const Op *global, Op *local);
 Op *pc_gather_mask(PartitionCtx *pc, const Op *global, Op *local, Value *mask);
+/* The local operand of a scatter-add whose partial results are summed
+ * over `partial`: x on the first device, zeros on the others. */
+Value *pc_scatter_operand_once(PartitionCtx *pc, Value *x, const AxisList *partial, Loc loc);
 
 /* ---- emission (partition_emit.c) ---- */
 /* A reshard of `from` (a value defined outside the loops being filled)
