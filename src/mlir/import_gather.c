@@ -110,29 +110,93 @@ bool mlir_imp_gather(OpImport *oi)
            read_flag(oi, ATTR_KEY_INDICES_ARE_SORTED);
 }
 
-/* "replace" for a body that returns its second argument; else the
- * combiner of its one binary op (mlir_imp_reducer reports a body it does
- * not take). */
+/* A block argument's scalar sharding constraint `sdy.sharding_constraint
+ * %arg <@mesh, []>` (Shardy keeps them on a scatter's region): its mesh,
+ * or NULL. Replicated scalars, so they change nothing but the text. */
+static const char *arg_constraint(const MlirOp *op, const MlirBlock *b, const char **arg)
+{
+    if (strcmp(op->name, "sdy.sharding_constraint") != 0 || op->operands.count != 1 || op->results.count != 1)
+        return NULL;
+    const MlirAttr *a = mlir_dict_get(&op->attrs, "sharding");
+    const MlirSharding *sh = a && a->kind == MA_SHARDING ? a->sharding : NULL;
+    if (!sh || !sh->mesh_name || sh->dims.count || sh->replicated.count || sh->unreduced.count)
+        return NULL;
+    const char *use = ((const MlirUse *)op->operands.items[0])->name;
+    for (int i = 0; i < b->args.count; i++)
+        if (strcmp(((const MlirBlockArg *)b->args.items[i])->name, use) == 0)
+            *arg = use;
+    return *arg ? sh->mesh_name : NULL;
+}
+
+/* The name a use stands for: a constrained argument's own name. */
+static const char *unalias(const char *use, const char *const *from, const char *const *to, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (strcmp(use, from[i]) == 0)
+            return to[i];
+    return use;
+}
+
+static const char *use_name(const MlirOp *op, int i)
+{
+    return ((const MlirUse *)op->operands.items[i])->name;
+}
+
+/* The combiner of a body of one binary op of its two arguments (or that
+ * returns its second argument: "replace"), after optional constraints of
+ * both arguments (*mesh gets their mesh); NULL if it is none of those. */
+static const char *match_body(const MlirBlock *b, const char **mesh)
+{
+    static const char *const map[][2] = {{"stablehlo.add", "add"},     {"stablehlo.multiply", "mul"},
+                                         {"stablehlo.maximum", "max"}, {"stablehlo.minimum", "min"},
+                                         {"stablehlo.and", "and"},     {"stablehlo.or", "or"}};
+    const char *from[2], *to[2];
+    int n = 0, k = 0;
+    *mesh = NULL;
+    for (; k < b->ops.count && n < 2; k++) {
+        const MlirOp *op = b->ops.items[k];
+        const char *arg = NULL, *m = arg_constraint(op, b, &arg);
+        if (!m || (*mesh && strcmp(*mesh, m) != 0))
+            break;
+        *mesh = m;
+        from[n] = ((const MlirResultDef *)op->results.items[0])->name;
+        to[n++] = arg;
+    }
+    if (n == 1 || b->args.count != 2)
+        return NULL;
+    const char *x = ((const MlirBlockArg *)b->args.items[0])->name, *y = ((const MlirBlockArg *)b->args.items[1])->name;
+    if (n == 2 && (strcmp(to[0], x) != 0 || strcmp(to[1], y) != 0))
+        return NULL; /* printed back in argument order */
+    const MlirOp *ret = b->ops.items[b->ops.count - 1];
+    if (strcmp(ret->name, "stablehlo.return") != 0 || ret->operands.count != 1)
+        return NULL;
+    const char *r = unalias(use_name(ret, 0), from, to, n);
+    if (k == b->ops.count - 1 && strcmp(r, y) == 0)
+        return "replace";
+    const MlirOp *op = k == b->ops.count - 2 ? b->ops.items[k] : NULL;
+    if (!op || op->operands.count != 2 || op->results.count != 1 ||
+        strcmp(r, ((const MlirResultDef *)op->results.items[0])->name) != 0)
+        return NULL;
+    const char *u = unalias(use_name(op, 0), from, to, n), *v = unalias(use_name(op, 1), from, to, n);
+    if (!((strcmp(u, x) == 0 && strcmp(v, y) == 0) || (strcmp(u, y) == 0 && strcmp(v, x) == 0)))
+        return NULL;
+    for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
+        if (strcmp(map[i][0], op->name) == 0)
+            return map[i][1];
+    return NULL;
+}
+
+/* The combiner of the update computation, or NULL (reported). */
 static const char *combiner_of(OpImport *oi)
 {
     const MlirRegion *r = oi->src->regions.count == 1 ? oi->src->regions.items[0] : NULL;
     const MlirBlock *b = r && r->blocks.count == 1 ? r->blocks.items[0] : NULL;
-    if (b && b->ops.count == 1 && b->args.count == 2) {
-        const MlirOp *ret = b->ops.items[0];
-        const MlirBlockArg *upd = b->args.items[1];
-        if (ret->operands.count == 1 && strcmp(((const MlirUse *)ret->operands.items[0])->name, upd->name) == 0)
-            return "replace";
-    }
-    static const char *const map[][2] = {{"stablehlo.add", "add"},     {"stablehlo.multiply", "mul"},
-                                         {"stablehlo.maximum", "max"}, {"stablehlo.minimum", "min"},
-                                         {"stablehlo.and", "and"},     {"stablehlo.or", "or"}};
-    const char *body = mlir_imp_reducer(oi->ic, oi->src, 0);
-    for (size_t i = 0; body && i < sizeof map / sizeof map[0]; i++)
-        if (strcmp(map[i][0], body) == 0)
-            return map[i][1];
-    if (body)
-        gs_error(oi, oi->src->loc, "its update computation is not supported by shardc: ", body);
-    return NULL;
+    const char *c = b ? match_body(b, &oi->region_mesh) : NULL;
+    if (!c)
+        gs_error(oi, oi->src->loc, "its update computation is not supported by shardc: ",
+                 "one stablehlo.add, multiply, maximum, minimum, and or or of its two arguments (optionally "
+                 "constrained replicated), or a return of the update");
+    return c;
 }
 
 bool mlir_imp_scatter(OpImport *oi)

@@ -85,6 +85,7 @@ typedef struct OpImport {
     int attr_cap;
     const char *op_name;    /* MlirExtra.op_name */
     const Value *init;      /* MlirExtra.init */
+    const char *region_mesh; /* MlirExtra.region_mesh */
     ImpFold fold;           /* not IMP_PLAIN: no op, the results fold away */
 } OpImport;
 

@@ -27,6 +27,9 @@ struct MlirExtra {
     /* stablehlo.reduce: the value written as its init (a scalar constant),
      * printed back as `init: %name` while it is still defined. */
     const Value *init;
+    /* stablehlo.scatter: the mesh of the replicated sharding constraints
+     * its update computation put on its two arguments, or NULL. */
+    const char *region_mesh;
     /* Functions: visibility ("private", or NULL), and per argument and per
      * result the attributes other than sdy.sharding. */
     const char *visibility;

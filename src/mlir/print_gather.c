@@ -4,6 +4,7 @@
  * that leaves out empty lists and an index_vector_dim of 0, and a
  * scatter's update computation as its region. */
 #include <string.h>
+#include "mlir/mlir_extra.h"
 #include "mlir/print_internal.h"
 
 /* `name = [1, 2]` after a separator, unless the list is empty. */
@@ -109,6 +110,13 @@ static void print_update_region(MlirPrinter *p, const Op *op, int indent)
     mlir_scope_init(&s, p, p->scope, p->scope);
     const char *a = mlir_scope_arg(p, &s, "cur"), *b = mlir_scope_arg(p, &s, "upd");
     fprintf(p->out, " ({\n%*s^bb0(%%%s: tensor<%s>, %%%s: tensor<%s>):\n", indent, "", a, t, b, t);
+    const char *mesh = op->mlir ? op->mlir->region_mesh : NULL;
+    for (int i = 0; mesh && i < 2; i++) {
+        const char *c = mlir_scope_value(p, &s, i ? "upd.c" : "cur.c");
+        fprintf(p->out, "%*s%%%s = sdy.sharding_constraint %%%s <@%s, []> : tensor<%s>\n", indent + 2, "", c,
+                i ? b : a, mesh, t);
+        *(i ? &b : &a) = c;
+    }
     if (body) {
         const char *r = mlir_scope_value(p, &s, "new");
         fprintf(p->out, "%*s%%%s = %s %%%s, %%%s : tensor<%s>\n", indent + 2, "", r, body, a, b, t);
