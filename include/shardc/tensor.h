@@ -10,7 +10,11 @@
  * TensorAccounting, however, is not synchronised.
  *
  * Data is contiguous, C-order (row-major), 64-byte aligned and never NULL
- * (an empty tensor still owns a small buffer). bf16 and f16 elements are
+ * (an empty tensor still owns a small buffer) -- except in a view
+ * (tensor_view_block): a block of another tensor read in place, which
+ * keeps that tensor alive. A view whose block is not contiguous is
+ * `strided`: only the code that says so reads one (the einsum's BLAS path);
+ * everything else first asks tensor_contiguous for a dense copy. bf16 and f16 elements are
  * stored as their uint16 bit pattern; bool elements are bytes holding 0 or 1.
  *
  * Errors: every fallible function takes a TensorCtx, returns a TensorStatus
@@ -68,6 +72,9 @@ typedef struct Tensor {
     void *data;                      /* owned, 64-byte aligned, never NULL */
     atomic_int refs;
     TensorAccounting *acct;          /* charged for nbytes; may be NULL */
+    struct Tensor *base;             /* a view: the tensor whose data this reads */
+    bool strided;                    /* a view that is not contiguous: read through strides */
+    int64_t strides[SHARDC_MAX_RANK]; /* a strided view's element strides */
 } Tensor;
 
 /* ---- construction and lifetime ------------------------------------------ */
@@ -83,6 +90,13 @@ TensorStatus tensor_new_uninit(TensorCtx *ctx, DType dtype, int rank, const int6
 TensorStatus tensor_new_for_type(TensorCtx *ctx, const TensorType *type, Tensor **out);
 TensorStatus tensor_clone(TensorCtx *ctx, const Tensor *src, Tensor **out);
 Tensor *tensor_retain(Tensor *t);
+/* The block of src at `offsets` of `sizes` read in place: no data is
+ * copied, but the view is charged its nbytes like a copy (a device holds
+ * its block whether or not the simulation shares the memory). */
+TensorStatus tensor_view_block(TensorCtx *ctx, Tensor *src, const int64_t *offsets, const int64_t *sizes,
+                               Tensor **out);
+/* t itself (a new reference) unless it is a strided view: then a dense copy. */
+TensorStatus tensor_contiguous(TensorCtx *ctx, Tensor *t, Tensor **out);
 void tensor_release(Tensor *t);          /* NULL is a no-op */
 
 /* ---- inspection ------------------------------------------------------------ */

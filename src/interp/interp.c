@@ -162,13 +162,29 @@ static bool check_results(ExecCtx *x, const Op *op, Tensor **out)
     return true;
 }
 
+/* A strided view (a device's block read in place) becomes dense in the
+ * environment the first time an op that cannot read it needs it. */
+static bool make_dense(ExecCtx *x, const Op *op, Tensor **slot)
+{
+    Tensor *dense = NULL;
+    if (tensor_contiguous(&x->tensors, *slot, &dense) != TENSOR_OK) /* op is NULL for an empty block */
+        return exec_fail(x, op, "%s", x->tensors.msg);
+    tensor_release(*slot);
+    *slot = dense;
+    return true;
+}
+
 static bool gather_operands(ExecCtx *x, const Op *op, Tensor **env, Tensor **in)
 {
+    bool views = op_handler(op) == exec_einsum; /* its BLAS path reads views */
     for (int i = 0; i < op->num_operands; i++) {
         const Value *v = op->operands[i];
-        in[i] = v->id < x->plan->num_values ? env[v->id] : NULL;
-        if (!in[i] && !exec_host_absent(x))
+        Tensor **slot = v->id < x->plan->num_values ? &env[v->id] : NULL;
+        if ((!slot || !*slot) && !exec_host_absent(x))
             return exec_fail(x, op, "%%%s has no value here (defined outside this region?)", v->name);
+        if (slot && *slot && (*slot)->strided && !views && !make_dense(x, op, slot))
+            return false;
+        in[i] = slot ? *slot : NULL;
     }
     return true;
 }
@@ -230,8 +246,12 @@ static bool run_in_env(ExecCtx *x, const Block *b, Tensor *const *args, Tensor *
     bool ok = true;
     for (const Op *op = b->first; op && ok; op = op->next)
         ok = exec_op(x, op, env);
-    for (int i = 0; ok && i < b->num_returns; i++)
-        results[i] = env[b->returns[i]->id] ? tensor_retain(env[b->returns[i]->id]) : NULL;
+    for (int i = 0; ok && i < b->num_returns; i++) {
+        Tensor **slot = &env[b->returns[i]->id];
+        if (*slot && (*slot)->strided)
+            ok = make_dense(x, b->first, slot);
+        results[i] = ok && *slot ? tensor_retain(*slot) : NULL;
+    }
     release_block_values(b, env);
     x->env = outer;
     return ok;

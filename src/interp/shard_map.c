@@ -135,11 +135,17 @@ static bool split_operand(DeviceRun *d, int i, Tensor **block)
     int64_t offsets[SHARDC_MAX_RANK], sizes[SHARDC_MAX_RANK], local[SHARDC_MAX_RANK];
     sharding_block(r->in_specs[i], global, d->device.position, offsets, sizes);
     sharding_local_dims(r->in_specs[i], global, local);
+    bool padded = false;
+    for (int k = 0; k < global->rank; k++)
+        padded |= local[k] != sizes[k];
+    if (!padded) /* read in place: the global operand outlives the run */
+        return exec_kernel(&d->exec, r->op, tensor_view_block(&d->exec.tensors, r->globals[i], offsets, sizes, block));
     return exec_kernel(&d->exec, r->op,
                        tensor_extract_padded(&d->exec.tensors, r->globals[i], offsets, sizes, local, block));
 }
 
-/* The device holds only its own blocks: copies, charged to it. */
+/* The device holds only its own blocks, charged to it: views of the global
+ * operands where no padding is needed (tensor_view_block), else copies. */
 static bool device_body(DeviceRun *d)
 {
     const Op *op = d->run->op;

@@ -326,15 +326,35 @@ static bool plan_matmul(const EinsumSpec *es, MatmulPlan *p)
     return p->M <= INT32_MAX && p->N <= INT32_MAX && p->K <= INT32_MAX;
 }
 
+/* A strided view (tensor.h) BLAS reads in place: a matrix whose rows are
+ * apart by its leading dimension, with no batch. */
+static bool blas_view(const Tensor *x, const LabelSeq *g0)
+{
+    return x->rank == 2 && g0->n == 0 && x->strides[1] == 1 && x->strides[0] >= x->dims[1] &&
+           x->strides[0] <= INT32_MAX;
+}
+
 /* x laid out as g0+g1+g2 (trans = false) or g0+g2+g1 (trans = true): used in
- * place if it already is, else transposed to g0+g1+g2. */
+ * place if it already is, else transposed to g0+g1+g2. A strided view is
+ * read in place through its leading dimension (*ld) when BLAS can, else
+ * made dense first; *ld is 0 for a dense layout. */
 static TensorStatus arrange(TensorCtx *ctx, const Tensor *x, const LabelSeq *labels,
                             const LabelSeq *g0, const LabelSeq *g1, const LabelSeq *g2,
-                            Tensor **out, bool *trans)
+                            Tensor **out, bool *trans, int64_t *ld)
 {
     LabelSeq plain = seq_cat3(g0, g1, g2), swapped = seq_cat3(g0, g2, g1);
     *trans = !seq_equal(labels, &plain) && seq_equal(labels, &swapped);
-    if (seq_equal(labels, &plain) || *trans) {
+    bool in_place = seq_equal(labels, &plain) || *trans;
+    *ld = x->strided && in_place && blas_view(x, g0) ? x->strides[0] : 0;
+    if (x->strided && !*ld) {
+        Tensor *dense = NULL;
+        TensorStatus st = tensor_contiguous(ctx, (Tensor *)x, &dense);
+        if (st == TENSOR_OK)
+            st = arrange(ctx, dense, labels, g0, g1, g2, out, trans, ld);
+        tensor_release(dense);
+        return st;
+    }
+    if (in_place) {
         *out = tensor_retain((Tensor *)x);
         return TENSOR_OK;
     }
@@ -344,11 +364,12 @@ static TensorStatus arrange(TensorCtx *ctx, const Tensor *x, const LabelSeq *lab
     return kern_transpose(ctx, x, perm, out);
 }
 
-static void gemm_batches(DType dtype, const MatmulPlan *p, bool ta, bool tb, const void *a,
-                         const void *b, void *c)
+/* lda/ldb 0: the dense leading dimension. */
+static void gemm_batches(DType dtype, const MatmulPlan *p, bool ta, bool tb, const void *a, int64_t lda_view,
+                         const void *b, int64_t ldb_view, void *c)
 {
     int M = (int)p->M, N = (int)p->N, K = (int)p->K;
-    int lda = ta ? M : K, ldb = tb ? K : N, ldc = N;
+    int lda = lda_view ? (int)lda_view : ta ? M : K, ldb = ldb_view ? (int)ldb_view : tb ? K : N, ldc = N;
     enum CBLAS_TRANSPOSE opa = ta ? CblasTrans : CblasNoTrans, opb = tb ? CblasTrans : CblasNoTrans;
     if (M == 0 || N == 0 || K == 0)
         return; /* the zeroed output is already the answer */
@@ -383,16 +404,17 @@ static TensorStatus einsum_blas(TensorCtx *ctx, const EinsumSpec *es, const Matm
 {
     Tensor *a = NULL, *b = NULL, *c = NULL;
     bool ta, tb;
+    int64_t lda = 0, ldb = 0;
     LabelSeq order = seq_cat3(&p->batch, &p->m, &p->n);
     int64_t dims[SHARDC_MAX_RANK];
     seq_dims(es, &order, dims);
-    TensorStatus st = arrange(ctx, ops[0], &es->in[0], &p->batch, &p->m, &p->k, &a, &ta);
+    TensorStatus st = arrange(ctx, ops[0], &es->in[0], &p->batch, &p->m, &p->k, &a, &ta, &lda);
     if (st == TENSOR_OK)
-        st = arrange(ctx, ops[1], &es->in[1], &p->batch, &p->k, &p->n, &b, &tb);
+        st = arrange(ctx, ops[1], &es->in[1], &p->batch, &p->k, &p->n, &b, &tb, &ldb);
     if (st == TENSOR_OK)
         st = tensor_new(ctx, ops[0]->dtype, order.n, dims, &c);
     if (st == TENSOR_OK) {
-        gemm_batches(ops[0]->dtype, p, ta, tb, a->data, b->data, c->data);
+        gemm_batches(ops[0]->dtype, p, ta, tb, a->data, lda, b->data, ldb, c->data);
         st = finish_output(ctx, es, &order, c, out);
     }
     tensor_release(a);
@@ -421,7 +443,27 @@ static TensorStatus sum_private_labels(TensorCtx *ctx, EinsumSpec *es, int i, co
         *x = tensor_retain((Tensor *)in);
         return TENSOR_OK;
     }
-    return kern_reduce(ctx, RED_SUM, in, naxes, axes, x);
+    Tensor *dense = NULL;
+    TensorStatus st = tensor_contiguous(ctx, (Tensor *)in, &dense);
+    if (st == TENSOR_OK)
+        st = kern_reduce(ctx, RED_SUM, dense, naxes, axes, x);
+    tensor_release(dense);
+    return st;
+}
+
+/* einsum_generic on dense copies of any strided views among ops. */
+static TensorStatus einsum_dense(TensorCtx *ctx, const EinsumSpec *es, int n, const Tensor *const *ops,
+                                 Tensor **out)
+{
+    Tensor *dense[2] = {NULL, NULL};
+    TensorStatus st = TENSOR_OK;
+    for (int i = 0; i < n && st == TENSOR_OK; i++)
+        st = tensor_contiguous(ctx, (Tensor *)ops[i], &dense[i]);
+    if (st == TENSOR_OK)
+        st = einsum_generic(ctx, es, (const Tensor *const *)dense, out);
+    tensor_release(dense[0]);
+    tensor_release(dense[1]);
+    return st;
 }
 
 static TensorStatus einsum_matmul(TensorCtx *ctx, EinsumSpec *es, const Tensor *const *ops,
@@ -435,7 +477,7 @@ static TensorStatus einsum_matmul(TensorCtx *ctx, EinsumSpec *es, const Tensor *
     if (st == TENSOR_OK) {
         const Tensor *const reduced[2] = {x[0], x[1]};
         st = plan_matmul(es, &plan) ? einsum_blas(ctx, es, &plan, reduced, out)
-                                    : einsum_generic(ctx, es, reduced, out);
+                                    : einsum_dense(ctx, es, 2, reduced, out);
     }
     tensor_release(x[0]);
     tensor_release(x[1]);
@@ -449,8 +491,13 @@ static TensorStatus einsum_half(TensorCtx *ctx, const char *spec, int n,
 {
     Tensor *wide[2] = {NULL, NULL}, *result = NULL;
     TensorStatus st = TENSOR_OK;
-    for (int i = 0; i < n && st == TENSOR_OK; i++)
-        st = tensor_convert(ctx, ops[i], DT_F32, &wide[i]);
+    for (int i = 0; i < n && st == TENSOR_OK; i++) {
+        Tensor *dense = NULL;
+        st = tensor_contiguous(ctx, (Tensor *)ops[i], &dense);
+        if (st == TENSOR_OK)
+            st = tensor_convert(ctx, dense, DT_F32, &wide[i]);
+        tensor_release(dense);
+    }
     if (st == TENSOR_OK)
         st = kern_einsum_path(ctx, spec, n, (const Tensor *const *)wide, path, &result);
     if (st == TENSOR_OK)
@@ -484,7 +531,7 @@ TensorStatus kern_einsum_path(TensorCtx *ctx, const char *spec, int n,
         return einsum_half(ctx, spec, n, operands, path, out);
     if (path == EINSUM_AUTO && blas_eligible(&es, operands[0]->dtype))
         return einsum_matmul(ctx, &es, operands, out);
-    return einsum_generic(ctx, &es, operands, out);
+    return einsum_dense(ctx, &es, n, operands, out);
 }
 
 TensorStatus kern_einsum(TensorCtx *ctx, const char *spec, int n, const Tensor *const *operands,

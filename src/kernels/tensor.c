@@ -119,8 +119,75 @@ void tensor_release(Tensor *t)
         return;
     if (t->acct)
         t->acct->current_bytes -= (int64_t)t->nbytes;
-    free(t->data);
+    if (t->base)
+        tensor_release(t->base);
+    else
+        free(t->data);
     free(t);
+}
+
+/* ---- views ------------------------------------------------------------------- */
+
+/* Whether a block of `dims` read through `strides` is C-order contiguous
+ * (dims of size 1 may have any stride). */
+static bool strides_dense(int rank, const int64_t *dims, const int64_t *strides)
+{
+    int64_t want = 1;
+    for (int d = rank - 1; d >= 0; d--) {
+        if (dims[d] != 1 && strides[d] != want)
+            return false;
+        want *= dims[d];
+    }
+    return true;
+}
+
+TensorStatus tensor_view_block(TensorCtx *ctx, Tensor *src, const int64_t *offsets, const int64_t *sizes,
+                               Tensor **out)
+{
+    *out = NULL;
+    int64_t count, strides[SHARDC_MAX_RANK], at = 0;
+    TensorStatus st = check_shape(ctx, src->dtype, src->rank, sizes, &count);
+    if (st != TENSOR_OK)
+        return st;
+    if (src->strided)
+        memcpy(strides, src->strides, sizeof strides);
+    else
+        tensor_shape_strides(src->rank, src->dims, strides);
+    for (int d = 0; d < src->rank; d++)
+        at += count ? offsets[d] * strides[d] : 0;
+    Tensor *t = calloc(1, sizeof *t);
+    if (!t)
+        return tensor_fail(ctx, TENSOR_ERR_NOMEM, "out of memory");
+    t->dtype = src->dtype;
+    t->rank = src->rank;
+    memcpy(t->dims, sizes, (size_t)src->rank * sizeof *sizes);
+    memcpy(t->strides, strides, sizeof strides);
+    t->count = count;
+    t->nbytes = (size_t)count * dtype_size(src->dtype);
+    t->data = (char *)src->data + at * (int64_t)dtype_size(src->dtype);
+    t->strided = !strides_dense(src->rank, sizes, strides);
+    t->base = tensor_retain(src->base ? src->base : src); /* the owner of the memory */
+    atomic_init(&t->refs, 1);
+    t->acct = ctx->acct;
+    account_alloc(t->acct, t->nbytes);
+    *out = t;
+    return TENSOR_OK;
+}
+
+TensorStatus tensor_contiguous(TensorCtx *ctx, Tensor *t, Tensor **out)
+{
+    if (!t->strided) {
+        *out = tensor_retain(t);
+        return TENSOR_OK;
+    }
+    TensorStatus st = tensor_new_uninit(ctx, t->dtype, t->rank, t->dims, out);
+    if (st != TENSOR_OK)
+        return st;
+    int64_t dense[SHARDC_MAX_RANK];
+    tensor_shape_strides(t->rank, t->dims, dense);
+    if (t->count)
+        tensor_strided_copy(dtype_size(t->dtype), t->rank, t->dims, (*out)->data, dense, t->data, t->strides);
+    return TENSOR_OK;
 }
 
 /* ---- inspection ------------------------------------------------------------ */
