@@ -327,11 +327,12 @@ static bool plan_matmul(const EinsumSpec *es, MatmulPlan *p)
 }
 
 /* A strided view (tensor.h) BLAS reads in place: a matrix whose rows are
- * apart by its leading dimension, with no batch. */
-static bool blas_view(const Tensor *x, const LabelSeq *g0)
+ * apart by its leading dimension -- no batch, one label for its rows and
+ * one for its columns (two labels of one group would flatten its dims). */
+static bool blas_view(const Tensor *x, const LabelSeq *g0, const LabelSeq *g1, const LabelSeq *g2)
 {
-    return x->rank == 2 && g0->n == 0 && x->strides[1] == 1 && x->strides[0] >= x->dims[1] &&
-           x->strides[0] <= INT32_MAX;
+    return x->rank == 2 && g0->n == 0 && g1->n == 1 && g2->n == 1 && x->strides[1] == 1 &&
+           x->strides[0] >= x->dims[1] && x->strides[0] <= INT32_MAX;
 }
 
 /* x laid out as g0+g1+g2 (trans = false) or g0+g2+g1 (trans = true): used in
@@ -345,7 +346,7 @@ static TensorStatus arrange(TensorCtx *ctx, const Tensor *x, const LabelSeq *lab
     LabelSeq plain = seq_cat3(g0, g1, g2), swapped = seq_cat3(g0, g2, g1);
     *trans = !seq_equal(labels, &plain) && seq_equal(labels, &swapped);
     bool in_place = seq_equal(labels, &plain) || *trans;
-    *ld = x->strided && in_place && blas_view(x, g0) ? x->strides[0] : 0;
+    *ld = x->strided && in_place && blas_view(x, g0, g1, g2) ? x->strides[0] : 0;
     if (x->strided && !*ld) {
         Tensor *dense = NULL;
         TensorStatus st = tensor_contiguous(ctx, (Tensor *)x, &dense);

@@ -94,6 +94,11 @@ static void test_einsum_reads_views(void **state)
     Tensor *at = iota_f32(5, 32);
     check_einsum_view("bf,hf->bh", at, v, EINSUM_AUTO); /* the view transposed */
     check_einsum_view("bf,hg->bh", at, v, EINSUM_AUTO); /* a private label: summed first */
+    Tensor *a3 = iota_f32(24 * 32, 3);
+    a3->rank = 3, a3->dims[0] = 24, a3->dims[1] = 32, a3->dims[2] = 3;
+    check_einsum_view("adx,ad->x", a3, v, EINSUM_AUTO); /* both of the view's dims contracted */
+    check_einsum_view("adx,ad->xa", a3, v, EINSUM_AUTO); /* a batch dim of the view */
+    tensor_release(a3);
     tensor_release(at);
     tensor_release(v);
     tensor_release(a);
