@@ -28,6 +28,8 @@ typedef struct RunArgs {
     const char *transport;  /* --transport: "local" or "mpi" */
     uint64_t seed;
     int64_t max_steps;      /* --max-steps: iterations a while may run; 0: the default */
+    int threads;            /* --threads: lockstep workers; 0: one per core */
+    bool engine_threads;    /* --engine=threads: one thread per device everywhere */
     bool print, visualize, stats, have_rtol, have_atol;
     double rtol, atol;
 } RunArgs;
@@ -88,6 +90,21 @@ static int flag_max_steps(CliParse *p, const char *v)
     return check(*v && !*end && errno == 0 && n > 0);
 }
 
+static int flag_threads(CliParse *p, const char *v)
+{
+    char *end;
+    errno = 0;
+    long n = strtol(v, &end, 10);
+    run_args(p)->threads = (int)n;
+    return check(*v && !*end && errno == 0 && n > 0 && n <= 1024);
+}
+
+static int flag_engine(CliParse *p, const char *v)
+{
+    run_args(p)->engine_threads = strcmp(v, "threads") == 0;
+    return check(strcmp(v, "lockstep") == 0 || strcmp(v, "threads") == 0);
+}
+
 /* A rejected value is "bad value in 'ARG'" (no `error` text). */
 static const CliFlag run_flags[] = {
     {NULL, CLI_BARE, flag_file, "more than one input file: '%s'", "FILE.shir"},
@@ -106,6 +123,8 @@ static const CliFlag run_flags[] = {
     {"--reference", CLI_JOINED, flag_reference, NULL, "[--reference=GLOBAL.shir]"},
     {"--transport", CLI_JOINED, flag_transport, NULL, "[--transport=local|mpi]"},
     {"--max-steps", CLI_JOINED, flag_max_steps, NULL, "[--max-steps=N]"},
+    {"--threads", CLI_JOINED, flag_threads, NULL, "[--threads=N]"},
+    {"--engine", CLI_JOINED, flag_engine, NULL, "[--engine=lockstep|threads]"},
     CLI_FLAGS_WARNINGS,
     CLI_FLAGS_HELP,
 };
@@ -607,6 +626,9 @@ int cmd_run(int argc, char **argv)
     s.spmd_run.interp.world = s.dist.world;
     if (s.args.max_steps)
         s.ref_run.interp.max_steps = s.spmd_run.interp.max_steps = s.args.max_steps;
+    s.ref_run.interp.threads = s.spmd_run.interp.threads = s.args.threads;
+    if (s.args.engine_threads)
+        s.ref_run.interp.engine = s.spmd_run.interp.engine = INTERP_ENGINE_THREADS;
     bool root = run_dist_is_root(&s.dist);
     bool ran = session_load(&s) && (!root || run_program(&s.ref, s.inputs, &s.ref_run)) &&
                run_program(&s.spmd, s.inputs, &s.spmd_run) &&

@@ -41,6 +41,8 @@ typedef struct InterpStats {
     int64_t shard_map_runs;
 } InterpStats;
 
+typedef enum { INTERP_ENGINE_AUTO, INTERP_ENGINE_THREADS } InterpEngine;
+
 typedef struct InterpCtx {
     DiagEngine *diag;
     TensorAccounting host_acct;
@@ -54,6 +56,12 @@ typedef struct InterpCtx {
     /* Iterations a `while` may run before the run stops with an error at
      * it (a loop that never ends is a located error, not a hang). */
     int64_t max_steps;
+    /* How shard_maps run (docs/interpreter.md, "Engines"): AUTO runs the
+     * devices in lockstep on `threads` workers (0: one per core) where the
+     * body allows it, else one thread per device; THREADS always the latter. */
+    InterpEngine engine;
+    int threads;
+    struct InterpPool *pool;      /* the lockstep workers, made on first use */
 } InterpCtx;
 
 enum { INTERP_DEFAULT_MAX_STEPS = 1000000 };

@@ -90,6 +90,16 @@ const char *transport_status_name(TransportStatus status);
  * of which num_participants threads take part. NULL if out of memory. */
 Transport *transport_local_new(int64_t num_endpoints, int64_t num_participants);
 
+/* The lockstep transport (src/transport/lockstep.c) of devices run as
+ * data, one op at a time for all (src/interp/lockstep.c): the engine runs
+ * a collective's calls of every endpoint twice, first after
+ * transport_lockstep_pass(t, false) (each call records its send and
+ * receives zeros), then after transport_lockstep_pass(t, true) (each call
+ * reads its peers' records of the same call). No call ever waits. NULL if
+ * out of memory. */
+Transport *transport_lockstep_new(int64_t num_endpoints);
+void transport_lockstep_pass(Transport *t, bool complete);
+
 /* The elementwise combine every transport applies, in group-index order:
  * acc[i] = acc[i] OP in[i] for n elements (bf16 and f16 in f32, rounded each step).
  * NULL if the reduction has no meaning for the element type. */

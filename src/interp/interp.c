@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "interp/interp_internal.h"
+#include "interp/pool.h"
 #include "shardc/limits.h"
 
 /* One handler per op class (opclasses.def's exec column): a class without
@@ -33,6 +34,8 @@ void interp_ctx_free(InterpCtx *ic)
 {
     free(ic->stats.device_peak_bytes);
     ic->stats.device_peak_bytes = NULL;
+    interp_pool_free(ic->pool);
+    ic->pool = NULL;
     pthread_mutex_destroy(&ic->stats_lock);
 }
 
@@ -236,6 +239,19 @@ static void bind_args(const ExecPlan *plan, const Block *b, Tensor *const *args,
             env[b->args[i]->id] = args[i] ? tensor_retain(args[i]) : NULL; /* NULL: exec_host_absent */
 }
 
+/* b's results (new references, dense) if ok; then b's own values go. */
+static bool finish_block(ExecCtx *x, const Block *b, bool ok, Tensor **results, Tensor **env)
+{
+    for (int i = 0; ok && i < b->num_returns; i++) {
+        Tensor **slot = &env[b->returns[i]->id];
+        if (*slot && (*slot)->strided)
+            ok = make_dense(x, b->first, slot);
+        results[i] = ok && *slot ? tensor_retain(*slot) : NULL;
+    }
+    release_block_values(b, env);
+    return ok;
+}
+
 /* b's ops in env, which holds b's values (and those of the blocks around
  * it, for a control-flow region); b's own are released at the end. */
 static bool run_in_env(ExecCtx *x, const Block *b, Tensor *const *args, Tensor **results, Tensor **env)
@@ -246,14 +262,54 @@ static bool run_in_env(ExecCtx *x, const Block *b, Tensor *const *args, Tensor *
     bool ok = true;
     for (const Op *op = b->first; op && ok; op = op->next)
         ok = exec_op(x, op, env);
-    for (int i = 0; ok && i < b->num_returns; i++) {
-        Tensor **slot = &env[b->returns[i]->id];
-        if (*slot && (*slot)->strided)
-            ok = make_dense(x, b->first, slot);
-        results[i] = ok && *slot ? tensor_retain(*slot) : NULL;
-    }
-    release_block_values(b, env);
+    ok = finish_block(x, b, ok, results, env);
     x->env = outer;
+    return ok;
+}
+
+/* ---- one op at a time (the lockstep engine) ------------------------------------ */
+
+OpHandler exec_op_handler(const Op *op)
+{
+    return op_handler(op);
+}
+
+bool exec_block_begin(ExecCtx *x, const Block *b, Tensor *const *args)
+{
+    x->env = calloc((size_t)x->plan->num_values + 1, sizeof *x->env);
+    if (!x->env)
+        return exec_fail(x, b->first, "out of memory");
+    bind_args(x->plan, b, args, x->env);
+    return true;
+}
+
+bool exec_block_step(ExecCtx *x, const Op *op)
+{
+    return exec_op(x, op, x->env);
+}
+
+bool exec_block_dry(ExecCtx *x, const Op *op)
+{
+    TensorList in, out;
+    bool have_in = tensor_list_init(&in, op->num_operands), have_out = tensor_list_init(&out, op->num_results);
+    InterpCollectiveStats counted = x->collectives[op->kind];
+    bool ok = have_in && have_out ? gather_operands(x, op, x->env, in.items) && op_handler(op)(x, op, in.items, out.items)
+                                  : exec_fail(x, op, "out of memory");
+    x->collectives[op->kind] = counted;
+    for (int i = 0; have_out && i < op->num_results; i++)
+        tensor_release(out.items[i]);
+    tensor_list_free(&in);
+    tensor_list_free(&out);
+    return ok;
+}
+
+bool exec_block_end(ExecCtx *x, const Block *b, bool ok, Tensor **results)
+{
+    if (!x->env)
+        return false;
+    ok = finish_block(x, b, ok, results, x->env);
+    free(x->env);
+    x->env = NULL;
     return ok;
 }
 

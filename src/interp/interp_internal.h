@@ -82,6 +82,17 @@ bool exec_region(ExecCtx *x, const Block *b, Tensor *const *args, Tensor **resul
  * result) with new references; on failure it leaves out NULL. */
 typedef bool (*OpHandler)(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out);
 
+/* The lockstep engine (lockstep.c) runs a block one op at a time on every
+ * device: begin binds the arguments (not consumed) in a new environment,
+ * step runs one op, dry runs an op's handler without keeping its results,
+ * releasing anything or counting its traffic (a collective's publish pass),
+ * end takes the results (new references, if ok) and frees the environment. */
+OpHandler exec_op_handler(const Op *op);
+bool exec_block_begin(ExecCtx *x, const Block *b, Tensor *const *args);
+bool exec_block_step(ExecCtx *x, const Op *op);
+bool exec_block_dry(ExecCtx *x, const Op *op);
+bool exec_block_end(ExecCtx *x, const Block *b, bool ok, Tensor **results);
+
 /* By op class (interp_ops.c, interp_call.c, interp_shard_map.c, collectives.c). */
 bool exec_nullary(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out);
 bool exec_unary(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out);

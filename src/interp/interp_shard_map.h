@@ -14,6 +14,7 @@ typedef struct DeviceRun {
     TensorAccounting acct;   /* this device's bytes during the run */
     DeviceCtx device;
     Tensor **blocks;         /* the body's results on this device */
+    Tensor **operands;       /* lockstep: the body's operand blocks, held until its end */
     Tensor **received;       /* distributed, off the root: operand blocks sent by the root */
     bool local;              /* runs in this process */
     bool started;            /* its thread was started */
@@ -33,7 +34,18 @@ struct ShardMapRun {
     Transport *transport;
     DeviceRun *devices;
     pthread_t *threads;      /* by active index */
+    bool lockstep;           /* run by the lockstep engine (lockstep.c), else one thread per device */
 };
+
+/* A device's operand blocks (new references in blocks[i]). */
+bool interp_device_operands(DeviceRun *d, Tensor **blocks);
+/* Fold the local devices' failures into x; false if any device failed. */
+bool interp_adopt_devices(ExecCtx *x, const ShardMapRun *r);
+
+/* The lockstep engine (lockstep.c): whether every collective of the body
+ * is one of its own ops (not inside a while, case or call), and the run. */
+bool interp_lockstep_fits(const Module *m, const Block *body);
+bool interp_lockstep_run(ExecCtx *x, ShardMapRun *r);
 
 /* Distributed runs (interp_distributed.c). Every process calls these, in
  * this order, for every top-level shard_map. */

@@ -1,5 +1,6 @@
 /* shard_map: split the operands into per-device blocks by in_specs, run the
- * body once per device -- one thread each, meeting in collectives through
+ * body once per device -- in lockstep on a worker pool (lockstep.c) where
+ * the body allows it, else one thread each, meeting in collectives through
  * a local transport -- and assemble the results by out_specs.
  *
  * The devices are the mesh positions that vary along the manual axes (the
@@ -103,7 +104,8 @@ static bool devices_setup(ExecCtx *x, ShardMapRun *r)
     if (r->world && !dist_open(x, r))
         return false;
     if (!r->world)
-        r->transport = transport_local_new(r->mesh->num_devices, r->num_active);
+        r->transport = r->lockstep ? transport_lockstep_new(r->mesh->num_devices)
+                                   : transport_local_new(r->mesh->num_devices, r->num_active);
     r->devices = calloc((size_t)r->num_active, sizeof *r->devices);
     r->threads = calloc((size_t)r->num_active, sizeof *r->threads);
     if (!r->transport || !r->devices || !r->threads)
@@ -146,16 +148,21 @@ static bool split_operand(DeviceRun *d, int i, Tensor **block)
 
 /* The device holds only its own blocks, charged to it: views of the global
  * operands where no padding is needed (tensor_view_block), else copies. */
+bool interp_device_operands(DeviceRun *d, Tensor **blocks)
+{
+    bool ok = true;
+    for (int i = 0; ok && i < d->run->op->num_operands; i++)
+        ok = split_operand(d, i, &blocks[i]);
+    return ok;
+}
+
 static bool device_body(DeviceRun *d)
 {
     const Op *op = d->run->op;
     Tensor **blocks = calloc((size_t)op->num_operands + 1, sizeof *blocks);
     if (!blocks)
         return exec_fail(&d->exec, op, "out of memory");
-    bool ok = true;
-    for (int i = 0; ok && i < op->num_operands; i++)
-        ok = split_operand(d, i, &blocks[i]);
-    ok = ok && exec_block(&d->exec, op->region, blocks, d->blocks);
+    bool ok = interp_device_operands(d, blocks) && exec_block(&d->exec, op->region, blocks, d->blocks);
     for (int i = 0; i < op->num_operands; i++)
         tensor_release(blocks[i]);
     free(blocks);
@@ -200,6 +207,13 @@ static bool start_and_join(ExecCtx *x, ShardMapRun *r)
     if (failed >= 0)
         return exec_fail(x, r->op, "cannot start a thread for device %lld of %lld", (long long)failed,
                          (long long)r->num_active);
+    return interp_adopt_devices(x, r);
+}
+
+/* The devices' failures, in device order: a root cause wins over the
+ * others' "stopped" (exec_adopt_failure). */
+bool interp_adopt_devices(ExecCtx *x, const ShardMapRun *r)
+{
     bool ok = true;
     for (int64_t k = 0; k < r->num_active; k++) {
         if (!r->devices[k].local)
@@ -275,8 +289,10 @@ bool exec_shard_map(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out)
 {
     ShardMapRun r;
     memset(&r, 0, sizeof r);
+    r.lockstep = x->ic->engine == INTERP_ENGINE_AUTO && !(x->device ? NULL : x->ic->world) &&
+                 interp_lockstep_fits(x->module, op->region);
     bool ok = run_setup(x, op, in, &r) && devices_setup(x, &r) && (!r.world || dist_scatter_operands(x, &r)) &&
-              start_and_join(x, &r);
+              (r.lockstep ? interp_lockstep_run(x, &r) : start_and_join(x, &r));
     if (r.devices && r.threads)
         merge_stats(x->ic, &r);
     for (int i = 0; ok && i < op->num_results; i++)
