@@ -21,11 +21,13 @@
 #include "shardc/print.h"
 #include "shardc/timer.h"
 #include "run_dist.h"
+#include "run_trace.h"
 
 typedef struct RunArgs {
     CliCommon common;       /* --func, --max-bytes, --config, --rules */
     const char *file, *inputs, *outputs_dir, *reference;
     const char *transport;  /* --transport: "local" or "mpi" */
+    const char *trace;      /* --trace: the Trace Event JSON file to write */
     uint64_t seed;
     int64_t max_steps;      /* --max-steps: iterations a while may run; 0: the default */
     int threads;            /* --threads: lockstep workers; 0: one per core */
@@ -53,6 +55,7 @@ static int flag_file(CliParse *p, const char *v) { return cli_take_one(&run_args
 static int flag_inputs(CliParse *p, const char *v) { run_args(p)->inputs = v; return check(*v); }
 static int flag_outputs(CliParse *p, const char *v) { run_args(p)->outputs_dir = v; return check(*v); }
 static int flag_reference(CliParse *p, const char *v) { run_args(p)->reference = v; return check(*v); }
+static int flag_trace(CliParse *p, const char *v) { run_args(p)->trace = v; return check(*v); }
 static int flag_transport(CliParse *p, const char *v)
 {
     run_args(p)->transport = v;
@@ -125,6 +128,7 @@ static const CliFlag run_flags[] = {
     {"--max-steps", CLI_JOINED, flag_max_steps, NULL, "[--max-steps=N]"},
     {"--threads", CLI_JOINED, flag_threads, NULL, "[--threads=N]"},
     {"--engine", CLI_JOINED, flag_engine, NULL, "[--engine=lockstep|threads]"},
+    {"--trace", CLI_JOINED, flag_trace, NULL, "[--trace=FILE.json]"},
     CLI_FLAGS_WARNINGS,
     CLI_FLAGS_HELP,
 };
@@ -524,6 +528,7 @@ typedef struct RunSession {
     RunResult ref_run, spmd_run;
     Config *config;
     RunDist dist;           /* --transport=mpi: this process's place in the job */
+    InterpTrace ref_trace, spmd_trace; /* --trace */
 } RunSession;
 
 /* What decides this process's results: the partitioned program as printed
@@ -578,6 +583,8 @@ static bool session_report(RunSession *s)
         visualize_arguments(&s->spmd);
     for (int i = 0; i < n; i++)
         failures += !report_result(a, &s->ref, &s->spmd, i, s->spmd_run.outputs[i], s->ref_run.outputs[i]);
+    if (a->trace && !cli_trace_write(&s->diag, a->trace, &s->ref_trace, &s->spmd_trace))
+        return false;
     if (failures)
         printf("FAIL: %d of %d results differ from the reference\n", failures, n);
     else
@@ -595,6 +602,10 @@ static void session_free(RunSession *s)
     int results = s->ref.entry ? s->ref.entry->num_results : 0, args = s->ref.entry ? s->ref.entry->body->num_args : 0;
     run_result_free(&s->ref_run, results);
     run_result_free(&s->spmd_run, results);
+    if (s->args.trace) {
+        interp_trace_free(&s->ref_trace);
+        interp_trace_free(&s->spmd_trace);
+    }
     for (int i = 0; s->inputs && i < args; i++)
         tensor_release(s->inputs[i]);
     free(s->inputs);
@@ -627,6 +638,12 @@ int cmd_run(int argc, char **argv)
     if (s.args.max_steps)
         s.ref_run.interp.max_steps = s.spmd_run.interp.max_steps = s.args.max_steps;
     s.ref_run.interp.threads = s.spmd_run.interp.threads = s.args.threads;
+    if (s.args.trace) {
+        interp_trace_init(&s.ref_trace);
+        interp_trace_init(&s.spmd_trace);
+        s.ref_run.interp.trace = &s.ref_trace;
+        s.spmd_run.interp.trace = &s.spmd_trace;
+    }
     if (s.args.engine_threads)
         s.ref_run.interp.engine = s.spmd_run.interp.engine = INTERP_ENGINE_THREADS;
     bool root = run_dist_is_root(&s.dist);

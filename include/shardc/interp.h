@@ -2,9 +2,10 @@
  *
  * A function runs with global semantics, one op at a time through the
  * kernels (kernels.h). A `shard_map` splits its operands into per-device
- * blocks by its in_specs and runs its body once per device of the mesh, one
- * thread per device, the devices meeting in collectives through a transport
- * (transport.h); the results are assembled by the out_specs. After the
+ * blocks by its in_specs and runs its body once per device of the mesh --
+ * in lockstep on a worker pool, or one thread per device where the body's
+ * control flow needs it -- the devices meeting in collectives through a
+ * transport (transport.h); the results are assembled by the out_specs. After the
  * partition pass a function's whole body is such a shard_map, so running
  * it executes the SPMD program on simulated devices.
  *
@@ -43,6 +44,26 @@ typedef struct InterpStats {
 
 typedef enum { INTERP_ENGINE_AUTO, INTERP_ENGINE_THREADS } InterpEngine;
 
+/* A timeline of a run (`shardc run --trace`): one event per executed op on
+ * the host or on a device, collectives included. Devices record
+ * concurrently, hence the lock. */
+typedef struct InterpTraceEvent {
+    const Op *op;
+    int64_t device;           /* device id, or -1: the host (global semantics) */
+    double start_us, dur_us;  /* CLOCK_MONOTONIC microseconds */
+    int64_t bytes;            /* a collective: bytes this device received from others; else its results' */
+} InterpTraceEvent;
+
+typedef struct InterpTrace {
+    pthread_mutex_t lock;
+    InterpTraceEvent *events;
+    int64_t num, cap;
+    bool incomplete;          /* out of memory: events were dropped */
+} InterpTrace;
+
+void interp_trace_init(InterpTrace *t);
+void interp_trace_free(InterpTrace *t);
+
 typedef struct InterpCtx {
     DiagEngine *diag;
     TensorAccounting host_acct;
@@ -62,6 +83,7 @@ typedef struct InterpCtx {
     InterpEngine engine;
     int threads;
     struct InterpPool *pool;      /* the lockstep workers, made on first use */
+    InterpTrace *trace;           /* NULL, or where every executed op is recorded */
 } InterpCtx;
 
 enum { INTERP_DEFAULT_MAX_STEPS = 1000000 };

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include "interp/interp_internal.h"
 #include "interp/pool.h"
 #include "shardc/limits.h"
@@ -192,7 +193,73 @@ static bool gather_operands(ExecCtx *x, const Op *op, Tensor **env, Tensor **in)
     return true;
 }
 
+/* ---- tracing ------------------------------------------------------------------ */
+
+void interp_trace_init(InterpTrace *t)
+{
+    memset(t, 0, sizeof *t);
+    pthread_mutex_init(&t->lock, NULL);
+}
+
+void interp_trace_free(InterpTrace *t)
+{
+    free(t->events);
+    t->events = NULL;
+    pthread_mutex_destroy(&t->lock);
+}
+
+static double now_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
+}
+
+static void trace_record(InterpTrace *t, InterpTraceEvent e)
+{
+    pthread_mutex_lock(&t->lock);
+    if (t->num == t->cap) {
+        int64_t cap = t->cap ? 2 * t->cap : 256;
+        InterpTraceEvent *grown = realloc(t->events, (size_t)cap * sizeof *grown);
+        if (grown) {
+            t->events = grown;
+            t->cap = cap;
+        }
+    }
+    if (t->num < t->cap)
+        t->events[t->num++] = e;
+    else
+        t->incomplete = true;
+    pthread_mutex_unlock(&t->lock);
+}
+
+static void trace_op(ExecCtx *x, const Op *op, double start, int64_t received)
+{
+    int64_t bytes = x->collectives[op->kind].bytes - received, n;
+    if (exec_op_handler(op) != exec_collective)
+        for (int i = 0; i < op->num_results; i++)
+            if (type_num_elements(&op->results[i]->type, &n))
+                bytes += n * (int64_t)dtype_size(op->results[i]->type.dtype);
+    trace_record(x->ic->trace, (InterpTraceEvent){op, x->device ? x->device->device_id : -1, start,
+                                                  now_us() - start, bytes});
+}
+
+static bool exec_op_untraced(ExecCtx *x, const Op *op, Tensor **env);
+
+/* With a trace, the op's time and bytes are recorded after it ran. */
 static bool exec_op(ExecCtx *x, const Op *op, Tensor **env)
+{
+    if (!x->ic->trace)
+        return exec_op_untraced(x, op, env);
+    double start = now_us();
+    int64_t received = x->collectives[op->kind].bytes;
+    bool ok = exec_op_untraced(x, op, env);
+    if (ok)
+        trace_op(x, op, start, received);
+    return ok;
+}
+
+static bool exec_op_untraced(ExecCtx *x, const Op *op, Tensor **env)
 {
     if (exec_host_absent(x) && !runs_without_values(op))
         return true;
