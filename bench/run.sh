@@ -413,5 +413,10 @@ if [ -f "$out_md" ] && grep -q '^<!-- bench/mlir.sh begin -->$' "$out_md"; then
     say ""
     sed -n '/^<!-- bench\/mlir.sh begin -->$/,/^<!-- bench\/mlir.sh end -->$/p' "$out_md" >> "$report"
 fi
+# bench/engine.sh's section (its own run) stays as it was too.
+if [ -f "$out_md" ] && grep -q '^<!-- bench/engine.sh begin -->$' "$out_md"; then
+    say ""
+    sed -n '/^<!-- bench\/engine.sh begin -->$/,/^<!-- bench\/engine.sh end -->$/p' "$out_md" >> "$report"
+fi
 cp "$report" "$out_md"
 cat "$out_md"
