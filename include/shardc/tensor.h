@@ -95,6 +95,10 @@ Tensor *tensor_retain(Tensor *t);
  * its block whether or not the simulation shares the memory). */
 TensorStatus tensor_view_block(TensorCtx *ctx, Tensor *src, const int64_t *offsets, const int64_t *sizes,
                                Tensor **out);
+/* Turn a strided view into a dense tensor in place: its own copy of the
+ * data, the same charge, every holder seeing the change (so only the
+ * thread that owns every reference may call it). A no-op on others. */
+TensorStatus tensor_densify(TensorCtx *ctx, Tensor *t);
 /* t itself (a new reference) unless it is a strided view: then a dense copy. */
 TensorStatus tensor_contiguous(TensorCtx *ctx, Tensor *t, Tensor **out);
 void tensor_release(Tensor *t);          /* NULL is a no-op */

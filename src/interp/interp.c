@@ -166,15 +166,13 @@ static bool check_results(ExecCtx *x, const Op *op, Tensor **out)
     return true;
 }
 
-/* A strided view (a device's block read in place) becomes dense in the
- * environment the first time an op that cannot read it needs it. */
+/* A strided view (a device's block read in place) becomes dense, in place
+ * (its holders are this device's), the first time an op that cannot read
+ * it needs it: charged once, alive as long as the view would have been. */
 static bool make_dense(ExecCtx *x, const Op *op, Tensor **slot)
 {
-    Tensor *dense = NULL;
-    if (tensor_contiguous(&x->tensors, *slot, &dense) != TENSOR_OK) /* op is NULL for an empty block */
+    if (tensor_densify(&x->tensors, *slot) != TENSOR_OK) /* op is NULL for an empty block */
         return exec_fail(x, op, "%s", x->tensors.msg);
-    tensor_release(*slot);
-    *slot = dense;
     return true;
 }
 

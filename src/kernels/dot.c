@@ -326,6 +326,19 @@ static bool plan_matmul(const EinsumSpec *es, MatmulPlan *p)
     return p->M <= INT32_MAX && p->N <= INT32_MAX && p->K <= INT32_MAX;
 }
 
+/* A dense copy of a strided view for this kernel alone (x itself if it is
+ * dense). It is charged to nobody: the view already counts its bytes, and
+ * a device's peak must not depend on whether a kernel read it in place. */
+static TensorStatus scratch_dense(TensorCtx *ctx, const Tensor *x, Tensor **out)
+{
+    TensorCtx scratch;
+    tensor_ctx_init(&scratch, NULL);
+    TensorStatus st = tensor_contiguous(&scratch, (Tensor *)x, out);
+    if (st != TENSOR_OK)
+        return tensor_fail(ctx, st, "%s", scratch.msg);
+    return st;
+}
+
 /* A strided view (tensor.h) BLAS reads in place: a matrix whose rows are
  * apart by its leading dimension -- no batch, one label for its rows and
  * one for its columns (two labels of one group would flatten its dims). */
@@ -349,7 +362,7 @@ static TensorStatus arrange(TensorCtx *ctx, const Tensor *x, const LabelSeq *lab
     *ld = x->strided && in_place && blas_view(x, g0, g1, g2) ? x->strides[0] : 0;
     if (x->strided && !*ld) {
         Tensor *dense = NULL;
-        TensorStatus st = tensor_contiguous(ctx, (Tensor *)x, &dense);
+        TensorStatus st = scratch_dense(ctx, x, &dense);
         if (st == TENSOR_OK)
             st = arrange(ctx, dense, labels, g0, g1, g2, out, trans, ld);
         tensor_release(dense);
@@ -445,7 +458,7 @@ static TensorStatus sum_private_labels(TensorCtx *ctx, EinsumSpec *es, int i, co
         return TENSOR_OK;
     }
     Tensor *dense = NULL;
-    TensorStatus st = tensor_contiguous(ctx, (Tensor *)in, &dense);
+    TensorStatus st = scratch_dense(ctx, in, &dense);
     if (st == TENSOR_OK)
         st = kern_reduce(ctx, RED_SUM, dense, naxes, axes, x);
     tensor_release(dense);
@@ -459,7 +472,7 @@ static TensorStatus einsum_dense(TensorCtx *ctx, const EinsumSpec *es, int n, co
     Tensor *dense[2] = {NULL, NULL};
     TensorStatus st = TENSOR_OK;
     for (int i = 0; i < n && st == TENSOR_OK; i++)
-        st = tensor_contiguous(ctx, (Tensor *)ops[i], &dense[i]);
+        st = scratch_dense(ctx, ops[i], &dense[i]);
     if (st == TENSOR_OK)
         st = einsum_generic(ctx, es, (const Tensor *const *)dense, out);
     tensor_release(dense[0]);
@@ -494,7 +507,7 @@ static TensorStatus einsum_half(TensorCtx *ctx, const char *spec, int n,
     TensorStatus st = TENSOR_OK;
     for (int i = 0; i < n && st == TENSOR_OK; i++) {
         Tensor *dense = NULL;
-        st = tensor_contiguous(ctx, (Tensor *)ops[i], &dense);
+        st = scratch_dense(ctx, ops[i], &dense);
         if (st == TENSOR_OK)
             st = tensor_convert(ctx, dense, DT_F32, &wide[i]);
         tensor_release(dense);

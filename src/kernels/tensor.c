@@ -174,6 +174,25 @@ TensorStatus tensor_view_block(TensorCtx *ctx, Tensor *src, const int64_t *offse
     return TENSOR_OK;
 }
 
+TensorStatus tensor_densify(TensorCtx *ctx, Tensor *t)
+{
+    if (!t->strided)
+        return TENSOR_OK;
+    size_t alloc = (t->nbytes + TENSOR_ALIGN) & ~(size_t)(TENSOR_ALIGN - 1);
+    void *data;
+    if (posix_memalign(&data, TENSOR_ALIGN, alloc) != 0)
+        return tensor_fail(ctx, TENSOR_ERR_NOMEM, "out of memory allocating %zu bytes", t->nbytes);
+    int64_t dense[SHARDC_MAX_RANK];
+    tensor_shape_strides(t->rank, t->dims, dense);
+    if (t->count)
+        tensor_strided_copy(dtype_size(t->dtype), t->rank, t->dims, data, dense, t->data, t->strides);
+    tensor_release(t->base);
+    t->base = NULL;
+    t->data = data;
+    t->strided = false;
+    return TENSOR_OK;
+}
+
 TensorStatus tensor_contiguous(TensorCtx *ctx, Tensor *t, Tensor **out)
 {
     if (!t->strided) {

@@ -65,6 +65,29 @@ static void release3(Tensor *a, Tensor *b, Tensor *c)
     tensor_release(c);
 }
 
+/* Densifying a strided view keeps its charge (no second copy counted) and
+ * lets the global tensor go. */
+static void test_densify_keeps_the_charge(void **state)
+{
+    (void)state;
+    TensorAccounting acct = {0, 0};
+    TensorCtx ctx;
+    tensor_ctx_init(&ctx, &acct);
+    Tensor *g = iota_f32(6, 8), *v, *copy;
+    assert_int_equal(tensor_view_block(&ctx, g, INTS(1, 4), DIMS(4, 2), &v), TENSOR_OK);
+    assert_int_equal(tensor_extract_block(&ctx, g, INTS(1, 4), DIMS(4, 2), &copy), TENSOR_OK);
+    assert_int_equal(tensor_densify(&ctx, v), TENSOR_OK);
+    assert_false(v->strided);
+    assert_null(v->base);
+    assert_int_equal(acct.current_bytes, 2 * 4 * 2 * 4);
+    assert_int_equal(acct.peak_bytes, 2 * 4 * 2 * 4);
+    tensor_release(g);
+    assert_memory_equal(v->data, copy->data, copy->nbytes);
+    tensor_release(copy);
+    tensor_release(v);
+    assert_int_equal(acct.current_bytes, 0);
+}
+
 /* The einsum of a strided view equals the einsum of its dense copy, bit
  * for bit, on the BLAS path (transposed or not) and on the loop path. */
 static void check_einsum_view(const char *spec, Tensor *a, Tensor *view, EinsumPath path)
@@ -110,6 +133,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_row_block_is_contiguous),
         cmocka_unit_test(test_column_block_is_strided),
+        cmocka_unit_test(test_densify_keeps_the_charge),
         cmocka_unit_test(test_einsum_reads_views),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
