@@ -54,12 +54,12 @@ static TransportStatus publish(LockstepTransport *lt, int64_t self, const void *
         e->cap = cap;
     }
     Record *r = &e->records[e->cursor++];
-    if (r->cap < bytes) {
-        char *buf = realloc(r->buf, bytes);
+    if (r->cap < bytes || !r->buf) { /* never NULL: peers memcpy from it, even 0 bytes */
+        char *buf = realloc(r->buf, bytes ? bytes : 1);
         if (!buf)
             return TRANSPORT_FAILED;
         r->buf = buf;
-        r->cap = bytes;
+        r->cap = bytes ? bytes : 1;
     }
     if (bytes)
         memcpy(r->buf, send, bytes);
