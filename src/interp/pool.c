@@ -1,55 +1,71 @@
 /* The worker pool: workers sleep on a condition variable between jobs; a
- * job hands out indices through an atomic counter, so a worker that finishes
- * early takes the next device (the devices' kernels need not cost the same).
- * Workers get the stack a device thread had: an op may run calls 64 deep. */
+ * job hands out indices through one atomic ticket (job number in the high
+ * half, next index in the low), so a worker that finishes early takes the
+ * next device, and a worker that wakes late -- the machine is busy -- finds
+ * the job done or gone and takes nothing. The caller waits for the job's
+ * items, not for every worker to check in: one descheduled worker does not
+ * hold up an op it took no part in. Workers get the stack a device thread
+ * had: an op may run calls 64 deep. */
 #include "interp/pool.h"
 #include <pthread.h>
+#include <sched.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <unistd.h>
 
-enum { WORKER_STACK_BYTES = 8 << 20 };
+enum { WORKER_STACK_BYTES = 8 << 20, WAIT_YIELDS = 64 };
 
 struct InterpPool {
     pthread_mutex_t lock;
     pthread_cond_t wake, done;
     pthread_t *threads;
     int num_threads;       /* started */
-    uint64_t generation;   /* bumped per job */
+    uint32_t job;          /* the current job's number (under lock) */
     bool stop;
-    int busy;              /* workers still in the current job */
-    InterpPoolFn fn;
+    InterpPoolFn fn;       /* the current job (under lock) */
     void *user;
     int64_t n;
-    int64_t next;          /* atomic: the next index to hand out */
+    uint64_t ticket;       /* atomic: job << 32 | next index */
+    int64_t finished;      /* atomic: items of the current job done */
 };
 
-static void take_indices(InterpPool *p)
+/* Take and run items of job `job` until it has none left; the thread that
+ * finishes the last one wakes the caller. */
+static void take_indices(InterpPool *p, uint32_t job, InterpPoolFn fn, void *user, int64_t n)
 {
+    uint64_t t = __atomic_load_n(&p->ticket, __ATOMIC_ACQUIRE);
     for (;;) {
-        int64_t i = __atomic_fetch_add(&p->next, 1, __ATOMIC_RELAXED);
-        if (i >= p->n)
+        if ((uint32_t)(t >> 32) != job || (int64_t)(t & 0xffffffffu) >= n)
             return;
-        p->fn(p->user, i);
+        if (!__atomic_compare_exchange_n(&p->ticket, &t, t + 1, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+            continue;
+        fn(user, (int64_t)(t & 0xffffffffu));
+        if (__atomic_add_fetch(&p->finished, 1, __ATOMIC_ACQ_REL) == n) {
+            pthread_mutex_lock(&p->lock);
+            pthread_cond_signal(&p->done);
+            pthread_mutex_unlock(&p->lock);
+        }
+        t = __atomic_load_n(&p->ticket, __ATOMIC_ACQUIRE);
     }
 }
 
 static void *worker_main(void *arg)
 {
     InterpPool *p = arg;
-    uint64_t seen = 0;
+    uint32_t seen = 0;
     pthread_mutex_lock(&p->lock);
     for (;;) {
-        while (!p->stop && p->generation == seen)
+        while (!p->stop && p->job == seen)
             pthread_cond_wait(&p->wake, &p->lock);
         if (p->stop)
             break;
-        seen = p->generation;
+        seen = p->job;
+        InterpPoolFn fn = p->fn;
+        void *user = p->user;
+        int64_t n = p->n;
         pthread_mutex_unlock(&p->lock);
-        take_indices(p);
+        take_indices(p, seen, fn, user, n);
         pthread_mutex_lock(&p->lock);
-        if (--p->busy == 0)
-            pthread_cond_signal(&p->done);
     }
     pthread_mutex_unlock(&p->lock);
     return NULL;
@@ -76,23 +92,25 @@ InterpPool *interp_pool_new(int threads)
 
 void interp_pool_run(InterpPool *p, int64_t n, InterpPoolFn fn, void *user)
 {
-    if (!p || p->num_threads == 0 || n < 2) {
+    if (!p || p->num_threads == 0 || n < 2 || n > 0xffffffffLL) {
         for (int64_t i = 0; i < n; i++)
             fn(user, i);
         return;
     }
     pthread_mutex_lock(&p->lock);
+    uint32_t job = ++p->job;
     p->fn = fn;
     p->user = user;
     p->n = n;
-    p->next = 0;
-    p->busy = p->num_threads;
-    p->generation++;
+    __atomic_store_n(&p->finished, 0, __ATOMIC_RELEASE);
+    __atomic_store_n(&p->ticket, (uint64_t)job << 32, __ATOMIC_RELEASE);
     pthread_cond_broadcast(&p->wake);
     pthread_mutex_unlock(&p->lock);
-    take_indices(p);
+    take_indices(p, job, fn, user, n);
+    for (int i = 0; i < WAIT_YIELDS && __atomic_load_n(&p->finished, __ATOMIC_ACQUIRE) < n; i++)
+        sched_yield();
     pthread_mutex_lock(&p->lock);
-    while (p->busy > 0)
+    while (__atomic_load_n(&p->finished, __ATOMIC_ACQUIRE) < n)
         pthread_cond_wait(&p->done, &p->lock);
     pthread_mutex_unlock(&p->lock);
 }
