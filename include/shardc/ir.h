@@ -334,6 +334,8 @@ typedef enum {
     IR_WALK_GLOBAL,     /* all but shard_map bodies: per-device code, which the
                            passes on the global program leave alone */
     IR_WALK_BLOCK,      /* the walked block's own ops only */
+    IR_WALK_PROPAGATED, /* all but the bodies of shard_maps manual over every
+                           axis: what propagation sees (op_is_partial_manual) */
 } IrWalkScope;
 
 /* A walk's callbacks, each optional; one returning false stops the walk.
@@ -368,6 +370,16 @@ bool sharding_equal(const Sharding *a, const Sharding *b);
 /* Product of the axis sizes on dim d. */
 int64_t sharding_dim_shards(const Sharding *s, int d);
 bool axis_ref_equal(AxisRef a, AxisRef b);
+/* Partial-manual shard_maps (docs/language.md "Manual regions"): the mask
+ * of the manual axes over the mesh of the specs (returned in *mesh), and
+ * whether some axis is free; a spec split into its closed manual part and
+ * its free part (the body's view), and joined back. */
+uint64_t op_manual_axes_mask(const Op *op, const Mesh **mesh);
+bool op_is_partial_manual(const Op *op);
+void sharding_split_manual(Arena *a, const Sharding *s, uint64_t manual, Sharding **manual_part,
+                           Sharding **free_part);
+Sharding *sharding_join_manual(Arena *a, const Sharding *manual_part, const Sharding *free_part);
+bool sharding_is_closed_empty(const Sharding *s);
 bool axis_ref_is_full(const Mesh *mesh, AxisRef r);
 /* Whether two axis refs of the same mesh share any devices' coordinates. */
 bool axis_ref_overlaps(AxisRef a, AxisRef b);

@@ -245,3 +245,107 @@ int64_t ir_gcd64(int64_t a, int64_t b)
     }
     return a;
 }
+
+/* ---- partial-manual shard_maps: the manual part and the free part ---- */
+
+/* The manual axes of a shard_map as a mask over its mesh's axes, and that
+ * mesh (from its specs: the attribute names only a symbol); 0 and NULL
+ * when it has no specs. No manual_axes attribute: every axis. */
+uint64_t op_manual_axes_mask(const Op *op, const Mesh **mesh_out)
+{
+    const Sharding *s = op_attr_sharding_at(op, ATTR_KEY_IN_SPECS, 0);
+    if (!s)
+        s = op_attr_sharding_at(op, ATTR_KEY_OUT_SPECS, 0);
+    const Mesh *mesh = s ? s->mesh : NULL;
+    if (mesh_out)
+        *mesh_out = mesh;
+    if (!mesh)
+        return 0;
+    const AttrValue *v = op_attr_get(op, ATTR_KEY_MANUAL_AXES);
+    uint64_t mask = 0;
+    for (int k = 0; k < mesh->num_axes && k < 64; k++) {
+        bool manual = !v || v->kind != ATTR_ARRAY;
+        for (int i = 0; !manual && i < v->u.array.count; i++)
+            manual = v->u.array.items[i]->kind == ATTR_STRING && strcmp(v->u.array.items[i]->u.s, mesh->axes[k].name) == 0;
+        mask |= manual ? (uint64_t)1 << k : 0;
+    }
+    return mask;
+}
+
+/* A shard_map whose body has free axes: shardings along them propagate
+ * through it (Shardy's partial-manual sdy.manual_computation). */
+bool op_is_partial_manual(const Op *op)
+{
+    const Mesh *mesh;
+    if (op->kind != OP_SHARD_MAP)
+        return false;
+    uint64_t mask = op_manual_axes_mask(op, &mesh);
+    if (!mesh || mesh->num_axes == 0 || mesh->num_axes > 64)
+        return false;
+    return mask != (uint64_t)-1 >> (64 - mesh->num_axes);
+}
+
+static bool axis_in(uint64_t mask, AxisRef r)
+{
+    return r.axis < 64 && (mask >> r.axis & 1);
+}
+
+/* s split in two: the leading manual axes of each dim and the manual
+ * replicated axes (closed: a shard_map spec), and the rest (the free part,
+ * as the body sees it, keeping each dim's closedness and priority). */
+void sharding_split_manual(Arena *a, const Sharding *s, uint64_t manual, Sharding **manual_part,
+                           Sharding **free_part)
+{
+    Sharding *m = sharding_clone(a, s), *f = sharding_clone(a, s);
+    for (int d = 0; d < s->rank; d++) {
+        int k = 0;
+        while (k < s->dims[d].num_axes && axis_in(manual, s->dims[d].axes[k]))
+            k++;
+        m->dims[d] = (DimSharding){k, m->dims[d].axes, true, PRIORITY_NONE};
+        f->dims[d].num_axes -= k;
+        f->dims[d].axes += k;
+    }
+    m->num_replicated = f->num_replicated = 0;
+    for (int i = 0; i < s->num_replicated; i++) {
+        if (axis_in(manual, s->replicated[i]))
+            m->replicated[m->num_replicated++] = s->replicated[i];
+        else
+            f->replicated[f->num_replicated++] = s->replicated[i];
+    }
+    *manual_part = m;
+    *free_part = f;
+}
+
+/* The inverse: each dim the manual part's axes then the free part's, with
+ * the free part's closedness and priority. */
+Sharding *sharding_join_manual(Arena *a, const Sharding *manual_part, const Sharding *free_part)
+{
+    Sharding *s = sharding_clone(a, manual_part);
+    for (int d = 0; d < s->rank && d < free_part->rank; d++) {
+        const DimSharding *m = &manual_part->dims[d], *f = &free_part->dims[d];
+        AxisRef *axes = ARENA_ARRAY(a, AxisRef, m->num_axes + f->num_axes + 1);
+        if (m->num_axes)
+            memcpy(axes, m->axes, sizeof(AxisRef) * (size_t)m->num_axes);
+        if (f->num_axes)
+            memcpy(axes + m->num_axes, f->axes, sizeof(AxisRef) * (size_t)f->num_axes);
+        s->dims[d] = (DimSharding){m->num_axes + f->num_axes, axes, f->is_closed, f->priority};
+    }
+    AxisRef *rep = ARENA_ARRAY(a, AxisRef, manual_part->num_replicated + free_part->num_replicated + 1);
+    if (manual_part->num_replicated)
+        memcpy(rep, manual_part->replicated, sizeof(AxisRef) * (size_t)manual_part->num_replicated);
+    if (free_part->num_replicated)
+        memcpy(rep + manual_part->num_replicated, free_part->replicated,
+               sizeof(AxisRef) * (size_t)free_part->num_replicated);
+    s->replicated = rep;
+    s->num_replicated = manual_part->num_replicated + free_part->num_replicated;
+    return s;
+}
+
+/* No axis on any dim, every dim closed, no priority, none replicated. */
+bool sharding_is_closed_empty(const Sharding *s)
+{
+    for (int d = 0; d < s->rank; d++)
+        if (s->dims[d].num_axes || !s->dims[d].is_closed || s->dims[d].priority != PRIORITY_NONE)
+            return false;
+    return s->num_replicated == 0;
+}

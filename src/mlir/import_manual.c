@@ -77,8 +77,6 @@ static int manual_axes(OpImport *oi, const Mesh *mesh, AxisRef *out)
     Loc loc = mlir_imp_loc(oi->ic, a ? a->loc : oi->src->loc);
     if (a && !manual_names(oi->ic, a, &names))
         return op_error(oi, "manual_axes must be a list of whole mesh axes {\"x\", ...}"), -1;
-    if (!names.count) /* shard_map's default is every axis, not none */
-        return op_error(oi, "a manual computation over no axes is not supported by shardc"), -1;
     for (int i = 0; i < names.count; i++) {
         int k = 0;
         while (k < mesh->num_axes && strcmp(mesh->axes[k].name, names.items[i]) != 0)
@@ -101,7 +99,7 @@ static int manual_axes(OpImport *oi, const Mesh *mesh, AxisRef *out)
  * default, as .shir writes it. */
 static void set_manual_axes(OpImport *oi, const Mesh *mesh, const AxisRef *axes, int n)
 {
-    bool all = n == mesh->num_axes;
+    bool all = n == mesh->num_axes && n > 0; /* {} is manual over none */
     for (int i = 0; all && i < n; i++)
         all = axes[i].axis == i;
     if (all)
@@ -147,6 +145,24 @@ static bool manual_body(OpImport *oi, const Mesh *mesh, const AxisRef *axes, int
     return ok;
 }
 
+/* Shardy's specs hold manual and free axes, open dims and priorities;
+ * a shard_map's only its closed manual part. When the computation has
+ * free axes, the free part of an in_sharding becomes its body argument's
+ * sharding and an out_sharding its result's (docs/mlir.md), unless the
+ * free part is closed and empty, what a body value without a sharding
+ * means; the printer joins them back. */
+static void split_specs(OpImport *oi, AttrValue *specs, Value **values, int count, bool whole)
+{
+    uint64_t manual = op_manual_axes_mask(oi->op, NULL);
+    for (int i = 0; i < specs->u.array.count && i < count; i++) {
+        Sharding *s = specs->u.array.items[i]->u.sharding, *manual_part, *free_part;
+        sharding_split_manual(oi->ic->arena, s, manual, &manual_part, &free_part);
+        specs->u.array.items[i]->u.sharding = manual_part;
+        if (op_is_partial_manual(oi->op) && !sharding_is_closed_empty(free_part))
+            values[i]->sharding = whole ? s : free_part;
+    }
+}
+
 /* check_vma is false unless `shardc.check_vma` says otherwise: MLIR
  * carries no promise about replication (JAX checked it before lowering,
  * or was told not to), and sdy_opt does not check it. */
@@ -169,7 +185,11 @@ bool mlir_imp_manual_computation(OpImport *oi)
     mlir_imp_set(oi, ATTR_KEY_OUT_SPECS, out);
     set_manual_axes(oi, mesh, axes, n);
     mlir_imp_set(oi, ATTR_KEY_CHECK_VMA, check);
-    return manual_body(oi, mesh, axes, n);
+    if (!manual_body(oi, mesh, axes, n))
+        return false;
+    split_specs(oi, in, oi->op->region->args, oi->op->region->num_args, false);
+    split_specs(oi, out, oi->op->results, oi->op->num_results, true);
+    return true;
 }
 
 /* ---- collectives: device groups to mesh axes ---- */

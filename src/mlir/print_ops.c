@@ -481,6 +481,19 @@ static void emit_sharding_group(MlirPrinter *p, const Op *op, int indent)
     end_line(p);
 }
 
+/* A spec as Shardy writes it: with free axes, an in spec joined with its
+ * body argument's sharding (the free part), an out spec its result's
+ * sharding (import_manual.c split them). */
+static const Sharding *full_spec(MlirPrinter *p, const Op *op, AttrKey key, int i, const Sharding *spec)
+{
+    if (!op_is_partial_manual(op))
+        return spec;
+    if (key == ATTR_KEY_OUT_SPECS)
+        return i < op->num_results && op->results[i]->sharding ? op->results[i]->sharding : spec;
+    const Value *arg = i < op->region->num_args ? op->region->args[i] : NULL;
+    return arg && arg->sharding ? sharding_join_manual(&p->arena, spec, arg->sharding) : spec;
+}
+
 static void print_spec_list(MlirPrinter *p, const Op *op, AttrKey key)
 {
     const AttrValue *v = op_attr_get(op, key);
@@ -488,7 +501,7 @@ static void print_spec_list(MlirPrinter *p, const Op *op, AttrKey key)
     for (int i = 0; v && v->kind == ATTR_ARRAY && i < v->u.array.count; i++) {
         fputs(i ? ", " : "", p->out);
         if (v->u.array.items[i]->kind == ATTR_SHARDING)
-            mlir_print_tensor_sharding(p, v->u.array.items[i]->u.sharding);
+            mlir_print_tensor_sharding(p, full_spec(p, op, key, i, v->u.array.items[i]->u.sharding));
     }
     fputc(']', p->out);
 }

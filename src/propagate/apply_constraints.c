@@ -14,21 +14,26 @@ typedef struct Wanted {
 } Wanted;
 
 /* The sharding a constraint-like use `op` asks of its operand i, or NULL. */
-static const Sharding *constraint_of_use(const Op *op, int i)
+static const Sharding *constraint_of_use(Arena *arena, const Op *op, int i)
 {
     if (op->kind == OP_SHARDING_CONSTRAINT)
         return op->results[0]->sharding;
     if (op->kind != OP_SHARD_MAP)
         return NULL;
-    const AttrValue *specs = op_attr_get(op, ATTR_KEY_IN_SPECS);
-    return specs && i < specs->u.array.count ? specs->u.array.items[i]->u.sharding : NULL;
+    const Sharding *spec = op_attr_sharding_at(op, ATTR_KEY_IN_SPECS, i);
+    if (!spec || !op_is_partial_manual(op))
+        return spec;
+    /* With free axes, the spec is the manual part; the rest is the body
+     * argument's sharding, if it has one. */
+    const Value *arg = i < op->region->num_args ? op->region->args[i] : NULL;
+    return arg && arg->sharding ? sharding_join_manual(arena, spec, arg->sharding) : spec;
 }
 
 static bool note_wanted(Op *op, void *user)
 {
     Wanted *w = user;
     for (int i = 0; i < op->num_operands; i++) {
-        const Sharding *s = constraint_of_use(op, i);
+        const Sharding *s = constraint_of_use(w->arena, op, i);
         int id = op->operands[i]->id;
         if (s && !w->first[id])
             w->first[id] = s;
@@ -51,7 +56,7 @@ static bool apply_op(Op *op, void *user)
     Wanted *w = user;
     for (int i = 0; i < op->num_operands; i++) {
         Value *input = op->operands[i];
-        const Sharding *s = constraint_of_use(op, i);
+        const Sharding *s = constraint_of_use(w->arena, op, i);
         if (s && !input->sharding && fully_closed(s) && !w->differs[input->id])
             input->sharding = sharding_clone(w->arena, s);
     }

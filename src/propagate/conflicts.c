@@ -110,7 +110,11 @@ static bool warn_in_specs(Op *op, void *st)
     const AttrValue *specs = op->kind == OP_SHARD_MAP ? op_attr_get(op, ATTR_KEY_IN_SPECS) : NULL;
     for (int i = 0; specs && i < op->num_operands && i < specs->u.array.count; i++) {
         snprintf(what, sizeof what, "in_specs[%d] of 'shard_map'", i);
-        warn_boundary(st, op->loc, op->operands[i], specs->u.array.items[i]->u.sharding, what);
+        const Sharding *want = specs->u.array.items[i]->u.sharding;
+        const Value *arg = op_is_partial_manual(op) ? op->region->args[i] : NULL;
+        if (arg && arg->sharding) /* the whole sharding the body takes: manual axes, then free ones */
+            want = sharding_join_manual(&((PropagationState *)st)->work, want, arg->sharding);
+        warn_boundary(st, op->loc, op->operands[i], want, what);
     }
     return true;
 }
@@ -125,8 +129,7 @@ void prop_report_boundary_conflicts(PropagationState *st, Func *f)
         if (f->result_shardings[i])
             warn_boundary(st, f->result_locs[i], f->body->returns[i], f->result_shardings[i], what);
     }
-    /* Not in shard_map bodies, which propagation does not enter. */
-    ir_walk(f->body, &(IrWalker){.pre = warn_in_specs, .user = st, .scope = IR_WALK_GLOBAL});
+    ir_walk(f->body, &(IrWalker){.pre = warn_in_specs, .user = st, .scope = IR_WALK_PROPAGATED});
 }
 
 static bool check_op_conflicts(Op *op, void *st)

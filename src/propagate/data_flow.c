@@ -126,6 +126,7 @@ bool prop_data_flow_edges(PropagationState *st, const Op *op, int phase)
 Op *prop_edge_owner(const Block *b)
 {
     Op *owner = b ? b->parent_op : NULL;
-    return owner && (owner->kind == OP_WHILE || owner->kind == OP_CASE || owner->kind == OP_NAMED_COMPUTATION)
+    return owner && (owner->kind == OP_WHILE || owner->kind == OP_CASE || owner->kind == OP_NAMED_COMPUTATION ||
+                     op_is_partial_manual(owner))
                ? owner : NULL;
 }

@@ -133,6 +133,16 @@ static bool op_is_elementwise(const Op *op)
 void propagate_tensors(PropagationState *st, const Op *op, const OpShardingRule *rule, Value **values,
                        Sharding **shardings, int num_operands, int count, int phase)
 {
+    propagate_tensors_out(st, op, rule, values, shardings, num_operands, count, phase, NULL);
+}
+
+/* The same; with `out`, each virtual tensor (NULL value) that changed
+ * gets its new sharding there (and the others NULL). */
+void propagate_tensors_out(PropagationState *st, const Op *op, const OpShardingRule *rule, Value **values,
+                           Sharding **shardings, int num_operands, int count, int phase, Sharding **out)
+{
+    for (int t = 0; out && t < count; t++)
+        out[t] = NULL;
     const Mesh *mesh = op_mesh(shardings, count);
     PropagationDirection dirs[rule->num_factors + 1];
     if (!mesh || !phase_directions(st, op, rule, phase, dirs))
@@ -148,8 +158,11 @@ void propagate_tensors(PropagationState *st, const Op *op, const OpShardingRule 
     projection_build(&p, &st->scratch, rule, mesh, shardings, types, num_operands, count);
     p.conservative = st->options->conservative;
     factor_propagate(&p, st->options->mode, dirs, op && op_is_elementwise(op), updated, &st->scratch);
-    for (int t = 0; t < count; t++)
+    for (int t = 0; t < count; t++) {
         any_update |= updated[t] && values[t];
+        if (out && updated[t] && !values[t])
+            out[t] = projection_to_sharding(&p, t, shardings[t], &st->module->arena);
+    }
     if (!any_update)
         return;
     /* Most visits change nothing: the state before, for --explain, is
@@ -163,6 +176,10 @@ void propagate_tensors(PropagationState *st, const Op *op, const OpShardingRule 
 
 static void propagate_op(PropagationState *st, Op *op, int phase)
 {
+    if (op_is_partial_manual(op)) {
+        prop_manual_edges(st, op, PHASE_ALL);
+        return;
+    }
     if (op->kind == OP_SHARD_MAP) {
         propagate_shard_map_operands(st, op, phase);
         return;
@@ -336,11 +353,11 @@ void prop_state_begin_func(PropagationState *st, Func *f)
     /* A shard_map result is laid out by its out_specs whatever the function
      * result says; the function result constrains it like a constraint.
      * (Propagation does not enter shard_map bodies, here and below.) */
-    ir_walk(f->body, &(IrWalker){.pre = seed_op, .user = st, .scope = IR_WALK_GLOBAL});
+    ir_walk(f->body, &(IrWalker){.pre = seed_op, .user = st, .scope = IR_WALK_PROPAGATED});
     UserShardings u = {.st = st};
     for (int i = 0; i < f->num_results; i++)
         note_priorities(f->result_shardings[i], u.prios, &u.count, 64);
-    ir_walk(f->body, &(IrWalker){.value = remember_user, .user = &u, .scope = IR_WALK_GLOBAL});
+    ir_walk(f->body, &(IrWalker){.value = remember_user, .user = &u, .scope = IR_WALK_PROPAGATED});
     int count = u.count;
     qsort(u.prios, (size_t)count, sizeof(int), compare_ints);
     st->num_rounds = count + 1;
@@ -432,7 +449,7 @@ static bool each_value(Value *v, void *user)
 static void for_each_value(PropagationState *st, Func *f, void (*fn)(PropagationState *, Value *, int), int arg)
 {
     EachValue e = {st, fn, arg};
-    ir_walk(f->body, &(IrWalker){.value = each_value, .user = &e, .scope = IR_WALK_GLOBAL});
+    ir_walk(f->body, &(IrWalker){.value = each_value, .user = &e, .scope = IR_WALK_PROPAGATED});
 }
 
 void prop_state_begin_round(PropagationState *st, int round)
@@ -507,12 +524,22 @@ void prop_close_func_results(PropagationState *st, Func *f)
     }
 }
 
+/* Whether v is a value of a shard_map body. */
+static bool in_manual_body(const Value *v)
+{
+    for (const Block *b = v->def ? v->def->parent : v->block; b && b->parent_op; b = b->parent_op->parent)
+        if (b->parent_op->kind == OP_SHARD_MAP)
+            return true;
+    return false;
+}
+
 /* The final decision: every dim closed, priorities spent, and values that
- * nothing reached replicated (tokens, which hold nothing, left bare). */
+ * nothing reached replicated (tokens, which hold nothing, left bare; a
+ * shard_map body's values nothing reached stay per-device, as before). */
 static void close_value(PropagationState *st, Value *v, int unused)
 {
     if (!v->sharding) {
-        if (st->func_mesh && v->type.dtype != DT_TOKEN)
+        if (st->func_mesh && v->type.dtype != DT_TOKEN && !in_manual_body(v))
             v->sharding = sharding_new_open(&st->module->arena, st->func_mesh, v->type.rank);
         else
             return;

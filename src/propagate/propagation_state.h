@@ -59,7 +59,14 @@ void prop_groups_sync(PropagationState *st, const Value *v);
 
 void propagate_tensors(PropagationState *st, const Op *op, const OpShardingRule *rule, Value **values,
                        Sharding **shardings, int num_operands, int count, int phase);
+void propagate_tensors_out(PropagationState *st, const Op *op, const OpShardingRule *rule, Value **values,
+                           Sharding **shardings, int num_operands, int count, int phase, Sharding **out);
 void propagate_shard_map_operands(PropagationState *st, Op *op, int phase);
+/* A partial-manual shard_map's data-flow edges (manual.c): each operand
+ * with its body argument, each returned value with its result, the
+ * body's side seen without the manual axes; `phase` lets every factor
+ * through (propagate.c passes its last). */
+void prop_manual_edges(PropagationState *st, const Op *op, int phase);
 /* The data-flow edges of while, case and optimization_barrier (data_flow.c);
  * false for other ops. */
 bool prop_data_flow_edges(PropagationState *st, const Op *op, int phase);

@@ -79,7 +79,7 @@ static bool push_op(Op *op, void *st)
 void prop_worklist_push_block(PropagationState *st, Block *b)
 {
     /* The worklist holds no op of a shard_map body (prop_worklist_push). */
-    ir_walk(b, &(IrWalker){.pre = push_op, .user = st, .scope = IR_WALK_GLOBAL});
+    ir_walk(b, &(IrWalker){.pre = push_op, .user = st, .scope = IR_WALK_PROPAGATED});
 }
 
 Op *prop_worklist_pop(PropagationState *st)

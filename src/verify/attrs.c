@@ -22,7 +22,7 @@ static const char *const missing_what[ATYPE_COUNT] = {
  * shardings, pairs and factor lists are checked by their op's rule
  * (against the type, mesh, count or group) or the rule-string options
  * (rules/registry.c). */
-static const char *misfit(AttrType type, const AttrValue *v)
+static const char *misfit(AttrType type, AttrKey key, const AttrValue *v)
 {
     switch (type) {
     case ATYPE_INT: return v->kind == ATTR_INT ? NULL : "an integer";
@@ -35,6 +35,10 @@ static const char *misfit(AttrType type, const AttrValue *v)
     case ATYPE_BOOL: return v->kind == ATTR_BOOL ? NULL : "true or false";
     case ATYPE_STRING: return v->kind == ATTR_STRING ? NULL : "a string";
     case ATYPE_AXES:
+        /* manual_axes = []: a shard_map manual over no axis (Shardy's
+         * manual_axes={}), whose body sees every axis free */
+        if (key == ATTR_KEY_MANUAL_AXES && v->kind == ATTR_ARRAY)
+            return NULL;
         return v->kind == ATTR_ARRAY && v->u.array.count > 0 ? NULL : "a non-empty list of mesh axis names";
     default: return NULL;
     }
@@ -49,7 +53,7 @@ static void report_misfit(VerifyCtx *vc, const Op *op, AttrKey key, const char *
 /* What the written attribute a must be, or NULL if it fits its spec. */
 static const char *spec_misfit(const OpAttrSpec *spec, const NamedAttr *a)
 {
-    return spec->presence != ATTR_ANNOTATION ? misfit(spec->type, a->value) : NULL;
+    return spec->presence != ATTR_ANNOTATION ? misfit(spec->type, spec->key, a->value) : NULL;
 }
 
 bool verify_attr_valid(const Op *op, AttrKey key)

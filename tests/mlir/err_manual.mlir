@@ -1,4 +1,5 @@
-// A manual computation needs its shardings and some axes of their mesh.
+// A manual computation needs its shardings and axes of their mesh, each
+// once (manual_axes={} is accepted: tests/mlir/ok_manual_free_axes.mlir).
 sdy.mesh @mesh = <["x"=2]>
 func.func @main(%arg0: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
   %0 = sdy.manual_computation(%arg0) in_shardings=[<@mesh, [{"x"}]>] out_shardings=[<@mesh, [{"x"}]>] manual_axes={"q"} (%arg1: tensor<2xf32>) {
@@ -10,9 +11,6 @@ func.func @main(%arg0: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
   }) : (tensor<4xf32>) -> tensor<4xf32>
   %2 = sdy.manual_computation(%arg0) in_shardings=[<@mesh, [{"x"}]>] out_shardings=[<@mesh, [{"x"}]>] manual_axes={"x", "x"} (%arg1: tensor<2xf32>) {
     sdy.return %arg1 : tensor<2xf32>
-  } : (tensor<4xf32>) -> tensor<4xf32>
-  %3 = sdy.manual_computation(%arg0) in_shardings=[<@mesh, [{?}]>] out_shardings=[<@mesh, [{?}]>] manual_axes={} (%arg1: tensor<4xf32>) {
-    sdy.return %arg1 : tensor<4xf32>
   } : (tensor<4xf32>) -> tensor<4xf32>
   return %0, %1 : tensor<4xf32>, tensor<4xf32>
 }
