@@ -25,6 +25,42 @@ void pc_inline_block(PartitionCtx *pc, const Block *body, Value **args, Value **
         returns[i] = value_map_get(&map, body->returns[i]);
 }
 
+/* The body of a shard_map manual over some axes only: per-device along
+ * its manual axes, every value replicated along the free ones (the free
+ * axes' shardings in the body are not used yet: docs/partitioning.md). A
+ * nested shard_map, manual over free axes of this one, is partitioned in
+ * place: its operands and results are per-device values of this body. */
+static void inline_partial_body(PartitionCtx *pc, const Block *body, Value **args, Value **returns)
+{
+    ValueMap map;
+    value_map_init(&map, &pc->module->arena);
+    DimAxes replicated;
+    for (int i = 0; i < body->num_args; i++)
+        value_map_put(&map, body->args[i], args[i]);
+    for (Op *op = body->first; op && pc->ok; op = op->next) {
+        if (op->kind != OP_SHARD_MAP) {
+            Op *c = op_clone(pc->module, op, &map, NULL);
+            for (int j = 0; j < c->num_results; j++) {
+                c->results[j]->name = pc_unique_name(pc, c->results[j]->name);
+                c->results[j]->sharding = NULL;
+            }
+            block_append(pc->body, c);
+            continue;
+        }
+        for (int i = 0; i < op->num_operands; i++) {
+            reshard_dim_axes_clear(&replicated, op->operands[i]->type.rank);
+            pc_add_version(pc, op->operands[i], value_map_get(&map, op->operands[i]), &replicated);
+        }
+        pc_partition_shard_map(pc, op);
+        for (int j = 0; j < op->num_results && pc->ok; j++) {
+            reshard_dim_axes_clear(&replicated, op->results[j]->type.rank);
+            value_map_put(&map, op->results[j], pc_local_as(pc, op->results[j], &replicated, op->loc));
+        }
+    }
+    for (int i = 0; i < body->num_returns && pc->ok; i++)
+        returns[i] = value_map_get(&map, body->returns[i]);
+}
+
 static void layout_of_spec(DimAxes *out, const Op *op, AttrKey specs, int i, int rank)
 {
     reshard_dim_axes_from_sharding(out, op_attr_sharding_at(op, specs, i), rank);
@@ -64,12 +100,6 @@ static Value *zero_padding(PartitionCtx *pc, Value *local, const TensorType *glo
 
 void pc_partition_shard_map(PartitionCtx *pc, Op *op)
 {
-    const AttrValue *manual = op_attr_get(op, ATTR_KEY_MANUAL_AXES);
-    if (manual && manual->u.array.count != pc->mesh->num_axes) {
-        diag_error(pc->diag, op->loc, "cannot partition a shard_map that is manual over only some mesh axes");
-        pc->ok = false;
-        return;
-    }
     Value *args[op->num_operands + 1], *returns[op->num_results + 1];
     for (int i = 0; i < op->num_operands; i++) {
         DimAxes want;
@@ -81,7 +111,12 @@ void pc_partition_shard_map(PartitionCtx *pc, Op *op)
         if (pads_uneven(op))
             args[i] = zero_padding(pc, args[i], &op->operands[i]->type, &want, op->loc);
     }
-    pc_inline_block(pc, op->region, args, returns);
+    if (op_is_partial_manual(op))
+        inline_partial_body(pc, op->region, args, returns);
+    else
+        pc_inline_block(pc, op->region, args, returns);
+    if (!pc->ok)
+        return;
     DimAxes layouts[op->num_results + 1];
     for (int j = 0; j < op->num_results; j++)
         layout_of_spec(&layouts[j], op, ATTR_KEY_OUT_SPECS, j, op->results[j]->type.rank);

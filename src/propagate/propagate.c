@@ -176,8 +176,9 @@ void propagate_tensors_out(PropagationState *st, const Op *op, const OpShardingR
 
 static void propagate_op(PropagationState *st, Op *op, int phase)
 {
-    if (op_is_partial_manual(op)) {
-        prop_manual_edges(st, op, PHASE_ALL);
+    Op *owner = op_is_partial_manual(op) ? op : prop_manual_edge_owner(op);
+    if (owner) {
+        prop_manual_edges(st, owner, PHASE_ALL);
         return;
     }
     if (op->kind == OP_SHARD_MAP) {

@@ -67,6 +67,11 @@ void propagate_shard_map_operands(PropagationState *st, Op *op, int phase);
  * body's side seen without the manual axes; `phase` lets every factor
  * through (propagate.c passes its last). */
 void prop_manual_edges(PropagationState *st, const Op *op, int phase);
+/* The partial-manual shard_map an sdy.data_flow_edge op belongs to (on
+ * one of its body arguments or results), or NULL. */
+Op *prop_manual_edge_owner(const Op *edge_op);
+/* s, or what of it v may take if v is such a shard_map's result. */
+Sharding *prop_manual_result_sharding(Arena *a, const Value *v, Sharding *s);
 /* The data-flow edges of while, case and optimization_barrier (data_flow.c);
  * false for other ops. */
 bool prop_data_flow_edges(PropagationState *st, const Op *op, int phase);

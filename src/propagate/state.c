@@ -146,6 +146,7 @@ void prop_queue_neighbours(PropagationState *st, Value *v)
 void prop_state_update_value(PropagationState *st, Value *v, Sharding *s, const ShardingProjection *before, int tensor,
                         Value *const *values, Sharding *const *shardings, const Op *via)
 {
+    s = prop_manual_result_sharding(&st->module->arena, v, s);
     if (sharding_equal(v->sharding, s) || v->type.dtype == DT_TOKEN) /* Shardy skips tokens */
         return;
     DimOrigin *origins = origins_of(st->origins, &st->module->arena, v);
