@@ -41,7 +41,7 @@ static void spec_append(Gen *g, DimSharding *dim, int axis)
 
 /* An out spec naming every axis the value varies over, and now and then an
  * axis it is invariant over (JAX inserts a no-op pvary then). */
-static Sharding *out_spec(Gen *g, const GenVal *r)
+static Sharding *out_spec(Gen *g, const GenVal *r, uint32_t manual)
 {
     const TensorType *t = &r->v->type;
     Sharding *s = spec_empty(g, t->rank);
@@ -50,7 +50,7 @@ static Sharding *out_spec(Gen *g, const GenVal *r)
         order[a] = a;
     rng_shuffle(&g->rng, order, n);
     for (int i = 0; i < n && t->rank > 0; i++)
-        if ((r->vma & (1u << order[i])) || rng_pct(&g->rng, 15))
+        if ((manual & (1u << order[i])) && ((r->vma & (1u << order[i])) || rng_pct(&g->rng, 15)))
             spec_append(g, &s->dims[rng_below(&g->rng, t->rank)], order[i]);
     return s;
 }
@@ -76,6 +76,7 @@ typedef struct ShardMap {
     Sharding *in_specs[3], *out_specs[2];
     int nops, nres;
     Block *region;
+    uint32_t manual;    /* the manual axes; the others are free */
 } ShardMap;
 
 /* Region results: values that can be returned under some out spec (a
@@ -87,7 +88,7 @@ static void pick_region_results(Gen *g, GenScope *s, ShardMap *sm)
         GenVal *r = tries == 0 ? &s->vals[s->count - 1] : &s->vals[rng_below(&g->rng, s->count)];
         if (r->v->type.rank == 0 && r->vma)
             continue;
-        sm->out_specs[sm->nres] = out_spec(g, r);
+        sm->out_specs[sm->nres] = out_spec(g, r, sm->manual);
         sm->res[sm->nres++] = r;
         if (rng_pct(&g->rng, 60))
             break;
@@ -100,10 +101,13 @@ static void gen_region(Gen *g, ShardMap *sm)
     sm->region = ARENA_NEW(gen_arena(g), Block);
     sm->region->parent_func = g->scope->func;
     scope_push(g, &s, SCOPE_MANUAL, sm->region, g->scope->func);
-    s.manual_axes = (1u << g->mesh->num_axes) - 1;
+    s.manual_axes = sm->manual;
     for (int i = 0; i < sm->nops; i++) {
         TensorType t = local_type(g, &sm->ops[i]->v->type, sm->in_specs[i]);
         Value *arg = block_add_arg(g, sm->region, t, gen_name(g, "m", g->next_value++));
+        /* free axes may enter a partial-manual body through an open argument */
+        if (sm->manual != (1u << g->mesh->num_axes) - 1 && rng_pct(&g->rng, 50))
+            arg->sharding = sharding_new_open(gen_arena(g), g->mesh, t.rank);
         scope_add(g, arg, sm->ops[i]->bound, sm->ops[i]->exact, sharding_axes(sm->in_specs[i]));
     }
     gen_ops(g, rng_range(&g->rng, 1, 6));
@@ -122,24 +126,31 @@ static void shard_map_attrs(Gen *g, Op *op, ShardMap *sm)
     gen_set_attr(g, op, ATTR_KEY_OUT_SPECS, spec_list(g, sm->out_specs, sm->nres));
     if (rng_pct(&g->rng, 10))
         gen_set_attr(g, op, ATTR_KEY_CHECK_VMA, attr_b(g, false));
-    if (rng_pct(&g->rng, 10)) {
-        int axes[SHARDC_MAX_MESH_AXES];
+    bool all = sm->manual == (1u << g->mesh->num_axes) - 1;
+    if (!all || rng_pct(&g->rng, 10)) {
+        int axes[SHARDC_MAX_MESH_AXES], n = 0;
         for (int a = 0; a < g->mesh->num_axes; a++)
-            axes[a] = a;
-        gen_set_attr(g, op, ATTR_KEY_MANUAL_AXES, attr_axes(g, axes, g->mesh->num_axes));
+            if (sm->manual & (1u << a))
+                axes[n++] = a;
+        gen_set_attr(g, op, ATTR_KEY_MANUAL_AXES, attr_axes(g, axes, n));
     }
 }
 
 bool gen_shard_map(Gen *g, OpKind kind)
 {
-    ShardMap sm = {.nops = rng_range(&g->rng, 1, 3)};
+    ShardMap sm = {.nops = rng_range(&g->rng, 1, 3), .manual = (1u << g->mesh->num_axes) - 1};
+    /* one in four manual over some axes only (docs/language.md) */
+    if (g->mesh->num_axes > 1 && rng_pct(&g->rng, 25)) {
+        int axes[SHARDC_MAX_MESH_AXES];
+        random_axes(g, sm.manual, g->mesh->num_axes - 1, axes, &sm.manual);
+    }
     Pick p = pick_any(0);
     p.max_rank = 4;
     p.max_bound = 1e4;
     Value *vals[3];
     for (int i = 0; i < sm.nops; i++) {
         sm.ops[i] = gen_operand(g, &p);
-        sm.in_specs[i] = gen_spec(g, &sm.ops[i]->v->type, 0, 60);
+        sm.in_specs[i] = gen_spec(g, &sm.ops[i]->v->type, ~sm.manual, 60);
         vals[i] = sm.ops[i]->v;
     }
     gen_region(g, &sm);
