@@ -26,8 +26,6 @@ CAUSES = [
     ("custom_call without a sharding rule (Shardy treats it as fully replicated)",
      r"custom_call @\S+ is not supported by shardc|unknown function '@"),
     ("unreduced axes (issue 16)", r"unreduced axes are not supported"),
-    ("manual computation: open specs / free axes / no manual axes (issue 16)",
-     r"shard_map specs must be closed|manual computation over no axes|not a manual axis of this shard_map"),
     ("pass or pass option not implemented in shardc opt",
      r"is not supported by shardc opt yet|pass options .* are not supported"),
     ("dynamic, unranked, tuple or quantized types", r"dynamic dimensions|unranked tensors|type 'tuple<|quant\.|!stablehlo"),

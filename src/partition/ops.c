@@ -298,9 +298,17 @@ static void partition_nothing(PartitionCtx *pc, Op *op)
     (void)op;
 }
 
-/* Collectives have no per-device meaning outside shard_map. */
+static void partition_replicated_op(PartitionCtx *pc, Op *op);
+
+/* Collectives have no per-device meaning outside shard_map. In the body
+ * of one manual over some axes only, they run on values whole along the
+ * free axes (every device of a free-axis group takes part alike). */
 static void partition_collective(PartitionCtx *pc, Op *op)
 {
+    if (pc->partial_manual) {
+        partition_replicated_op(pc, op);
+        return;
+    }
     diag_error(pc->diag, op->loc, "cannot partition '%s' here: collectives belong inside shard_map",
                op_info(op->kind)->name);
     pc->ok = false;

@@ -57,6 +57,8 @@ typedef struct PartitionCtx {
                                (loop trip counts; -1: unknown) */
     HoistPoint *hoist;      /* the innermost loop being filled, or NULL */
     Op *insert_before;      /* emit before this op of `body`; NULL: append */
+    int partial_manual;     /* depth of partial-manual shard_map bodies being
+                               partitioned: collectives there run whole */
     bool ok;
 } PartitionCtx;
 

@@ -26,44 +26,42 @@ void pc_inline_block(PartitionCtx *pc, const Block *body, Value **args, Value **
 }
 
 /* The body of a shard_map manual over some axes only: per-device along
- * its manual axes, every value replicated along the free ones (the free
- * axes' shardings in the body are not used yet: docs/partitioning.md). A
- * nested shard_map, manual over free axes of this one, is partitioned in
- * place: its operands and results are per-device values of this body. */
-static void inline_partial_body(PartitionCtx *pc, const Block *body, Value **args, Value **returns)
+ * its manual axes, and partitioned along the free ones like any code, by
+ * the shardings propagation gave its values (free axes only); `args` come
+ * and `returns` go laid out as those body values. Collectives run whole
+ * (partition_collective); a nested shard_map, manual over free axes of
+ * this one, is partitioned in place. */
+static void partition_partial_body(PartitionCtx *pc, const Block *body, Value **args, Value **returns)
 {
-    ValueMap map;
-    value_map_init(&map, &pc->module->arena);
-    DimAxes replicated;
-    for (int i = 0; i < body->num_args; i++)
-        value_map_put(&map, body->args[i], args[i]);
-    for (Op *op = body->first; op && pc->ok; op = op->next) {
-        if (op->kind != OP_SHARD_MAP) {
-            Op *c = op_clone(pc->module, op, &map, NULL);
-            for (int j = 0; j < c->num_results; j++) {
-                c->results[j]->name = pc_unique_name(pc, c->results[j]->name);
-                c->results[j]->sharding = NULL;
-            }
-            block_append(pc->body, c);
-            continue;
-        }
-        for (int i = 0; i < op->num_operands; i++) {
-            reshard_dim_axes_clear(&replicated, op->operands[i]->type.rank);
-            pc_add_version(pc, op->operands[i], value_map_get(&map, op->operands[i]), &replicated);
-        }
-        pc_partition_shard_map(pc, op);
-        for (int j = 0; j < op->num_results && pc->ok; j++) {
-            reshard_dim_axes_clear(&replicated, op->results[j]->type.rank);
-            value_map_put(&map, op->results[j], pc_local_as(pc, op->results[j], &replicated, op->loc));
-        }
+    DimAxes layout;
+    for (int i = 0; i < body->num_args; i++) {
+        pc_layout_of(&layout, body->args[i]);
+        pc_add_version(pc, body->args[i], args[i], &layout);
     }
-    for (int i = 0; i < body->num_returns && pc->ok; i++)
-        returns[i] = value_map_get(&map, body->returns[i]);
+    pc->partial_manual++;
+    for (Op *op = body->first; op && pc->ok; op = op->next) {
+        arena_reset(&pc->scratch);
+        pc_partition_op(pc, op);
+    }
+    pc->partial_manual--;
+    for (int i = 0; i < body->num_returns && pc->ok; i++) {
+        pc_layout_of(&layout, body->returns[i]);
+        pc->reason = pc_printf(pc, "returned value %%%s of a partial-manual shard_map laid out as its sharding",
+                               body->returns[i]->name);
+        returns[i] = pc_local_as(pc, body->returns[i], &layout, body->return_loc);
+    }
 }
 
-static void layout_of_spec(DimAxes *out, const Op *op, AttrKey specs, int i, int rank)
+/* The layout of a shard_map's operand or result i: its spec's; in a
+ * partial-manual one, with the free axes of the body value `local` after
+ * the manual ones (the body value's own layout is its free part). */
+static void layout_of_spec(PartitionCtx *pc, DimAxes *out, const Op *op, AttrKey specs, int i, const Value *local)
 {
-    reshard_dim_axes_from_sharding(out, op_attr_sharding_at(op, specs, i), rank);
+    const Sharding *spec = op_attr_sharding_at(op, specs, i);
+    int rank = local->type.rank;
+    if (spec && local->sharding && op_is_partial_manual(op))
+        spec = sharding_join_manual(&pc->scratch, spec, local->sharding);
+    reshard_dim_axes_from_sharding(out, spec, rank);
 }
 
 /* Per-device results laid out as `layouts`, resharded to the results'
@@ -103,7 +101,7 @@ void pc_partition_shard_map(PartitionCtx *pc, Op *op)
     Value *args[op->num_operands + 1], *returns[op->num_results + 1];
     for (int i = 0; i < op->num_operands; i++) {
         DimAxes want;
-        layout_of_spec(&want, op, ATTR_KEY_IN_SPECS, i, op->operands[i]->type.rank);
+        layout_of_spec(pc, &want, op, ATTR_KEY_IN_SPECS, i, op->region->args[i]);
         pc->reason = pc_printf(pc, "operand %%%s of shard_map laid out as its in_spec %s", op->operands[i]->name,
                                pc_format_layout(pc, &want));
         if (!(args[i] = pc_local_as(pc, op->operands[i], &want, op->loc)))
@@ -112,14 +110,14 @@ void pc_partition_shard_map(PartitionCtx *pc, Op *op)
             args[i] = zero_padding(pc, args[i], &op->operands[i]->type, &want, op->loc);
     }
     if (op_is_partial_manual(op))
-        inline_partial_body(pc, op->region, args, returns);
+        partition_partial_body(pc, op->region, args, returns);
     else
         pc_inline_block(pc, op->region, args, returns);
     if (!pc->ok)
         return;
     DimAxes layouts[op->num_results + 1];
     for (int j = 0; j < op->num_results; j++)
-        layout_of_spec(&layouts[j], op, ATTR_KEY_OUT_SPECS, j, op->results[j]->type.rank);
+        layout_of_spec(pc, &layouts[j], op, ATTR_KEY_OUT_SPECS, j, op->region->returns[j]);
     bind_results(pc, op, returns, layouts);
 }
 
