@@ -2,15 +2,12 @@
  * (verifyOpShardingRuleAttr), before any handler reads it, so that a bad
  * rule on any op is reported in sdy_opt's words, at the op's line:
  * mappings per operand and result, factor indices, special factor sets.
- * Factors are indices as Shardy numbers them: i..z are 0..17, z_N 17+N;
+ * Factors are indices as Shardy numbers them (mlir_rule_factor_index);
  * their sizes are listed in that order (the parser sees to it). */
 #include <stdarg.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include "mlir/import_internal.h"
-
-enum { START_AT_Z = 'z' - 'i' };
 
 typedef struct RuleCheck {
     OpImport *oi;
@@ -30,14 +27,6 @@ static bool rule_error(const RuleCheck *rc, const char *fmt, ...)
     const OpImport *oi = rc->oi;
     diag_error(oi->ic->diag, mlir_imp_loc(oi->ic, oi->src->loc), "'%s' op %s", oi->src->name, msg);
     return false;
-}
-
-/* A factor's index from its symbol (the parser only makes i..z and z_N). */
-static int64_t factor_index(const char *name)
-{
-    if (strncmp(name, "z_", 2) == 0)
-        return START_AT_Z + strtoll(name + 2, NULL, 10);
-    return name[0] - 'i';
 }
 
 static int64_t factor_size(const RuleCheck *rc, int64_t f)
@@ -68,7 +57,7 @@ static bool check_dim(RuleCheck *rc, const MlirList *factors, const char *who, c
     if (!factors->count)
         return rule_error(rc, "%sdim mapping must have at least one factor", who);
     for (int k = 0; k < factors->count; k++) {
-        int64_t f = factor_index(factors->items[k]);
+        int64_t f = mlir_rule_factor_index(factors->items[k]);
         if (f < 0 || f >= rc->num_factors)
             return rule_error(rc, "%sexpecting factor indices to be within 0<=...<num_factors; received: %lld, "
                               "num_factors: %d", who, (long long)f, rc->num_factors);
@@ -111,9 +100,9 @@ static bool check_special(RuleCheck *rc, const MlirList *names, char *in_sets)
 {
     int64_t lo = 0, hi = -1;
     for (int k = 0; k < names->count; k++) {
-        int64_t f = factor_index(names->items[k]);
+        int64_t f = mlir_rule_factor_index(names->items[k]);
         for (int j = 0; j < k; j++)
-            if (factor_index(names->items[j]) == f)
+            if (mlir_rule_factor_index(names->items[j]) == f)
                 return rule_error(rc, "indices of special factors must be unique");
         lo = k && lo < f ? lo : f;
         hi = hi > f ? hi : f;
@@ -123,7 +112,7 @@ static bool check_special(RuleCheck *rc, const MlirList *names, char *in_sets)
     if (hi >= rc->num_factors)
         return rule_error(rc, "index must be less than %d, got: %lld", rc->num_factors, (long long)hi);
     for (int k = 0; in_sets && k < names->count; k++) {
-        if (in_sets[factor_index(names->items[k])]++)
+        if (in_sets[mlir_rule_factor_index(names->items[k])]++)
             return rule_error(rc, "a factor can only be in one of the reduction, need replication, or permutation "
                               "factor sets");
     }
@@ -150,7 +139,7 @@ static bool check_factors(RuleCheck *rc)
     if (!check_special(rc, &r->blocked, NULL))
         return false;
     for (int k = 0; k < r->reduction.count; k++)
-        if (rc->in_results[factor_index(r->reduction.items[k])])
+        if (rc->in_results[mlir_rule_factor_index(r->reduction.items[k])])
             return rule_error(rc, "reduction factor cannot be in result mappings");
     return true;
 }
