@@ -526,7 +526,7 @@ mesh_axis
 
 rule_body
     : '(' opt_factor_dim_lists ')' ARROW '(' opt_factor_dim_lists ')'
-        { $$ = NEW(MlirRule); $$->operands = $2; $$->results = $6; $$->loc = L(@1); ctx->rule = $$; }
+        { $$ = mlir_build_rule(ctx, &$2, &$6, L(@1)); if (!$$) YYABORT; }
     | rule_body '{' factor_sizes '}'    { $$ = $1; }
     | rule_body ATTR_KEY '=' '{' opt_keywords '}'
         { $$ = $1; mlir_rule_factors(ctx, $$, $2, &$5, L(@2)); }
@@ -537,7 +537,7 @@ factor_sizes
     | factor_sizes ',' factor_size
     ;
 factor_size
-    : ATTR_KEY '=' INT          { mlir_rule_size(ctx, ctx->rule, $1, mlir_int_value(ctx, $3, L(@3)), L(@1)); }
+    : ATTR_KEY '=' INT          { if (!mlir_rule_size(ctx, ctx->rule, $1, mlir_int_value(ctx, $3, L(@3)), L(@1))) YYABORT; }
     ;
 opt_factor_dim_lists: %empty { $$ = (MlirList){0}; } | factor_dim_lists ;
 factor_dim_lists
@@ -545,7 +545,7 @@ factor_dim_lists
     | factor_dim_lists ',' factor_dims { $$ = $1; PUSH($$, $3); }
     ;
 factor_dims
-    : '[' opt_keywords ']'      { $$ = mlir_rule_dims(ctx, &$2, L(@1)); if (!$$) YYABORT; }
+    : '[' opt_keywords ']'      { $$ = mlir_rule_dims(ctx, &$2, L(@1)); }
     ;
 opt_keywords: %empty { $$ = (MlirList){0}; } | keywords ;
 keywords

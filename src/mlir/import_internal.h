@@ -10,6 +10,7 @@
  * import_manual.c     sdy.manual_computation, the collectives inside it,
  *                     custom_call with its sharding rule
  * import_sharding.c   sdy meshes and shardings
+ * import_rule.c       an op's sdy.sharding_rule checked as Shardy's verifier does
  * import_gspmd.c      GSPMD `mhlo.sharding` strings to sdy shardings
  * import_dense.c      dense<...> literals */
 #ifndef SHARDC_MLIR_IMPORT_INTERNAL_H
@@ -192,6 +193,11 @@ bool mlir_imp_result_shardings(OpImport *oi);
 /* A value's sharding from an argument's or result's attributes
  * (sdy.sharding or mhlo.sharding), NULL if none; *bad if one was wrong. */
 Sharding *mlir_imp_value_sharding(ImportCtx *ic, const MlirList *attrs, int rank, bool *bad);
+
+/* ---- import_rule.c ---- */
+/* The op's sdy.sharding_rule, if any, against its operands and results;
+ * false (reported in Shardy's words). */
+bool mlir_imp_verify_rule(OpImport *oi);
 
 /* ---- import_gspmd.c ---- */
 /* Finds or makes the mesh the module's GSPMD shardings map onto. */

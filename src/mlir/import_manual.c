@@ -532,14 +532,6 @@ static const char *rule_string(ImportCtx *ic, RuleText *rt)
     return s;
 }
 
-static int first_index(const RuleText *rt, const char *name)
-{
-    for (int i = 0; i < rt->num_first; i++)
-        if (strcmp(rt->first[i], name) == 0)
-            return i;
-    return -1;
-}
-
 /* A special factor list (reduction, ...) in factor order, as the rule
  * string's options want; NULL when empty. */
 static AttrValue *factor_list(ImportCtx *ic, const RuleText *rt, const MlirList *names, Loc loc)
@@ -576,12 +568,7 @@ static bool check_rule(OpImport *oi, const RuleText *rt, Loc loc)
         diag_error(oi->ic->diag, loc, "a rule with no operands or no results has no shardc rule string");
         return false;
     }
-    for (int i = 0; i < r->factor_names.count; i++)
-        if (first_index(rt, r->factor_names.items[i]) < 0) {
-            diag_error(oi->ic->diag, loc, "factor '%s' is in no operand or result", (const char *)r->factor_names.items[i]);
-            return false;
-        }
-    return true;
+    return true; /* factors and mappings: mlir_imp_verify_rule, run before */
 }
 
 static bool custom_op(OpImport *oi, const char *target, Loc target_loc, const MlirAttr *rule_attr)

@@ -636,7 +636,7 @@ void mlir_imp_op(ImportCtx *ic, const MlirOp *src)
     bool made = false;
     if (!op_handler(ic, &oi, &handler))
         diag_error(ic->diag, mlir_imp_loc(ic, src->loc), "op '%s' is not supported by shardc", src->name);
-    else if (resolve_operands(&oi) && result_types(&oi) && handler(&oi))
+    else if (resolve_operands(&oi) && result_types(&oi) && mlir_imp_verify_rule(&oi) && handler(&oi))
         made = oi.fold != IMP_PLAIN || finish_op(&oi);
     define_results(&oi, made);
 }

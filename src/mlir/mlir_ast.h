@@ -95,6 +95,10 @@ typedef struct MlirRule {
     Loc loc;
 } MlirRule;
 
+/* A factor symbol's index as Shardy numbers them: i..z are 0..17, z_N
+ * 17+N (saturated at INT64_MAX). */
+int64_t mlir_rule_factor_index(const char *sym);
+
 /* ---- attributes -------------------------------------------------------- */
 
 typedef enum {

@@ -129,9 +129,13 @@ MlirAttr *mlir_dim_attr(MlirParseCtx *ctx, MlirDimSharding *dim, int64_t src, in
 void mlir_sharding_option(MlirParseCtx *ctx, MlirSharding *s, const char *key, const char *kind,
                           MlirAttr *axes, Loc loc);
 void mlir_mesh_option(MlirParseCtx *ctx, MlirMesh *mesh, const char *key, MlirAttr *value, Loc loc);
-/* A rule's dim `[ij, k]`: compound dims split into factor names; NULL if malformed. */
+/* A rule's tensor mapping `[ij, k]`, its dims as written. */
 MlirList *mlir_rule_dims(MlirParseCtx *ctx, MlirList *names, Loc loc);
-void mlir_rule_size(MlirParseCtx *ctx, MlirRule *r, const char *factor, int64_t size, Loc loc);
+/* `(mappings)->(mappings)`: each dim split into its factor symbols; NULL
+ * (reported in Shardy's words) if one is malformed or a side is empty. */
+MlirRule *mlir_build_rule(MlirParseCtx *ctx, MlirList *operands, MlirList *results, Loc loc);
+/* `i=8` of the sizes; false (reported) unless it names the next factor. */
+bool mlir_rule_size(MlirParseCtx *ctx, MlirRule *r, const char *factor, int64_t size, Loc loc);
 /* reduction={...}, need_replication={...}, permutation={...}, blocked_propagation={...} */
 void mlir_rule_factors(MlirParseCtx *ctx, MlirRule *r, const char *key, MlirList *names, Loc loc);
 void mlir_rule_flag(MlirParseCtx *ctx, MlirRule *r, const char *flag, Loc loc);

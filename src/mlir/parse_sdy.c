@@ -1,6 +1,8 @@
 /* The MLIR grammar's builders for sdy's attributes: axis refs, dim
  * shardings, sharding options, mesh literals and op sharding rules. */
-#include <ctype.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "mlir/mlir_parse_ctx.h"
@@ -102,50 +104,160 @@ void mlir_mesh_option(MlirParseCtx *ctx, MlirMesh *mesh, const char *key, MlirAt
 
 /* ---- op sharding rules ---- */
 
-/* Factor names are a letter and an optional `_N` (i, j, z_1); a dim of
- * several factors writes them one after another (`ij`). */
+/* Errors here are Shardy's parser's (parsers.cc), so that sdy_opt's
+ * -verify-diagnostics annotations match: factor symbols are i..z and z_N
+ * (N a positive int64), the sizes list names them in index order. */
+
+enum { START_AT_Z = 'z' - 'i' };
+
+static void rule_error(MlirParseCtx *ctx, Loc loc, const char *fmt, ...)
+{
+    char msg[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    syntax_error(ctx, loc, "%s", msg);
+}
+
+/* The factor symbol at *p (advanced past it), or NULL (reported). An index
+ * past int64 is reported but read on, as Shardy's parser does. */
+static const char *factor_symbol(MlirParseCtx *ctx, const char **p, Loc loc)
+{
+    const char *s = *p;
+    if (strncmp(s, "z_", 2) != 0) {
+        if (*s < 'i' || *s > 'z') {
+            rule_error(ctx, loc, "expecting symbol from 'i' to 'z'. Received: '%c'", *s);
+            return NULL;
+        }
+        *p = s + 1;
+        return arena_strndup(ctx->arena, s, 1);
+    }
+    size_t n = strspn(s + 2, "0123456789");
+    if (!n) {
+        rule_error(ctx, loc, "expecting integer after 'z_'. Received: '%s'", s);
+        return NULL;
+    }
+    if (s[2] == '0') {
+        rule_error(ctx, loc, "expecting positive integer without leading zeros. Received: '%.*s'", (int)n, s + 2);
+        return NULL;
+    }
+    if (n > 19 || (n == 19 && strncmp(s + 2, "9223372036854775807", 19) > 0))
+        rule_error(ctx, loc, "expecting symbol index <=2^63-1. Received: '%.*s'", (int)n, s + 2);
+    *p = s + 2 + n;
+    return arena_strndup(ctx->arena, s, n + 2);
+}
+
+int64_t mlir_rule_factor_index(const char *sym)
+{
+    if (sym[0] != 'z' || sym[1] != '_')
+        return sym[0] - 'i';
+    long long n = strtoll(sym + 2, NULL, 10);
+    return n > INT64_MAX - START_AT_Z ? INT64_MAX : START_AT_Z + n;
+}
+
 MlirList *mlir_rule_dims(MlirParseCtx *ctx, MlirList *names, Loc loc)
 {
+    (void)loc;
     MlirList *dims = NEW(ctx, MlirList);
-    for (int i = 0; i < names->count; i++) {
-        const char *p = names->items[i];
-        MlirList *factors = NEW(ctx, MlirList);
-        while (*p) {
-            if (!islower((unsigned char)*p)) {
-                syntax_error(ctx, loc, "malformed factor name in '%s'", (const char *)names->items[i]);
-                return NULL;
-            }
-            size_t n = 1;
-            if (p[1] == '_')
-                n = 2 + strspn(p + 2, "0123456789");
-            arena_list_push(ctx->arena, factors, arena_strndup(ctx->arena, p, n));
-            p += n;
-        }
-        arena_list_push(ctx->arena, dims, factors);
-    }
+    *dims = *names;
     return dims;
 }
 
-void mlir_rule_size(MlirParseCtx *ctx, MlirRule *r, const char *factor, int64_t size, Loc loc)
+/* A dim as written (`ijz_1`) split into its factor symbols; NULL (reported). */
+static MlirList *split_dim(MlirParseCtx *ctx, const char *text, Loc loc)
 {
-    (void)loc;
+    MlirList *factors = NEW(ctx, MlirList);
+    for (const char *p = text; *p;) {
+        const char *sym = factor_symbol(ctx, &p, loc);
+        if (!sym)
+            return NULL;
+        arena_list_push(ctx->arena, factors, (void *)sym);
+    }
+    return factors;
+}
+
+static bool split_side(MlirParseCtx *ctx, MlirList *tensors, const char *param, Loc loc)
+{
+    if (!tensors->count) {
+        rule_error(ctx, loc, "expected '['");
+        rule_error(ctx, loc, "failed to parse Sdy_OpShardingRule parameter '%s'", param);
+        return false;
+    }
+    for (int t = 0; t < tensors->count; t++) {
+        MlirList *dims = tensors->items[t];
+        for (int d = 0; d < dims->count; d++) {
+            MlirList *factors = split_dim(ctx, dims->items[d], loc);
+            if (!factors) {
+                rule_error(ctx, loc, "failed to parse Sdy_TensorMapping parameter 'dim_mappings'");
+                rule_error(ctx, loc, "failed to parse Sdy_OpShardingRule parameter '%s'", param);
+                return false;
+            }
+            dims->items[d] = factors;
+        }
+    }
+    return true;
+}
+
+MlirRule *mlir_build_rule(MlirParseCtx *ctx, MlirList *operands, MlirList *results, Loc loc)
+{
+    if (!split_side(ctx, operands, "operand_mappings", loc) || !split_side(ctx, results, "result_mappings", loc))
+        return NULL;
+    MlirRule *r = NEW(ctx, MlirRule);
+    *r = (MlirRule){.operands = *operands, .results = *results, .loc = loc};
+    ctx->rule = r;
+    return r;
+}
+
+/* The symbol of factor index f (Shardy's factorSymbolString). */
+static void index_symbol(char *buf, size_t n, int64_t f)
+{
+    if (f <= START_AT_Z)
+        snprintf(buf, n, "%c", (char)('i' + f));
+    else
+        snprintf(buf, n, "z_%lld", (long long)(f - START_AT_Z));
+}
+
+bool mlir_rule_size(MlirParseCtx *ctx, MlirRule *r, const char *factor, int64_t size, Loc loc)
+{
+    const char *p = factor;
+    const char *sym = factor_symbol(ctx, &p, loc);
+    if (!sym)
+        return false;
+    if (mlir_rule_factor_index(sym) != r->factor_names.count) {
+        char want[32];
+        index_symbol(want, sizeof want, r->factor_names.count);
+        rule_error(ctx, loc, "expecting factor indices to be ordered like an iota ([0,1,2,...], e.g. {i=#, j=#, "
+                   "...}). Expecting factor index symbol '%s', received: '%s'", want, sym);
+        return false;
+    }
     int64_t *v = NEW(ctx, int64_t);
     *v = size;
     arena_list_push(ctx->arena, &r->factor_names, (void *)factor);
     arena_list_push(ctx->arena, &r->factor_sizes, v);
+    return true;
 }
 
+/* The lists come in this order, each once; anything else ends the rule
+ * where Shardy's parser wants its '>'. */
 void mlir_rule_factors(MlirParseCtx *ctx, MlirRule *r, const char *key, MlirList *names, Loc loc)
 {
     static const char *const keys[] = {"reduction", "need_replication", "permutation", "blocked_propagation"};
     MlirList *lists[] = {&r->reduction, &r->need_replication, &r->permutation, &r->blocked};
-    for (int i = 0; i < 4; i++) {
-        if (strcmp(key, keys[i]) == 0) {
-            *lists[i] = *names;
+    int i = 0;
+    while (i < 4 && strcmp(key, keys[i]) != 0)
+        i++;
+    for (int j = i; j <= 4; j++)
+        if (j == 4 ? i == 4 : lists[j]->count > 0) {
+            rule_error(ctx, loc, "expected '>'");
             return;
         }
+    for (int k = 0; k < names->count; k++) {
+        const char *p = names->items[k];
+        if (!factor_symbol(ctx, &p, loc))
+            return;
     }
-    syntax_error(ctx, loc, "unknown sharding rule option '%s'", key);
+    *lists[i] = *names;
 }
 
 void mlir_rule_flag(MlirParseCtx *ctx, MlirRule *r, const char *flag, Loc loc)
@@ -153,5 +265,5 @@ void mlir_rule_flag(MlirParseCtx *ctx, MlirRule *r, const char *flag, Loc loc)
     if (strcmp(flag, "custom") == 0)
         r->is_custom = true;
     else
-        syntax_error(ctx, loc, "unknown sharding rule flag '%s' (expected custom)", flag);
+        rule_error(ctx, loc, "expected 'custom'");
 }
