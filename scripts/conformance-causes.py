@@ -17,8 +17,8 @@ from collections import Counter, defaultdict
 # (cause, regex on reason + tool output), first match wins. Keep the
 # wording in step with docs/conformance.md.
 CAUSES = [
-    ("op not in shardc's IR yet: control flow (issue 17)",
-     r"'stablehlo\.(case|while|if|optimization_barrier)'|sdy\.(func_)?data_flow_edge'|!stablehlo\.token"),
+    ("sdy.func_data_flow_edge (propagation across functions) not supported",
+     r"'stablehlo\.(case|while|if|optimization_barrier)'|sdy\.(func_)?data_flow_edge'"),
     ("op not in shardc's IR yet: sharding groups, barriers, named computations, sdy.constant (issue 16)",
      r"'sdy\.(sharding_group|propagation_barrier|named_computation|constant)'"),
     ("op not in shardc's IR yet: gather/scatter/convolution/dynamic slices/... (issue 18)",
