@@ -93,9 +93,7 @@ static bool check_side(RuleCheck *rc, const MlirList *mappings, bool result)
     return true;
 }
 
-/* indicesSortedUniqueInBound, on a special factor set as written, but
- * for its order: shardc takes a set in any order and sorts it (Shardy
- * requires it sorted; tests/mlir/ok_custom_call.mlir relies on that). */
+/* indicesSortedUniqueInBound, on a special factor set as written. */
 static bool check_special(RuleCheck *rc, const MlirList *names, char *in_sets)
 {
     int64_t lo = 0, hi = -1;
@@ -104,6 +102,8 @@ static bool check_special(RuleCheck *rc, const MlirList *names, char *in_sets)
         for (int j = 0; j < k; j++)
             if (mlir_rule_factor_index(names->items[j]) == f)
                 return rule_error(rc, "indices of special factors must be unique");
+        if (k && f < mlir_rule_factor_index(names->items[k - 1]))
+            return rule_error(rc, "indices of special factors must be sorted");
         lo = k && lo < f ? lo : f;
         hi = hi > f ? hi : f;
     }
