@@ -5,6 +5,13 @@
 %define api.pure full
 %define parse.error detailed
 %locations
+/* One conflict, resolved by shifting: an op with no operands and no
+ * written result types (`%z = zeros`) could end before a value name that
+ * starts the next op; shifting reads it as an operand. Such ops (zeros,
+ * full, constant, iota) cannot have their types inferred anyway, so they
+ * keep `: type`, and every program valid before result types were
+ * optional parses as before. */
+%expect 1
 %parse-param {ParseCtx *ctx}
 %lex-param {ParseCtx *ctx}
 
@@ -55,7 +62,7 @@ static void yyerror(YYLTYPE *lloc, ParseCtx *ctx, const char *msg);
 %token <s> STRING "string" IDENT "identifier" VALUE_ID "value name" SYMBOL "symbol"
 
 %type <list> mesh_items int_list opt_int_list opt_args args opt_func_results func_results
-%type <list> value_uses opt_value_uses result_names operand_part types named_attrs opt_attr_dict
+%type <list> value_uses opt_value_uses result_names operand_part types opt_result_types named_attrs opt_attr_dict
 %type <list> attr_dict attr_values dims opt_dims axis_refs opt_replicated
 %type <mesh_item> mesh_item
 %type <flag> axis_kind
@@ -145,7 +152,7 @@ ops: %empty | ops op ;
 
 op
     : result_names '=' IDENT { ctx->control_flow_op = build_is_control_flow($3); }
-      opt_string operand_part opt_attr_dict regions ':' types {
+      opt_string operand_part opt_attr_dict regions opt_result_types {
           OpSyntax syntax = {0};
           syntax.result_names = $1;
           syntax.name = $3; syntax.name_loc = L(@3);
@@ -155,7 +162,7 @@ op
           build_reverse(&$8);
           syntax.region = $8.count ? $8.items[0] : NULL;
           syntax.regions = (PtrList){$8.count ? $8.count - 1 : 0, 0, $8.count ? $8.items + 1 : NULL};
-          syntax.types = $10;
+          syntax.types = $9;
           if (ctx->pending_callee) {
               syntax.callee = ctx->pending_callee; syntax.callee_loc = ctx->pending_callee_loc;
               ctx->pending_callee = NULL;
@@ -212,6 +219,12 @@ region
           { $$ = build_end_region(ctx, $<block>2); ctx->nesting--; }
     ;
 
+/* Result types may be left out where the operands and attributes give
+ * them (src/front/infer.c). */
+opt_result_types
+    : %empty            { $$ = (PtrList){0}; }
+    | ':' types         { $$ = $2; }
+    ;
 types
     : type              { $$ = (PtrList){0}; PUSH($$, $1); }
     | types ',' type    { $$ = $1; PUSH($$, $3); }
@@ -325,8 +338,14 @@ static void yyerror(YYLTYPE *lloc, ParseCtx *ctx, const char *msg)
      * (sharding_group); the message names the usual starts only. */
     static const char extra[] = " or identifier or value name";
     const char *at = strstr(msg, extra);
+    /* `%z = zeros` then `%y = ...`: %y read as an operand of zeros */
+    const char *hint = strstr(msg, "unexpected '='") ? " (an op without operands keeps its result type: "
+                                                       "`%z = zeros : f32[8]`)" : "";
     if (at && strstr(msg, "expecting 'return'"))
-        diag_error(ctx->diag, L(*lloc), "%.*s or value name%s", (int)(at - msg), msg, at + sizeof extra - 1);
+        diag_error(ctx->diag, L(*lloc), "%.*s or value name%s%s", (int)(at - msg), msg, at + sizeof extra - 1, hint);
+    else if (strstr(msg, "unexpected '['") && strstr(msg, "expecting value name"))
+        /* `%y = neg %x f32[4]`: f32 read as the next op's name */
+        diag_error(ctx->diag, L(*lloc), "%s (a result type follows ':': `%%y = neg %%x : f32[4]`)", msg);
     else
         diag_error(ctx->diag, L(*lloc), "%s", msg);
 }

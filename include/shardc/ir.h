@@ -281,6 +281,9 @@ bool mesh_is_empty(const Mesh *m);
 bool mesh_equal(const Mesh *a, const Mesh *b);
 
 Value *value_new(Module *m, const char *name, TensorType type, Loc loc);
+/* Count v's bytes in the module's census (largest_value_bytes) after its
+ * type was set later than value_new (types inferred by the front end). */
+void module_account_value(Module *m, const Value *v);
 Op *op_new(Module *m, OpKind kind, Loc loc);
 void block_append(Block *b, Op *op);
 void block_insert_before(Block *b, Op *before, Op *op);

@@ -20,13 +20,15 @@ static bool check_counts(ParseCtx *ctx, const OpSyntax *s, const OpInfo *info)
                        info->min_operands, info->max_operands, n);
         ok = false;
     }
-    if (s->result_names.count != s->types.count) {
+    /* Types left out are inferred (infer.c): one per result name. */
+    int results = s->types.count ? s->types.count : s->result_names.count;
+    if (s->types.count && s->result_names.count != s->types.count) {
         diag_error(ctx->diag, s->name_loc, "%d result name%s but %d result type%s", s->result_names.count,
                    s->result_names.count == 1 ? "" : "s", s->types.count, s->types.count == 1 ? "" : "s");
         ok = false;
-    } else if (info->num_results >= 0 && s->types.count != info->num_results) {
+    } else if (info->num_results >= 0 && results != info->num_results) {
         diag_error(ctx->diag, s->name_loc, "'%s' has %d result%s, got %d", info->name, info->num_results,
-                   info->num_results == 1 ? "" : "s", s->types.count);
+                   info->num_results == 1 ? "" : "s", results);
         ok = false;
     }
     return ok;
@@ -139,13 +141,16 @@ static void set_attrs(ParseCtx *ctx, Op *op, const PtrList *attrs)
         build_check_one_layout(ctx, op->results[0]->sharding, op->results[0]->logical);
 }
 
+/* The results, typed as written, or untyped until build_infer_result_types
+ * when the types were left out. */
 static void make_results(ParseCtx *ctx, Op *op, const OpSyntax *s)
 {
-    op->num_results = s->types.count;
+    op->num_results = s->result_names.count;
     op->results = ARENA_ARRAY(ctx->arena, Value *, op->num_results);
     for (int i = 0; i < op->num_results; i++) {
         const NameRef *n = s->result_names.items[i];
-        Value *v = value_new(ctx->module, n->name, *(TensorType *)s->types.items[i], n->loc);
+        TensorType t = s->types.count ? *(TensorType *)s->types.items[i] : (TensorType){0};
+        Value *v = value_new(ctx->module, n->name, t, n->loc);
         v->def = op;
         v->index = i;
         op->results[i] = v;
@@ -177,6 +182,15 @@ static void set_regions(ParseCtx *ctx, Op *op, const OpSyntax *s)
         op->regions[i]->parent_op = op;
 }
 
+static bool infer_types(ParseCtx *ctx, Op *op)
+{
+    if (!build_infer_result_types(ctx, op))
+        return false;
+    for (int i = 0; i < op->num_results; i++)
+        module_account_value(ctx->module, op->results[i]);
+    return true;
+}
+
 /* "unknown op 'negate'; did you mean 'neg'?" */
 static void report_unknown_op(ParseCtx *ctx, const OpSyntax *s)
 {
@@ -201,6 +215,10 @@ void build_op(ParseCtx *ctx, OpSyntax *s)
     for (int i = 0; ok && i < s->operands.count; i++)
         if (!s->operands.items[i])
             ok = false; /* an undefined operand was reported already */
+    /* An op cut short by a lexical error (its types, now optional, not
+     * reached) is not built: the error is the lexer's. */
+    if (ctx->lex_error_pending)
+        ok = false;
     if (!ok || !check_counts(ctx, s, op_info(kind)) || !check_structure(ctx, s, kind) || !ctx->block) {
         define_dropped_results(ctx, s);
         return;
@@ -220,5 +238,7 @@ void build_op(ParseCtx *ctx, OpSyntax *s)
         op->region->parent_op = op;
     make_results(ctx, op, s);
     set_attrs(ctx, op, &s->attrs);
+    if (!s->types.count && op->num_results && !infer_types(ctx, op))
+        return; /* reported; the module is discarded */
     block_append(ctx->block, op);
 }

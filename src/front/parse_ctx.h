@@ -82,6 +82,9 @@ void build_return(ParseCtx *ctx, PtrList *values, Loc loc);
 void build_define_value(ParseCtx *ctx, Value *v);
 Value *build_use(ParseCtx *ctx, const char *name, Loc loc);
 void build_op(ParseCtx *ctx, OpSyntax *syntax);
+/* The result types of an op written without them (infer.c): false, with a
+ * located error, where its operands and attributes do not give them. */
+bool build_infer_result_types(ParseCtx *ctx, Op *op);
 TensorType *build_type(ParseCtx *ctx, const char *dtype, Loc loc, PtrList *dims);
 void build_mesh(ParseCtx *ctx, const char *name, Loc loc, PtrList *items);
 const Mesh *build_find_mesh(ParseCtx *ctx, const char *name, Loc loc);

@@ -151,6 +151,13 @@ Value *value_new(Module *m, const char *name, TensorType type, Loc loc)
     return v;
 }
 
+void module_account_value(Module *m, const Value *v)
+{
+    int64_t bytes = value_bytes(&v->type);
+    if (bytes > m->largest_value_bytes)
+        m->largest_value_bytes = bytes;
+}
+
 Op *op_new(Module *m, OpKind kind, Loc loc)
 {
     Op *op = ARENA_NEW(&m->arena, Op);
