@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The one test driver: cmocka unit tests, golden tests and round-trip tests.
 # Usage: tests/run.sh BUILD_DIR [FILTER]. Last line: "N passed, N failed".
+# TEST_JOBS=N runs the tests in N shards at once (default: nproc).
 #
 # Golden tests are files tests/**/*.shir, *.test and *.mlir (but a NAME.mlir
 # beside a NAME.test is that test's input). A file may hold
@@ -25,23 +26,19 @@ failures=()
 pass() { passed=$((passed + 1)); }
 fail() { failed=$((failed + 1)); failures+=("$1"); echo "FAIL: $1" >&2; }
 
-run_unit_tests() {
-    local bin log p f
-    for bin in "$root/$build"/tests/test_*; do
-        [ -x "$bin" ] || continue
-        [ -n "$filter" ] && [[ "$bin" != *"$filter"* ]] && continue
-        log="$out/$(basename "$bin").log"
-        (cd "$root" && "$bin") >"$log" 2>&1
-        local rc=$?
-        p=$(grep -Eo '\[  PASSED  \] [0-9]+' "$log" | grep -Eo '[0-9]+$' | tail -1)
-        f=$(grep -Eo '\[  FAILED  \] [0-9]+' "$log" | grep -Eo '[0-9]+$' | tail -1)
-        passed=$((passed + ${p:-0}))
-        if [ -n "$f" ] && [ "$f" != 0 ]; then
-            failed=$((failed + f)); failures+=("$(basename "$bin")"); cat "$log" >&2
-        elif [ $rc -ne 0 ]; then
-            fail "$(basename "$bin") (exit $rc)"; cat "$log" >&2
-        fi
-    done
+run_unit_test() {
+    local bin=$1 log p f
+    log="$out/$(basename "$bin").log"
+    (cd "$root" && "$bin") >"$log" 2>&1
+    local rc=$?
+    p=$(grep -Eo '\[  PASSED  \] [0-9]+' "$log" | grep -Eo '[0-9]+$' | tail -1)
+    f=$(grep -Eo '\[  FAILED  \] [0-9]+' "$log" | grep -Eo '[0-9]+$' | tail -1)
+    passed=$((passed + ${p:-0}))
+    if [ -n "$f" ] && [ "$f" != 0 ]; then
+        failed=$((failed + f)); failures+=("$(basename "$bin")"); cat "$log" >&2
+    elif [ $rc -ne 0 ]; then
+        fail "$(basename "$bin") (exit $rc)"; cat "$log" >&2
+    fi
 }
 
 # Expand the RUN line of a test file into a shell command.
@@ -133,20 +130,58 @@ run_mlir_roundtrip_test() {
     fi
 }
 
-run_unit_tests
-while IFS= read -r file; do
-    [ -n "$filter" ] && [[ "$file" != *"$filter"* ]] && continue
-    [[ "$file" == *.mlir && -f "${file%.mlir}.test" ]] && continue # the input of its .test
-    run_golden_test "$file"
-done < <(find "$root/tests" -type f \( -name '*.shir' -o -name '*.test' -o -name '*.mlir' \) -not -path '*/test-out/*' | sort)
-while IFS= read -r file; do
-    [ -n "$filter" ] && [[ "$file" != *"$filter"* ]] && continue
-    run_roundtrip_test "$file"
-done < <(find "$root/samples" "$root/tests" -type f -name '*.shir' | sort)
-while IFS= read -r file; do
-    [ -n "$filter" ] && [[ "$file" != *"$filter"* ]] && continue
-    run_mlir_roundtrip_test "$file"
-done < <(find "$root/samples" -type f \( -name '*.shir' -o -name '*.mlir' \) | sort)
+# Every test as "KIND FILE", in a fixed order.
+list_tests() {
+    local bin file
+    for bin in "$root/$build"/tests/test_*; do
+        [ -x "$bin" ] && echo "unit $bin"
+    done
+    find "$root/tests" -type f \( -name '*.shir' -o -name '*.test' -o -name '*.mlir' \) -not -path '*/test-out/*' |
+        sort | while IFS= read -r file; do
+        [[ "$file" == *.mlir && -f "${file%.mlir}.test" ]] && continue # the input of its .test
+        echo "golden $file"
+    done
+    find "$root/samples" "$root/tests" -type f -name '*.shir' | sort | sed 's/^/roundtrip /'
+    find "$root/samples" -type f \( -name '*.shir' -o -name '*.mlir' \) | sort | sed 's/^/mlir_roundtrip /'
+}
+
+# Shard k of $jobs: every jobs-th test from the k-th on. Its counts, failed
+# names and messages go to files the parent gathers.
+run_shard() {
+    local k=$1 i=0 kind file
+    passed=0 failed=0 failures=()
+    while read -r kind file; do
+        i=$((i + 1))
+        [ $(((i - 1) % jobs)) = "$k" ] || continue
+        [ -n "$filter" ] && [[ "$file" != *"$filter"* ]] && continue
+        case $kind in
+        unit) run_unit_test "$file" ;;
+        golden) run_golden_test "$file" ;;
+        roundtrip) run_roundtrip_test "$file" ;;
+        mlir_roundtrip) run_mlir_roundtrip_test "$file" ;;
+        esac
+    done <"$out/tests.list"
+    echo "$passed $failed" >"$out/shard.$k.counts"
+    printf '%s\n' "${failures[@]}" >"$out/shard.$k.failures"
+}
+
+# The tests run in $TEST_JOBS shards at once (default: the machine's
+# cores); messages come out shard by shard after all have finished.
+jobs=${TEST_JOBS:-$(nproc 2>/dev/null || echo 1)}
+[ "$jobs" -ge 1 ] 2>/dev/null || jobs=1
+list_tests >"$out/tests.list"
+for ((k = 0; k < jobs; k++)); do
+    run_shard "$k" 2>"$out/shard.$k.log" &
+done
+wait
+for ((k = 0; k < jobs; k++)); do
+    cat "$out/shard.$k.log" >&2
+    read -r p f <"$out/shard.$k.counts"
+    passed=$((passed + p)); failed=$((failed + f))
+    while IFS= read -r name; do
+        [ -n "$name" ] && failures+=("$name")
+    done <"$out/shard.$k.failures"
+done
 
 if [ ${#failures[@]} -gt 0 ]; then
     echo "failed tests:"; printf '  %s\n' "${failures[@]}"
