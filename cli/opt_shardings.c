@@ -27,22 +27,6 @@ typedef struct Uses {
     bool removed;
 } Uses;
 
-static bool count_operands(Op *op, void *user)
-{
-    Uses *u = user;
-    for (int i = 0; i < op->num_operands; i++)
-        u->count[op->operands[i]->id]++;
-    return true;
-}
-
-static bool count_returns(Block *b, void *user)
-{
-    Uses *u = user;
-    for (int i = 0; i < b->num_returns; i++)
-        u->count[b->returns[i]->id]++;
-    return true;
-}
-
 static bool remove_if_unused(Op *op, void *user)
 {
     Uses *u = user;
@@ -65,8 +49,8 @@ static void remove_unused_constraints(Module *m)
         u.removed = false;
         for (int i = 0; i < m->num_values; i++)
             u.count[i] = 0;
-        ir_walk_module(m, &(IrWalker){.pre = count_operands, .leave = count_returns, .user = &u,
-                                      .scope = IR_WALK_ALL});
+        for (int f = 0; f < m->num_funcs; f++)
+            ir_count_uses(m->funcs[f]->body, u.count, false);
         ir_walk_module(m, &(IrWalker){.pre = remove_if_unused, .user = &u, .scope = IR_WALK_ALL});
     }
     free(u.count);

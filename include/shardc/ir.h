@@ -365,6 +365,9 @@ typedef struct IrWalker {
 bool ir_walk(Block *b, const IrWalker *w);
 /* Every function's body, in order. */
 bool ir_walk_module(const Module *m, const IrWalker *w);
+/* Add to count[v->id] each use of v in b and its regions: as an operand
+ * (of any op but sharding_group when skip_groups) or a returned value. */
+void ir_count_uses(Block *b, int *count, bool skip_groups);
 
 /* Sharding helpers (sharding.c). */
 Sharding *sharding_new_open(Arena *a, const Mesh *mesh, int rank);

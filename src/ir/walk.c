@@ -60,3 +60,31 @@ bool ir_walk_module(const Module *m, const IrWalker *w)
             return false;
     return true;
 }
+
+typedef struct UseCount {
+    int *count;
+    bool skip_groups;
+} UseCount;
+
+static bool count_operand_uses(Op *op, void *user)
+{
+    UseCount *u = user;
+    for (int i = 0; !(u->skip_groups && op->kind == OP_SHARDING_GROUP) && i < op->num_operands; i++)
+        u->count[op->operands[i]->id]++;
+    return true;
+}
+
+static bool count_returned_uses(Block *b, void *user)
+{
+    UseCount *u = user;
+    for (int i = 0; i < b->num_returns; i++)
+        u->count[b->returns[i]->id]++;
+    return true;
+}
+
+void ir_count_uses(Block *b, int *count, bool skip_groups)
+{
+    UseCount u = {count, skip_groups};
+    ir_walk(b, &(IrWalker){.pre = count_operand_uses, .leave = count_returned_uses, .user = &u,
+                           .scope = IR_WALK_ALL});
+}

@@ -198,22 +198,6 @@ typedef struct Uses {
     int size;
 } Uses;
 
-static bool count_op_uses(Op *op, void *user)
-{
-    Uses *u = user;
-    for (int i = 0; op->kind != OP_SHARDING_GROUP && i < op->num_operands; i++)
-        u->count[op->operands[i]->id]++;
-    return true;
-}
-
-static bool count_return_uses(Block *b, void *user)
-{
-    Uses *u = user;
-    for (int i = 0; i < b->num_returns; i++)
-        u->count[b->returns[i]->id]++;
-    return true;
-}
-
 static bool unused(const Uses *u, const Op *op)
 {
     for (int i = 0; i < op->num_results; i++)
@@ -243,8 +227,7 @@ static void erase_unused(Splitter *s, Func *f)
     Uses u = {calloc((size_t)s->m->num_values + 1, sizeof(int)), s->m->num_values};
     if (!u.count)
         arena_out_of_memory();
-    ir_walk(f->body, &(IrWalker){.pre = count_op_uses, .leave = count_return_uses, .user = &u,
-                                 .scope = IR_WALK_ALL});
+    ir_count_uses(f->body, u.count, true);
     for (int i = 0; i < s->num_expansion; i++)
         if (unused(&u, s->expansions[i]))
             erase(&u, s->expansions[i]);
