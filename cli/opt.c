@@ -37,7 +37,7 @@ static const OptPass opt_passes[] = {
     {"-sdy-aggressive-propagate", OPT_AGGRESSIVE, {"propagation-strategy=aggressive"}},
     {"-sdy-op-priority-propagate", OPT_AGGRESSIVE, {0}},
     {"-sdy-user-priority-propagate", OPT_AGGRESSIVE, {0}},
-    {"-sdy-propagation-pipeline", OPT_PIPELINE, {"dedup-functions-fully=false"}},
+    {"-sdy-propagation-pipeline", OPT_PIPELINE, {"dedup-functions-fully=false", "dedup-functions-fully=true"}},
     {"-sdy-add-data-flow-edges", OPT_IDENTITY, {0}},
     {"-sdy-sink-data-flow-edges", OPT_IDENTITY, {0}},
     {"-sdy-sharding-group-import", OPT_GROUP_IMPORT, {0}},
@@ -147,6 +147,7 @@ static char **normalize_dashes(int argc, char **argv)
 typedef struct OptPlan {
     CompileOptions options;
     bool split, import_groups, pipeline;
+    bool dedup_fully;   /* the pipeline's dedup-functions-fully=true: calls stay, edges join functions */
 } OptPlan;
 
 static void plan_pass(OptPlan *plan, const OptPass *pass, const char *options)
@@ -154,6 +155,7 @@ static void plan_pass(OptPlan *plan, const OptPass *pass, const char *options)
     plan->split = plan->split || pass->action == OPT_SPLIT || pass->action == OPT_PIPELINE;
     plan->import_groups = plan->import_groups || pass->action == OPT_GROUP_IMPORT || pass->action == OPT_PIPELINE;
     plan->pipeline = plan->pipeline || pass->action == OPT_PIPELINE;
+    plan->dedup_fully = plan->dedup_fully || (options && strstr(options, "dedup-functions-fully=true"));
     if (pass->action == OPT_IDENTITY || pass->action == OPT_GROUP_IMPORT || pass->action == OPT_SPLIT)
         return;
     plan->options.emit = EMIT_PROPAGATED;
@@ -193,7 +195,8 @@ static bool seed_groups(Module *m, const CompileOptions *options, DiagEngine *di
 
 /* Shardy's import, as far as shardc has it: constants split (their
  * copies spelled sdy.constant, as the splitter leaves them); in the
- * pipeline, calls made named computations and closed constraints applied
+ * pipeline, calls made named computations (with dedup-functions-fully,
+ * func_data_flow_edges added instead) and closed constraints applied
  * (their closed dims then print closed, as written). */
 static bool opt_import(const OptPlan *plan, Module *m, DiagEngine *diag)
 {
@@ -201,7 +204,14 @@ static bool opt_import(const OptPlan *plan, Module *m, DiagEngine *diag)
         propagate_split_constants(m);
         mlir_spell_constants(m, true);
     }
-    return !plan->pipeline || (mlir_import_func_calls(m, diag) && propagate_apply_constraints(m));
+    if (!plan->pipeline)
+        return true;
+    if (!plan->dedup_fully)
+        return mlir_import_func_calls(m, diag) && propagate_apply_constraints(m);
+    /* Shardy's import applies constraints before the edges are added */
+    bool ok = propagate_apply_constraints(m);
+    mlir_add_func_data_flow_edges(m);
+    return ok;
 }
 
 /* After propagation: open dims as Shardy prints them; the pipeline's export
@@ -214,6 +224,8 @@ static void opt_export(const OptPlan *plan, Module *m, CliWritten *before)
         cli_edge_shardings_on_edges(m);
     }
     if (plan->pipeline) {
+        if (plan->dedup_fully)
+            mlir_sink_func_data_flow_edges(m);
         cli_close_shardings(m);
         mlir_export_named_computations(m);
     }

@@ -135,13 +135,15 @@ static bool reopen_value(Value *v, void *user)
 }
 
 /* A result written without a sharding takes its returned value's, as
- * Shardy's propagation gives it one; a written one keeps its written dims. */
+ * Shardy's propagation gives the entry's one (every function's when there
+ * is no entry); a written one keeps its written dims. */
 static void reopen_results(Module *m, Func *fn, const Sharding **before)
 {
+    const Func *entry = module_entry_func(m);
     for (int r = 0; fn->result_shardings && r < fn->num_results && r < fn->body->num_returns; r++) {
         Sharding *s = fn->result_shardings[r];
         const Value *v = fn->body->returns[r];
-        if (!s && v->sharding) { /* propagated onto it: no replicated axes */
+        if (!s && v->sharding && (!entry || entry == fn)) { /* propagated onto it: no replicated axes */
             s = sharding_clone(&m->arena, v->sharding);
             s->num_replicated = 0;
         }

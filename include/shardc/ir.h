@@ -265,6 +265,9 @@ Module *module_new(const char *file);
 void module_free(Module *m);
 const Mesh *module_find_mesh(const Module *m, const char *name);
 Func *module_find_func(const Module *m, const char *name);
+/* Shardy's main function (getMainFuncOrDie with useSingleFunc): the only
+ * function, else @main, else NULL. */
+const Func *module_entry_func(const Module *m);
 /* Bring the look-up indexes up to date. The look-ups update them when the
  * module changed, so call this before look-ups from several threads (the
  * interpreter does); then the look-ups only read. */
@@ -368,11 +371,21 @@ bool ir_walk_module(const Module *m, const IrWalker *w);
 /* Add to count[v->id] each use of v in b and its regions: as an operand
  * (of any op but sharding_group when skip_groups) or a returned value. */
 void ir_count_uses(Block *b, int *count, bool skip_groups);
+/* A new one-operand identity op of `kind` right after v (first in its block
+ * for an argument), its result named "<v>.<suffix>", that every other use
+ * of v in v's function now uses. */
+Op *ir_insert_identity(Module *m, Value *v, OpKind kind, const char *suffix);
+/* Every use of `from` in body and its regions (as an operand of any op but
+ * to's definer, or a returned value) becomes a use of `to`. */
+void ir_replace_uses(Block *body, Value *from, Value *to);
 
 /* Sharding helpers (sharding.c). */
 Sharding *sharding_new_open(Arena *a, const Mesh *mesh, int rank);
 Sharding *sharding_clone(Arena *a, const Sharding *s);
 bool sharding_equal(const Sharding *a, const Sharding *b);
+/* The same mesh and the same axes on every dim, open or closed, whatever
+ * the priorities and replicated axes. */
+bool sharding_same_dim_axes(const Sharding *a, const Sharding *b);
 /* Product of the axis sizes on dim d. */
 int64_t sharding_dim_shards(const Sharding *s, int d);
 bool axis_ref_equal(AxisRef a, AxisRef b);

@@ -24,6 +24,14 @@ bool mlir_func_is_private(const Func *f);
  * argument and result shardings agree. */
 bool mlir_import_func_calls(Module *m, DiagEngine *diag);
 bool mlir_export_named_computations(Module *m);
+/* Shardy's aggressive mode (dedup-functions-fully=true; calls.c): calls
+ * stay calls, and func_data_flow_edge ops on the arguments of every
+ * function but the entry and on call results let propagation cross
+ * functions; after it, each edge's sharding sinks onto its operand,
+ * functions take their returned values' shardings as result shardings and
+ * calls their callees', with reshards where a call's users had another. */
+void mlir_add_func_data_flow_edges(Module *m);
+void mlir_sink_func_data_flow_edges(Module *m);
 
 /* Every constant printed as sdy.constant (sdy = true: what Shardy's
  * constant splitter makes of them) or as stablehlo.constant (its export). */

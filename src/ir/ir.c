@@ -219,6 +219,11 @@ static bool find_mesh(Value *v, void *user)
     return !*mesh || mesh_is_empty(*mesh);
 }
 
+const Func *module_entry_func(const Module *m)
+{
+    return m->num_funcs == 1 ? m->funcs[0] : module_find_func(m, "main");
+}
+
 const Mesh *func_first_mesh(const Func *f)
 {
     /* Not in shard_map bodies: per-device values, not the function's. */

@@ -349,3 +349,17 @@ bool sharding_is_closed_empty(const Sharding *s)
             return false;
     return s->num_replicated == 0;
 }
+
+bool sharding_same_dim_axes(const Sharding *a, const Sharding *b)
+{
+    if (a->mesh != b->mesh || a->rank != b->rank)
+        return false;
+    for (int d = 0; d < a->rank; d++) {
+        if (a->dims[d].num_axes != b->dims[d].num_axes)
+            return false;
+        for (int k = 0; k < a->dims[d].num_axes; k++)
+            if (!axis_ref_equal(a->dims[d].axes[k], b->dims[d].axes[k]))
+                return false;
+    }
+    return true;
+}

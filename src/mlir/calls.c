@@ -326,3 +326,147 @@ bool mlir_export_named_computations(Module *m)
     arena_free(&cp.scratch);
     return true;
 }
+
+/* ---- Shardy's aggressive mode (dedup-functions-fully=true) ----
+ *
+ * Calls stay calls, and functions are propagated together through
+ * func_data_flow_edge ops (propagate/data_flow.c). After SymbolDCE,
+ * AddFuncDataFlowEdges
+ * puts one on every argument of every function but the entry and on every
+ * call result; after propagation SinkFuncDataFlowEdges moves each edge's
+ * sharding onto its operand and removes it, PropagateToFuncResults gives
+ * functions other than the entry their returned values' shardings as
+ * result shardings, and InsertFuncCallReshards makes each call's result
+ * shardings its callee's, resharding to what the call had where they
+ * differ. */
+
+static void add_edge(Module *m, Value *v)
+{
+    if (v->type.dtype == DT_TOKEN) /* Shardy skips values that are no tensors */
+        return;
+    Op *edge = ir_insert_identity(m, v, OP_FUNC_DATA_FLOW_EDGE, "edge");
+    edge->results[0]->sharding = v->sharding;
+}
+
+static bool add_call_edges(Op *op, void *m)
+{
+    for (int i = 0; op->kind == OP_CALL && i < op->num_results; i++)
+        add_edge(m, op->results[i]);
+    return true;
+}
+
+void mlir_add_func_data_flow_edges(Module *m)
+{
+    drop_funcs(m, NULL); /* the import pipeline's SymbolDCE */
+    const Func *entry = module_entry_func(m);
+    for (int i = 0; i < m->num_funcs; i++)
+        for (int a = 0; m->funcs[i] != entry && a < m->funcs[i]->body->num_args; a++)
+            add_edge(m, m->funcs[i]->body->args[a]);
+    ir_walk_module(m, &(IrWalker){.post = add_call_edges, .user = m, .scope = IR_WALK_ALL});
+}
+
+typedef struct EdgeList {
+    int count, cap;
+    Op **ops;
+    Arena *arena;
+} EdgeList;
+
+static bool collect_edge(Op *op, void *user)
+{
+    EdgeList *l = user;
+    if (op->kind != OP_FUNC_DATA_FLOW_EDGE)
+        return true;
+    if (l->count == l->cap) {
+        int cap = l->cap ? 2 * l->cap : 16;
+        Op **ops = ARENA_ARRAY(l->arena, Op *, cap);
+        if (l->count)
+            memcpy(ops, l->ops, sizeof(Op *) * (size_t)l->count);
+        l->ops = ops;
+        l->cap = cap;
+    }
+    l->ops[l->count++] = op;
+    return true;
+}
+
+/* The edge's sharding onto its operand (fully open if it has none), and
+ * the edge gone. */
+static void sink_edge(Module *m, Op *edge)
+{
+    Value *v = edge->operands[0], *r = edge->results[0];
+    if (r->sharding)
+        v->sharding = r->sharding;
+    else if (v->sharding)
+        v->sharding = sharding_new_open(&m->arena, v->sharding->mesh, v->type.rank);
+    ir_replace_uses(edge->parent->parent_func->body, r, v);
+    block_remove(edge->parent, edge);
+}
+
+/* PropagateToFuncResults: what each function but the entry returns. */
+static void results_from_returns(Module *m)
+{
+    const Func *entry = module_entry_func(m);
+    for (int i = 0; i < m->num_funcs; i++) {
+        Func *f = m->funcs[i];
+        for (int r = 0; f != entry && r < f->num_results && r < f->body->num_returns; r++)
+            f->result_shardings[r] = f->body->returns[r]->sharding;
+    }
+}
+
+static bool all_dims_empty(const Sharding *s)
+{
+    for (int d = 0; s && d < s->rank; d++)
+        if (s->dims[d].num_axes)
+            return false;
+    return true;
+}
+
+/* Shardy's TensorShardingAttr::isEquivalent: the same axes on every dim,
+ * open or closed; no sharding is one with no axes. */
+static bool same_axes(const Sharding *a, const Sharding *b)
+{
+    if (all_dims_empty(a))
+        return all_dims_empty(b);
+    return b && sharding_same_dim_axes(a, b);
+}
+
+static Sharding *closed_empty_like(Arena *a, const Sharding *s)
+{
+    Sharding *c = sharding_new_open(a, s->mesh, s->rank);
+    for (int d = 0; d < c->rank; d++)
+        c->dims[d].is_closed = true;
+    return c;
+}
+
+/* InsertFuncCallReshards on one call: each result takes its callee's
+ * result sharding, and a reshard after it gives its users what the call
+ * had (fully closed if it had nothing). */
+static bool reshard_call_results(Op *op, void *user)
+{
+    Module *m = user;
+    const Func *f = op->kind == OP_CALL && op->callee ? module_find_func(m, op->callee) : NULL;
+    for (int i = 0; f && i < op->num_results && i < f->num_results; i++) {
+        Value *v = op->results[i];
+        const Sharding *want = f->result_shardings[i];
+        if (!want || same_axes(want, v->sharding))
+            continue;
+        Sharding *had = v->sharding ? v->sharding : closed_empty_like(&m->arena, want);
+        v->sharding = sharding_clone(&m->arena, want);
+        ir_insert_identity(m, v, OP_RESHARD, "reshard")->results[0]->sharding = had;
+    }
+    return true;
+}
+
+void mlir_sink_func_data_flow_edges(Module *m)
+{
+    if (!m->ops_created[OP_FUNC_DATA_FLOW_EDGE])
+        return;
+    Arena scratch;
+    arena_init(&scratch);
+    EdgeList edges = {.arena = &scratch};
+    ir_walk_module(m, &(IrWalker){.pre = collect_edge, .user = &edges, .scope = IR_WALK_ALL});
+    for (int i = 0; i < edges.count; i++)
+        sink_edge(m, edges.ops[i]);
+    arena_free(&scratch);
+    results_from_returns(m);
+    ir_walk_module(m, &(IrWalker){.pre = reshard_call_results, .user = m, .scope = IR_WALK_ALL});
+}

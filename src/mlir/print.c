@@ -277,6 +277,18 @@ static void print_func_results(MlirPrinter *p, const Func *f)
         fputc(')', p->out);
 }
 
+/* ` attributes {...}` of a module or function: what was read, kept. */
+static void print_kept_attributes(MlirPrinter *p, const MlirKeptAttrs *attrs)
+{
+    if (!attrs || !attrs->count)
+        return;
+    MlirAttrList l;
+    mlir_attrs_init(&l, p, NULL);
+    mlir_attrs_add_kept(&l, attrs);
+    fputs(" attributes", p->out);
+    mlir_attrs_print(&l);
+}
+
 static void print_func(MlirPrinter *p, const Func *f)
 {
     const struct MlirExtra *x = f->mlir;
@@ -297,6 +309,7 @@ static void print_func(MlirPrinter *p, const Func *f)
     }
     fputc(')', p->out);
     print_func_results(p, f);
+    print_kept_attributes(p, x ? &x->attrs : NULL);
     fputs(" {\n", p->out);
     mlir_name_block(p, &s, f->body);
     mlir_print_block_ops(p, &s, f->body, 4, "return");
@@ -327,13 +340,7 @@ static void print_module_head(MlirPrinter *p, const Module *m)
     fputs("module", p->out);
     if (x && x->module_name)
         fprintf(p->out, " @%s", x->module_name);
-    if (x && x->attrs.count) {
-        MlirAttrList l;
-        mlir_attrs_init(&l, p, NULL);
-        mlir_attrs_add_kept(&l, &x->attrs);
-        fputs(" attributes", p->out);
-        mlir_attrs_print(&l);
-    }
+    print_kept_attributes(p, x ? &x->attrs : NULL);
     fputs(" {\n", p->out);
 }
 

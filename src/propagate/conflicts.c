@@ -72,25 +72,11 @@ static void check_op(PropagationState *st, const Op *op, const OpShardingRule *r
     }
 }
 
-static bool same_dim_axes(const Sharding *a, const Sharding *b)
-{
-    if (a->mesh != b->mesh || a->rank != b->rank)
-        return false;
-    for (int d = 0; d < a->rank; d++) {
-        if (a->dims[d].num_axes != b->dims[d].num_axes)
-            return false;
-        for (int k = 0; k < a->dims[d].num_axes; k++)
-            if (!axis_ref_equal(a->dims[d].axes[k], b->dims[d].axes[k]))
-                return false;
-    }
-    return true;
-}
-
 /* Warn that `v`, laid out as `have`, must be resharded to the fixed `want`
  * (`what` says whose it is). Shardings are printed closed, as decided. */
 static void warn_boundary(PropagationState *st, Loc loc, const Value *v, const Sharding *want, const char *what)
 {
-    if (!v->sharding || same_dim_axes(want, v->sharding))
+    if (!v->sharding || sharding_same_dim_axes(want, v->sharding))
         return;
     char *a = NULL, *b = NULL;
     size_t na = 0, nb = 0;

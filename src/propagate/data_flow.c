@@ -9,6 +9,12 @@
  *     getOpResultEdgeOwners): operand i and body argument i; the body's
  *     returned value i and result i. Unlike a loop's, the two are separate
  *     edges: a call's argument and result may be sharded differently.
+ *   func_data_flow_edge (Shardy's PropagateFuncDataFlowEdgeOp), across
+ *     functions: on argument i of f, operand i of every call of f and the
+ *     edge's result; on result j of a call, the callee's returned value j
+ *     and the edge's result (module-wide propagation only). An edge with
+ *     no such source (its function is never called, or inline-calls
+ *     inlined the call) is the identity; Shardy leaves it alone instead.
  * Values a region captures from the blocks around it need nothing here:
  * the ops inside use them as operands. */
 #include "propagate/propagation_state.h"
@@ -34,7 +40,7 @@ static void propagate_edge(PropagationState *st, const Op *op, Edge *e, int phas
     for (int t = 0; t < e->count; t++)
         shardings[t] = e->values[t]->sharding;
     const OpShardingRule *rule = prop_identity_rule(&st->work, &e->values[0]->type, e->count);
-    propagate_tensors(st, op, rule, e->values, shardings, 1, e->count, phase);
+    propagate_tensors(st, op, rule, e->values, shardings, e->num_sources ? e->num_sources : 1, e->count, phase);
 }
 
 static Value *returned(const Block *b, int i)
@@ -98,6 +104,26 @@ static void named_edges(PropagationState *st, const Op *op, int phase)
     }
 }
 
+static void func_edges(PropagationState *st, const Op *op, int phase)
+{
+    const Value *v = op->operands[0];
+    Edge e = {0};
+    if (!v->def && st->callers) {
+        const UseList *calls = &st->callers[v->id];
+        for (int i = 0; i < calls->count; i++)
+            if (v->index < calls->ops[i]->num_operands)
+                edge_add(&e, calls->ops[i]->operands[v->index]);
+    } else if (v->def && v->def->kind == OP_CALL && v->def->callee) {
+        const Func *callee = module_find_func(st->module, v->def->callee);
+        edge_add(&e, callee ? returned(callee->body, v->index) : NULL);
+    }
+    if (e.count == 0) /* nothing calls it, or calls were inlined: the identity */
+        edge_add(&e, op->operands[0]);
+    e.num_sources = e.count;
+    edge_add(&e, op->results[0]);
+    propagate_edge(st, op, &e, phase);
+}
+
 bool prop_data_flow_edges(PropagationState *st, const Op *op, int phase)
 {
     bool ok = op->num_regions == (op->kind == OP_WHILE ? 2 : op->num_regions);
@@ -115,6 +141,10 @@ bool prop_data_flow_edges(PropagationState *st, const Op *op, int phase)
     case OP_NAMED_COMPUTATION:
         if (op->num_regions == 1)
             named_edges(st, op, phase);
+        return true;
+    case OP_FUNC_DATA_FLOW_EDGE:
+        if (op->operands[0]->type.dtype != DT_TOKEN)
+            func_edges(st, op, phase);
         return true;
     default:
         return false;

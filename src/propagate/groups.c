@@ -249,7 +249,7 @@ bool propagate_seed_groups(Module *m, const ShardingGroups *g, DiagEngine *diag)
  * order): a finished one has its shardings closed already. */
 static bool home_pending(const PropagationState *st, const Block *home)
 {
-    bool seen_current = false;
+    bool seen_current = st->module_wide; /* every function is pending until the end */
     for (int f = 0; f < st->module->num_funcs; f++) {
         seen_current |= st->module->funcs[f] == st->func;
         if (st->module->funcs[f]->body == home)
@@ -278,7 +278,7 @@ void prop_groups_sync(PropagationState *st, const Value *v)
             if (v->sharding->dims[d].num_axes > (w->sharding ? w->sharding->dims[d].num_axes : 0))
                 origins[d] = (DimOrigin){v, g->op_of_value[w->id], d, (Loc){0}};
         w->sharding = v->sharding;
-        if (home == st->func->body)
+        if (st->module_wide || home == st->func->body)
             prop_queue_neighbours(st, w);
     }
 }
@@ -316,50 +316,12 @@ static Loc owner_loc(const Value *v)
     return v->block && v->block->parent_func ? v->block->parent_func->loc : v->loc;
 }
 
-static bool replace_operand_uses(Op *op, void *user)
-{
-    Value **pair = user;
-    if (op != pair[1]->def)
-        for (int i = 0; i < op->num_operands; i++)
-            if (op->operands[i] == pair[0])
-                op->operands[i] = pair[1];
-    return true;
-}
-
-static bool replace_returned(Block *b, void *user)
-{
-    Value **pair = user;
-    for (int i = 0; i < b->num_returns; i++)
-        if (b->returns[i] == pair[0])
-            b->returns[i] = pair[1];
-    return true;
-}
-
 /* An open sharding_constraint right after v (first in its block for an
  * argument) that every other use of v now uses. */
 static Value *constrain_member(Module *m, Value *v, const Sharding *like)
 {
-    Op *op = op_new(m, OP_SHARDING_CONSTRAINT, v->loc);
-    char name[256];
-    snprintf(name, sizeof name, "%.200s.group", v->name);
-    Value *c = value_new(m, arena_strdup(&m->arena, name), v->type, v->loc);
+    Value *c = ir_insert_identity(m, v, OP_SHARDING_CONSTRAINT, "group")->results[0];
     c->sharding = sharding_new_open(&m->arena, like->mesh, v->type.rank);
-    c->def = op;
-    op->num_operands = op->num_results = 1;
-    op->operands = ARENA_ARRAY(&m->arena, Value *, 1);
-    op->results = ARENA_ARRAY(&m->arena, Value *, 1);
-    op->operands[0] = v;
-    op->results[0] = c;
-    Block *b = v->def ? v->def->parent : v->block;
-    if (v->def && v->def->next)
-        block_insert_before(b, v->def->next, op);
-    else if (v->def || !b->first)
-        block_append(b, op);
-    else
-        block_insert_before(b, b->first, op);
-    Value *pair[2] = {v, c};
-    ir_walk(b->parent_func->body, &(IrWalker){.pre = replace_operand_uses, .leave = replace_returned, .user = pair,
-                                              .scope = IR_WALK_ALL});
     return c;
 }
 

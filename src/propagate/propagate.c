@@ -202,17 +202,58 @@ static void propagate_op(PropagationState *st, Op *op, int phase)
     propagate_tensors(st, op, rule, values, shardings, op->num_operands, count, phase);
 }
 
+/* Module-wide, as in Shardy's propagateFuncResults, only the entry's
+ * results meet their returned values (the only function, or @main; every
+ * function when there is no @main): the others' results are their
+ * callers' business, through the edges on call results. */
+static bool results_propagate(const Module *m, const Func *f)
+{
+    const Func *entry = module_entry_func(m);
+    return !entry || f == entry;
+}
+
 /* Function results are no ops: they are applied whenever the worklist
- * runs dry, until they change nothing. */
+ * runs dry, until they change nothing. Module-wide, every function's ops
+ * take part. */
 static void run_phase(PropagationState *st, Func *f, int phase)
 {
-    prop_worklist_push_block(st, f->body);
+    Module *m = st->module;
+    int first = st->module_wide ? 0 : -1, last = st->module_wide ? m->num_funcs : 0;
+    for (int i = first; i < last; i++)
+        prop_worklist_push_block(st, i < 0 ? f->body : m->funcs[i]->body);
     do {
         Op *op;
         while ((op = prop_worklist_pop(st)))
             propagate_op(st, op, phase);
-        propagate_func_results(st, f);
+        for (int i = first; i < last; i++)
+            if (i < 0 || results_propagate(m, m->funcs[i]))
+                propagate_func_results(st, i < 0 ? f : m->funcs[i]);
     } while (st->queue_count > 0);
+}
+
+static void run_rounds(PropagationState *st, Func *f)
+{
+    for (int round = 0; round < st->num_rounds; round++) {
+        prop_state_begin_round(st, round);
+        for (int phase = 0; phase < NUM_PHASES; phase++)
+            run_phase(st, f, phase);
+    }
+}
+
+static void begin_module(PropagationState *st);
+
+/* Shardy's func_data_flow_edge ops (its dedup-functions-fully pipeline)
+ * join the functions: they are propagated together, as Shardy's greedy
+ * rewriter runs over the whole module. */
+static void propagate_funcs_together(PropagationState *st, Module *m)
+{
+    begin_module(st);
+    run_rounds(st, NULL);
+    for (int i = 0; i < m->num_funcs; i++) {
+        st->func = m->funcs[i];
+        st->func_mesh = func_first_mesh(m->funcs[i]);
+        prop_state_finish_func(st, m->funcs[i]);
+    }
 }
 
 bool propagate_module(Module *m, const PropagateOptions *options)
@@ -226,15 +267,14 @@ bool propagate_module(Module *m, const PropagateOptions *options)
         prop_state_free(&st);
         return false;
     }
-    for (int i = 0; i < m->num_funcs; i++) {
-        Func *f = m->funcs[i];
-        prop_state_begin_func(&st, f);
-        for (int round = 0; round < st.num_rounds; round++) {
-            prop_state_begin_round(&st, round);
-            for (int phase = 0; phase < NUM_PHASES; phase++)
-                run_phase(&st, f, phase);
+    if (m->ops_created[OP_FUNC_DATA_FLOW_EDGE] > 0) {
+        propagate_funcs_together(&st, m);
+    } else {
+        for (int i = 0; i < m->num_funcs; i++) {
+            prop_state_begin_func(&st, m->funcs[i]);
+            run_rounds(&st, m->funcs[i]);
+            prop_state_finish_func(&st, m->funcs[i]);
         }
-        prop_state_finish_func(&st, f);
     }
     bool ok = options->diag->errors == st.errors_before;
     prop_state_free(&st);
@@ -347,26 +387,52 @@ static void seed_func_results(PropagationState *st, Func *f, UserShardings *u)
     }
 }
 
-void prop_state_begin_func(PropagationState *st, Func *f)
+/* f's user shardings (st->user) and the priorities they name. */
+static void collect_user_shardings(PropagationState *st, Func *f, UserShardings *u)
 {
-    prop_state_prepare_func(st, f);
     st->func = f;
     /* A shard_map result is laid out by its out_specs whatever the function
      * result says; the function result constrains it like a constraint.
      * (Propagation does not enter shard_map bodies, here and below.) */
     ir_walk(f->body, &(IrWalker){.pre = seed_op, .user = st, .scope = IR_WALK_PROPAGATED});
-    UserShardings u = {.st = st};
     for (int i = 0; i < f->num_results; i++)
-        note_priorities(f->result_shardings[i], u.prios, &u.count, 64);
-    ir_walk(f->body, &(IrWalker){.value = remember_user, .user = &u, .scope = IR_WALK_PROPAGATED});
-    int count = u.count;
-    qsort(u.prios, (size_t)count, sizeof(int), compare_ints);
+        note_priorities(f->result_shardings[i], u->prios, &u->count, 64);
+    ir_walk(f->body, &(IrWalker){.value = remember_user, .user = u, .scope = IR_WALK_PROPAGATED});
+}
+
+/* One round per user priority, in order, then the last that sees all. */
+static void set_rounds(PropagationState *st, UserShardings *u)
+{
+    int count = u->count;
+    qsort(u->prios, (size_t)count, sizeof(int), compare_ints);
     st->num_rounds = count + 1;
     st->round_limits = ARENA_ARRAY(&st->work, int, count + 1);
-    memcpy(st->round_limits, u.prios, sizeof(int) * (size_t)count);
+    memcpy(st->round_limits, u->prios, sizeof(int) * (size_t)count);
     st->round_limits[count] = -1; /* the last round sees every dim */
+}
+
+void prop_state_begin_func(PropagationState *st, Func *f)
+{
+    prop_state_prepare_func(st, f);
+    UserShardings u = {.st = st};
+    collect_user_shardings(st, f, &u);
+    set_rounds(st, &u);
     seed_func_results(st, f, &u);
     st->func_mesh = func_first_mesh(f);
+}
+
+/* prop_state_begin_func for every function at once: the rounds are those
+ * of every priority in the module. */
+static void begin_module(PropagationState *st)
+{
+    Module *m = st->module;
+    prop_state_prepare_module(st);
+    UserShardings u = {.st = st};
+    for (int i = 0; i < m->num_funcs; i++)
+        collect_user_shardings(st, m->funcs[i], &u);
+    set_rounds(st, &u);
+    for (int i = 0; i < m->num_funcs; i++)
+        seed_func_results(st, m->funcs[i], &u);
 }
 
 /* A user dim takes part in a round if its priority is within the round's
@@ -456,8 +522,9 @@ static void for_each_value(PropagationState *st, Func *f, void (*fn)(Propagation
 void prop_state_begin_round(PropagationState *st, int round)
 {
     st->round = round;
-    if (st->num_rounds > 1)
-        for_each_value(st, st->func, apply_round, round);
+    Module *m = st->module;
+    for (int i = 0; st->num_rounds > 1 && i < (st->module_wide ? m->num_funcs : 1); i++)
+        for_each_value(st, st->module_wide ? m->funcs[i] : st->func, apply_round, round);
 }
 
 /* A result annotation as the current round sees it: dims of a later

@@ -31,6 +31,11 @@ typedef struct PropagationState {
     const Mesh *func_mesh;  /* for values nothing reached */
     ShardingGroups groups;  /* sharding groups (groups.c) */
     Func *func;
+    /* Shardy's func_data_flow_edge ops join functions: then every function
+     * is propagated at once (propagate_module) and callers[arg->id] lists
+     * the calls whose operands flow into function argument arg. */
+    bool module_wide;
+    UseList *callers;
 } PropagationState;
 
 void prop_state_init(PropagationState *st, Module *m, const PropagateOptions *options);
@@ -38,6 +43,9 @@ void prop_state_free(PropagationState *st);
 void prop_state_begin_func(PropagationState *st, Func *f);
 /* Side tables and use lists for f (part of prop_state_begin_func). */
 void prop_state_prepare_func(PropagationState *st, Func *f);
+/* The same for every function at once, with the cross-function uses of
+ * func_data_flow_edge ops (module_wide propagation). */
+void prop_state_prepare_module(PropagationState *st);
 void prop_state_begin_round(PropagationState *st, int round);
 void prop_state_finish_func(PropagationState *st, Func *f);
 const OpShardingRule *prop_state_rule(PropagationState *st, const Op *op);

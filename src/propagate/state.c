@@ -4,18 +4,22 @@
 #include "propagate/propagation_state.h"
 #include "shardc/rules.h"
 
-static void add_use(PropagationState *st, const Value *v, Op *op)
+static void use_list_add(Arena *arena, UseList *u, Op *op)
 {
-    UseList *u = &st->uses[v->id];
     if (u->count == u->cap) {
         int cap = u->cap ? u->cap * 2 : 4;
-        Op **ops = ARENA_ARRAY(&st->work, Op *, cap);
+        Op **ops = ARENA_ARRAY(arena, Op *, cap);
         if (u->count)
             memcpy(ops, u->ops, sizeof(Op *) * (size_t)u->count);
         u->ops = ops;
         u->cap = cap;
     }
     u->ops[u->count++] = op;
+}
+
+static void add_use(PropagationState *st, const Value *v, Op *op)
+{
+    use_list_add(&st->work, &st->uses[v->id], op);
 }
 
 void prop_state_init(PropagationState *st, Module *m, const PropagateOptions *options)
@@ -185,4 +189,51 @@ void prop_state_prepare_func(PropagationState *st, Func *f)
     arena_reset(&st->work);
     size_tables(st);
     ir_walk(f->body, &(IrWalker){.pre = add_operand_uses, .leave = add_return_uses, .user = st});
+}
+
+/* A call of f: the call feeds each of f's arguments. */
+static bool note_call(Op *op, void *user)
+{
+    PropagationState *st = user;
+    Func *f = op->kind == OP_CALL && op->callee ? module_find_func(st->module, op->callee) : NULL;
+    for (int i = 0; f && i < f->body->num_args && i < op->num_operands; i++)
+        use_list_add(&st->work, &st->callers[f->body->args[i]->id], op);
+    return true;
+}
+
+/* What feeds a func_data_flow_edge from another function (a call's
+ * operand, for an edge on an argument; the callee's returned value, for
+ * an edge on a call result) uses the edge: a change there queues it. */
+static bool add_func_edge_uses(Op *op, void *user)
+{
+    PropagationState *st = user;
+    if (op->kind != OP_FUNC_DATA_FLOW_EDGE || op->num_operands != 1)
+        return true;
+    const Value *v = op->operands[0];
+    if (!v->def) {
+        const UseList *calls = &st->callers[v->id];
+        for (int i = 0; i < calls->count; i++)
+            if (v->index < calls->ops[i]->num_operands)
+                add_use(st, calls->ops[i]->operands[v->index], op);
+    } else if (v->def->kind == OP_CALL && v->def->callee) {
+        const Func *f = module_find_func(st->module, v->def->callee);
+        if (f && v->index < f->body->num_returns)
+            add_use(st, f->body->returns[v->index], op);
+    }
+    return true;
+}
+
+void prop_state_prepare_module(PropagationState *st)
+{
+    arena_reset(&st->work);
+    size_tables(st);
+    Module *m = st->module;
+    st->module_wide = true;
+    st->callers = ARENA_ARRAY(&st->work, UseList, m->num_values + 1);
+    for (int i = 0; i < m->num_funcs; i++) {
+        ir_walk(m->funcs[i]->body, &(IrWalker){.pre = add_operand_uses, .leave = add_return_uses, .user = st});
+        ir_walk(m->funcs[i]->body, &(IrWalker){.pre = note_call, .user = st});
+    }
+    for (int i = 0; i < m->num_funcs; i++)
+        ir_walk(m->funcs[i]->body, &(IrWalker){.pre = add_func_edge_uses, .user = st});
 }

@@ -226,7 +226,7 @@ static bool takes_tokens(OpKind kind)
 {
     switch (kind) {
     case OP_CALL: case OP_CUSTOM: case OP_NAMED_COMPUTATION: case OP_WHILE: case OP_CASE:
-    case OP_OPTIMIZATION_BARRIER: case OP_SHARD_MAP: case OP_DATA_FLOW_EDGE: case OP_AFTER_ALL:
+    case OP_OPTIMIZATION_BARRIER: case OP_SHARD_MAP: case OP_DATA_FLOW_EDGE: case OP_FUNC_DATA_FLOW_EDGE: case OP_AFTER_ALL:
     case OP_SHARDING_CONSTRAINT: case OP_RESHARD: /* Shardy's accept them, with a rank-0 sharding */
         return true;
     default:
