@@ -57,7 +57,7 @@ $(BUILD)/gen/mlir_parser.c $(BUILD)/gen/mlir_parser.h &: grammar/mlir_parser.y
 
 $(BUILD)/gen/mlir_lexer.c $(BUILD)/gen/mlir_lexer.h &: grammar/mlir_lexer.l $(BUILD)/gen/mlir_parser.h
 	@mkdir -p $(BUILD)/gen
-	flex --header-file=$(BUILD)/gen/mlir_lexer.h -o $(BUILD)/gen/mlir_lexer.c $<
+	flex -Cf -8 --header-file=$(BUILD)/gen/mlir_lexer.h -o $(BUILD)/gen/mlir_lexer.c $<
 
 $(BUILD)/obj/gen/%.o: $(BUILD)/gen/%.c $(GEN_HDR) $(HEADERS)
 	@mkdir -p $(dir $@)

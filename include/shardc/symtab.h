@@ -2,11 +2,13 @@
  * into a fresh arena array; the old one is simply abandoned). */
 #ifndef SHARDC_SYMTAB_H
 #define SHARDC_SYMTAB_H
+#include <stdint.h>
 #include "shardc/arena.h"
 
 typedef struct SymTabEntry {
     const char *key;
     void *value;
+    uint64_t hash;      /* of key: probes compare it before the strings */
 } SymTabEntry;
 
 typedef struct SymTab {

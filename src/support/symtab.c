@@ -17,11 +17,11 @@ static uint64_t hash_string(const char *s)
     return h;
 }
 
-static SymTabEntry *find_slot(SymTabEntry *entries, int cap, const char *key)
+static SymTabEntry *find_slot(SymTabEntry *entries, int cap, const char *key, uint64_t hash)
 {
     uint64_t mask = (uint64_t)cap - 1;
-    for (uint64_t i = hash_string(key) & mask;; i = (i + 1) & mask)
-        if (!entries[i].key || strcmp(entries[i].key, key) == 0)
+    for (uint64_t i = hash & mask;; i = (i + 1) & mask)
+        if (!entries[i].key || (entries[i].hash == hash && strcmp(entries[i].key, key) == 0))
             return &entries[i];
 }
 
@@ -31,7 +31,7 @@ static void grow(SymTab *t)
     SymTabEntry *fresh = ARENA_ARRAY(t->arena, SymTabEntry, new_cap);
     for (int i = 0; i < t->cap; i++)
         if (t->entries[i].key)
-            *find_slot(fresh, new_cap, t->entries[i].key) = t->entries[i];
+            *find_slot(fresh, new_cap, t->entries[i].key, t->entries[i].hash) = t->entries[i];
     t->entries = fresh;
     t->cap = new_cap;
 }
@@ -40,17 +40,19 @@ void *symtab_get(const SymTab *t, const char *key)
 {
     if (t->cap == 0)
         return NULL;
-    return find_slot(t->entries, t->cap, key)->value;
+    return find_slot(t->entries, t->cap, key, hash_string(key))->value;
 }
 
 void *symtab_put(SymTab *t, const char *key, void *value)
 {
     if ((t->count + 1) * 4 > t->cap * 3)
         grow(t);
-    SymTabEntry *slot = find_slot(t->entries, t->cap, key);
+    uint64_t hash = hash_string(key);
+    SymTabEntry *slot = find_slot(t->entries, t->cap, key, hash);
     void *previous = slot->value;
     if (!slot->key) {
         slot->key = key;
+        slot->hash = hash;
         t->count++;
     }
     slot->value = value;
