@@ -20,9 +20,8 @@ MlirAttr *mlir_dict_get(const MlirList *dict, const char *name)
 
 /* Text scanned whole with its line breaks and indentation collapsed to
  * single spaces (outside strings), as it is printed back on one line. */
-static const char *normalize_ws(MlirParseCtx *ctx, const char *text)
+static const char *normalize_ws_n(MlirParseCtx *ctx, const char *text, size_t n)
 {
-    size_t n = strlen(text);
     char *out = arena_alloc_uninit(ctx->arena, n + 1);
     size_t k = 0;
     bool in_string = false, escaped = false;
@@ -45,6 +44,11 @@ static const char *normalize_ws(MlirParseCtx *ctx, const char *text)
     }
     out[k] = '\0';
     return out;
+}
+
+static const char *normalize_ws(MlirParseCtx *ctx, const char *text)
+{
+    return normalize_ws_n(ctx, text, strlen(text));
 }
 
 /* ---- types ---- */
@@ -277,7 +281,7 @@ MlirAttr *mlir_keep_text(MlirParseCtx *ctx, MlirAttr *value, int first, int last
 {
     if (value->raw || first < 0 || last < first || (size_t)last > ctx->len)
         return value;
-    value->raw = normalize_ws(ctx, arena_strndup(ctx->arena, ctx->text + first, (size_t)(last - first)));
+    value->raw = normalize_ws_n(ctx, ctx->text + first, (size_t)(last - first));
     return value;
 }
 
