@@ -341,7 +341,8 @@ typedef enum {
                            passes on the global program leave alone */
     IR_WALK_BLOCK,      /* the walked block's own ops only */
     IR_WALK_PROPAGATED, /* all but the bodies of shard_maps manual over every
-                           axis: what propagation sees (op_is_partial_manual) */
+                           axis (op_is_partial_manual) and of reduce (scalar
+                           code): what propagation sees */
 } IrWalkScope;
 
 /* A walk's callbacks, each optional; one returning false stops the walk.

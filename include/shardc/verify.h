@@ -33,6 +33,7 @@ void verify_constant_value(VerifyCtx *vc, const Op *op, const AttrValue *v, cons
  * (shard_map.c); collectives (collectives.c). */
 void verify_einsum(VerifyCtx *vc, Op *op);
 void verify_reduce(VerifyCtx *vc, Op *op);
+void verify_reduce_region(VerifyCtx *vc, Op *op);
 void verify_transpose(VerifyCtx *vc, Op *op);
 void verify_reshape(VerifyCtx *vc, Op *op);
 void verify_broadcast(VerifyCtx *vc, Op *op);

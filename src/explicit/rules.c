@@ -72,6 +72,14 @@ static bool rule_reduce(ExplicitCtx *cx, const Op *op, XSpec *const *in, XSpec *
     return true;
 }
 
+/* A reduce with a body: every result drops the reduced dims of input 0. */
+static bool rule_reduce_region(ExplicitCtx *cx, const Op *op, XSpec *const *in, XSpec **out)
+{
+    for (int j = 0; j < op->num_results; j++)
+        rule_reduce(cx, op, in, &out[j]);
+    return true;
+}
+
 /* argmax drops its dim like a reduction (JAX's _argminmax_sharding_rule). */
 static bool rule_argmax(ExplicitCtx *cx, const Op *op, XSpec *const *in, XSpec **out)
 {

@@ -53,6 +53,11 @@ static bool check_region_count(ParseCtx *ctx, const OpSyntax *s, OpKind kind)
                    "named_computation %%a {name = \"f\"} (%%x: ...) {... return %%y}");
         return false;
     }
+    if (kind == OP_REDUCE && n != 1) {
+        diag_error(ctx->diag, s->name_loc, "'reduce' takes one body region: reduce %%x, %%init {dims = [1]} "
+                   "(%%acc: f32[], %%e: f32[]) {... return %%r} : f32[...]");
+        return false;
+    }
     if (kind != OP_WHILE && kind != OP_CASE && s->regions.count) {
         diag_error(ctx->diag, s->name_loc, "'%s' takes at most one region", op_info(kind)->name);
         return false;
@@ -72,7 +77,7 @@ static bool check_structure(ParseCtx *ctx, const OpSyntax *s, OpKind kind)
         diag_error(ctx->diag, s->callee_loc, "'%s' does not take a callee", op_info(kind)->name);
         ok = false;
     }
-    bool region_op = kind == OP_WHILE || kind == OP_CASE || kind == OP_NAMED_COMPUTATION;
+    bool region_op = kind == OP_WHILE || kind == OP_CASE || kind == OP_NAMED_COMPUTATION || kind == OP_REDUCE;
     if (region_op || s->regions.count) {
         if (!check_region_count(ctx, s, kind))
             ok = false;
@@ -230,7 +235,7 @@ void build_op(ParseCtx *ctx, OpSyntax *s)
     op->callee_loc = s->callee_loc;
     op->num_operands = s->operands.count;
     op->operands = (Value **)s->operands.items;
-    if (kind == OP_WHILE || kind == OP_CASE || kind == OP_NAMED_COMPUTATION)
+    if (kind == OP_WHILE || kind == OP_CASE || kind == OP_NAMED_COMPUTATION || kind == OP_REDUCE)
         set_regions(ctx, op, s);
     else
         op->region = s->region;

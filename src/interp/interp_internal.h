@@ -108,6 +108,7 @@ bool exec_gather(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out);
 bool exec_scatter(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out);
 bool exec_einsum(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out);
 bool exec_reduce(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out);
+bool exec_reduce_region(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out);
 bool exec_transpose(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out);
 bool exec_reshape(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out);
 bool exec_broadcast(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out);

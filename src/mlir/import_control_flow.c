@@ -47,6 +47,18 @@ bool mlir_imp_while(OpImport *oi)
     return mlir_imp_make_op(oi, OP_WHILE) && import_regions(oi, false);
 }
 
+/* stablehlo.reduce with a body shardc keeps (several inputs, or a body or
+ * init its own reductions do not cover): `reduce` with the body as its
+ * region, arguments as the block takes them (all first arguments, then
+ * all second ones). */
+bool mlir_imp_reduce_region(OpImport *oi)
+{
+    if (oi->src->regions.count != 1)
+        return op_error(oi, "it needs its body region");
+    return mlir_imp_make_op(oi, OP_REDUCE) && import_regions(oi, false) &&
+           mlir_imp_ints_attr(oi, ATTR_KEY_DIMS, "dimensions", "dimensions", true);
+}
+
 bool mlir_imp_case(OpImport *oi)
 {
     if (oi->src->regions.count < 1)

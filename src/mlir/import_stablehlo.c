@@ -137,26 +137,34 @@ bool mlir_imp_dot(OpImport *oi)
 
 /* ---- reduce ---- */
 
-const char *mlir_imp_reducer(ImportCtx *ic, const MlirOp *owner, int index)
+/* The op of a body `%r = op %x, %y; return %r` (either operand order),
+ * or NULL for any other body. */
+static const char *simple_reducer(const MlirOp *owner, int index)
 {
     const MlirRegion *r = index < owner->regions.count ? owner->regions.items[index] : NULL;
     const MlirBlock *b = r && r->blocks.count == 1 ? r->blocks.items[0] : NULL;
     const MlirOp *op = b && b->ops.count == 2 && b->args.count == 2 ? b->ops.items[0] : NULL;
     const MlirOp *ret = op ? b->ops.items[1] : NULL;
-    if (op && op->operands.count == 2 && op->results.count == 1 && ret->operands.count == 1) {
-        const char *x = ((const MlirBlockArg *)b->args.items[0])->name;
-        const char *y = ((const MlirBlockArg *)b->args.items[1])->name;
-        const char *u = ((const MlirUse *)op->operands.items[0])->name;
-        const char *v = ((const MlirUse *)op->operands.items[1])->name;
-        const char *res = ((const MlirResultDef *)op->results.items[0])->name;
-        if (((strcmp(u, x) == 0 && strcmp(v, y) == 0) || (strcmp(u, y) == 0 && strcmp(v, x) == 0)) &&
-            strcmp(((const MlirUse *)ret->operands.items[0])->name, res) == 0 &&
-            strcmp(ret->name, "stablehlo.return") == 0)
-            return op->name;
-    }
-    diag_error(ic->diag, mlir_imp_loc(ic, owner->loc), "'%s': its body is not supported by shardc (only one "
-               "stablehlo.add, maximum or minimum of its two arguments, returned)", owner->name);
-    return NULL;
+    if (!op || op->operands.count != 2 || op->results.count != 1 || ret->operands.count != 1)
+        return NULL;
+    const char *x = ((const MlirBlockArg *)b->args.items[0])->name;
+    const char *y = ((const MlirBlockArg *)b->args.items[1])->name;
+    const char *u = ((const MlirUse *)op->operands.items[0])->name;
+    const char *v = ((const MlirUse *)op->operands.items[1])->name;
+    const char *res = ((const MlirResultDef *)op->results.items[0])->name;
+    bool args = (strcmp(u, x) == 0 && strcmp(v, y) == 0) || (strcmp(u, y) == 0 && strcmp(v, x) == 0);
+    bool returned = strcmp(((const MlirUse *)ret->operands.items[0])->name, res) == 0 &&
+                    strcmp(ret->name, "stablehlo.return") == 0;
+    return args && returned ? op->name : NULL;
+}
+
+const char *mlir_imp_reducer(ImportCtx *ic, const MlirOp *owner, int index)
+{
+    const char *body = simple_reducer(owner, index);
+    if (!body)
+        diag_error(ic->diag, mlir_imp_loc(ic, owner->loc), "'%s': its body is not supported by shardc (only one "
+                   "stablehlo.add, maximum or minimum of its two arguments, returned)", owner->name);
+    return body;
 }
 
 /* Whether v is the dtype's highest finite value times sign, as printed
@@ -190,7 +198,7 @@ static bool is_identity(const AttrValue *v, OpKind kind, DType dt)
  * reduce_min so (as JAX lowers jnp.any and jnp.all). */
 static bool reduce_kind(OpImport *oi, OpKind *kind)
 {
-    const char *body = mlir_imp_reducer(oi->ic, oi->src, 0);
+    const char *body = simple_reducer(oi->src, 0);
     if (!body)
         return false;
     bool is_bool = oi->operands[0] && oi->operands[0]->type.dtype == DT_BOOL;
@@ -200,27 +208,23 @@ static bool reduce_kind(OpImport *oi, OpKind *kind)
         *kind = OP_REDUCE_MAX;
     else if (strcmp(body, "stablehlo.minimum") == 0 || (is_bool && strcmp(body, "stablehlo.and") == 0))
         *kind = OP_REDUCE_MIN;
-    else {
-        diag_error(oi->ic->diag, mlir_imp_loc(oi->ic, oi->src->loc), "'stablehlo.reduce' applying '%s' is not "
-                   "supported by shardc (only add, maximum and minimum)", body);
+    else
         return false;
-    }
     return true;
 }
 
+/* One input with an add, maximum or minimum body and the identity of that
+ * reduction as a constant init: shardc's own reductions (reduce_sum, ...,
+ * whose partial results combine by all-reduce); anything else keeps its
+ * body as `reduce` (mlir_imp_reduce_region). */
 bool mlir_imp_reduce(OpImport *oi)
 {
     OpKind kind;
-    if (oi->num_operands != 2)
-        return op_error(oi, "only one operand (and its init) is supported by shardc");
-    if (!reduce_kind(oi, &kind))
-        return false;
+    if (oi->num_operands != 2 || !reduce_kind(oi, &kind))
+        return mlir_imp_reduce_region(oi);
     const AttrValue *init = mlir_imp_scalar_operand(oi, 1);
-    if (!init)
-        return op_error(oi, "its init must be a scalar stablehlo.constant");
-    if (!is_identity(init, kind, oi->operands[0] ? oi->operands[0]->type.dtype : DT_F32))
-        return op_error(oi, "its init is not the identity of its reduction (0, -inf or the lowest value for "
-                            "max, +inf or the highest for min), which shardc's reductions assume");
+    if (!init || !is_identity(init, kind, oi->operands[0] ? oi->operands[0]->type.dtype : DT_F32))
+        return mlir_imp_reduce_region(oi);
     oi->num_operands = 1;
     if (!mlir_imp_make_op(oi, kind))
         return false;

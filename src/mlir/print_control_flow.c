@@ -6,6 +6,8 @@
  *   %0:2 = stablehlo.optimization_barrier {...} %a, %b : t1, t2
  *   %0 = sdy.named_computation<"f">(%a) in_shardings=[...] out_shardings=[...]
  *     (%arg1: t) {... sdy.return %x : t} {...} : (t) -> t
+ *   %0:2 = stablehlo.reduce(%a init: %c), (%b init: %d) across dimensions = [1] {...} : (...) -> (...)
+ *    reducer(%e: t, %g: t) (%f: t, %h: t) {... stablehlo.return %x, %y : t, t}
  * A case on a bool index (read from stablehlo.if, or written so) is an if:
  * its regions are the false branch then the true one (a bool index
  * selects branch 0 for false), printed in if's order, true branch first. */
@@ -174,6 +176,53 @@ static void emit_named(MlirPrinter *p, const Op *op, int indent)
     print_fn_types(p, op);
 }
 
+/* `reducer(%acc_i: t, %x_i: t) ...`: a pair per input, though the block
+ * takes all the accumulators first. */
+static void print_reducer_args(MlirPrinter *p, const Block *body, int n)
+{
+    fputs("reducer", p->out);
+    for (int i = 0; i < n && 2 * n <= body->num_args; i++) {
+        const Value *pair[2] = {body->args[i], body->args[n + i]};
+        fputs(i ? " (" : "(", p->out);
+        for (int k = 0; k < 2; k++) {
+            fputs(k ? ", " : "", p->out);
+            mlir_print_val(p, mlir_val(p, pair[k]));
+            fputs(": ", p->out);
+            mlir_print_type(p->out, &pair[k]->type);
+        }
+        fputc(')', p->out);
+    }
+}
+
+static void emit_reduce(MlirPrinter *p, const Op *op, int indent)
+{
+    const Block *body = op->regions[0];
+    int n = op->num_results;
+    MlirScope s;
+    mlir_region_open(p, &s, body, false);
+    mlir_print_defs(p, op, indent);
+    fputs("stablehlo.reduce", p->out);
+    for (int i = 0; i < n && 2 * n <= op->num_operands; i++) {
+        fputs(i ? ", (" : "(", p->out);
+        mlir_print_val(p, mlir_val(p, op->operands[i]));
+        fputs(" init: ", p->out);
+        mlir_print_val(p, mlir_val(p, op->operands[n + i]));
+        fputc(')', p->out);
+    }
+    int64_t dims[SHARDC_MAX_RANK];
+    int k = op_attr_ints(op, ATTR_KEY_DIMS, dims, SHARDC_MAX_RANK);
+    fputs(" across dimensions = ", p->out);
+    mlir_print_ints(p->out, dims, k > 0 ? k : 0);
+    mlir_print_op_attrs(p, op, &(MlirAttrOpts){.consumed = (const AttrKey[]){ATTR_KEY_DIMS, 0}});
+    print_fn_types(p, op);
+    fprintf(p->out, "%*s ", indent, "");
+    print_reducer_args(p, body, n);
+    fputs(" {\n", p->out);
+    print_region(p, &s, body, indent);
+    fputc('\n', p->out);
+}
+
+const MlirOpForm mlir_form_reduce = {NULL, emit_reduce};
 const MlirOpForm mlir_form_while = {NULL, emit_while};
 const MlirOpForm mlir_form_case = {NULL, emit_case};
 const MlirOpForm mlir_form_barrier = {NULL, emit_barrier};

@@ -198,7 +198,7 @@ void mlir_emit_scatter(MlirPrinter *p, const Op *op, int indent);
 
 /* ---- control flow (print_control_flow.c) ---- */
 
-extern const MlirOpForm mlir_form_while, mlir_form_case, mlir_form_barrier, mlir_form_named;
+extern const MlirOpForm mlir_form_while, mlir_form_case, mlir_form_barrier, mlir_form_named, mlir_form_reduce;
 
 /* ---- collectives (print_collectives.c) ---- */
 

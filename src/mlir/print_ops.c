@@ -640,6 +640,8 @@ const MlirOpForm *mlir_op_form(OpKind kind)
         return &mlir_form_barrier;
     if (kind == OP_NAMED_COMPUTATION)
         return &mlir_form_named;
+    if (kind == OP_REDUCE)
+        return &mlir_form_reduce;
     switch ((unsigned)kind < OP_COUNT ? form_kind(kind) : FORM_SHARDC) {
     case FORM_SAME:
     case FORM_FUNC: return &form_same;

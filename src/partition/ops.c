@@ -144,6 +144,19 @@ static void gather_shardings(const Op *op, Sharding **shardings, const TensorTyp
 }
 
 /* The local clone of op on resharded operands, with local result types. */
+/* A reduce's body computes on scalars: the local op runs a copy of it. */
+static void clone_body(PartitionCtx *pc, const Op *op, Op *local)
+{
+    ValueMap map;
+    value_map_init(&map, &pc->scratch);
+    local->num_regions = op->num_regions;
+    local->regions = ARENA_ARRAY(&pc->module->arena, Block *, op->num_regions + 1);
+    for (int i = 0; i < op->num_regions; i++) {
+        local->regions[i] = block_clone(pc->module, op->regions[i], &map, NULL);
+        local->regions[i]->parent_op = local;
+    }
+}
+
 static Op *emit_local_op(PartitionCtx *pc, const Op *op, Value **operands, const DimAxes *result_layouts)
 {
     Op *local = pc_append_op(pc, op->kind, op->loc, operands, op->num_operands);
@@ -162,6 +175,8 @@ static Op *emit_local_op(PartitionCtx *pc, const Op *op, Value **operands, const
     }
     if (op->kind == OP_SLICE)
         localize_slice(pc, local);
+    if (op->kind == OP_REDUCE)
+        clone_body(pc, op, local);
     return local;
 }
 
@@ -345,6 +360,16 @@ static void unshard_updated_dims(const Op *op, const OpShardingRule *rule, AxisL
             memset(&assignment[rule->operands[1].dims[d].factors[0]], 0, sizeof(AxisList));
 }
 
+/* A reduce with a body: its partial results could only be combined by
+ * running the body across devices, so the reduced dims are gathered first
+ * (the operand reshards say so) and each device reduces whole rows. */
+static void unshard_reductions(const OpShardingRule *rule, AxisList *assignment)
+{
+    for (int f = 0; f < rule->num_factors; f++)
+        if (rule->factors[f].kind == FACTOR_REDUCTION)
+            memset(&assignment[f], 0, sizeof(AxisList));
+}
+
 /* gather and scatter on local operands (gather.c): indices moved into the
  * blocks of the dims they address, a scatter-add's operand counted once,
  * slice sizes cut to the block, a gather's starts outside the block
@@ -381,6 +406,8 @@ static void partition_by_rule(PartitionCtx *pc, Op *op)
         memset(assignment, 0, sizeof(AxisList) * (size_t)rule->num_factors);
     if (op->kind == OP_DYNAMIC_UPDATE_SLICE)
         unshard_updated_dims(op, rule, assignment);
+    if (op->kind == OP_REDUCE)
+        unshard_reductions(rule, assignment);
     if (op->kind == OP_GATHER || op->kind == OP_SCATTER)
         pc_gather_assignment(op, rule, assignment);
     Value *operands[op->num_operands + 1];

@@ -395,23 +395,30 @@ OpShardingRule *rules_einsum(RuleBuilder *b)
     return rule_builder_build(b);
 }
 
-/* Shardy's ReduceOp rule: one factor per input dim in order; a reduced dim
- * is a reduction factor (partial results are combined by an all-reduce of
- * the same reducer: sum, max, min; mean as a sum, then scaled), the others
- * map to the next result dim. `reduced_kind` lets argmax differ. */
+/* Shardy's ReduceOp rule: one factor per input dim in order, shared by
+ * inputs 0..N-1 (N = the results; one for the plain reductions); a reduced
+ * dim is a reduction factor (the plain reductions' partial results are
+ * combined by an all-reduce of the same reducer: sum, max, min; mean as a
+ * sum, then scaled), the others map to the next dim of each result.
+ * Operands after the inputs (a reduce's scalar inits) have none.
+ * `reduced_kind` lets argmax differ. */
 static OpShardingRule *reduce_rule(RuleBuilder *b, const bool *reduced, FactorKind reduced_kind)
 {
     const TensorType *in = rule_builder_type(b, 0);
-    int out_dim = 0;
+    int inputs = b->op->num_results, out_dim = 0;
     for (int d = 0; d < in->rank; d++) {
-        if (reduced[d])
-            rule_builder_add_in_out(b, d, RULE_NULL_DIM, in->dims[d], reduced_kind);
-        else
-            rule_builder_add_in_out(b, d, out_dim++, in->dims[d], FACTOR_PASS_THROUGH);
+        int f = rule_builder_new_factor(b, in->dims[d], reduced[d] ? reduced_kind : FACTOR_PASS_THROUGH);
+        for (int i = 0; i < inputs; i++)
+            rule_builder_map(b, i, d, f);
+        for (int j = 0; !reduced[d] && j < inputs; j++)
+            rule_builder_map(b, b->op->num_operands + j, out_dim, f);
+        out_dim += !reduced[d];
     }
     return rule_builder_build(b);
 }
 
+/* Shardy's rule for stablehlo.reduce, whatever its body: the reduced dims
+ * are reduction factors (reduce with a body: docs/rules.md "argmax"). */
 OpShardingRule *rules_reduce(RuleBuilder *b)
 {
     bool reduced[SHARDC_MAX_RANK] = {false};

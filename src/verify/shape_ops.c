@@ -82,6 +82,20 @@ static int verify_dim_list(VerifyCtx *vc, Op *op, AttrKey key, int rank, int64_t
     return n;
 }
 
+/* The type of `in` without its `n` reduced dims (out holds the dims). */
+static TensorType reduced_type(const TensorType *in, const int64_t *dims, int n, int64_t *out)
+{
+    int rank = 0;
+    for (int d = 0; d < in->rank; d++) {
+        bool reduced = false;
+        for (int i = 0; i < n; i++)
+            reduced |= dims[i] == d;
+        if (!reduced)
+            out[rank++] = in->dims[d];
+    }
+    return (TensorType){in->dtype, rank, out};
+}
+
 void verify_reduce(VerifyCtx *vc, Op *op)
 {
     const TensorType *in = &op->operands[0]->type;
@@ -92,16 +106,70 @@ void verify_reduce(VerifyCtx *vc, Op *op)
     if (op->kind == OP_REDUCE_MEAN && !dtype_is_float(in->dtype))
         diag_error(vc->diag, op->loc, "'reduce_mean' needs a floating-point operand, got %s",
                    dtype_name(in->dtype));
-    int rank = 0;
-    for (int d = 0; d < in->rank; d++) {
-        bool reduced = false;
-        for (int i = 0; i < n; i++)
-            reduced |= dims[i] == d;
-        if (!reduced)
-            out[rank++] = in->dims[d];
-    }
-    TensorType want = {in->dtype, rank, out};
+    TensorType want = reduced_type(in, dims, n, out);
     verify_expect_type(vc, op, &want, op->results[0]);
+}
+
+/* `v` must be a scalar of dtype dt; `what` says which value it is. */
+static bool expect_scalar(VerifyCtx *vc, Loc loc, const Value *v, DType dt, const char *what, int i)
+{
+    if (v->type.rank == 0 && v->type.dtype == dt)
+        return true;
+    char g[256];
+    verify_format_type(g, sizeof g, &v->type);
+    diag_error(vc->diag, loc, "%s %d of 'reduce' (%%%s) must be a %s[] scalar, but is %s", what, i, v->name,
+               dtype_name(dt), g);
+    return false;
+}
+
+/* The body: (acc_0..acc_N-1, x_0..x_N-1) -> N accumulators, all scalars
+ * of the inputs' dtypes. */
+static void verify_reduce_body(VerifyCtx *vc, const Op *op, const Block *body, int n)
+{
+    if (body->num_args != 2 * n) {
+        diag_error(vc->diag, op->loc, "the body of 'reduce' takes %d scalar arguments (the %d accumulators, then "
+                   "the %d elements), not %d", 2 * n, n, n, body->num_args);
+        return;
+    }
+    for (int i = 0; i < 2 * n; i++)
+        expect_scalar(vc, body->args[i]->loc, body->args[i], op->operands[i % n]->type.dtype, "body argument", i);
+    if (body->num_returns != n) {
+        diag_error(vc->diag, body->return_loc, "the body of 'reduce' returns %d value%s, one per input, not %d", n,
+                   n == 1 ? "" : "s", body->num_returns);
+        return;
+    }
+    for (int i = 0; i < n; i++)
+        expect_scalar(vc, body->return_loc, body->returns[i], op->operands[i]->type.dtype, "returned value", i);
+}
+
+/* reduce with a body: N inputs of one shape, then N scalar inits of their
+ * dtypes; results are the inputs without the reduced dims. */
+void verify_reduce_region(VerifyCtx *vc, Op *op)
+{
+    int n = op->num_results;
+    if (n == 0 || op->num_operands != 2 * n) {
+        diag_error(vc->diag, op->loc, "'reduce' takes an init per input: %d result%s need%s %d operands, not %d", n,
+                   n == 1 ? "" : "s", n == 1 ? "s" : "", 2 * n, op->num_operands);
+        return;
+    }
+    const TensorType *in = &op->operands[0]->type;
+    int64_t dims[SHARDC_MAX_RANK], out[SHARDC_MAX_RANK];
+    for (int i = 1; i < n; i++) {
+        TensorType same = op->operands[i]->type;
+        same.dtype = in->dtype;
+        if (!type_equal(&same, in))
+            diag_error(vc->diag, op->loc, "the inputs of 'reduce' have one shape, but %%%s and %%%s differ",
+                       op->operands[0]->name, op->operands[i]->name);
+    }
+    for (int i = 0; i < n; i++)
+        expect_scalar(vc, op->loc, op->operands[n + i], op->operands[i]->type.dtype, "init", i);
+    int count = verify_dim_list(vc, op, ATTR_KEY_DIMS, in->rank, dims);
+    for (int i = 0; count >= 0 && i < n; i++) {
+        TensorType want = reduced_type(&op->operands[i]->type, dims, count, out);
+        verify_expect_type(vc, op, &want, op->results[i]);
+    }
+    if (op->num_regions == 1)
+        verify_reduce_body(vc, op, op->regions[0], n);
 }
 
 void verify_transpose(VerifyCtx *vc, Op *op)

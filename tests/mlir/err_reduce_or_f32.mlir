@@ -1,4 +1,5 @@
-// or is a reduction shardc has only on i1 (ok_reduce_bool.mlir).
+// or is a reduction shardc has only on i1 (ok_reduce_bool.mlir); on f32 its
+// body is kept, and the verifier rejects an or of floats, as StableHLO does.
 func.func @main(%a: tensor<4x2xf32>) -> tensor<4xf32> {
   %f = stablehlo.constant dense<0.0> : tensor<f32>
   %0 = stablehlo.reduce(%a init: %f) applies stablehlo.or across dimensions = [1] : (tensor<4x2xf32>, tensor<f32>) -> tensor<4xf32>
