@@ -250,6 +250,7 @@ bool gen_ppermute(Gen *g, OpKind kind);
 bool gen_all_to_all(Gen *g, OpKind kind);
 bool gen_axis_index(Gen *g, OpKind kind);
 bool gen_while(Gen *g, OpKind kind);
+bool gen_reduce_region(Gen *g, OpKind kind);
 bool gen_case(Gen *g, OpKind kind);
 
 /* Shape helpers shared by the generators. */

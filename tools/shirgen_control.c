@@ -6,6 +6,7 @@
  * loops) and of carried values are exercised. Carried floats are kept
  * bounded by tanh each iteration, so the reference and the SPMD run stay
  * within tolerance whatever the trip count. */
+#include <math.h>
 #include "shirgen.h"
 
 enum { MAX_CARRIED = 2, MAX_TRIPS = 3, MAX_CAPTURED = 4 };
@@ -193,5 +194,83 @@ bool gen_case(Gen *g, OpKind kind)
     Op *op = gen_op(g, kind, &index, 1, &t, 1);
     attach_regions(g, op, branches, n);
     gen_result(g, op, 0, bound, false, 0);
+    return true;
+}
+
+/* ---- reduce with a body ---------------------------------------------------------- */
+
+static Value *scalar_arg(Gen *g, Block *b, DType dt, const char *prefix)
+{
+    return block_add_arg(g, b, gen_type(g, dt, 0, NULL), gen_name(g, prefix, g->next_value++));
+}
+
+static Value *body_op(Gen *g, OpKind kind, Value *a, Value *b, DType dt, const char *direction)
+{
+    Value *ops[2] = {a, b};
+    TensorType t = gen_type(g, dt, 0, NULL);
+    Op *op = gen_op(g, kind, ops, 2, &t, 1);
+    if (direction)
+        gen_set_attr(g, op, ATTR_KEY_DIRECTION, attr_s(g, direction));
+    return op->results[0];
+}
+
+static Value *select_of(Gen *g, Value *p, Value *a, Value *b)
+{
+    Value *ops[3] = {p, a, b};
+    TensorType t = a->type;
+    return gen_op(g, OP_SELECT, ops, 3, &t, 1)->results[0];
+}
+
+/* argmax's body: (a, ai, b, bi) -> the larger value with its index, the
+ * smaller index on ties (JAX's argmax lowering). */
+static Block *argmax_body(Gen *g, DType dt)
+{
+    Block *b = new_region(g);
+    GenScope s;
+    scope_push(g, &s, SCOPE_FUNC, b, g->scope->func);
+    Value *a = scalar_arg(g, b, dt, "ra"), *ai = scalar_arg(g, b, DT_I32, "ri");
+    Value *x = scalar_arg(g, b, dt, "rb"), *xi = scalar_arg(g, b, DT_I32, "rj");
+    Value *gt = body_op(g, OP_COMPARE, a, x, DT_BOOL, "gt");
+    Value *eq = body_op(g, OP_COMPARE, a, x, DT_BOOL, "eq");
+    Value *lo = body_op(g, OP_COMPARE, ai, xi, DT_BOOL, "lt");
+    Value *keep = body_op(g, OP_OR, gt, body_op(g, OP_AND, eq, lo, DT_BOOL, NULL), DT_BOOL, NULL);
+    Value *next[2] = {select_of(g, keep, a, x), select_of(g, keep, ai, xi)};
+    set_returns(g, b, next, 2);
+    scope_pop(g);
+    return b;
+}
+
+/* JAX's argmax as StableHLO writes it: a reduce of the values and an iota
+ * along one dim, from (-inf, 0). */
+bool gen_reduce_region(Gen *g, OpKind kind)
+{
+    Pick p = pick_any(DTS_FLOAT);
+    p.min_rank = 1;
+    p.max_bound = 1e4;
+    GenVal *x = gen_operand(g, &p);
+    if (!x)
+        return false;
+    const TensorType *t = &x->v->type;
+    int dim = rng_below(&g->rng, t->rank);
+    if (t->dims[dim] == 0)
+        return false; /* the result would be the init, -inf */
+    TensorType it = gen_type(g, DT_I32, t->rank, t->dims), low_t = gen_type(g, t->dtype, 0, NULL);
+    Op *iota = gen_op(g, OP_IOTA, NULL, 0, &it, 1);
+    gen_set_attr(g, iota, ATTR_KEY_DIMENSION, attr_i(g, dim));
+    Op *low = gen_op(g, OP_CONSTANT, NULL, 0, &low_t, 1);
+    gen_set_attr(g, low, ATTR_KEY_VALUE, attr_f(g, -INFINITY));
+    Value *operands[4] = {x->v, iota->results[0], low->results[0], const_i32(g, 0)};
+    int64_t dims[SHARDC_MAX_RANK];
+    for (int d = 0, n = 0; d < t->rank; d++)
+        if (d != dim)
+            dims[n++] = t->dims[d];
+    TensorType rt[2] = {gen_type(g, t->dtype, t->rank - 1, dims), gen_type(g, DT_I32, t->rank - 1, dims)};
+    Op *op = gen_op(g, kind, operands, 4, rt, 2);
+    int64_t reduced = dim;
+    gen_set_attr(g, op, ATTR_KEY_DIMS, attr_ints(g, &reduced, 1));
+    Block *body = argmax_body(g, t->dtype);
+    attach_regions(g, op, &body, 1);
+    gen_result(g, op, 0, x->bound, x->exact, x->vma);
+    gen_result(g, op, 1, (double)t->dims[dim], true, x->vma);
     return true;
 }

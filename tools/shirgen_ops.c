@@ -42,7 +42,7 @@ static const OpGen op_gens[OP_COUNT] = {
     [OP_BROADCAST] = {gen_broadcast, 6, S_ALL}, [OP_CONCATENATE] = {gen_concatenate, 5, S_ALL},
     [OP_SLICE] = {gen_slice, 6, S_ALL}, [OP_PAD] = {gen_pad, 5, S_ALL},
     [OP_TOP_K] = {gen_top_k, 3, S_ALL}, [OP_SORT] = {gen_sort, 3, S_ALL},
-    [OP_ARGMAX] = {gen_argmax, 3, S_ALL},
+    [OP_ARGMAX] = {gen_argmax, 3, S_ALL}, [OP_REDUCE] = {gen_reduce_region, 2, S_OUTER},
     [OP_REVERSE] = {gen_reverse, 3, S_OUTER}, [OP_DYNAMIC_SLICE] = {gen_dynamic_slice, 3, S_OUTER},
     [OP_DYNAMIC_UPDATE_SLICE] = {gen_dynamic_update_slice, 3, S_OUTER},
     [OP_GATHER] = {gen_gather, 4, S_OUTER}, [OP_SCATTER] = {gen_scatter, 3, S_OUTER},
