@@ -28,6 +28,7 @@ typedef struct CompileArgs {
     StatsFormat stats;
     int device;         /* --device=K for --emit=devices, or -1 */
     bool mlir;          /* --emit=sdy, sdy-partitioned: print as StableHLO + sdy MLIR */
+    bool dot;           /* --emit=dot: the partitioned program as a Graphviz graph */
     bool split, verify; /* -split-input-file, -verify-diagnostics */
 } CompileArgs;
 
@@ -41,10 +42,11 @@ static int flag_output(CliParse *p, const char *v) { compile_args(p)->output = v
 
 /* sdy and sdy-partitioned are the propagated and the partitioned program
  * printed as sdy_opt prints MLIR (src/mlir/, docs/mlir.md). */
-static const struct { const char *name; EmitKind kind; bool mlir; } emit_names[] = {
-    {"ir", EMIT_IR, false}, {"rules", EMIT_RULES, false}, {"propagated", EMIT_PROPAGATED, false},
-    {"partitioned", EMIT_PARTITIONED, false}, {"devices", EMIT_DEVICES, false},
-    {"sdy", EMIT_PROPAGATED, true}, {"sdy-partitioned", EMIT_PARTITIONED, true},
+static const struct { const char *name; EmitKind kind; bool mlir, dot; } emit_names[] = {
+    {"ir", EMIT_IR, false, false}, {"rules", EMIT_RULES, false, false},
+    {"propagated", EMIT_PROPAGATED, false, false}, {"partitioned", EMIT_PARTITIONED, false, false},
+    {"devices", EMIT_DEVICES, false, false}, {"sdy", EMIT_PROPAGATED, true, false},
+    {"sdy-partitioned", EMIT_PARTITIONED, true, false}, {"dot", EMIT_PARTITIONED, false, true},
 };
 
 static int flag_emit(CliParse *p, const char *v)
@@ -53,6 +55,7 @@ static int flag_emit(CliParse *p, const char *v)
         if (strcmp(v, emit_names[i].name) == 0) {
             compile_args(p)->options.emit = emit_names[i].kind;
             compile_args(p)->mlir = emit_names[i].mlir;
+            compile_args(p)->dot = emit_names[i].dot;
             return CLI_OK;
         }
     }
@@ -139,7 +142,7 @@ static int flag_version(CliParse *p, const char *v)
 static const CliFlag compile_flags[] = {
     {NULL, CLI_BARE, flag_input, "more than one input file ('%s')", "FILE.shir"},
     {"-o", CLI_SEPARATE, flag_output, "-o needs a file name", "[-o OUT]"},
-    {"--emit", CLI_JOINED, flag_emit, "unknown --emit kind '%s'", "[--emit=ir|rules|propagated|partitioned|devices|sdy|sdy-partitioned]"},
+    {"--emit", CLI_JOINED, flag_emit, "unknown --emit kind '%s'", "[--emit=ir|rules|propagated|partitioned|devices|sdy|sdy-partitioned|dot]"},
     CLI_FLAG_FUNC,
     {"--propagation", CLI_JOINED, flag_propagation, "unknown option '--propagation=%s'",
      "[--propagation=aggressive|basic|conservative]"},
@@ -235,6 +238,8 @@ static void print_output(FILE *out, Module *m, const CompileArgs *args, PassCont
         rule_print_module(out, m, ctx->diag);
     else if (args->mlir)
         mlir_print_module(out, m);
+    else if (args->dot)
+        print_module_dot(out, m);
     else
         print_module(out, m);
 }

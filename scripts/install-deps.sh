@@ -2,7 +2,8 @@
 # Install the Debian packages shardc needs to build and test (run as root).
 set -euo pipefail
 # python3: scripts/check-layering.py (tests/layout). mpich, libmpich-dev: the distributed build (make MPI=1, docs/distributed.md)
-packages=(build-essential python3 flex bison libyaml-dev libcmocka-dev libopenblas-dev llvm-14-tools mpich libmpich-dev)
+# graphviz: dot renders --emit=dot graphs (tests/cli/emit_dot_graphviz.test)
+packages=(build-essential python3 flex bison libyaml-dev libcmocka-dev libopenblas-dev llvm-14-tools mpich libmpich-dev graphviz)
 missing=()
 for p in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")

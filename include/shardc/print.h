@@ -12,6 +12,11 @@ typedef struct PrintHooks {
 } PrintHooks;
 
 void print_module(FILE *out, const Module *m);
+/* The module as a Graphviz digraph (print_dot.c): ops, arguments and
+ * results as nodes with their types and shardings, uses as edges,
+ * collectives highlighted with their bytes per device, regions as
+ * clusters. */
+void print_module_dot(FILE *out, const Module *m);
 void print_module_hooked(FILE *out, const Module *m, const PrintHooks *hooks);
 void print_func(FILE *out, const Func *f, const PrintHooks *hooks);
 void print_op(FILE *out, const Op *op, int indent, const PrintHooks *hooks);
