@@ -5,6 +5,7 @@
 #include "cli.h"
 #include "cmd.h"
 #include "shardc/config.h"
+#include "shardc/interp.h"
 #include "output.h"
 #include "shardc/limits.h"
 #include "shardc/mlir.h"
@@ -29,6 +30,8 @@ typedef struct CompileArgs {
     int device;         /* --device=K for --emit=devices, or -1 */
     bool mlir;          /* --emit=sdy, sdy-partitioned: print as StableHLO + sdy MLIR */
     bool dot;           /* --emit=dot: the partitioned program as a Graphviz graph */
+    const char *visualize; /* --visualize=%v[,%w]: those values' device layouts */
+    bool visualize_svg;    /* --visualize-format=svg: one NAME.svg each, in -o DIR */
     bool split, verify; /* -split-input-file, -verify-diagnostics */
 } CompileArgs;
 
@@ -77,6 +80,18 @@ static int flag_explain(CliParse *p, const char *v)
 {
     compile_args(p)->options.explain = v ? v + (v[0] == '%') : "";
     return CLI_OK;
+}
+
+static int flag_visualize(CliParse *p, const char *v)
+{
+    compile_args(p)->visualize = v;
+    return *v ? CLI_OK : CLI_BAD;
+}
+
+static int flag_visualize_format(CliParse *p, const char *v)
+{
+    compile_args(p)->visualize_svg = strcmp(v, "svg") == 0;
+    return compile_args(p)->visualize_svg || strcmp(v, "text") == 0 ? CLI_OK : CLI_BAD;
 }
 
 static int flag_stats(CliParse *p, const char *v)
@@ -147,6 +162,9 @@ static const CliFlag compile_flags[] = {
     {"--propagation", CLI_JOINED, flag_propagation, "unknown option '--propagation=%s'",
      "[--propagation=aggressive|basic|conservative]"},
     {"--explain", CLI_OPTIONAL, flag_explain, NULL, "[--explain[=%VALUE]]"},
+    {"--visualize", CLI_JOINED, flag_visualize, "--visualize needs value names", "[--visualize=%V[,%W...]]"},
+    {"--visualize-format", CLI_JOINED, flag_visualize_format, "unknown --visualize-format '%s' (text or svg)",
+     "[--visualize-format=text|svg]"},
     {"--stats", CLI_OPTIONAL, flag_stats, "unknown option '--stats=%s'", "[--stats[=json]]"},
     {"--device", CLI_JOINED, flag_device, "--device needs a device id, got '%s'", "[--device=K]"},
     {"--time-passes", CLI_BARE, flag_time_passes, NULL, "[--time-passes]"},
@@ -207,8 +225,10 @@ static int parse_args(int argc, char **argv, CompileArgs *args)
         return cli_usage_error(&cmd_compile_command, "--config=- and the input '-' cannot both be standard input");
     args->options.entry = args->common.func;
     args->options.max_bytes = args->common.max_bytes;
-    if (args->options.explain && args->options.emit < EMIT_PROPAGATED)
+    if ((args->options.explain || args->visualize) && args->options.emit < EMIT_PROPAGATED)
         args->options.emit = EMIT_PROPAGATED;
+    if (args->visualize_svg && !args->visualize)
+        return cli_usage_error(&cmd_compile_command, "--visualize-format needs --visualize=%%V[,%%W...]");
     if (args->stats && args->options.emit < EMIT_PARTITIONED)
         args->options.emit = EMIT_PARTITIONED;
     return check_pass_list(args);
@@ -244,8 +264,100 @@ static void print_output(FILE *out, Module *m, const CompileArgs *args, PassCont
         print_module(out, m);
 }
 
+/* ---- --visualize ---- */
+
+typedef struct NamedValue {
+    const char *name;
+    const Value *found;
+} NamedValue;
+
+static bool match_name(Value *v, void *user)
+{
+    NamedValue *n = user;
+    if (v->name && strcmp(v->name, n->name) == 0)
+        n->found = v;
+    return n->found == NULL;
+}
+
+/* The first value named `name` (no '%') in module order, or NULL. */
+static const Value *find_value(const Module *m, const char *name)
+{
+    NamedValue n = {name, NULL};
+    ir_walk_module(m, &(IrWalker){.value = match_name, .user = &n, .scope = IR_WALK_GLOBAL});
+    return n.found;
+}
+
+/* "%v: f32[4,8] <@m, [...]>" */
+static char *value_title(const Value *v)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *mem = open_memstream(&text, &len);
+    if (!mem)
+        return NULL;
+    fprintf(mem, "%%%s: ", v->name);
+    type_print(mem, &v->type);
+    if (v->sharding) {
+        fputc(' ', mem);
+        print_sharding(mem, v->sharding);
+    }
+    fclose(mem);
+    return text;
+}
+
+static bool visualize_one(const Value *v, const CompileArgs *args, FILE *out, DiagEngine *diag)
+{
+    char *title = value_title(v);
+    if (!title)
+        return false;
+    bool ok = true;
+    if (!args->visualize_svg) {
+        fprintf(out, "%s\n", title);
+        visualize_sharding(out, v->sharding, &v->type);
+    } else {
+        char path[4096];
+        snprintf(path, sizeof path, "%s/%s.svg", args->output ? args->output : ".", v->name);
+        OutputFile file;
+        ok = cli_output_open(&file, diag, path);
+        if (ok) {
+            visualize_sharding_svg(file.stream, v->sharding, &v->type, title);
+            ok = cli_output_commit(&file, diag);
+        }
+    }
+    free(title);
+    return ok;
+}
+
+/* --visualize=%a,%b: every name is checked before anything is written. */
+static bool visualize_values(const Module *m, const CompileArgs *args, DiagEngine *diag)
+{
+    char list[1024];
+    snprintf(list, sizeof list, "%s", args->visualize);
+    const Value *values[64];
+    int n = 0;
+    for (char *save = NULL, *name = strtok_r(list, ",", &save); name && n < 64; name = strtok_r(NULL, ",", &save)) {
+        name += name[0] == '%';
+        if (!(values[n++] = find_value(m, name))) {
+            diag_error(diag, (Loc){m->file, 0, 0}, "--visualize: no value %%%s in the program", name);
+            return false;
+        }
+    }
+    OutputFile out;
+    bool to_file = args->output && !args->visualize_svg;
+    if (to_file && !cli_output_open(&out, diag, args->output))
+        return false;
+    bool ok = true;
+    for (int i = 0; i < n && ok; i++)
+        ok = visualize_one(values[i], args, to_file ? out.stream : stdout, diag);
+    if (to_file)
+        return ok ? cli_output_commit(&out, diag) : (cli_output_abandon(&out), false);
+    return ok;
+}
+
 static bool emit_module(Module *m, const CompileArgs *args, PassContext *ctx)
 {
+    if (args->visualize)
+        return visualize_values(m, args, ctx->diag);
     if (args->stats && !emit_stats(args, ctx->stats))
         return false;
     if (args->stats && !args->output)

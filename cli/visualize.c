@@ -469,21 +469,46 @@ void visualize_print_array_numpy(FILE *out, const Tensor *t)
 
 /* ---- sharding grids ------------------------------------------------------------------------------------ */
 
+/* What a grid shows: rows along row_dim and columns along col_dim (-1: a
+ * single row or column), for the devices whose blocks along the leading
+ * sharded dims are lead_idx (a value of rank > 2 sharded on more than two
+ * dims gets one grid per such block). */
+typedef struct GridView {
+    const Sharding *s;
+    int row_dim, col_dim;
+    int num_lead, lead[SHARDC_MAX_RANK];
+    int64_t lead_idx[SHARDC_MAX_RANK];
+} GridView;
+
 typedef struct Grid {
     int64_t rows, cols;
     StrBuf *labels;    /* rows * cols: "CPU 0,1" */
     int *widths;       /* per column */
 } Grid;
 
-/* The devices holding each block, in ascending id order. */
-static void grid_fill(Grid *g, const Sharding *s, int row_dim, int col_dim)
+static int64_t block_of(const Mesh *mesh, int64_t position, const DimSharding *d)
 {
-    const Mesh *mesh = s->mesh;
+    return d ? mesh_group_index(mesh, position, d->axes, d->num_axes) : 0;
+}
+
+static bool in_view(const GridView *v, int64_t position)
+{
+    for (int k = 0; k < v->num_lead; k++)
+        if (block_of(v->s->mesh, position, &v->s->dims[v->lead[k]]) != v->lead_idx[k])
+            return false;
+    return true;
+}
+
+/* The devices holding each block, in ascending id order. */
+static void grid_fill(Grid *g, const GridView *v)
+{
+    const Mesh *mesh = v->s->mesh;
     for (int64_t id = 0; id < mesh->num_devices; id++) {
         int64_t p = mesh_position_of(mesh, id);
-        const DimSharding *r = row_dim >= 0 ? &s->dims[row_dim] : NULL, *c = &s->dims[col_dim];
-        int64_t row = r ? mesh_group_index(mesh, p, r->axes, r->num_axes) : 0;
-        int64_t col = mesh_group_index(mesh, p, c->axes, c->num_axes);
+        if (!in_view(v, p))
+            continue;
+        int64_t row = block_of(mesh, p, v->row_dim >= 0 ? &v->s->dims[v->row_dim] : NULL);
+        int64_t col = block_of(mesh, p, v->col_dim >= 0 ? &v->s->dims[v->col_dim] : NULL);
         StrBuf *label = &g->labels[row * g->cols + col];
         char text[32];
         snprintf(text, sizeof text, "%s%lld", label->len ? "," : "CPU ", (long long)id);
@@ -518,7 +543,7 @@ static void grid_row(FILE *out, const Grid *g, int64_t r)
     fputc('\n', out);
 }
 
-static void grid_print(FILE *out, const Grid *g)
+static void grid_print_text(FILE *out, const Grid *g)
 {
     grid_border(out, g, "┌", "┬", "┐");
     for (int64_t r = 0; r < g->rows; r++) {
@@ -529,26 +554,208 @@ static void grid_print(FILE *out, const Grid *g)
     grid_border(out, g, "└", "┴", "┘");
 }
 
+enum { SVG_CELL_H = 40, SVG_CHAR_W = 8, SVG_TITLE_H = 24 };
+
+/* A light colour per block, as visualize_array_sharding colours them. */
+static void svg_fill(FILE *out, int64_t k)
+{
+    static const char *const palette[] = {"#c6dbef", "#fdd0a2", "#c7e9c0", "#dadaeb", "#fcbba1", "#d9d9d9",
+                                          "#fee391", "#bcbddc"};
+    fputs(palette[k % (int64_t)(sizeof palette / sizeof palette[0])], out);
+}
+
+static void svg_text(FILE *out, const char *s)
+{
+    for (; *s; s++) {
+        if (*s == '<')
+            fputs("&lt;", out);
+        else if (*s == '>')
+            fputs("&gt;", out);
+        else if (*s == '&')
+            fputs("&amp;", out);
+        else if (*s == '"')
+            fputs("&quot;", out);
+        else
+            fputc(*s, out);
+    }
+}
+
+/* The grid as rectangles at vertical offset y; returns its height. */
+static int grid_print_svg(FILE *out, const Grid *g, int y)
+{
+    int x = 0;
+    for (int64_t c = 0; c < g->cols; c++) {
+        int w = g->widths[c] * SVG_CHAR_W;
+        for (int64_t r = 0; r < g->rows; r++) {
+            int64_t k = r * g->cols + c;
+            fprintf(out, "<rect x=\"%d\" y=\"%lld\" width=\"%d\" height=\"%d\" stroke=\"black\" fill=\"", x,
+                    (long long)(y + r * SVG_CELL_H), w, SVG_CELL_H);
+            svg_fill(out, k);
+            fprintf(out, "\"/>\n<text x=\"%d\" y=\"%lld\" text-anchor=\"middle\" dominant-baseline=\"middle\">",
+                    x + w / 2, (long long)(y + r * SVG_CELL_H + SVG_CELL_H / 2));
+            svg_text(out, sb_str(&g->labels[k]));
+            fputs("</text>\n", out);
+        }
+        x += w;
+    }
+    return (int)g->rows * SVG_CELL_H;
+}
+
+static int grid_width(const Grid *g)
+{
+    int w = 0;
+    for (int64_t c = 0; c < g->cols; c++)
+        w += g->widths[c] * SVG_CHAR_W;
+    return w;
+}
+
+/* The dims drawn: the sharded ones, the last two as rows and columns and
+ * any before them one grid per block; unsharded values of rank 2 draw
+ * dims 0 and 1 as JAX does, other unsharded values one box. */
+static void choose_dims(GridView *v, const Sharding *s, const TensorType *type)
+{
+    int sharded[SHARDC_MAX_RANK], n = 0;
+    for (int d = 0; d < type->rank; d++)
+        if (s->dims[d].num_axes)
+            sharded[n++] = d;
+    *v = (GridView){.s = s, .row_dim = -1, .col_dim = -1};
+    if (type->rank <= 2) {
+        v->row_dim = type->rank == 2 ? 0 : -1;
+        v->col_dim = type->rank - 1;
+        return;
+    }
+    v->col_dim = n ? sharded[n - 1] : -1;
+    v->row_dim = n > 1 ? sharded[n - 2] : -1;
+    for (int k = 0; k + 2 < n; k++)
+        v->lead[v->num_lead++] = sharded[k];
+}
+
+static int64_t view_extent(const Sharding *s, int dim)
+{
+    return dim >= 0 ? sharding_dim_shards(s, dim) : 1;
+}
+
+/* One grid of view v: text to out, or SVG at y (returning its height and
+ * widening *width to its own). */
+static int draw_grid(FILE *out, const GridView *v, bool svg, int y, int *width)
+{
+    Grid g = {view_extent(v->s, v->row_dim), view_extent(v->s, v->col_dim), NULL, NULL};
+    g.labels = calloc((size_t)(g.rows * g.cols), sizeof *g.labels);
+    g.widths = calloc((size_t)g.cols, sizeof *g.widths);
+    int height = 0;
+    if (g.labels && g.widths) {
+        grid_fill(&g, v);
+        if (svg) {
+            height = grid_print_svg(out, &g, y);
+            *width = grid_width(&g) > *width ? grid_width(&g) : *width;
+        } else {
+            grid_print_text(out, &g);
+        }
+    }
+    for (int64_t k = 0; g.labels && k < g.rows * g.cols; k++)
+        free(g.labels[k].data);
+    free(g.labels);
+    free(g.widths);
+    return height;
+}
+
+/* "dims 1 (rows) x 3 (columns)" and, for a slice, which blocks. */
+static void view_caption(StrBuf *sb, const GridView *v)
+{
+    char text[96];
+    if (v->row_dim >= 0) {
+        snprintf(text, sizeof text, "dim %d (rows) x ", v->row_dim);
+        sb_append(sb, text);
+    }
+    if (v->col_dim >= 0) {
+        snprintf(text, sizeof text, "dim %d (columns)", v->col_dim);
+        sb_append(sb, text);
+    }
+    for (int k = 0; k < v->num_lead; k++) {
+        snprintf(text, sizeof text, "%s dim %d block %lld of %lld", k ? "," : ";", v->lead[k],
+                 (long long)v->lead_idx[k], (long long)sharding_dim_shards(v->s, v->lead[k]));
+        sb_append(sb, text);
+    }
+}
+
+/* The next block of the leading dims, row-major; false after the last. */
+static bool next_slice(GridView *v)
+{
+    for (int k = v->num_lead - 1; k >= 0; k--) {
+        if (++v->lead_idx[k] < sharding_dim_shards(v->s, v->lead[k]))
+            return true;
+        v->lead_idx[k] = 0;
+    }
+    return false;
+}
+
 void visualize_sharding(FILE *out, const Sharding *s, const TensorType *type)
 {
     if (!s) {
         fputs("  (no sharding: replicated)\n", out);
         return;
     }
-    if (type->rank == 0 || type->rank > 2 || s->rank != type->rank) {
-        fprintf(out, "  (rank-%d value: only rank 1 and 2 are drawn)\n", type->rank);
+    if (s->rank != type->rank) {
+        fprintf(out, "  (sharding of rank %d on a rank-%d value)\n", s->rank, type->rank);
         return;
     }
-    int row_dim = type->rank == 2 ? 0 : -1, col_dim = type->rank - 1;
-    Grid g = {row_dim >= 0 ? sharding_dim_shards(s, row_dim) : 1, sharding_dim_shards(s, col_dim), NULL, NULL};
-    g.labels = calloc((size_t)(g.rows * g.cols), sizeof *g.labels);
-    g.widths = calloc((size_t)g.cols, sizeof *g.widths);
-    if (g.labels && g.widths) {
-        grid_fill(&g, s, row_dim, col_dim);
-        grid_print(out, &g);
+    GridView v;
+    choose_dims(&v, s, type);
+    int width = 0;
+    do {
+        if (type->rank > 2) {
+            StrBuf caption = {0};
+            view_caption(&caption, &v);
+            fprintf(out, "  %s\n", sb_str(&caption));
+            free(caption.data);
+        }
+        draw_grid(out, &v, false, 0, &width);
+    } while (next_slice(&v));
+}
+
+static void svg_line(FILE *out, int y, const char *text)
+{
+    fprintf(out, "<text x=\"0\" y=\"%d\">", y);
+    svg_text(out, text);
+    fputs("</text>\n", out);
+}
+
+/* The grids of s below `title`, each under its caption, into out; the
+ * height they take (and *width widened to theirs). */
+static int svg_body(FILE *out, const Sharding *s, const TensorType *type, const char *title, int *width)
+{
+    svg_line(out, 16, title);
+    int y = SVG_TITLE_H;
+    if (!s || s->rank != type->rank) {
+        svg_line(out, y + 14, s ? "(sharding of another rank)" : "(no sharding: replicated)");
+        return y + SVG_TITLE_H;
     }
-    for (int64_t k = 0; g.labels && k < g.rows * g.cols; k++)
-        free(g.labels[k].data);
-    free(g.labels);
-    free(g.widths);
+    GridView v;
+    choose_dims(&v, s, type);
+    do {
+        StrBuf caption = {0};
+        view_caption(&caption, &v);
+        svg_line(out, y + 14, sb_str(&caption));
+        free(caption.data);
+        y += SVG_TITLE_H;
+        y += draw_grid(out, &v, true, y, width) + 8;
+    } while (next_slice(&v));
+    return y;
+}
+
+void visualize_sharding_svg(FILE *out, const Sharding *s, const TensorType *type, const char *title)
+{
+    char *body = NULL;
+    size_t len = 0;
+    FILE *mem = open_memstream(&body, &len);
+    if (!mem)
+        arena_out_of_memory();
+    int width = (int)strlen(title) * SVG_CHAR_W;
+    int height = svg_body(mem, s, type, title, &width);
+    fclose(mem);
+    fprintf(out, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" font-family=\"monospace\" "
+                 "font-size=\"12\">\n", width + 2, height + 2);
+    fwrite(body, 1, len, out);
+    fputs("</svg>\n", out);
+    free(body);
 }

@@ -108,8 +108,12 @@ void visualize_print_array_numpy(FILE *out, const Tensor *t);
 
 /* The device layout of a `type` value under sharding s (NULL: no sharding,
  * i.e. replicated), as a grid of boxes labelled with the device ids holding
- * each block, like jax.debug.visualize_array_sharding. Rank 1 and 2 only;
- * other ranks get a one-line note. */
+ * each block, like jax.debug.visualize_array_sharding. Rank 2 draws dims 0
+ * and 1; a higher rank its last two sharded dims (under a caption), one
+ * grid per block of any sharded dims before them; the other dims are
+ * whole in every box. */
 void visualize_sharding(FILE *out, const Sharding *s, const TensorType *type);
+/* The same as an SVG document under `title`. */
+void visualize_sharding_svg(FILE *out, const Sharding *s, const TensorType *type, const char *title);
 
 #endif
