@@ -2,6 +2,7 @@
  * per-device view (--emit=devices). */
 
 /* Communication statistics of a partitioned program (--stats). */
+#include <stdlib.h>
 #include <string.h>
 #include "shardc/layout.h"
 #include "shardc/partition.h"
@@ -60,6 +61,45 @@ static void print_loop_note(FILE *out, const PartitionStats *stats)
         fprintf(out, "collectives in loops of unknown trip count, counted once: %d\n", unknown);
 }
 
+static void print_axes_json(FILE *out, const Mesh *mesh, const AxisList *axes);
+
+enum { TOP_ROWS = 10 };
+
+/* Largest bytes per run of the program first; ties in program order. */
+static int by_bytes(const void *a, const void *b)
+{
+    const CollectiveRecord *x = *(const CollectiveRecord *const *)a, *y = *(const CollectiveRecord *const *)b;
+    int64_t bx = x->bytes_per_device * runs_of(x), by = y->bytes_per_device * runs_of(y);
+    return bx != by ? (bx < by ? 1 : -1) : (x < y ? -1 : x > y);
+}
+
+/* The collectives that move the most, each with the value it moves and
+ * where the op that needed it is: where to look first. */
+static void print_top(FILE *out, const PartitionStats *stats)
+{
+    if (!stats->count)
+        return;
+    const CollectiveRecord **order = malloc(sizeof *order * (size_t)stats->count);
+    if (!order)
+        return;
+    for (int i = 0; i < stats->count; i++)
+        order[i] = &stats->records[i];
+    qsort(order, (size_t)stats->count, sizeof *order, by_bytes);
+    fputs("top communicators (bytes/device per run, largest first):\n", out);
+    for (int i = 0; i < stats->count && i < TOP_ROWS; i++) {
+        const CollectiveRecord *r = order[i];
+        fprintf(out, "%20lld  %s ", (long long)(r->bytes_per_device * runs_of(r)), op_info(r->kind)->name);
+        print_axes_json(out, r->mesh, &r->axes);
+        fprintf(out, " of %%%s at %s:%d:%d", r->value, r->loc.file ? r->loc.file : "", r->loc.line, r->loc.col);
+        if (r->executions != 1)
+            fprintf(out, r->executions < 0 ? " (loop, counted once)" : " (x%lld in loops)", (long long)r->executions);
+        fputc('\n', out);
+    }
+    if (stats->count > TOP_ROWS)
+        fprintf(out, "%20s  ... %d more\n", "", stats->count - TOP_ROWS);
+    free(order);
+}
+
 void stats_print_table(FILE *out, const PartitionStats *stats)
 {
     KindTotal totals[OP_COUNT];
@@ -77,6 +117,7 @@ void stats_print_table(FILE *out, const PartitionStats *stats)
     print_loop_note(out, stats);
     fprintf(out, "peak local bytes per device: %lld\n", (long long)stats->peak_local_bytes);
     fprintf(out, "full replications: %d\n", stats->full_replications);
+    print_top(out, stats);
 }
 
 static void print_axes_json(FILE *out, const Mesh *mesh, const AxisList *axes)
