@@ -26,6 +26,7 @@
 typedef struct RunArgs {
     CliCommon common;       /* --func, --max-bytes, --config, --rules */
     const char *file, *inputs, *outputs_dir, *reference;
+    const char *reference_func; /* --reference-func: the reference is this function of FILE */
     const char *transport;  /* --transport: "local" or "mpi" */
     const char *trace;      /* --trace: the Trace Event JSON file to write */
     uint64_t seed;
@@ -55,6 +56,11 @@ static int flag_file(CliParse *p, const char *v) { return cli_take_one(&run_args
 static int flag_inputs(CliParse *p, const char *v) { run_args(p)->inputs = v; return check(*v); }
 static int flag_outputs(CliParse *p, const char *v) { run_args(p)->outputs_dir = v; return check(*v); }
 static int flag_reference(CliParse *p, const char *v) { run_args(p)->reference = v; return check(*v); }
+static int flag_reference_func(CliParse *p, const char *v)
+{
+    run_args(p)->reference_func = v + (v[0] == '@');
+    return check(*v && v[v[0] == '@']);
+}
 static int flag_trace(CliParse *p, const char *v) { run_args(p)->trace = v; return check(*v); }
 static int flag_transport(CliParse *p, const char *v)
 {
@@ -124,6 +130,8 @@ static const CliFlag run_flags[] = {
     CLI_FLAG_INPUT_FORMAT,
     {"--stats", CLI_BARE, flag_stats, NULL, "[--stats]"},
     {"--reference", CLI_JOINED, flag_reference, NULL, "[--reference=GLOBAL.shir]"},
+    {"--reference-func", CLI_JOINED, flag_reference_func, "--reference-func needs a function name",
+     "[--reference-func=NAME]"},
     {"--transport", CLI_JOINED, flag_transport, NULL, "[--transport=local|mpi]"},
     {"--max-steps", CLI_JOINED, flag_max_steps, NULL, "[--max-steps=N]"},
     {"--threads", CLI_JOINED, flag_threads, NULL, "[--threads=N]"},
@@ -141,7 +149,8 @@ const CliCommand cmd_run_command = {
         "Runs the entry function (--func, else @main, else the only public function) as\n"
         "written, then compiled to its partitioned SPMD form on simulated devices, and compares the results.\n"
         "With --reference, FILE is already partitioned and GLOBAL.shir is the\n"
-        "reference. Inputs are .npy files or pseudo-random values from --seed.\n"
+        "reference; with --reference-func=NAME, function NAME of FILE is (e.g. the plain\n"
+        "function a shard_map program implements). Inputs are .npy files or pseudo-random values from --seed.\n"
         "--transport=mpi runs device d on MPI rank d (mpirun -n DEVICES, build-mpi/shardc);\n"
         "an --inputs name with {device} names one file per device (docs/distributed.md).\n",
     .help_on_error = true,
@@ -151,7 +160,10 @@ const CliCommand cmd_run_command = {
 static int parse_run_args(int argc, char **argv, RunArgs *a)
 {
     memset(a, 0, sizeof *a);
-    return cli_parse(&cmd_run_command, argc, argv, a, &a->common);
+    int status = cli_parse(&cmd_run_command, argc, argv, a, &a->common);
+    if (status < 0 && a->reference && a->reference_func)
+        return cli_usage_error(&cmd_run_command, "--reference and --reference-func both name the reference: give one");
+    return status;
 }
 
 /* ---- programs ---------------------------------------------------------------------------- */
@@ -174,14 +186,14 @@ static const Func *find_entry(DiagEngine *diag, const Module *m, const char *nam
 /* Parse, verify and compile `path` up to `emit`; false (reported) on errors.
  * `read` is a program already read from the same path, or NULL. */
 static bool load_program(DiagEngine *diag, const char *path, EmitKind emit, const RunArgs *a, const Config *config,
-                         const Program *read, Program *p)
+                         const Program *read, const char *entry, Program *p)
 {
     if (read)
         p->module = cli_parse_program(diag, path, &a->common, read->text, read->len);
     else
         p->module = cli_read_program(diag, path, &a->common, &p->text, &p->len);
     /* chosen before inlining, which would make a helper look like an entry */
-    const char *func = p->module ? cli_entry_name(diag, p->module, a->common.func) : NULL;
+    const char *func = p->module ? cli_entry_name(diag, p->module, entry) : NULL;
     CompileOptions options = {.emit = emit, .entry = func, .config = config, .max_bytes = a->common.max_bytes};
     OriginTable origins = {0};
     PassContext ctx = {.diag = diag, .options = &options, .origins = &origins};
@@ -557,9 +569,10 @@ static bool session_load(RunSession *s)
     const RunArgs *a = &s->args;
     const char *ref_path = a->reference ? a->reference : a->file;
     const Program *same_file = strcmp(ref_path, a->file) == 0 ? &s->ref : NULL;
-    if (!load_program(&s->diag, ref_path, EMIT_IR, a, s->config, NULL, &s->ref) ||
+    const char *ref_func = a->reference_func ? a->reference_func : a->common.func;
+    if (!load_program(&s->diag, ref_path, EMIT_IR, a, s->config, NULL, ref_func, &s->ref) ||
         !load_program(&s->diag, a->file, a->reference ? EMIT_IR : EMIT_PARTITIONED, a, s->config, same_file,
-                      &s->spmd) ||
+                      a->common.func, &s->spmd) ||
         !same_signature(&s->diag, s->ref.entry, s->spmd.entry) ||
         !run_dist_check_meshes(&s->dist, &s->diag, s->spmd.module, s->spmd.entry) ||
         (s->dist.world && !run_dist_check_fingerprint(&s->dist, &s->diag, session_fingerprint(s), s->spmd.entry->loc)))
