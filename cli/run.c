@@ -348,7 +348,78 @@ static double magnitude(const Tensor *t)
     return m;
 }
 
-static Tolerance tolerance_for(const Tensor *want, const RunArgs *a)
+/* Float dtypes from least to most precise (bits of mantissa 7, 10, 23, 52). */
+static int precision_rank(DType dt)
+{
+    switch (dt) {
+    case DT_BF16: return 1;
+    case DT_F16: return 2;
+    case DT_F32: return 3;
+    case DT_F64: return 4;
+    default: return 5; /* not a float: exact */
+    }
+}
+
+typedef struct PathScan {
+    bool *seen;         /* by Value.id */
+    Value **stack;
+    int top;
+    DType least;
+} PathScan;
+
+static void scan_push(PathScan *ps, Value *v)
+{
+    if (v && !ps->seen[v->id]) {
+        ps->seen[v->id] = true;
+        ps->stack[ps->top++] = v;
+    }
+}
+
+static bool scan_region_value(Value *v, void *user)
+{
+    scan_push(user, v);
+    return true;
+}
+
+static bool scan_region_op(Op *op, void *user)
+{
+    for (int i = 0; i < op->num_operands; i++)
+        scan_push(user, op->operands[i]);
+    return true;
+}
+
+/* The least precise float dtype among the values returned value i of f
+ * depends on, `result` if none is less precise: a bf16 matmul feeding an
+ * f32 result rounds like bf16, and is checked with bf16's tolerance. */
+static DType compute_dtype(const Module *m, const Func *f, int i, DType result)
+{
+    PathScan ps = {calloc((size_t)m->num_values + 1, sizeof(bool)),
+                   calloc((size_t)m->num_values + 1, sizeof(Value *)), 0, result};
+    if (!ps.seen || !ps.stack || i >= f->body->num_returns) {
+        free(ps.seen);
+        free(ps.stack);
+        return result;
+    }
+    scan_push(&ps, f->body->returns[i]);
+    while (ps.top > 0) {
+        Value *v = ps.stack[--ps.top];
+        if (precision_rank(v->type.dtype) < precision_rank(ps.least))
+            ps.least = v->type.dtype;
+        const Op *def = v->def;
+        for (int k = 0; def && k < def->num_operands; k++)
+            scan_push(&ps, def->operands[k]);
+        for (int r = 0; def && r < def->num_regions + (def->region != NULL); r++)
+            ir_walk(r < def->num_regions ? def->regions[r] : def->region,
+                    &(IrWalker){.value = scan_region_value, .pre = scan_region_op, .user = &ps});
+    }
+    free(ps.seen);
+    free(ps.stack);
+    return ps.least;
+}
+
+/* The defaults are those of the least precise float dtype on the path to
+ * the result (compute_dtype); --rtol/--atol override them. */
+static Tolerance tolerance_for(const Tensor *want, DType compute, const RunArgs *a)
 {
     static const Tolerance defaults[DT_COUNT] = {
         /* bf16 and f16: about 5 and 10 units of their last place (2^-8, 2^-11) */
@@ -356,7 +427,7 @@ static Tolerance tolerance_for(const Tensor *want, const RunArgs *a)
         [DT_F16] = {5e-3, 5e-3},
     };
     DType dtype = want->dtype;
-    Tolerance t = defaults[dtype];
+    Tolerance t = defaults[dtype_is_float(compute) && dtype_is_float(dtype) ? compute : dtype];
     if (dtype_is_float(dtype))
         t.atol *= magnitude(want);
     if (dtype_is_float(dtype) && a->have_rtol)
@@ -426,14 +497,19 @@ static void print_mismatch(const Tensor *got, const Tensor *want, const TensorDi
 static bool report_result(const RunArgs *a, const Program *ref, const Program *spmd, int i, const Tensor *got,
                           const Tensor *want)
 {
-    Tolerance tol = tolerance_for(want, a);
+    DType compute = compute_dtype(ref->module, ref->entry, i, want->dtype);
+    Tolerance tol = tolerance_for(want, compute, a);
     TensorDiff diff = {0};
     bool same = tensor_allclose(got, want, tol.rtol, tol.atol, &diff);
     bool comparable = tensor_same_shape(got, want) && got->dtype == want->dtype;
     Errors e = comparable ? errors_between(got, want) : (Errors){INFINITY, INFINITY};
     print_value_header("result", i, ref->entry->body->returns[i]->name, &spmd->entry->result_types[i],
                        result_sharding(spmd->entry, i));
-    printf(" max_abs_err=%.3g max_rel_err=%.3g %s\n", e.max_abs, e.max_rel, same ? "PASS" : "FAIL");
+    printf(" max_abs_err=%.3g max_rel_err=%.3g %s", e.max_abs, e.max_rel, same ? "PASS" : "FAIL");
+    if (dtype_is_float(want->dtype))
+        printf(" (rtol=%.3g atol=%.3g%s%s)", tol.rtol, tol.atol, compute != want->dtype ? ", computed in " : "",
+               compute != want->dtype ? dtype_name(compute) : "");
+    printf("\n");
     if (!same)
         print_mismatch(got, want, &diff);
     if (a->visualize)
