@@ -27,7 +27,12 @@ typedef struct RuleSet {
     Loc mesh_loc;
     int num_rules;
     LogicalRule *rules;     /* in file order */
-    SymTab by_name;         /* logical name -> LogicalRule* */
+    SymTab by_name;         /* logical name -> its first LogicalRule* */
+    /* Written as T5X's list of [logical, mesh] pairs: rules apply in order,
+     * each to the first dim of its name that no earlier rule assigned, if
+     * none of its mesh axes is taken yet; a later rule of the same name is
+     * a fallback (flax's _logical_to_mesh_axes). Else Haliax's mapping. */
+    bool ordered;
 } RuleSet;
 
 typedef struct Config {

@@ -163,9 +163,8 @@ static void report_uneven(const LogicalResolver *r, const LogicalAxes *names, in
 }
 
 static bool resolve_dim(const LogicalResolver *r, Sharding *s, int d, const LogicalAxes *names,
-                        const TensorType *type, int *owner, const char *what)
+                        const TensorType *type, int *owner, const char *what, const LogicalRule *rule)
 {
-    const LogicalRule *rule = names->names[d][0] ? config_rule_set_find(r->rules, names->names[d]) : NULL;
     if (!rule || rule->num_axes == 0)
         return true;
     DimSharding *dim = &s->dims[d];
@@ -190,6 +189,34 @@ static bool resolve_dim(const LogicalResolver *r, Sharding *s, int d, const Logi
     return false;
 }
 
+/* Whether none of rule's mesh axes is taken by a rule already chosen. */
+static bool axes_free(const LogicalRule *rule, const LogicalRule *const *chosen, int rank)
+{
+    for (int d = 0; d < rank; d++)
+        for (int i = 0; chosen[d] && i < chosen[d]->num_axes; i++)
+            for (int k = 0; k < rule->num_axes; k++)
+                if (strcmp(chosen[d]->axes[i], rule->axes[k]) == 0)
+                    return false;
+    return true;
+}
+
+/* flax's _logical_to_mesh_axes (T5X's list form): each rule in order goes
+ * to the first dim of its name, if no rule went there and none of its
+ * mesh axes is taken; a null rule takes its dim too (it stays whole). */
+static void choose_in_order(const LogicalResolver *r, const LogicalAxes *names, const LogicalRule **chosen)
+{
+    for (int d = 0; d < names->rank; d++)
+        chosen[d] = NULL;
+    for (int k = 0; k < r->rules->num_rules; k++) {
+        const LogicalRule *rule = &r->rules->rules[k];
+        int d = 0;
+        while (d < names->rank && strcmp(names->names[d], rule->name) != 0)
+            d++;
+        if (d < names->rank && !chosen[d] && axes_free(rule, chosen, names->rank))
+            chosen[d] = rule;
+    }
+}
+
 Sharding *logical_resolve(const LogicalResolver *r, const LogicalAxes *names, const TensorType *type,
                           const char *what)
 {
@@ -198,10 +225,15 @@ Sharding *logical_resolve(const LogicalResolver *r, const LogicalAxes *names, co
     int *owner = ARENA_ARRAY(r->arena, int, r->mesh->num_axes + 1);
     for (int i = 0; i < r->mesh->num_axes; i++)
         owner[i] = -1;
+    const LogicalRule **chosen = ARENA_ARRAY(r->arena, const LogicalRule *, names->rank + 1);
+    if (r->rules->ordered)
+        choose_in_order(r, names, chosen);
+    for (int d = 0; !r->rules->ordered && d < names->rank; d++)
+        chosen[d] = names->names[d][0] ? config_rule_set_find(r->rules, names->names[d]) : NULL;
     bool ok = true;
     for (int d = 0; d < names->rank; d++) {
         s->dims[d].is_closed = true;
-        ok &= resolve_dim(r, s, d, names, type, owner, what);
+        ok &= resolve_dim(r, s, d, names, type, owner, what, chosen[d]);
     }
     return ok ? s : NULL;
 }

@@ -1,6 +1,8 @@
 /* The `logical_axis_rules:` section: named rule sets, each mapping logical
  * axis names to a mesh axis, a list of mesh axes or null -- Haliax's
- * ResourceMapping (`{"batch": "data", "embed": None}`). */
+ * ResourceMapping (`{"batch": "data", "embed": None}`) -- or T5X's ordered
+ * list of such pairs (`- [batch, data]`), where a name may come back as a
+ * fallback (RuleSet.ordered). */
 #include <string.h>
 #include "config/config_internal.h"
 
@@ -62,10 +64,49 @@ static bool read_rule(YamlCtx *y, const char *name, const yaml_node_t *key_node,
     return true;
 }
 
+/* `- [logical, axes]`: one pair of T5X's list. */
+static bool read_rule_pair(YamlCtx *y, RuleSet *rs, const yaml_node_t *item)
+{
+    size_t n = item->type == YAML_SEQUENCE_NODE
+                   ? (size_t)(item->data.sequence.items.top - item->data.sequence.items.start) : 0;
+    if (n != 2) {
+        diag_error(y->diag, yaml_node_loc(y, item), "a rule of a list is a pair [logical name, mesh axes], "
+                   "e.g. [batch, data] or [embed, null]; got %s", n ? "a list of another length" : yaml_node_kind(item));
+        return false;
+    }
+    const yaml_node_t *key = yaml_child(y, item->data.sequence.items.start[0]);
+    const char *name = yaml_name(y, key, "a logical axis name");
+    LogicalRule *rule = &rs->rules[rs->num_rules];
+    *rule = (LogicalRule){.name = name, .loc = yaml_node_loc(y, key)};
+    if (!name || !read_rule_axes(y, rule, yaml_child(y, item->data.sequence.items.start[1])))
+        return false;
+    if (!symtab_get(&rs->by_name, name))
+        symtab_put(&rs->by_name, name, rule);
+    rs->num_rules++;
+    return true;
+}
+
+static bool read_rule_list(YamlCtx *y, RuleSet *rs, const yaml_node_t *node)
+{
+    size_t count = (size_t)(node->data.sequence.items.top - node->data.sequence.items.start);
+    rs->rules = ARENA_ARRAY(&y->config->arena, LogicalRule, count + 1);
+    symtab_init(&rs->by_name, &y->config->arena);
+    rs->ordered = true;
+    bool ok = true;
+    for (yaml_node_item_t *it = node->data.sequence.items.start; it < node->data.sequence.items.top && ok; it++)
+        ok = read_rule_pair(y, rs, yaml_child(y, *it));
+    return ok;
+}
+
 static bool read_rules(YamlCtx *y, RuleSet *rs, const yaml_node_t *node)
 {
-    if (!yaml_expect(y, node, YAML_MAPPING_NODE, "'rules'"))
+    if (node->type == YAML_SEQUENCE_NODE)
+        return read_rule_list(y, rs, node);
+    if (node->type != YAML_MAPPING_NODE) {
+        diag_error(y->diag, yaml_node_loc(y, node), "'rules' must be a mapping (batch: data) or a list of "
+                   "[logical, mesh] pairs (- [batch, data]), got %s", yaml_node_kind(node));
         return false;
+    }
     size_t count = (size_t)(node->data.mapping.pairs.top - node->data.mapping.pairs.start);
     rs->rules = ARENA_ARRAY(&y->config->arena, LogicalRule, count + 1);
     symtab_init(&rs->by_name, &y->config->arena);
