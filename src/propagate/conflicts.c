@@ -33,6 +33,34 @@ static const char *tensor_name(const Op *op, int t)
     return t < op->num_operands ? op->operands[t]->name : op->results[t - op->num_operands]->name;
 }
 
+/* "factor F (size N) of 'op': {..} on %a but {..} on %b" for factor f's
+ * first disagreement, appended to text; false if its tensors agree. */
+static bool describe_conflict(PropagationState *st, const Op *op, const OpShardingRule *rule,
+                              const ShardingProjection *p, int f, char *text, size_t len)
+{
+    int count = op->num_operands + op->num_results, first = -1;
+    for (int t = 0; t < count; t++) {
+        if (!p->tensors[t].factors[f].present)
+            continue;
+        if (first < 0) {
+            first = t;
+            continue;
+        }
+        if (same_factor_sharding(&p->tensors[first].factors[f], &p->tensors[t].factors[f]))
+            continue;
+        char a[256], b[256];
+        format_axes(a, sizeof a, st->func_mesh, &p->tensors[first].factors[f]);
+        format_axes(b, sizeof b, st->func_mesh, &p->tensors[t].factors[f]);
+        size_t n = strlen(text);
+        snprintf(text + n, len - n, "%sfactor %d (size %lld)%s%s%s: %s on %%%s but %s on %%%s", n ? "; " : "", f,
+                 (long long)rule->factors[f].size, n ? "" : " of '", n ? "" : op_info(op->kind)->name, n ? "" : "'",
+                 a, tensor_name(op, first), b, tensor_name(op, t));
+        return true;
+    }
+    return false;
+}
+
+/* One warning per op, naming each factor whose shardings disagree. */
 static void check_op(PropagationState *st, const Op *op, const OpShardingRule *rule)
 {
     int count = op->num_operands + op->num_results;
@@ -49,27 +77,12 @@ static void check_op(PropagationState *st, const Op *op, const OpShardingRule *r
     ShardingProjection p;
     arena_reset(&st->scratch);
     projection_build(&p, &st->scratch, rule, mesh, shardings, types, op->num_operands, count);
-    for (int f = 0; f < rule->num_factors; f++) {
-        int first = -1;
-        if (rule->blocked && rule->blocked[f]) /* propagates nothing by design */
-            continue;
-        for (int t = 0; t < count; t++) {
-            if (!p.tensors[t].factors[f].present)
-                continue;
-            if (first < 0) {
-                first = t;
-            } else if (!same_factor_sharding(&p.tensors[first].factors[f], &p.tensors[t].factors[f])) {
-                char a[256], b[256];
-                format_axes(a, sizeof a, mesh, &p.tensors[first].factors[f]);
-                format_axes(b, sizeof b, mesh, &p.tensors[t].factors[f]);
-                diag_warning(st->options->diag, op->loc,
-                             "conflicting shardings for factor %d (size %lld) of '%s': %s on %%%s but %s on %%%s; "
-                             "the partitioner will reshard", f, (long long)rule->factors[f].size,
-                             op_info(op->kind)->name, a, tensor_name(op, first), b, tensor_name(op, t));
-                break;
-            }
-        }
-    }
+    char text[2048] = "";
+    for (int f = 0; f < rule->num_factors; f++)
+        if (!(rule->blocked && rule->blocked[f])) /* a blocked factor propagates nothing by design */
+            describe_conflict(st, op, rule, &p, f, text, sizeof text);
+    if (text[0])
+        diag_warning(st->options->diag, op->loc, "conflicting shardings for %s; the partitioner will reshard", text);
 }
 
 /* Warn that `v`, laid out as `have`, must be resharded to the fixed `want`
@@ -120,8 +133,10 @@ void prop_report_boundary_conflicts(PropagationState *st, Func *f)
 
 static bool check_op_conflicts(Op *op, void *st)
 {
-    /* reshard asks for a change of sharding: that is no conflict. */
-    const OpShardingRule *rule = op->kind == OP_SHARD_MAP || op->kind == OP_RESHARD ? NULL : prop_state_rule(st, op);
+    /* reshard and sharding_constraint ask for a change of sharding: the
+     * reshard there is intended, no conflict to warn about. */
+    bool intended = op->kind == OP_RESHARD || op->kind == OP_SHARDING_CONSTRAINT;
+    const OpShardingRule *rule = op->kind == OP_SHARD_MAP || intended ? NULL : prop_state_rule(st, op);
     if (rule)
         check_op(st, op, rule);
     return true;
