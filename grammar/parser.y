@@ -52,6 +52,7 @@ static void yyerror(YYLTYPE *lloc, ParseCtx *ctx, const char *msg);
     AxisRefSyntax *axis_ref;
     MeshItemSyntax *mesh_item;
     FuncResultSyntax *result;
+    ShardingOptsSyntax *sharding_opts;
     bool flag;
 }
 
@@ -63,7 +64,8 @@ static void yyerror(YYLTYPE *lloc, ParseCtx *ctx, const char *msg);
 
 %type <list> mesh_items int_list opt_int_list opt_args args opt_func_results func_results
 %type <list> value_uses opt_value_uses result_names operand_part types opt_result_types named_attrs opt_attr_dict
-%type <list> attr_dict attr_values dims opt_dims axis_refs opt_replicated
+%type <list> attr_dict attr_values dims opt_dims axis_refs
+%type <sharding_opts> sharding_opts
 %type <mesh_item> mesh_item
 %type <flag> axis_kind
 %type <type> type
@@ -284,8 +286,8 @@ attr_values
 
 /* ---- shardings ---- */
 sharding
-    : '<' SYMBOL ',' '[' opt_dims ']' opt_replicated '>'
-          { $$ = build_sharding_attr(ctx, $2, L(@1), &$5, &$7); }
+    : '<' SYMBOL ',' '[' opt_dims ']' sharding_opts '>'
+          { $$ = build_sharding_attr(ctx, $2, L(@1), &$5, $7); }
     ;
 opt_dims: %empty { $$ = (PtrList){0}; } | dims ;
 dims
@@ -316,12 +318,15 @@ axis_ref
           $$->pre_size = $4; $$->size = $6; $$->sub = true;
       }
     ;
-opt_replicated
-    : %empty                            { $$ = (PtrList){0}; }
-    | ',' IDENT '=' '{' axis_refs '}'   {
-          $$ = $5;
-          if (strcmp($2, "replicated") != 0)
-              diag_error(ctx->diag, L(@2), "expected 'replicated', got '%s'", $2);
+/* `, replicated={"y"}, unreduced={"z"}` (`unreduced=max{...}`: how the
+ * partial values combine; sum unless written). */
+sharding_opts
+    : %empty    { $$ = ARENA_NEW(ctx->arena, ShardingOptsSyntax); }
+    | sharding_opts ',' IDENT '=' '{' axis_refs '}' {
+          $$ = $1; build_sharding_option(ctx, $$, $3, L(@3), NULL, L(@3), &$6);
+      }
+    | sharding_opts ',' IDENT '=' IDENT '{' axis_refs '}' {
+          $$ = $1; build_sharding_option(ctx, $$, $3, L(@3), $5, L(@5), &$7);
       }
     ;
 

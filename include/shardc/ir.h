@@ -101,6 +101,10 @@ typedef struct DimSharding {
     int priority;       /* p0 is highest; PRIORITY_NONE if absent */
 } DimSharding;
 
+/* How the partial values of an unreduced value combine (Shardy's
+ * `unreduced=max{...}`); sum unless written. */
+typedef enum { UNREDUCED_SUM, UNREDUCED_MAX, UNREDUCED_MIN } UnreducedOp;
+
 typedef struct Sharding {
     const Mesh *mesh;
     int rank;
@@ -108,6 +112,11 @@ typedef struct Sharding {
     int num_replicated;
     AxisRef *replicated; /* explicitly replicated axes */
     Loc loc;
+    /* Unreduced axes (JAX's P(unreduced=...)): each device holds a partial
+     * result and the value is their sum (or max/min) across these axes. */
+    int num_unreduced;
+    AxisRef *unreduced;
+    UnreducedOp unreduced_op;
 } Sharding;
 
 /* ---- attributes ------------------------------------------------------------ */
@@ -400,6 +409,8 @@ void sharding_split_manual(Arena *a, const Sharding *s, uint64_t manual, Shardin
                            Sharding **free_part);
 Sharding *sharding_join_manual(Arena *a, const Sharding *manual_part, const Sharding *free_part);
 bool sharding_is_closed_empty(const Sharding *s);
+const char *sharding_unreduced_op_name(UnreducedOp op);
+bool sharding_has_unreduced_axis(const Sharding *s, int axis);
 bool axis_ref_is_full(const Mesh *mesh, AxisRef r);
 /* Whether two axis refs of the same mesh share any devices' coordinates. */
 bool axis_ref_overlaps(AxisRef a, AxisRef b);

@@ -154,9 +154,9 @@ static void check_axis_unused(ParseCtx *ctx, const Mesh *mesh, AxisRef r, Loc lo
     }
 }
 
-static int count_axes(PtrList *dims, PtrList *replicated)
+static int count_axes(PtrList *dims, const ShardingOptsSyntax *opts)
 {
-    int n = replicated->count;
+    int n = opts->replicated.count + opts->unreduced.count;
     for (int d = 0; d < dims->count; d++)
         n += ((DimSyntax *)dims->items[d])->axes.count;
     return n;
@@ -182,8 +182,52 @@ static void build_dim(ParseCtx *ctx, Sharding *s, int d, DimSyntax *ds, AxisRef 
                                        "drop it or open the dim with '?'");
 }
 
+/* One `key={...}` or `key=kind{...}` option; each key at most once,
+ * replicated before unreduced as Shardy prints them. */
+void build_sharding_option(ParseCtx *ctx, ShardingOptsSyntax *opts, const char *key, Loc key_loc,
+                           const char *kind, Loc kind_loc, PtrList *axes)
+{
+    bool replicated = strcmp(key, "replicated") == 0;
+    if (!replicated && strcmp(key, "unreduced") != 0) {
+        diag_error(ctx->diag, key_loc, "expected 'replicated', got '%s'", key);
+        return;
+    }
+    PtrList *list = replicated ? &opts->replicated : &opts->unreduced;
+    if (list->count || (replicated && opts->unreduced.count)) {
+        diag_error(ctx->diag, key_loc, "'%s' %s", key, list->count ? "is given twice"
+                                                   : "must come before 'unreduced' (Shardy's order)");
+        return;
+    }
+    if (kind && (replicated || (strcmp(kind, "sum") && strcmp(kind, "max") && strcmp(kind, "min")))) {
+        diag_error(ctx->diag, kind_loc, replicated ? "replicated axes take no reduction kind"
+                                                   : "expected a reduction kind sum, max or min, got '%s'", kind);
+        return;
+    }
+    if (kind)
+        opts->unreduced_op = strcmp(kind, "max") == 0 ? UNREDUCED_MAX
+                           : strcmp(kind, "min") == 0 ? UNREDUCED_MIN : UNREDUCED_SUM;
+    *list = *axes;
+}
+
+/* The axes of one option, each checked against every axis used before. */
+static AxisRef *build_axis_set(ParseCtx *ctx, const Mesh *mesh, const PtrList *list, int *count, AxisRef *used,
+                               int *num_used)
+{
+    AxisRef *out = ARENA_ARRAY(ctx->arena, AxisRef, list->count);
+    for (int k = 0; k < list->count; k++) {
+        AxisRefSyntax *as = list->items[k];
+        AxisRef r;
+        if (!resolve_axis_ref(ctx, mesh, as, &r))
+            continue;
+        check_axis_unused(ctx, mesh, r, as->loc, used, *num_used);
+        used[(*num_used)++] = r;
+        out[(*count)++] = r;
+    }
+    return out;
+}
+
 AttrValue *build_sharding_attr(ParseCtx *ctx, const char *mesh_name, Loc loc, PtrList *dims,
-                               PtrList *replicated)
+                               const ShardingOptsSyntax *opts)
 {
     AttrValue *v = attr_new(ctx->arena, ATTR_SHARDING, loc);
     Sharding *s = ARENA_NEW(ctx->arena, Sharding);
@@ -194,20 +238,13 @@ AttrValue *build_sharding_attr(ParseCtx *ctx, const char *mesh_name, Loc loc, Pt
         return v;
     s->rank = dims->count;
     s->dims = ARENA_ARRAY(ctx->arena, DimSharding, dims->count);
-    AxisRef *used = ARENA_ARRAY(ctx->arena, AxisRef, count_axes(dims, replicated) + 1);
+    AxisRef *used = ARENA_ARRAY(ctx->arena, AxisRef, count_axes(dims, opts) + 1);
     int num_used = 0;
     for (int d = 0; d < dims->count; d++)
         build_dim(ctx, s, d, dims->items[d], used, &num_used);
-    s->replicated = ARENA_ARRAY(ctx->arena, AxisRef, replicated->count);
-    for (int k = 0; k < replicated->count; k++) {
-        AxisRefSyntax *as = replicated->items[k];
-        AxisRef r;
-        if (!resolve_axis_ref(ctx, s->mesh, as, &r))
-            continue;
-        check_axis_unused(ctx, s->mesh, r, as->loc, used, num_used);
-        used[num_used++] = r;
-        s->replicated[s->num_replicated++] = r;
-    }
+    s->replicated = build_axis_set(ctx, s->mesh, &opts->replicated, &s->num_replicated, used, &num_used);
+    s->unreduced = build_axis_set(ctx, s->mesh, &opts->unreduced, &s->num_unreduced, used, &num_used);
+    s->unreduced_op = opts->unreduced_op;
     return v;
 }
 

@@ -125,8 +125,17 @@ typedef struct MeshItemSyntax {
     Loc loc;
 } MeshItemSyntax;
 
+/* The `, replicated={...}, unreduced=max{...}` tail of a sharding. */
+typedef struct ShardingOptsSyntax {
+    PtrList replicated;      /* AxisRefSyntax* */
+    PtrList unreduced;       /* AxisRefSyntax* */
+    UnreducedOp unreduced_op;
+} ShardingOptsSyntax;
+
+void build_sharding_option(ParseCtx *ctx, ShardingOptsSyntax *opts, const char *key, Loc key_loc,
+                           const char *kind, Loc kind_loc, PtrList *axes);
 AttrValue *build_sharding_attr(ParseCtx *ctx, const char *mesh, Loc loc, PtrList *dims,
-                               PtrList *replicated);
+                               const ShardingOptsSyntax *opts);
 
 /* Logical axis names (parse_build_logical.c): `logical = ["batch", ""]`,
  * checked against the value's type (NULL: not known yet); NULL if bad. */

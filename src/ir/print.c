@@ -64,6 +64,17 @@ static void print_dim(FILE *out, const Mesh *mesh, const DimSharding *dim)
         fprintf(out, "p%d", dim->priority);
 }
 
+static void print_axis_set(FILE *out, const Mesh *mesh, const char *key, const AxisRef *axes, int count)
+{
+    fprintf(out, ", %s{", key);
+    for (int k = 0; k < count; k++) {
+        if (k)
+            fputs(", ", out);
+        print_axis_ref(out, mesh, axes[k]);
+    }
+    fputc('}', out);
+}
+
 void print_sharding(FILE *out, const Sharding *s)
 {
     fprintf(out, "<@%s, [", s->mesh ? s->mesh->name : "?");
@@ -73,15 +84,12 @@ void print_sharding(FILE *out, const Sharding *s)
         print_dim(out, s->mesh, &s->dims[d]);
     }
     fputc(']', out);
-    if (s->num_replicated) {
-        fputs(", replicated={", out);
-        for (int k = 0; k < s->num_replicated; k++) {
-            if (k)
-                fputs(", ", out);
-            print_axis_ref(out, s->mesh, s->replicated[k]);
-        }
-        fputc('}', out);
-    }
+    if (s->num_replicated)
+        print_axis_set(out, s->mesh, "replicated=", s->replicated, s->num_replicated);
+    if (s->num_unreduced)
+        print_axis_set(out, s->mesh, s->unreduced_op == UNREDUCED_MAX ? "unreduced=max"
+                                     : s->unreduced_op == UNREDUCED_MIN ? "unreduced=min" : "unreduced=",
+                       s->unreduced, s->num_unreduced);
     fputc('>', out);
 }
 

@@ -28,6 +28,7 @@ Sharding *sharding_clone(Arena *a, const Sharding *s)
         c->dims[d].axes = arena_memdup(a, s->dims[d].axes, (size_t)s->dims[d].num_axes, sizeof(AxisRef));
     }
     c->replicated = arena_memdup(a, s->replicated, (size_t)s->num_replicated, sizeof(AxisRef));
+    c->unreduced = arena_memdup(a, s->unreduced, (size_t)s->num_unreduced, sizeof(AxisRef));
     return c;
 }
 
@@ -65,7 +66,8 @@ bool sharding_equal(const Sharding *a, const Sharding *b)
 {
     if (a == b)
         return true;
-    if (!a || !b || a->mesh != b->mesh || a->rank != b->rank || a->num_replicated != b->num_replicated)
+    if (!a || !b || a->mesh != b->mesh || a->rank != b->rank || a->num_replicated != b->num_replicated ||
+        a->num_unreduced != b->num_unreduced || a->unreduced_op != b->unreduced_op)
         return false;
     for (int d = 0; d < a->rank; d++)
         if (!dim_equal(&a->dims[d], &b->dims[d]))
@@ -73,7 +75,24 @@ bool sharding_equal(const Sharding *a, const Sharding *b)
     for (int k = 0; k < a->num_replicated; k++)
         if (!axis_ref_equal(a->replicated[k], b->replicated[k]))
             return false;
+    for (int k = 0; k < a->num_unreduced; k++)
+        if (!axis_ref_equal(a->unreduced[k], b->unreduced[k]))
+            return false;
     return true;
+}
+
+const char *sharding_unreduced_op_name(UnreducedOp op)
+{
+    return op == UNREDUCED_MAX ? "max" : op == UNREDUCED_MIN ? "min" : "sum";
+}
+
+/* Whether some unreduced axis of s is (part of) mesh axis `axis`. */
+bool sharding_has_unreduced_axis(const Sharding *s, int axis)
+{
+    for (int k = 0; s && k < s->num_unreduced; k++)
+        if (s->unreduced[k].axis == axis)
+            return true;
+    return false;
 }
 
 int64_t sharding_dim_shards(const Sharding *s, int d)
@@ -312,6 +331,7 @@ void sharding_split_manual(Arena *a, const Sharding *s, uint64_t manual, Shardin
         else
             f->replicated[f->num_replicated++] = s->replicated[i];
     }
+    m->num_unreduced = 0; /* a body sees its values' partial sums over free axes */
     *manual_part = m;
     *free_part = f;
 }
@@ -338,6 +358,9 @@ Sharding *sharding_join_manual(Arena *a, const Sharding *manual_part, const Shar
                sizeof(AxisRef) * (size_t)free_part->num_replicated);
     s->replicated = rep;
     s->num_replicated = manual_part->num_replicated + free_part->num_replicated;
+    s->unreduced = free_part->unreduced;
+    s->num_unreduced = free_part->num_unreduced;
+    s->unreduced_op = free_part->unreduced_op;
     return s;
 }
 
@@ -347,7 +370,7 @@ bool sharding_is_closed_empty(const Sharding *s)
     for (int d = 0; d < s->rank; d++)
         if (s->dims[d].num_axes || !s->dims[d].is_closed || s->dims[d].priority != PRIORITY_NONE)
             return false;
-    return s->num_replicated == 0;
+    return s->num_replicated == 0 && s->num_unreduced == 0;
 }
 
 bool sharding_same_dim_axes(const Sharding *a, const Sharding *b)

@@ -1,7 +1,7 @@
 /* sdy meshes and shardings onto the IR's, with the checks the .shir front
  * end makes (src/front/build_mesh.c): axis names and sizes, device ids,
  * sub-axes, an axis used twice in one sharding. What shardc does not model
- * is a located error: unreduced axes (issue 16), maximal meshes on a
+ * is a located error: maximal meshes on a
  * device other than 0 (shardc numbers a
  * mesh's devices 0..N-1, so `<[], device_ids=[0]>` is the only maximal
  * mesh it has; `<[]>`, the empty mesh, is a mesh of one device). Meshes
@@ -328,19 +328,51 @@ static bool build_dim(ImportCtx *ic, Sharding *s, int d, const MlirDimSharding *
 
 static int count_axes(const MlirSharding *s)
 {
-    int n = s->replicated.count;
+    int n = s->replicated.count + s->unreduced.count;
     for (int d = 0; d < s->dims.count; d++)
         n += ((const MlirDimSharding *)s->dims.items[d])->axes.count;
     return n;
 }
 
+/* Shardy keeps unreduced axes sorted by the mesh's axis order (sub-axes of
+ * one axis by pre-size) and merged where two sub-axes are adjacent. */
+static bool check_unreduced_order(ImportCtx *ic, const Sharding *s, Loc loc)
+{
+    for (int k = 1; k < s->num_unreduced; k++) {
+        AxisRef a = s->unreduced[k - 1], b = s->unreduced[k];
+        if (a.axis > b.axis || (a.axis == b.axis && a.pre_size > b.pre_size)) {
+            diag_error(ic->diag, loc, "unreduced axes are not ordered w.r.t. mesh");
+            return false;
+        }
+        if (a.axis == b.axis && axis_ref_end(a) == b.pre_size) {
+            const char *n = s->mesh->axes[a.axis].name;
+            diag_error(ic->diag, loc, "two consecutive sub-axes can be merged: \"%s\":(%lld)%lld, \"%s\":(%lld)%lld",
+                       n, (long long)a.pre_size, (long long)a.size, n, (long long)b.pre_size, (long long)b.size);
+            return false;
+        }
+    }
+    return true;
+}
+
+static bool build_unreduced(ImportCtx *ic, Sharding *s, const MlirSharding *src, AxisUse *use)
+{
+    const char *kind = src->unreduced_kind;
+    if (kind && strcmp(kind, "sum") && strcmp(kind, "max") && strcmp(kind, "min")) {
+        diag_error(ic->diag, s->loc, "unknown reduction op '%s' (expected sum, max or min)", kind);
+        return false;
+    }
+    s->unreduced_op = !kind ? UNREDUCED_SUM : strcmp(kind, "max") == 0 ? UNREDUCED_MAX
+                    : strcmp(kind, "min") == 0 ? UNREDUCED_MIN : UNREDUCED_SUM;
+    s->unreduced = ARENA_ARRAY(ic->arena, AxisRef, src->unreduced.count);
+    bool ok = true;
+    for (int k = 0; k < src->unreduced.count; k++)
+        if ((ok &= use_axis(ic, s->mesh, src->unreduced.items[k], use, &s->unreduced[s->num_unreduced])))
+            s->num_unreduced++;
+    return ok && check_unreduced_order(ic, s, s->loc);
+}
+
 static const Mesh *sharding_mesh(ImportCtx *ic, const MlirSharding *src, Loc loc)
 {
-    if (src->unreduced.count) {
-        diag_error(ic->diag, mlir_imp_loc(ic, ((const MlirAxisRef *)src->unreduced.items[0])->loc),
-                   "unreduced axes are not supported yet");
-        return NULL;
-    }
     if (!src->mesh_name)
         return src->inline_mesh ? lift_inline_mesh(ic, src->inline_mesh, loc) : NULL;
     const Mesh *mesh = mlir_imp_find_mesh(ic, src->mesh_name);
@@ -368,7 +400,7 @@ Sharding *mlir_imp_sharding(ImportCtx *ic, const MlirSharding *src)
     for (int k = 0; k < src->replicated.count; k++)
         if ((ok &= use_axis(ic, mesh, src->replicated.items[k], &use, &s->replicated[s->num_replicated])))
             s->num_replicated++;
-    return ok ? s : NULL;
+    return ok && build_unreduced(ic, s, src, &use) ? s : NULL;
 }
 
 AttrValue *mlir_imp_sharding_attr(ImportCtx *ic, const MlirSharding *src)

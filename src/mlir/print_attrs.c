@@ -392,6 +392,11 @@ void mlir_print_tensor_sharding(MlirPrinter *p, const Sharding *s)
         print_axes(out, s->mesh, s->replicated, s->num_replicated);
         fputc('}', out);
     }
+    if (s->num_unreduced) {
+        fprintf(out, ", unreduced=%s{", s->unreduced_op == UNREDUCED_SUM ? "" : sharding_unreduced_op_name(s->unreduced_op));
+        print_axes(out, s->mesh, s->unreduced, s->num_unreduced);
+        fputc('}', out);
+    }
     fputc('>', out);
 }
 

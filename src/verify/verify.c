@@ -19,6 +19,9 @@ void verify_value_sharding(VerifyCtx *vc, Sharding **sharding, const TensorType 
             full->dims[d].is_closed = true;
         full->replicated = s->replicated;
         full->num_replicated = s->num_replicated;
+        full->unreduced = s->unreduced;
+        full->num_unreduced = s->num_unreduced;
+        full->unreduced_op = s->unreduced_op;
         full->loc = s->loc;
         *sharding = full;
         return;
@@ -57,7 +60,7 @@ static bool check_token(VerifyCtx *vc, const Value *v)
         return false;
     }
     const Sharding *s = v->sharding;
-    if (!s || (s->rank == 0 && !s->num_replicated))
+    if (!s || (s->rank == 0 && !s->num_replicated && !s->num_unreduced))
         return true;
     char where[64] = "";
     if (!v->def && v->block && !v->block->parent_op)

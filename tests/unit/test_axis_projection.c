@@ -40,7 +40,7 @@ static void test_uneven_blocks(void **state)
 {
     AxisRef x = {0, 1, 4}, xy[] = {{0, 1, 4}, {1, 1, 2}};
     DimSharding dims[] = {{1, &x, true, -1}, {0, NULL, true, -1}};
-    Sharding s = {&mesh, 2, dims, 0, NULL, {0}};
+    Sharding s = {.mesh = &mesh, .rank = 2, .dims = dims};
     int64_t shape[] = {10, 5}, offsets[2], sizes[2], local[2];
     TensorType t = {DT_F32, 2, shape};
     sharding_local_dims(&s, &t, local);
