@@ -113,7 +113,7 @@ static bool all_open_and_empty(const Sharding *s)
     for (int d = 0; d < s->rank; d++)
         if (s->dims[d].is_closed || s->dims[d].num_axes)
             return false;
-    return !s->num_replicated;
+    return !s->num_replicated && !s->num_unreduced;
 }
 
 /* Each dim closed only if the user wrote it closed; a sharding propagation
@@ -143,9 +143,9 @@ static void reopen_results(Module *m, Func *fn, const Sharding **before)
     for (int r = 0; fn->result_shardings && r < fn->num_results && r < fn->body->num_returns; r++) {
         Sharding *s = fn->result_shardings[r];
         const Value *v = fn->body->returns[r];
-        if (!s && v->sharding && (!entry || entry == fn)) { /* propagated onto it: no replicated axes */
+        if (!s && v->sharding && (!entry || entry == fn)) { /* propagated onto it: no replicated or unreduced axes */
             s = sharding_clone(&m->arena, v->sharding);
-            s->num_replicated = 0;
+            s->num_replicated = s->num_unreduced = 0;
         }
         fn->result_shardings[r] = reopen(s, before ? before[r] : NULL);
     }

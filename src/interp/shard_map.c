@@ -126,6 +126,13 @@ static bool devices_setup(ExecCtx *x, ShardMapRun *r)
 
 /* ---- one device ------------------------------------------------------------------------------ */
 
+/* The index of position p among the devices a spec's unreduced axes group
+ * together (0 for a spec without any). */
+static int64_t unreduced_index(const Mesh *mesh, const Sharding *spec, int64_t p)
+{
+    return spec && spec->num_unreduced ? mesh_group_index(mesh, p, spec->unreduced, spec->num_unreduced) : 0;
+}
+
 static bool split_operand(DeviceRun *d, int i, Tensor **block)
 {
     const ShardMapRun *r = d->run;
@@ -137,6 +144,11 @@ static bool split_operand(DeviceRun *d, int i, Tensor **block)
     int64_t offsets[SHARDC_MAX_RANK], sizes[SHARDC_MAX_RANK], local[SHARDC_MAX_RANK];
     sharding_block(r->in_specs[i], global, d->device.position, offsets, sizes);
     sharding_local_dims(r->in_specs[i], global, local);
+    /* Unreduced over some axes (sum): the group's first device holds the
+     * value, the others zeros, so that their sum is the value. */
+    const Sharding *spec = r->in_specs[i];
+    if (spec && spec->unreduced_op == UNREDUCED_SUM && unreduced_index(r->mesh, spec, d->device.position))
+        return exec_kernel(&d->exec, r->op, tensor_new(&d->exec.tensors, global->dtype, global->rank, local, block));
     bool padded = false;
     for (int k = 0; k < global->rank; k++)
         padded |= local[k] != sizes[k];
@@ -224,26 +236,50 @@ bool interp_adopt_devices(ExecCtx *x, const ShardMapRun *r)
     return ok;
 }
 
+/* A further partial of an unreduced result (issue 16): its block of `out`
+ * combined with the device's (its valid part) by the spec's reduction. */
+static bool combine_partial(ExecCtx *x, const ShardMapRun *r, const Sharding *spec, Tensor *out, const Tensor *part,
+                            const int64_t *offsets, const int64_t *sizes)
+{
+    int64_t zero[SHARDC_MAX_RANK] = {0};
+    Tensor *acc = NULL, *valid = NULL;
+    BinaryOp op = spec->unreduced_op == UNREDUCED_MAX ? BIN_MAX : spec->unreduced_op == UNREDUCED_MIN ? BIN_MIN
+                                                                                                    : BIN_ADD;
+    bool ok = exec_kernel(x, r->op, tensor_extract_block(&x->tensors, out, offsets, sizes, &acc)) &&
+              exec_kernel(x, r->op, tensor_extract_block(&x->tensors, part, zero, sizes, &valid)) &&
+              exec_kernel(x, r->op, kern_accumulate(&x->tensors, op, acc, valid)) &&
+              exec_kernel(x, r->op, tensor_insert_block(&x->tensors, out, acc, offsets));
+    tensor_release(acc);
+    tensor_release(valid);
+    return ok;
+}
+
 /* Each block of the result comes from the lowest position holding it, so
  * along axes the out spec does not mention the device with coordinate 0
- * speaks for its replicas (JAX's un-tiling). */
+ * speaks for its replicas (JAX's un-tiling). Along unreduced axes the
+ * devices' blocks are partial results: they are summed (or maxed, minned). */
 static bool assemble_result(ExecCtx *x, const ShardMapRun *r, int res, Tensor **out)
 {
     const Sharding *spec = r->out_specs[res];
     const TensorType *global = &r->op->results[res]->type;
-    bool *seen = calloc((size_t)sharding_num_blocks(spec) + 1, sizeof *seen);
-    bool ok = seen ? exec_kernel(x, r->op, tensor_new_for_type(&x->tensors, global, out))
-                   : exec_fail(x, r->op, "out of memory");
+    int64_t blocks = sharding_num_blocks(spec), parts = spec ? axis_refs_size(spec->unreduced, spec->num_unreduced) : 1;
+    bool *seen = calloc((size_t)(blocks * parts) + 1, sizeof *seen), *placed = calloc((size_t)blocks + 1, 1);
+    bool ok = seen && placed ? exec_kernel(x, r->op, tensor_new_for_type(&x->tensors, global, out))
+                             : exec_fail(x, r->op, "out of memory");
     for (int64_t k = 0; ok && k < r->num_active; k++) {
         int64_t id = sharding_block_id(spec, r->active[k]), offsets[SHARDC_MAX_RANK], sizes[SHARDC_MAX_RANK];
-        if (seen[id])
+        int64_t key = id * parts + unreduced_index(r->mesh, spec, r->active[k]);
+        if (seen[key])
             continue;
-        seen[id] = true;
+        seen[key] = true;
         sharding_block(spec, global, r->active[k], offsets, sizes);
-        ok = exec_kernel(x, r->op,
-                         tensor_insert_valid(&x->tensors, *out, r->devices[k].blocks[res], offsets, sizes));
+        const Tensor *block = r->devices[k].blocks[res];
+        ok = placed[id] ? combine_partial(x, r, spec, *out, block, offsets, sizes)
+                        : exec_kernel(x, r->op, tensor_insert_valid(&x->tensors, *out, block, offsets, sizes));
+        placed[id] = true;
     }
     free(seen);
+    free(placed);
     return ok;
 }
 
@@ -333,9 +369,19 @@ static bool world_result(ExecCtx *x, const Op *op, TransportStatus status)
 
 /* ---- opening ------------------------------------------------------------------------------ */
 
+static bool any_unreduced(const Sharding **specs, int count)
+{
+    for (int i = 0; i < count; i++)
+        if (specs[i] && specs[i]->num_unreduced)
+            return true;
+    return false;
+}
+
 bool dist_open(ExecCtx *x, ShardMapRun *r)
 {
     TransportWorld *w = r->world;
+    if (any_unreduced(r->in_specs, r->op->num_operands) || any_unreduced(r->out_specs, r->op->num_results))
+        return exec_fail(x, r->op, "unreduced in_specs or out_specs are not supported with --transport=mpi yet");
     if (r->mesh->num_devices != w->size)
         return exec_fail(x, r->op,
                          "the mesh @%s has %lld devices, but the job has %lld process%s (one device per process: "

@@ -246,13 +246,20 @@ Op *pc_gather_mask(PartitionCtx *pc, const Op *global, Op *local, Value *mask)
  * start from zeros. */
 Value *pc_scatter_operand_once(PartitionCtx *pc, Value *x, const AxisList *partial, Loc loc)
 {
+    return pc_first_of_group(pc, x, partial, "scatter", "scatter.operand", loc);
+}
+
+Value *pc_first_of_group(PartitionCtx *pc, Value *x, const AxisList *axes, const char *prefix, const char *name,
+                         Loc loc)
+{
     Op *op;
-    Value *shard = pc_emit1(pc, OP_AXIS_INDEX, loc, NULL, 0, "scatter.shard", (TensorType){DT_I32, 0, NULL}, &op);
-    pc_set_attr(pc, op, ATTR_KEY_AXES, pc_axes_attr(pc, partial));
-    Value *zero = pc_emit1(pc, OP_ZEROS, loc, NULL, 0, "scatter.zero", (TensorType){DT_I32, 0, NULL}, NULL);
-    Value *first = pc_emit1(pc, OP_COMPARE, loc, (Value *[]){shard, zero}, 2, "scatter.first",
+    const char *shard_name = pc_printf(pc, "%s.shard", prefix), *zero_name = pc_printf(pc, "%s.zero", prefix);
+    Value *shard = pc_emit1(pc, OP_AXIS_INDEX, loc, NULL, 0, shard_name, (TensorType){DT_I32, 0, NULL}, &op);
+    pc_set_attr(pc, op, ATTR_KEY_AXES, pc_axes_attr(pc, axes));
+    Value *zero = pc_emit1(pc, OP_ZEROS, loc, NULL, 0, zero_name, (TensorType){DT_I32, 0, NULL}, NULL);
+    Value *first = pc_emit1(pc, OP_COMPARE, loc, (Value *[]){shard, zero}, 2, pc_printf(pc, "%s.first", prefix),
                             (TensorType){DT_BOOL, 0, NULL}, &op);
     pc_set_attr(pc, op, ATTR_KEY_DIRECTION, pc_string_attr(pc, "eq"));
-    Value *none = pc_emit1(pc, OP_ZEROS, loc, NULL, 0, "scatter.zero", x->type, NULL);
-    return pc_emit1(pc, OP_SELECT, loc, (Value *[]){first, x, none}, 3, "scatter.operand", x->type, NULL);
+    Value *none = pc_emit1(pc, OP_ZEROS, loc, NULL, 0, zero_name, x->type, NULL);
+    return pc_emit1(pc, OP_SELECT, loc, (Value *[]){first, x, none}, 3, name, x->type, NULL);
 }

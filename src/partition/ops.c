@@ -270,6 +270,18 @@ static Value *divide_by_count(PartitionCtx *pc, Value *sum, int64_t count, Loc l
 /* Results: reduce partials (combined by `reduction`), then reshard to the
  * propagated shardings; divided by `mean_count` unless it is NO_MEAN (a count
  * of 0 reduced elements divides too: the mean of nothing is NaN). */
+/* What result j keeps of the local result's partials over `partial`
+ * (combined by `reduction`): its unreduced axes, if combined alike; the
+ * rest is reduced. */
+static void result_partials(const Value *result, const AxisList *partial, ReductionKind reduction, AxisList *reduce,
+                            AxisList *keep)
+{
+    pc_unreduced_of(keep, result->sharding);
+    AxisList none = {0};
+    bool same = pc_unreduced_kind(result->sharding) == reduction;
+    pc_axes_minus(reduce, partial, same ? keep : &none);
+}
+
 static void finish_results(PartitionCtx *pc, const Op *op, Op *local, const DimAxes *layouts, const AxisList *partial,
                            ReductionKind reduction, int64_t mean_count)
 {
@@ -279,17 +291,25 @@ static void finish_results(PartitionCtx *pc, const Op *op, Op *local, const DimA
             r = localize_iota(pc, local, &layouts[j]);
         DimAxes want;
         pc_layout_of(&want, op->results[j]);
+        AxisList reduce, keep, extra;
+        result_partials(op->results[j], partial, reduction, &reduce, &keep);
         /* The reason is only read by the collectives a reshard emits; a
          * reshard between identical layouts without partials emits none,
          * and formatting it for every op took a third of partitioning. */
-        if (partial->count || !same_layout(&layouts[j], &want))
-            pc->reason = result_reason(pc, op, j, &layouts[j], partial, &want);
-        r = pc_reshard(pc, r, &op->results[j]->type, &layouts[j], partial, reduction, &want,
+        if (reduce.count || !same_layout(&layouts[j], &want))
+            pc->reason = result_reason(pc, op, j, &layouts[j], &reduce, &want);
+        r = pc_reshard(pc, r, &op->results[j]->type, &layouts[j], &reduce, reduction, &want,
                        op->results[j]->name, op->loc);
         if (r && mean_count != NO_MEAN)
             r = divide_by_count(pc, r, mean_count, op->loc);
+        AxisList left;
+        pc_axes_minus(&left, partial, &reduce);
+        pc_axes_minus(&extra, &keep, &left);
+        ReductionKind combine = pc_unreduced_kind(op->results[j]->sharding);
+        if (r && extra.count)
+            r = pc_replicated_to_unreduced(pc, r, &extra, combine, op->loc);
         if (r)
-            pc_add_version(pc, op->results[j], r, &want);
+            pc_add_partial_version(pc, op->results[j], r, &want, &keep, combine);
     }
 }
 
@@ -301,9 +321,12 @@ static void reshard_to_result(PartitionCtx *pc, Op *op)
     pc_layout_of(&want, op->results[0]);
     pc->reason = pc_printf(pc, "'%s' asks for %%%s as %s", op_info(op->kind)->name, op->operands[0]->name,
                            pc_format_layout(pc, &want));
-    Value *r = pc_local_as(pc, op->operands[0], &want, op->loc);
+    AxisList keep;
+    pc_unreduced_of(&keep, op->results[0]->sharding);
+    ReductionKind combine = pc_unreduced_kind(op->results[0]->sharding);
+    Value *r = pc_local_as_partial(pc, op->operands[0], &want, &keep, combine, op->loc);
     if (r)
-        pc_add_version(pc, op->results[0], r, &want);
+        pc_add_partial_version(pc, op->results[0], r, &want, &keep, combine);
 }
 
 /* sharding_group has done its work in propagation: no SPMD code. */
@@ -387,6 +410,37 @@ static Op *local_gather_or_scatter(PartitionCtx *pc, const Op *op, const OpShard
     return in_block ? pc_gather_mask(pc, op, local, in_block) : local;
 }
 
+static bool axis_list_has(const AxisList *l, AxisRef r)
+{
+    for (int i = 0; i < l->count; i++)
+        if (axis_ref_equal(l->axes[i], r))
+            return true;
+    return false;
+}
+
+/* The partial axes each operand keeps into op (pc_operand_keeps), from
+ * what their first versions are partial over; how those combine. */
+static ReductionKind operand_keeps(PartitionCtx *pc, const Op *op, AxisList *keep)
+{
+    AxisList result, partial[op->num_operands + 1];
+    ReductionKind kinds[op->num_operands + 1];
+    pc_unreduced_of(&result, op->num_results ? op->results[0]->sharding : NULL);
+    ReductionKind combine = pc_unreduced_kind(op->num_results ? op->results[0]->sharding : NULL);
+    for (int i = 0; i < op->num_operands; i++) {
+        const Value *v = op->operands[i];
+        const LocalVersion *first = v->id < pc->num_global_values ? pc->versions[v->id] : NULL;
+        partial[i].count = first ? first->num_partial : 0;
+        if (partial[i].count)
+            memcpy(partial[i].axes, first->partial, sizeof(AxisRef) * (size_t)first->num_partial);
+        kinds[i] = first ? first->combine : REDUCE_SUM;
+    }
+    if (result.count)
+        pc_operand_keeps(op, &result, combine, partial, kinds, keep);
+    else
+        memset(keep, 0, sizeof(AxisList) * (size_t)op->num_operands);
+    return combine;
+}
+
 /* The general case: the op's sharding rule decides each factor's axes. */
 static void partition_by_rule(PartitionCtx *pc, Op *op)
 {
@@ -411,12 +465,14 @@ static void partition_by_rule(PartitionCtx *pc, Op *op)
     if (op->kind == OP_GATHER || op->kind == OP_SCATTER)
         pc_gather_assignment(op, rule, assignment);
     Value *operands[op->num_operands + 1];
+    AxisList keep[op->num_operands + 1];
+    ReductionKind combine = operand_keeps(pc, op, keep);
     for (int i = 0; i < op->num_operands; i++) {
         DimAxes want;
         factor_assignment_tensor_axes(&want, rule, assignment, i);
-        if (!pc_find_version(pc, op->operands[i], &want)) /* else nothing is emitted: no reason needed */
+        if (!keep[i].count && !pc_find_version(pc, op->operands[i], &want)) /* else no reason needed */
             pc->reason = operand_reason(pc, op, rule, assignment, i, &want);
-        if (!(operands[i] = pc_local_as(pc, op->operands[i], &want, op->loc)))
+        if (!(operands[i] = pc_local_as_partial(pc, op->operands[i], &want, &keep[i], combine, op->loc)))
             return;
     }
     DimAxes layouts[op->num_results + 1];
@@ -424,6 +480,10 @@ static void partition_by_rule(PartitionCtx *pc, Op *op)
         factor_assignment_tensor_axes(&layouts[j], rule, assignment, op->num_operands + j);
     AxisList partial;
     partial_axes(&partial, rule, assignment);
+    for (int i = 0; i < op->num_operands; i++) /* kept partials stay partial in the result */
+        for (int k = 0; k < keep[i].count && partial.count < AXIS_LIST_MAX; k++)
+            if (!axis_list_has(&partial, keep[i].axes[k]))
+                partial.axes[partial.count++] = keep[i].axes[k];
     /* Only a sharded reduction factor (partial results) can need a mask. */
     bool masked = partial.count && op->kind != OP_GATHER && mask_reduced_padding(pc, op, rule, assignment, operands);
     Op *local = op->kind == OP_DYNAMIC_UPDATE_SLICE ? pc_local_dynamic_update_slice(pc, op, operands, layouts) : NULL;

@@ -112,7 +112,9 @@ static Block *begin_body(PartitionCtx *pc, Func *f)
         local->block = body;
         local->index = i;
         body->args[i] = local;
-        pc_add_version(pc, arg, local, &layout);
+        AxisList partial; /* an unreduced argument comes in as its partials */
+        pc_unreduced_of(&partial, arg->sharding);
+        pc_add_partial_version(pc, arg, local, &layout, &partial, pc_unreduced_kind(arg->sharding));
     }
     pc->body = body;
     return body;
@@ -132,6 +134,12 @@ static AttrValue *specs_attr(PartitionCtx *pc, Sharding *const *specs, int count
         DimAxes layout;
         reshard_dim_axes_from_sharding(&layout, specs[i], specs[i] ? specs[i]->rank : 0);
         a->u.array.items[i] = pc_sharding_attr(pc, &layout);
+        Sharding *spec = a->u.array.items[i]->u.sharding;
+        if (specs[i] && specs[i]->num_unreduced) { /* the shard_map sums them (docs/partitioning.md) */
+            spec->num_unreduced = specs[i]->num_unreduced;
+            spec->unreduced = specs[i]->unreduced;
+            spec->unreduced_op = specs[i]->unreduced_op;
+        }
     }
     return a;
 }
@@ -154,7 +162,10 @@ static void end_body(PartitionCtx *pc, Func *f, Block *body)
         reshard_dim_axes_from_sharding(&want, result_sharding(f, j), f->result_types[j].rank);
         pc->reason = pc_printf(pc, "returned value %%%s laid out as result %d's sharding %s",
                                f->body->returns[j]->name, j, pc_format_layout(pc, &want));
-        body->returns[j] = pc_local_as(pc, f->body->returns[j], &want, f->body->return_loc);
+        AxisList keep; /* a result kept unreduced is returned as its partials */
+        pc_unreduced_of(&keep, result_sharding(f, j));
+        body->returns[j] = pc_local_as_partial(pc, f->body->returns[j], &want, &keep,
+                                               pc_unreduced_kind(result_sharding(f, j)), f->body->return_loc);
     }
 }
 

@@ -15,6 +15,9 @@ typedef struct LocalVersion {
     int rank;
     const int *counts;      /* axes per dim */
     const AxisRef *axes;    /* the dims' axes, major to minor, dim after dim */
+    int num_partial;        /* axes the local value is a partial result over */
+    const AxisRef *partial; /* (an unreduced value, issue 16), combined by */
+    ReductionKind combine;  /* this */
     struct LocalVersion *next;
 } LocalVersion;
 
@@ -85,6 +88,10 @@ Op *pc_gather_mask(PartitionCtx *pc, const Op *global, Op *local, Value *mask);
 /* The local operand of a scatter-add whose partial results are summed
  * over `partial`: x on the first device, zeros on the others. */
 Value *pc_scatter_operand_once(PartitionCtx *pc, Value *x, const AxisList *partial, Loc loc);
+/* x on the first device of each group along `axes`, zeros on the others
+ * (ops named prefix.*, the result `name`). */
+Value *pc_first_of_group(PartitionCtx *pc, Value *x, const AxisList *axes, const char *prefix, const char *name,
+                         Loc loc);
 
 /* ---- emission (partition_emit.c) ---- */
 /* A reshard of `from` (a value defined outside the loops being filled)
@@ -122,12 +129,37 @@ const char *pc_printf(PartitionCtx *pc, const char *fmt, ...) __attribute__((for
 
 /* ---- values and reshards (partition_values.c) ---- */
 void pc_add_version(PartitionCtx *pc, const Value *global, Value *local, const DimAxes *layout);
+/* A version that is a partial result over `partial` (NULL: none), its
+ * pieces combined by `combine`. */
+void pc_add_partial_version(PartitionCtx *pc, const Value *global, Value *local, const DimAxes *layout,
+                            const AxisList *partial, ReductionKind combine);
 /* The cached per-device value of `global` laid out as `want`, or NULL if
  * pc_local_as would have to reshard (emit collectives) to get it. */
 Value *pc_find_version(PartitionCtx *pc, const Value *global, const DimAxes *want);
 /* The per-device value of `global` laid out as `want`, resharding (and
  * caching) when needed; NULL after reporting an error. */
 Value *pc_local_as(PartitionCtx *pc, const Value *global, const DimAxes *want, Loc loc);
+/* pc_local_as for a version left partial over `keep` (combined by
+ * `combine`): partial axes of `global` outside `keep` are reduced, axes of
+ * `keep` it is not partial over are made so (replicated to unreduced). */
+Value *pc_local_as_partial(PartitionCtx *pc, const Value *global, const DimAxes *want, const AxisList *keep,
+                           ReductionKind combine, Loc loc);
+
+/* ---- unreduced values (unreduced.c, issue 16) ---- */
+/* The unreduced axes of a sharding as a list, and how they combine. */
+void pc_unreduced_of(AxisList *out, const Sharding *s);
+ReductionKind pc_unreduced_kind(const Sharding *s);
+/* out = a without the axes of b. */
+void pc_axes_minus(AxisList *out, const AxisList *a, const AxisList *b);
+/* A replicated value made a partial one over `axes` (the first device
+ * of each group keeps it, the others hold zeros; max and min need
+ * nothing). */
+Value *pc_replicated_to_unreduced(PartitionCtx *pc, Value *x, const AxisList *axes, ReductionKind combine, Loc loc);
+/* The partial axes operand i may keep into `op` (whose result 0 is
+ * unreduced over `result`, combined by `combine`) given what each
+ * operand is partial over; the others are reduced first. */
+void pc_operand_keeps(const Op *op, const AxisList *result, ReductionKind combine, const AxisList *partial,
+                      const ReductionKind *kinds, AxisList *keep);
 /* Emit the collectives taking `local` (laid out as `from`, partial over
  * `partial`) to `to`. */
 Value *pc_reshard(PartitionCtx *pc, Value *local, const TensorType *global, const DimAxes *from,

@@ -63,7 +63,8 @@ void pc_layout_of(DimAxes *out, const Value *global)
     reshard_dim_axes_from_sharding(out, global->sharding, global->type.rank);
 }
 
-void pc_add_version(PartitionCtx *pc, const Value *global, Value *local, const DimAxes *layout)
+void pc_add_partial_version(PartitionCtx *pc, const Value *global, Value *local, const DimAxes *layout,
+                            const AxisList *partial, ReductionKind combine)
 {
     Arena *arena = &pc->tables; /* needed only while this function is partitioned */
     LocalVersion *v = ARENA_NEW(arena, LocalVersion);
@@ -81,22 +82,71 @@ void pc_add_version(PartitionCtx *pc, const Value *global, Value *local, const D
         memcpy(axes, layout->dims[d].axes, sizeof(AxisRef) * (size_t)counts[d]);
         axes += counts[d];
     }
+    v->combine = combine;
+    if (partial && partial->count) {
+        v->num_partial = partial->count;
+        v->partial = arena_memdup(arena, partial->axes, (size_t)partial->count, sizeof(AxisRef));
+    }
     LocalVersion **tail = &pc->versions[global->id];
     while (*tail)
         tail = &(*tail)->next;
     *tail = v;
 }
 
-Value *pc_find_version(PartitionCtx *pc, const Value *global, const DimAxes *want)
+void pc_add_version(PartitionCtx *pc, const Value *global, Value *local, const DimAxes *layout)
+{
+    pc_add_partial_version(pc, global, local, layout, NULL, REDUCE_SUM);
+}
+
+/* Whether version v is partial over exactly `keep` (NULL: nothing). */
+static bool version_has_partial(const LocalVersion *v, const AxisList *keep, ReductionKind combine)
+{
+    int n = keep ? keep->count : 0;
+    if (v->num_partial != n || (n && v->combine != combine))
+        return false;
+    for (int i = 0; i < n; i++)
+        if (!axis_ref_equal(v->partial[i], keep->axes[i]))
+            return false;
+    return true;
+}
+
+static Value *find_partial_version(PartitionCtx *pc, const Value *global, const DimAxes *want, const AxisList *keep,
+                                   ReductionKind combine)
 {
     LocalVersion *first = global->id < pc->num_global_values ? pc->versions[global->id] : NULL;
     for (LocalVersion *v = first; v; v = v->next)
-        if (version_has_layout(v, want))
+        if (version_has_layout(v, want) && version_has_partial(v, keep, combine))
             return v->local;
     return NULL;
 }
 
+Value *pc_find_version(PartitionCtx *pc, const Value *global, const DimAxes *want)
+{
+    return find_partial_version(pc, global, want, NULL, REDUCE_SUM);
+}
+
 Value *pc_local_as(PartitionCtx *pc, const Value *global, const DimAxes *want, Loc loc)
+{
+    return pc_local_as_partial(pc, global, want, NULL, REDUCE_SUM, loc);
+}
+
+/* What the first version is partial over, split into the axes to reduce
+ * now and those of `keep` still to make partial. Partials combined
+ * otherwise than `combine` are reduced whole. */
+static void split_partial(const LocalVersion *first, const AxisList *keep, ReductionKind combine, AxisList *reduce,
+                          AxisList *extra)
+{
+    AxisList have = {.count = first->num_partial}, none = {0};
+    memcpy(have.axes, first->partial, sizeof(AxisRef) * (size_t)first->num_partial);
+    bool same = first->combine == combine || !have.count;
+    if (!keep)
+        keep = &none;
+    pc_axes_minus(reduce, &have, same ? keep : &none);
+    pc_axes_minus(extra, keep, same ? &have : &none);
+}
+
+Value *pc_local_as_partial(PartitionCtx *pc, const Value *global, const DimAxes *want, const AxisList *keep,
+                           ReductionKind combine, Loc loc)
 {
     LocalVersion *first = global->id < pc->num_global_values ? pc->versions[global->id] : NULL;
     if (!first) {
@@ -104,7 +154,7 @@ Value *pc_local_as(PartitionCtx *pc, const Value *global, const DimAxes *want, L
         pc->ok = false;
         return NULL;
     }
-    Value *found = pc_find_version(pc, global, want);
+    Value *found = find_partial_version(pc, global, want, keep, combine);
     if (found)
         return found;
     DimAxes from;
@@ -120,13 +170,18 @@ Value *pc_local_as(PartitionCtx *pc, const Value *global, const DimAxes *want, L
         pc->executions = at->executions;
         pc->masks = at->masks;
     }
-    Value *local = pc_reshard(pc, first->local, &global->type, &from, NULL, REDUCE_SUM, want, global->name, loc);
+    AxisList reduce, extra;
+    split_partial(first, keep, combine, &reduce, &extra);
+    Value *local = pc_reshard(pc, first->local, &global->type, &from, reduce.count ? &reduce : NULL, first->combine,
+                              want, global->name, loc);
+    if (local && extra.count)
+        local = pc_replicated_to_unreduced(pc, local, &extra, combine, loc);
     pc->body = body;
     pc->insert_before = before;
     pc->executions = executions;
     pc->masks = masks;
     if (local)
-        pc_add_version(pc, global, local, want);
+        pc_add_partial_version(pc, global, local, want, keep, combine);
     return local;
 }
 

@@ -110,6 +110,11 @@ void projection_build(ShardingProjection *p, Arena *scratch, const OpShardingRul
             project_dim(tp, rule, &tf->dims[d], s ? &s->dims[d] : NULL, types[t]->dims[d], mesh);
         for (int k = 0; s && k < s->num_replicated && k < AXIS_LIST_MAX; k++)
             tp->replicated.axes[tp->replicated.count++] = s->replicated[k];
+        /* Unreduced axes block a factor as replicated ones do (Shardy's
+         * compatiblePrefixNoConflictsWithinFactor): a partial sum over x
+         * cannot also be split along x. */
+        for (int k = 0; s && k < s->num_unreduced && tp->replicated.count < AXIS_LIST_MAX; k++)
+            tp->replicated.axes[tp->replicated.count++] = s->unreduced[k];
     }
 }
 
@@ -152,6 +157,9 @@ Sharding *projection_to_sharding(const ShardingProjection *p, int t, const Shard
     if (old) {
         s->num_replicated = old->num_replicated;
         s->replicated = old->replicated;
+        s->num_unreduced = old->num_unreduced;
+        s->unreduced = old->unreduced;
+        s->unreduced_op = old->unreduced_op;
         s->loc = old->loc;
     }
     return s;

@@ -547,13 +547,18 @@ void propagate_func_results(PropagationState *st, Func *f)
     }
 }
 
-/* Whether dim d of s uses an axis the annotation r says is replicated. */
+/* Whether dim d of s uses an axis the annotation r says is replicated or
+ * unreduced. */
 static bool uses_replicated(const DimSharding *d, const Sharding *r)
 {
-    for (int a = 0; a < d->num_axes; a++)
+    for (int a = 0; a < d->num_axes; a++) {
         for (int k = 0; k < r->num_replicated; k++)
             if (axis_ref_overlaps(d->axes[a], r->replicated[k]))
                 return true;
+        for (int k = 0; k < r->num_unreduced; k++)
+            if (axis_ref_overlaps(d->axes[a], r->unreduced[k]))
+                return true;
+    }
     return false;
 }
 
@@ -583,6 +588,9 @@ void prop_close_func_results(PropagationState *st, Func *f)
         Sharding *c = sharding_clone(&st->module->arena, extends_annotation(vs, r) ? vs : r);
         c->num_replicated = r->num_replicated;
         c->replicated = r->replicated;
+        c->num_unreduced = r->num_unreduced;
+        c->unreduced = r->unreduced;
+        c->unreduced_op = r->unreduced_op;
         c->loc = r->loc;
         for (int d = 0; d < c->rank; d++) {
             c->dims[d].is_closed = true;

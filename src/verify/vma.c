@@ -71,11 +71,15 @@ void vma_add_all_axes(AxisSet out, const Mesh *mesh)
         axis_set_add(out, k);
 }
 
+/* Unreduced axes count too: an unreduced in_spec hands each device a
+ * partial value, an unreduced out_spec sums the devices' (issue 16). */
 void vma_add_sharding_axes(AxisSet out, const Sharding *s)
 {
     for (int d = 0; s && d < s->rank; d++)
         for (int k = 0; k < s->dims[d].num_axes; k++)
             axis_set_add(out, s->dims[d].axes[k].axis);
+    for (int k = 0; s && k < s->num_unreduced; k++)
+        axis_set_add(out, s->unreduced[k].axis);
 }
 
 void vma_format(TextBuf *t, const Mesh *mesh, AxisSet axes)
