@@ -9,7 +9,7 @@ static bool shards(const Sharding *s)
     for (int d = 0; s && d < s->rank; d++)
         if (s->dims[d].num_axes)
             return true;
-    return false;
+    return s && s->num_unreduced; /* partial values per device */
 }
 
 /* A sharding attribute (sharding_constraint's, shard_map's specs) naming an axis. */

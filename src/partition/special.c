@@ -74,10 +74,23 @@ static void bind_results(PartitionCtx *pc, const Op *op, Value **locals, const D
         pc->reason = pc_printf(pc, "result %%%s of '%s' comes out as %s but its sharding is %s",
                                op->results[j]->name, op_info(op->kind)->name, pc_format_layout(pc, &layouts[j]),
                                pc_format_layout(pc, &want));
-        Value *r = pc_reshard(pc, locals[j], &op->results[j]->type, &layouts[j], NULL, REDUCE_SUM, &want,
-                              op->results[j]->name, op->loc);
+        /* A shard_map's unreduced out_spec: its per-device results are
+         * partials, kept so where the result is unreduced too. */
+        const Sharding *spec = op->kind == OP_SHARD_MAP ? op_attr_sharding_at(op, ATTR_KEY_OUT_SPECS, j) : NULL;
+        const Sharding *result = op->results[j]->sharding;
+        AxisList partial, keep, reduce, left, extra, none = {0};
+        pc_unreduced_of(&partial, spec);
+        pc_unreduced_of(&keep, result);
+        bool same = pc_unreduced_kind(spec) == pc_unreduced_kind(result);
+        pc_axes_minus(&reduce, &partial, same ? &keep : &none);
+        Value *r = pc_reshard(pc, locals[j], &op->results[j]->type, &layouts[j], reduce.count ? &reduce : NULL,
+                              pc_unreduced_kind(spec), &want, op->results[j]->name, op->loc);
+        pc_axes_minus(&left, &partial, &reduce);
+        pc_axes_minus(&extra, &keep, &left);
+        if (r && extra.count)
+            r = pc_replicated_to_unreduced(pc, r, &extra, pc_unreduced_kind(result), op->loc);
         if (r)
-            pc_add_version(pc, op->results[j], r, &want);
+            pc_add_partial_version(pc, op->results[j], r, &want, &keep, pc_unreduced_kind(result));
     }
 }
 
@@ -104,7 +117,10 @@ void pc_partition_shard_map(PartitionCtx *pc, Op *op)
         layout_of_spec(pc, &want, op, ATTR_KEY_IN_SPECS, i, op->region->args[i]);
         pc->reason = pc_printf(pc, "operand %%%s of shard_map laid out as its in_spec %s", op->operands[i]->name,
                                pc_format_layout(pc, &want));
-        if (!(args[i] = pc_local_as(pc, op->operands[i], &want, op->loc)))
+        const Sharding *spec = op_attr_sharding_at(op, ATTR_KEY_IN_SPECS, i);
+        AxisList keep; /* an unreduced in_spec takes the operand's partials */
+        pc_unreduced_of(&keep, spec);
+        if (!(args[i] = pc_local_as_partial(pc, op->operands[i], &want, &keep, pc_unreduced_kind(spec), op->loc)))
             return;
         if (pads_uneven(op))
             args[i] = zero_padding(pc, args[i], &op->operands[i]->type, &want, op->loc);
