@@ -228,6 +228,7 @@ static void opt_export(const OptPlan *plan, Module *m, CliWritten *before)
             mlir_sink_func_data_flow_edges(m);
         cli_close_shardings(m);
         mlir_export_named_computations(m);
+        mlir_export_unreduced(m);
     }
     if (plan->import_groups) {
         ShardingGroups groups;

@@ -33,6 +33,11 @@ bool mlir_export_named_computations(Module *m);
 void mlir_add_func_data_flow_edges(Module *m);
 void mlir_sink_func_data_flow_edges(Module *m);
 
+/* Shardy's export for unreduced values (issue 16): an sdy.all_reduce
+ * where an unreduced value meets a use that does not keep all its
+ * unreduced axes (export_unreduced.c). */
+void mlir_export_unreduced(Module *m);
+
 /* Every constant printed as sdy.constant (sdy = true: what Shardy's
  * constant splitter makes of them) or as stablehlo.constant (its export). */
 void mlir_spell_constants(Module *m, bool sdy);

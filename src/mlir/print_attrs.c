@@ -340,7 +340,7 @@ static void print_axis(FILE *out, const Mesh *mesh, AxisRef r)
         fprintf(out, ":(%lld)%lld", (long long)r.pre_size, (long long)r.size);
 }
 
-static void print_axes(FILE *out, const Mesh *mesh, const AxisRef *axes, int n)
+void mlir_print_axes(FILE *out, const Mesh *mesh, const AxisRef *axes, int n)
 {
     for (int k = 0; k < n; k++) {
         fputs(k ? ", " : "", out);
@@ -379,7 +379,7 @@ void mlir_print_tensor_sharding(MlirPrinter *p, const Sharding *s)
     for (int d = 0; d < s->rank && !maximal; d++) {
         const DimSharding *dim = &s->dims[d];
         fputs(d ? ", {" : "{", out);
-        print_axes(out, s->mesh, dim->axes, dim->num_axes);
+        mlir_print_axes(out, s->mesh, dim->axes, dim->num_axes);
         if (!dim->is_closed)
             fputs(dim->num_axes ? ", ?" : "?", out);
         fputc('}', out);
@@ -389,12 +389,12 @@ void mlir_print_tensor_sharding(MlirPrinter *p, const Sharding *s)
     fputc(']', out);
     if (s->num_replicated) {
         fputs(", replicated={", out);
-        print_axes(out, s->mesh, s->replicated, s->num_replicated);
+        mlir_print_axes(out, s->mesh, s->replicated, s->num_replicated);
         fputc('}', out);
     }
     if (s->num_unreduced) {
         fprintf(out, ", unreduced=%s{", s->unreduced_op == UNREDUCED_SUM ? "" : sharding_unreduced_op_name(s->unreduced_op));
-        print_axes(out, s->mesh, s->unreduced, s->num_unreduced);
+        mlir_print_axes(out, s->mesh, s->unreduced, s->num_unreduced);
         fputc('}', out);
     }
     fputc('>', out);

@@ -345,11 +345,42 @@ static void emit_permute(MlirPrinter *p, const Op *op, const Collective *c, int 
     close_line(p, op, x, r, true);
 }
 
+/* An all-reduce outside any shard_map, its result sharded: one Shardy's
+ * explicit reshards insert where an unreduced value meets a use that needs
+ * it reduced (issue 16), in the global view. */
+static bool global_view(const Op *op)
+{
+    for (const Block *b = op->parent; b && b->parent_op; b = b->parent_op->parent)
+        if (b->parent_op->kind == OP_SHARD_MAP)
+            return false;
+    return op->kind == OP_ALL_REDUCE && op->results[0]->sharding;
+}
+
+/* `sdy.all_reduce [max] {"b"} %x out_sharding=<@m, [...]> : tensor<...>` */
+static void emit_sdy_all_reduce(MlirPrinter *p, const Op *op, const Collective *c, int indent)
+{
+    const char *r = op_attr_string(op, ATTR_KEY_REDUCTION);
+    mlir_print_defs(p, op, indent);
+    fprintf(p->out, "sdy.all_reduce %s%s{", r && strcmp(r, "sum") ? r : "", r && strcmp(r, "sum") ? " " : "");
+    mlir_print_axes(p->out, c->mesh, c->axes, c->num_axes);
+    fputs("} ", p->out);
+    mlir_print_val(p, mlir_val(p, op->operands[0]));
+    fputs(" out_sharding=", p->out);
+    mlir_print_tensor_sharding(p, op->results[0]->sharding);
+    fputs(" : ", p->out);
+    mlir_print_type(p->out, &op->results[0]->type);
+    fputc('\n', p->out);
+}
+
 void mlir_emit_collective(MlirPrinter *p, const Op *op, int indent)
 {
     Collective c;
     if (!resolve(p, op, &c)) {
         mlir_emit_generic(p, op, indent);
+        return;
+    }
+    if (global_view(op)) {
+        emit_sdy_all_reduce(p, op, &c, indent);
         return;
     }
     switch (op->kind) {

@@ -131,6 +131,8 @@ void mlir_print_dense_i64(FILE *out, const int64_t *v, int64_t rows, int64_t col
 void mlir_print_ints(FILE *out, const int64_t *v, int n); /* [1, 2] */
 /* `<@mesh, [{"a", ?}, {}], replicated={"b"}>` */
 void mlir_print_tensor_sharding(MlirPrinter *p, const Sharding *s);
+/* `"a", "b":(1)2`: axis refs as sdy writes them. */
+void mlir_print_axes(FILE *out, const Mesh *mesh, const AxisRef *axes, int n);
 /* An open sharding of rank `rank` (a result propagation left unknown). */
 void mlir_print_open_sharding(MlirPrinter *p, const Mesh *mesh, int rank);
 void mlir_print_mesh_literal(FILE *out, const Mesh *mesh); /* <["a"=2], device_ids=[...]> */

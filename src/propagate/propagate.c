@@ -577,15 +577,48 @@ static bool extends_annotation(const Sharding *vs, const Sharding *r)
     return true;
 }
 
-/* Only a value that extends the whole annotation is taken over: mixing its
- * dims with the annotation's could use an axis twice. */
+/* Whether axis a overlaps an axis of c on a dim other than `skip`. */
+static bool used_elsewhere(const Sharding *c, int skip, AxisRef a)
+{
+    for (int d = 0; d < c->rank; d++)
+        for (int k = 0; d != skip && k < c->dims[d].num_axes; k++)
+            if (axis_ref_overlaps(c->dims[d].axes[k], a))
+                return true;
+    return false;
+}
+
+/* A value that does not extend the whole annotation still gives its open
+ * dims what it extends them with, as Shardy's propagation to function
+ * results does, unless an axis would then be used twice. */
+static void extend_open_dims(Arena *arena, Sharding *c, const Sharding *vs, const Sharding *r)
+{
+    for (int d = 0; vs && vs->mesh == r->mesh && d < r->rank; d++) {
+        const DimSharding *v = &vs->dims[d];
+        if (r->dims[d].is_closed || v->num_axes <= r->dims[d].num_axes || !axes_start_with(v, &r->dims[d]) ||
+            uses_replicated(v, r))
+            continue;
+        bool clash = false;
+        for (int k = r->dims[d].num_axes; k < v->num_axes; k++)
+            clash |= used_elsewhere(c, d, v->axes[k]);
+        if (!clash) {
+            c->dims[d].num_axes = v->num_axes;
+            c->dims[d].axes = arena_memdup(arena, v->axes, (size_t)v->num_axes, sizeof(AxisRef));
+        }
+    }
+}
+
+/* A value that extends the whole annotation is taken over; one that does
+ * not extends only the open dims it can (extend_open_dims). */
 void prop_close_func_results(PropagationState *st, Func *f)
 {
     for (int i = 0; i < f->num_results; i++) {
         const Sharding *r = f->result_shardings[i], *vs = f->body->returns[i]->sharding;
         if (!r)
             continue;
-        Sharding *c = sharding_clone(&st->module->arena, extends_annotation(vs, r) ? vs : r);
+        bool extends = extends_annotation(vs, r);
+        Sharding *c = sharding_clone(&st->module->arena, extends ? vs : r);
+        if (!extends)
+            extend_open_dims(&st->module->arena, c, vs, r);
         c->num_replicated = r->num_replicated;
         c->replicated = r->replicated;
         c->num_unreduced = r->num_unreduced;
