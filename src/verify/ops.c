@@ -249,11 +249,45 @@ static bool check_tokens(VerifyCtx *vc, const Op *op)
     return true;
 }
 
+static bool has_unreduced(const Sharding *s, AxisRef r)
+{
+    for (int k = 0; s && k < s->num_unreduced; k++)
+        if (axis_ref_equal(s->unreduced[k], r))
+            return true;
+    return false;
+}
+
+/* A sharding constraint or reshard may drop unreduced axes and introduce
+ * sum ones, not change how kept ones combine (Shardy's verifier, in its
+ * words). */
+static void check_unreduced_change(VerifyCtx *vc, const Op *op)
+{
+    const Sharding *in = op->operands[0]->sharding, *out = op->results[0]->sharding;
+    const char *name = op_info(op->kind)->name;
+    for (int k = 0; out && k < out->num_unreduced; k++) {
+        bool kept = has_unreduced(in, out->unreduced[k]);
+        if (kept && in->unreduced_op != out->unreduced_op) {
+            diag_error(vc->diag, op->loc, "'sdy.%s' op cannot change the reduction operator of kept unreduced axes "
+                       "from %s to %s.", name, sharding_unreduced_op_name(in->unreduced_op),
+                       sharding_unreduced_op_name(out->unreduced_op));
+            return;
+        }
+        if (!kept && out->unreduced_op != UNREDUCED_SUM) {
+            diag_error(vc->diag, op->loc, "'sdy.%s' op cannot introduce '%s' unreduced axes. Expected 'sum'.", name,
+                       sharding_unreduced_op_name(out->unreduced_op));
+            return;
+        }
+    }
+}
+
 void verify_op(VerifyCtx *vc, Op *op)
 {
     verify_op_attrs(vc, op);
     if (!check_tokens(vc, op))
         return;
+    if ((op->kind == OP_SHARDING_CONSTRAINT || op->kind == OP_RESHARD) && op->num_operands == 1 &&
+        op->num_results == 1)
+        check_unreduced_change(vc, op);
     OpClass cls = op_info(op->kind)->op_class;
     if ((unsigned)cls < OPC_COUNT)
         verify_by_class[cls](vc, op);
