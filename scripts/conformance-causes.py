@@ -25,7 +25,6 @@ CAUSES = [
      r"op '[a-z_.]+' is not supported by shardc|only one operand \(and its init\)"),
     ("custom_call without a sharding rule (Shardy treats it as fully replicated)",
      r"custom_call @\S+ is not supported by shardc|unknown function '@"),
-    ("unreduced axes (issue 16)", r"unreduced axes are not supported"),
     ("pass or pass option not implemented in shardc opt",
      r"is not supported by shardc opt yet|pass options .* are not supported"),
     ("dynamic, unranked, tuple or quantized types", r"dynamic dimensions|unranked tensors|type 'tuple<|quant\.|!stablehlo"),
