@@ -429,6 +429,11 @@ bool axis_ref_prefix_of(AxisRef a, AxisRef b);  /* a starts b (or equals it) */
 bool axis_ref_contains(AxisRef a, AxisRef b);
 /* The largest prefix of a that does not overlap other; false if none. */
 bool axis_ref_prefix_without_overlap(AxisRef a, AxisRef other, AxisRef *out);
+/* Sets of (sub-)axes: a without b, a and b, acc with b added (sub-axes
+ * split where they overlap in part), in a's order. */
+void axis_list_minus(AxisList *out, const AxisList *a, const AxisList *b);
+void axis_list_intersect(AxisList *out, const AxisList *a, const AxisList *b);
+void axis_list_union(AxisList *acc, const AxisList *b);
 /* Append r, merging with the last axis when they are consecutive sub-axes
  * of one axis ("x":(1)2 then "x":(2)2 is "x":(1)4, or "x" if that is all). */
 void axis_list_add_or_merge(AxisList *list, AxisRef r, const Mesh *mesh);

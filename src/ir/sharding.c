@@ -206,6 +206,59 @@ bool axis_ref_prefix_without_overlap(AxisRef a, AxisRef other, AxisRef *out)
     return true;
 }
 
+/* Sets of axes with sub-axes as intervals [pre_size, end) of their axis's
+ * multiplicative coordinates (Shardy's getAxisSetDiff): "x" less
+ * "x":(1)2 is "x":(2)2 on an axis of 4. */
+static void add_piece(AxisList *out, int axis, int64_t lo, int64_t hi)
+{
+    if (lo > 0 && hi > lo && hi % lo == 0 && out->count < AXIS_LIST_MAX)
+        out->axes[out->count++] = (AxisRef){axis, lo, hi / lo};
+}
+
+void axis_list_minus(AxisList *out, const AxisList *a, const AxisList *b)
+{
+    AxisList cur = *a;
+    for (int j = 0; j < b->count; j++) {
+        AxisList next = {0};
+        AxisRef y = b->axes[j];
+        for (int i = 0; i < cur.count; i++) {
+            AxisRef x = cur.axes[i];
+            if (!axis_ref_overlaps(x, y)) {
+                next.axes[next.count++] = x;
+                continue;
+            }
+            int64_t x_end = axis_ref_end(x), y_end = axis_ref_end(y);
+            add_piece(&next, x.axis, x.pre_size, y.pre_size < x_end ? y.pre_size : x_end);
+            add_piece(&next, x.axis, y_end > x.pre_size ? y_end : x.pre_size, x_end);
+        }
+        cur = next;
+    }
+    *out = cur;
+}
+
+void axis_list_intersect(AxisList *out, const AxisList *a, const AxisList *b)
+{
+    AxisList r = {0};
+    for (int i = 0; i < a->count; i++) {
+        for (int j = 0; j < b->count; j++) {
+            AxisRef x = a->axes[i], y = b->axes[j];
+            if (!axis_ref_overlaps(x, y))
+                continue;
+            int64_t x_end = axis_ref_end(x), y_end = axis_ref_end(y);
+            add_piece(&r, x.axis, x.pre_size > y.pre_size ? x.pre_size : y.pre_size, x_end < y_end ? x_end : y_end);
+        }
+    }
+    *out = r;
+}
+
+void axis_list_union(AxisList *acc, const AxisList *b)
+{
+    AxisList extra;
+    axis_list_minus(&extra, b, acc);
+    for (int i = 0; i < extra.count && acc->count < AXIS_LIST_MAX; i++)
+        acc->axes[acc->count++] = extra.axes[i];
+}
+
 void axis_list_add_or_merge(AxisList *list, AxisRef r, const Mesh *mesh)
 {
     if (list->count > 0) {

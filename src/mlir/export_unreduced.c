@@ -11,12 +11,11 @@
 #include "shardc/layout.h"
 #include "shardc/mlir.h"
 
-static bool unreduced_in(const Sharding *s, AxisRef r)
+static void unreduced_list(AxisList *out, const Sharding *s)
 {
-    for (int k = 0; s && k < s->num_unreduced; k++)
-        if (axis_ref_equal(s->unreduced[k], r))
-            return true;
-    return false;
+    out->count = 0;
+    for (int k = 0; s && k < s->num_unreduced && k < AXIS_LIST_MAX; k++)
+        out->axes[out->count++] = s->unreduced[k];
 }
 
 static AttrValue *string_attr(Module *m, const char *s)
@@ -31,22 +30,24 @@ static AttrValue *string_attr(Module *m, const char *s)
 static Value *reduce_for(Module *m, Block *b, Op *before, Value *v, const Sharding *target)
 {
     const Sharding *s = v->sharding;
-    Sharding *out = s ? sharding_clone(&m->arena, s) : NULL;
-    AttrValue *axes = attr_new(&m->arena, ATTR_ARRAY, (Loc){0});
-    axes->u.array.items = ARENA_ARRAY(&m->arena, AttrValue *, (s ? s->num_unreduced : 0) + 1);
-    for (int k = 0; out && k < s->num_unreduced; k++) {
-        if (unreduced_in(target, s->unreduced[k]))
-            continue;
-        char name[160];
-        axis_ref_format(name, sizeof name, s->mesh, s->unreduced[k]);
-        axes->u.array.items[axes->u.array.count++] = string_attr(m, arena_strdup(&m->arena, name));
-    }
-    if (!axes->u.array.count)
+    AxisList have, keep_target, reduce, keep;
+    unreduced_list(&have, s);
+    unreduced_list(&keep_target, target);
+    axis_list_minus(&reduce, &have, &keep_target);
+    if (!reduce.count)
         return v;
-    out->num_unreduced = 0;
-    for (int k = 0; k < s->num_unreduced; k++)
-        if (unreduced_in(target, s->unreduced[k]))
-            out->unreduced[out->num_unreduced++] = s->unreduced[k];
+    axis_list_minus(&keep, &have, &reduce);
+    Sharding *out = sharding_clone(&m->arena, s);
+    out->num_unreduced = keep.count;
+    out->unreduced = arena_memdup(&m->arena, keep.axes, (size_t)keep.count, sizeof(AxisRef));
+    AttrValue *axes = attr_new(&m->arena, ATTR_ARRAY, (Loc){0});
+    axes->u.array.count = reduce.count;
+    axes->u.array.items = ARENA_ARRAY(&m->arena, AttrValue *, reduce.count);
+    for (int k = 0; k < reduce.count; k++) {
+        char name[160];
+        axis_ref_format(name, sizeof name, s->mesh, reduce.axes[k]);
+        axes->u.array.items[k] = string_attr(m, arena_strdup(&m->arena, name));
+    }
     Op *op = op_new(m, OP_ALL_REDUCE, v->loc);
     op->num_operands = 1;
     op->operands = arena_memdup(&m->arena, &v, 1, sizeof(Value *));

@@ -410,14 +410,6 @@ static Op *local_gather_or_scatter(PartitionCtx *pc, const Op *op, const OpShard
     return in_block ? pc_gather_mask(pc, op, local, in_block) : local;
 }
 
-static bool axis_list_has(const AxisList *l, AxisRef r)
-{
-    for (int i = 0; i < l->count; i++)
-        if (axis_ref_equal(l->axes[i], r))
-            return true;
-    return false;
-}
-
 /* The partial axes each operand keeps into op (pc_operand_keeps), from
  * what their first versions are partial over; how those combine. */
 static ReductionKind operand_keeps(PartitionCtx *pc, const Op *op, AxisList *keep)
@@ -481,9 +473,7 @@ static void partition_by_rule(PartitionCtx *pc, Op *op)
     AxisList partial;
     partial_axes(&partial, rule, assignment);
     for (int i = 0; i < op->num_operands; i++) /* kept partials stay partial in the result */
-        for (int k = 0; k < keep[i].count && partial.count < AXIS_LIST_MAX; k++)
-            if (!axis_list_has(&partial, keep[i].axes[k]))
-                partial.axes[partial.count++] = keep[i].axes[k];
+        axis_list_union(&partial, &keep[i]);
     /* Only a sharded reduction factor (partial results) can need a mask. */
     bool masked = partial.count && op->kind != OP_GATHER && mask_reduced_padding(pc, op, rule, assignment, operands);
     Op *local = op->kind == OP_DYNAMIC_UPDATE_SLICE ? pc_local_dynamic_update_slice(pc, op, operands, layouts) : NULL;

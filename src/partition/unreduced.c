@@ -20,30 +20,9 @@ ReductionKind pc_unreduced_kind(const Sharding *s)
     return s->unreduced_op == UNREDUCED_MAX ? REDUCE_MAX : s->unreduced_op == UNREDUCED_MIN ? REDUCE_MIN : REDUCE_SUM;
 }
 
-static bool has_axis(const AxisList *l, AxisRef r)
-{
-    for (int i = 0; i < l->count; i++)
-        if (axis_ref_equal(l->axes[i], r))
-            return true;
-    return false;
-}
-
 void pc_axes_minus(AxisList *out, const AxisList *a, const AxisList *b)
 {
-    AxisList r = {0};
-    for (int i = 0; i < a->count; i++)
-        if (!has_axis(b, a->axes[i]))
-            r.axes[r.count++] = a->axes[i];
-    *out = r;
-}
-
-static void axes_intersect(AxisList *out, const AxisList *a, const AxisList *b)
-{
-    AxisList r = {0};
-    for (int i = 0; i < a->count; i++)
-        if (has_axis(b, a->axes[i]))
-            r.axes[r.count++] = a->axes[i];
-    *out = r;
+    axis_list_minus(out, a, b);
 }
 
 /* Sum over the group of a value held by its first device alone is the
@@ -90,15 +69,13 @@ void pc_operand_keeps(const Op *op, const AxisList *result, ReductionKind combin
         keep[i].count = 0;
         if (lin == LIN_NONE || kinds[i] != combine)
             continue;
-        axes_intersect(&keep[i], &partial[i], result);
+        axis_list_intersect(&keep[i], &partial[i], result);
         if (lin == LIN_BILINEAR) { /* an axis partial in one operand only */
-            pc_axes_minus(&keep[i], &keep[i], &taken);
-            for (int k = 0; k < keep[i].count; k++)
-                taken.axes[taken.count++] = keep[i].axes[k];
+            axis_list_minus(&keep[i], &keep[i], &taken);
+            axis_list_union(&taken, &keep[i]);
         }
-        for (int k = 0; lin == LIN_SHARED && k < keep[i].count; k++)
-            if (!has_axis(&shared, keep[i].axes[k]))
-                shared.axes[shared.count++] = keep[i].axes[k];
+        if (lin == LIN_SHARED)
+            axis_list_union(&shared, &keep[i]);
     }
     /* add(x partial over a, y whole): y is made partial over a too. */
     for (int i = 0; lin == LIN_SHARED && i < op->num_operands; i++)

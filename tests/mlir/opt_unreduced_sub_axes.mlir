@@ -1,0 +1,13 @@
+// RUN: shardc opt %s -sdy-propagation-pipeline
+// Unreduced axes are sets with sub-axes: a use keeping "x":(1)2 of a value
+// unreduced over "x" (4) and "y" all-reduces over the rest, "x":(2)2 and
+// "y", as Shardy's getAxisSetDiff splits them.
+// CHECK: %1 = sdy.all_reduce {"x":(2)2, "y"} %0 out_sharding=<@mesh, [{}, {}], unreduced={"x":(1)2}> : tensor<4x4xf32>
+// CHECK-NEXT: %2 = sdy.reshard %1 <@mesh, [{}, {}], unreduced={"x":(1)2}> : tensor<4x4xf32>
+sdy.mesh @mesh = <["x"=4, "y"=2]>
+func.func @main(%arg0: tensor<4x8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{}, {"x", "y"}]>}, %arg1: tensor<8x4xf32>)
+    -> (tensor<4x4xf32> {sdy.sharding = #sdy.sharding<@mesh, [{}, {}], unreduced={"x":(1)2}>}) {
+  %0 = stablehlo.dot_general %arg0, %arg1, contracting_dims = [1] x [0] {sdy.sharding = #sdy.sharding_per_value<[<@mesh, [{}, {}], unreduced={"x", "y"}>]>} : (tensor<4x8xf32>, tensor<8x4xf32>) -> tensor<4x4xf32>
+  %1 = sdy.sharding_constraint %0 <@mesh, [{}, {}], unreduced={"x":(1)2}> : tensor<4x4xf32>
+  return %1 : tensor<4x4xf32>
+}
