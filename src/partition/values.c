@@ -137,7 +137,8 @@ static void split_partial(const LocalVersion *first, const AxisList *keep, Reduc
                           AxisList *extra)
 {
     AxisList have = {.count = first->num_partial}, none = {0};
-    memcpy(have.axes, first->partial, sizeof(AxisRef) * (size_t)first->num_partial);
+    if (first->num_partial) /* NULL when there are none */
+        memcpy(have.axes, first->partial, sizeof(AxisRef) * (size_t)first->num_partial);
     bool same = first->combine == combine || !have.count;
     if (!keep)
         keep = &none;
