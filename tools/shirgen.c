@@ -1,6 +1,6 @@
 /* shirgen: random .shir programs for differential testing.
  *
- *   shirgen [--seed=N] [--ops=N] [--max-devices=N] [--max-elems=N] [--uneven]
+ *   shirgen [--seed=N] [--ops=N] [--max-devices=N] [--max-elems=N] [--uneven] [--unreduced]
  *           [--no=FEATURE,...] [-o FILE]
  *   shirgen --check --seed=N --count=N [...]   generate, parse and verify in process
  *   shirgen --reduce=K FILE                     variant K of FILE (test-case reduction)
@@ -18,7 +18,7 @@
 #include "shirgen.h"
 
 static const char usage[] =
-    "usage: shirgen [--seed=N] [--ops=N] [--max-devices=N] [--max-elems=N] [--uneven]\n"
+    "usage: shirgen [--seed=N] [--ops=N] [--max-devices=N] [--max-elems=N] [--uneven] [--unreduced]\n"
     "               [--no=FEATURE,...] [-o FILE]\n"
     "       shirgen --check [--count=N] [options]   parse + verify N programs in process\n"
     "       shirgen --reduce=K FILE                  print reduction variant K of FILE\n"
@@ -61,6 +61,8 @@ static bool parse_option(Args *args, char **argv, int *i)
         args->reduce = (int)v;
     else if (strcmp(a, "--uneven") == 0)
         args->opts.uneven = true;
+    else if (strcmp(a, "--unreduced") == 0)
+        args->opts.unreduced = true;
     else if (strcmp(a, "--check") == 0)
         args->check = true;
     else if (strcmp(a, "-o") == 0 && argv[*i + 1])

@@ -53,6 +53,7 @@ typedef struct GenOpts {
     int max_devices;    /* mesh size cap */
     int64_t max_elems;  /* element count cap per tensor */
     bool uneven;        /* shardings that do not divide their dim */
+    bool unreduced;     /* float shardings unreduced over an unused axis (issue 16) */
     unsigned features;  /* FEAT_* bits that may be used */
 } GenOpts;
 

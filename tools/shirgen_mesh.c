@@ -102,6 +102,17 @@ static void add_replicated(Gen *g, Sharding *s, uint32_t used)
     s->num_replicated = 1;
 }
 
+/* --unreduced: the value is a partial sum over one axis no dim uses. */
+static void add_unreduced(Gen *g, Sharding *s, uint32_t used)
+{
+    int axis = rng_below(&g->rng, g->mesh->num_axes);
+    if (used & (1u << axis) || (s->num_replicated && s->replicated[0].axis == axis))
+        return;
+    s->unreduced = ARENA_ARRAY(gen_arena(g), AxisRef, 1);
+    s->unreduced[0] = (AxisRef){axis, 1, g->mesh->axes[axis].size};
+    s->num_unreduced = 1;
+}
+
 Sharding *gen_sharding(Gen *g, const TensorType *t, bool closed_only)
 {
     Sharding *s = sharding_new_open(gen_arena(g), g->mesh, t->rank);
@@ -122,6 +133,9 @@ Sharding *gen_sharding(Gen *g, const TensorType *t, bool closed_only)
     }
     if (rng_pct(&g->rng, 10))
         add_replicated(g, s, used);
+    /* (no draw without the flag: the programs of a seed stay as they were) */
+    if (g->opts.unreduced && dtype_is_float(t->dtype) && rng_pct(&g->rng, 25))
+        add_unreduced(g, s, used);
     return s;
 }
 

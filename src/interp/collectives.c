@@ -355,10 +355,29 @@ static bool plan_alloc(PermutePlan *p, int64_t num_active, int64_t num_positions
     return p->source_of && p->round_of && p->requests;
 }
 
+/* A partial value (source unreduced over some axes, issue 16): the
+ * device holding the block under the source that agrees with d on every
+ * coordinate the source does not shard, so partials stay on their
+ * coordinate (the pairs the MLIR printer prints for every permute). */
+static int64_t agreeing_source(const Mesh *mesh, const Sharding *from, const Sharding *to, int64_t d)
+{
+    int64_t src = d;
+    for (int k = 0; k < from->rank && k < to->rank; k++) {
+        int64_t block = mesh_group_index(mesh, d, to->dims[k].axes, to->dims[k].num_axes);
+        src = mesh_group_member(mesh, src, from->dims[k].axes, from->dims[k].num_axes, block);
+    }
+    return src;
+}
+
 /* source_of: the lowest active position whose source block is the block
  * the device needs under target. */
 static bool find_sources(const DeviceCtx *dev, const Sharding *from, const Sharding *to, PermutePlan *p)
 {
+    if (from->num_unreduced) {
+        for (int64_t k = 0; k < dev->num_active; k++)
+            p->source_of[k] = agreeing_source(dev->mesh, from, to, dev->active[k]);
+        return true;
+    }
     int64_t blocks = sharding_num_blocks(from);
     int64_t *holder = malloc((size_t)blocks * sizeof *holder);
     if (!holder)

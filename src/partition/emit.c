@@ -105,6 +105,17 @@ AttrValue *pc_sharding_attr(PartitionCtx *pc, const DimAxes *layout)
     return a;
 }
 
+AttrValue *pc_partial_sharding_attr(PartitionCtx *pc, const DimAxes *layout, const AxisList *partial)
+{
+    AttrValue *a = pc_sharding_attr(pc, layout);
+    if (partial && partial->count) {
+        a->u.sharding->num_unreduced = partial->count;
+        a->u.sharding->unreduced = arena_memdup(&pc->module->arena, partial->axes, (size_t)partial->count,
+                                                sizeof(AxisRef));
+    }
+    return a;
+}
+
 int64_t pc_shard_size(int64_t size, const AxisList *axes)
 {
     int64_t shards = axis_list_size(axes);

@@ -298,12 +298,14 @@ static void finish_results(PartitionCtx *pc, const Op *op, Op *local, const DimA
          * and formatting it for every op took a third of partitioning. */
         if (reduce.count || !same_layout(&layouts[j], &want))
             pc->reason = result_reason(pc, op, j, &layouts[j], &reduce, &want);
-        r = pc_reshard(pc, r, &op->results[j]->type, &layouts[j], &reduce, reduction, &want,
-                       op->results[j]->name, op->loc);
-        if (r && mean_count != NO_MEAN)
-            r = divide_by_count(pc, r, mean_count, op->loc);
         AxisList left;
         pc_axes_minus(&left, partial, &reduce);
+        pc->kept = &left;
+        r = pc_reshard(pc, r, &op->results[j]->type, &layouts[j], &reduce, reduction, &want,
+                       op->results[j]->name, op->loc);
+        pc->kept = NULL;
+        if (r && mean_count != NO_MEAN)
+            r = divide_by_count(pc, r, mean_count, op->loc);
         pc_axes_minus(&extra, &keep, &left);
         ReductionKind combine = pc_unreduced_kind(op->results[j]->sharding);
         if (r && extra.count)

@@ -60,6 +60,8 @@ typedef struct PartitionCtx {
                                (loop trip counts; -1: unknown) */
     HoistPoint *hoist;      /* the innermost loop being filled, or NULL */
     Op *insert_before;      /* emit before this op of `body`; NULL: append */
+    const AxisList *kept;   /* partial axes a value being resharded keeps
+                               (collective_permutes keep their coordinate) */
     int partial_manual;     /* depth of partial-manual shard_map bodies being
                                partitioned: collectives there run whole */
     bool ok;
@@ -112,6 +114,8 @@ AttrValue *pc_bool_attr(PartitionCtx *pc, bool v);
 AttrValue *pc_string_attr(PartitionCtx *pc, const char *s);
 AttrValue *pc_axes_attr(PartitionCtx *pc, const AxisList *axes);
 AttrValue *pc_sharding_attr(PartitionCtx *pc, const DimAxes *layout);
+/* The same, unreduced over `partial` (NULL: none). */
+AttrValue *pc_partial_sharding_attr(PartitionCtx *pc, const DimAxes *layout, const AxisList *partial);
 Sharding *pc_sharding(PartitionCtx *pc, const DimAxes *layout);
 AttrValue *pc_int_array_attr(PartitionCtx *pc, const int64_t *values, int count);
 AttrValue *pc_float_attr(PartitionCtx *pc, double v);

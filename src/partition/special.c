@@ -83,9 +83,11 @@ static void bind_results(PartitionCtx *pc, const Op *op, Value **locals, const D
         pc_unreduced_of(&keep, result);
         bool same = pc_unreduced_kind(spec) == pc_unreduced_kind(result);
         pc_axes_minus(&reduce, &partial, same ? &keep : &none);
+        pc_axes_minus(&left, &partial, &reduce);
+        pc->kept = &left;
         Value *r = pc_reshard(pc, locals[j], &op->results[j]->type, &layouts[j], reduce.count ? &reduce : NULL,
                               pc_unreduced_kind(spec), &want, op->results[j]->name, op->loc);
-        pc_axes_minus(&left, &partial, &reduce);
+        pc->kept = NULL;
         pc_axes_minus(&extra, &keep, &left);
         if (r && extra.count)
             r = pc_replicated_to_unreduced(pc, r, &extra, pc_unreduced_kind(result), op->loc);

@@ -171,10 +171,15 @@ Value *pc_local_as_partial(PartitionCtx *pc, const Value *global, const DimAxes 
         pc->executions = at->executions;
         pc->masks = at->masks;
     }
-    AxisList reduce, extra;
+    AxisList reduce, extra, have = {.count = first->num_partial}, kept;
     split_partial(first, keep, combine, &reduce, &extra);
+    if (first->num_partial)
+        memcpy(have.axes, first->partial, sizeof(AxisRef) * (size_t)first->num_partial);
+    axis_list_minus(&kept, &have, &reduce);
+    pc->kept = &kept;
     Value *local = pc_reshard(pc, first->local, &global->type, &from, reduce.count ? &reduce : NULL, first->combine,
                               want, global->name, loc);
+    pc->kept = NULL;
     if (local && extra.count)
         local = pc_replicated_to_unreduced(pc, local, &extra, combine, loc);
     pc->body = body;
@@ -228,8 +233,8 @@ static void set_step_attrs(PartitionCtx *pc, Op *op, const ReshardStep *s, const
         pc_set_attr(pc, op, ATTR_KEY_TILED, pc_bool_attr(pc, true));
         break;
     case STEP_COLLECTIVE_PERMUTE:
-        pc_set_attr(pc, op, ATTR_KEY_SOURCE, pc_sharding_attr(pc, before));
-        pc_set_attr(pc, op, ATTR_KEY_TARGET, pc_sharding_attr(pc, &s->after));
+        pc_set_attr(pc, op, ATTR_KEY_SOURCE, pc_partial_sharding_attr(pc, before, pc->kept));
+        pc_set_attr(pc, op, ATTR_KEY_TARGET, pc_partial_sharding_attr(pc, &s->after, pc->kept));
         break;
     case STEP_ALL_REDUCE:
         break;
