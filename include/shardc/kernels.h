@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include "shardc/gather.h"
 #include "shardc/tensor.h"
+#include "shardc/window.h"
 
 /* ---- elementwise (kernel_elementwise.c) --------------------------------- */
 
@@ -175,6 +176,22 @@ bool kern_scatter_combiner_lookup(const char *name, ScatterCombiner *out);
  * in the updates' order; a window reaching out of x is skipped (XLA). */
 TensorStatus kern_scatter(TensorCtx *ctx, const Tensor *x, const Tensor *idx, const Tensor *upd,
                           const GatherDims *g, ScatterCombiner c, Tensor **out);
+/* StableHLO convolution (window.c): im2col and a BLAS gemm per group and
+ * output image, in f32 (f64 for f64 and integers), rounded once to the
+ * operands' type; out_dims the result's. */
+TensorStatus kern_convolution(TensorCtx *ctx, const Tensor *x, const Tensor *k, const ConvDims *d,
+                              const WindowDims *w, int64_t feature_groups, int64_t batch_groups,
+                              const int64_t *out_dims, Tensor **out);
+typedef enum { WINDOW_SUM, WINDOW_MAX, WINDOW_MIN } WindowReduction;
+/* reduce_window: each window reduced from the reduction's identity (which
+ * padding and dilation holes hold). */
+TensorStatus kern_reduce_window(TensorCtx *ctx, const Tensor *x, WindowReduction r, const WindowDims *w,
+                                const int64_t *out_dims, Tensor **out);
+/* select_and_scatter with select `ge` and scatter `add` (a max-pool's
+ * gradient): zeros of x's shape, each source element added at its
+ * window's first greatest element. */
+TensorStatus kern_select_and_scatter(TensorCtx *ctx, const Tensor *x, const Tensor *src, const WindowDims *w,
+                                     Tensor **out);
 /* lax.pad: low/high may be negative (crop); interior >= 0 (NULL: all 0). */
 TensorStatus kern_pad(TensorCtx *ctx, const Tensor *x, const int64_t *low, const int64_t *high,
                       const int64_t *interior, TensorScalar value, Tensor **out);

@@ -95,6 +95,9 @@ OpShardingRule *rules_dynamic_slice(RuleBuilder *b);
 OpShardingRule *rules_dynamic_update_slice(RuleBuilder *b);
 OpShardingRule *rules_gather(RuleBuilder *b);
 OpShardingRule *rules_scatter(RuleBuilder *b);
+OpShardingRule *rules_convolution(RuleBuilder *b);
+OpShardingRule *rules_reduce_window(RuleBuilder *b);
+OpShardingRule *rules_select_and_scatter(RuleBuilder *b);
 OpShardingRule *rules_sort(RuleBuilder *b);
 OpShardingRule *rules_top_k(RuleBuilder *b);
 

@@ -45,6 +45,10 @@ void verify_dynamic_update_slice(VerifyCtx *vc, Op *op);
 /* gather.c */
 void verify_gather(VerifyCtx *vc, Op *op);
 void verify_scatter_op(VerifyCtx *vc, Op *op);
+/* window.c */
+void verify_convolution(VerifyCtx *vc, Op *op);
+void verify_reduce_window(VerifyCtx *vc, Op *op);
+void verify_select_and_scatter(VerifyCtx *vc, Op *op);
 void verify_pad(VerifyCtx *vc, Op *op);
 void verify_top_k(VerifyCtx *vc, Op *op);
 void verify_sort_or_argmax(VerifyCtx *vc, Op *op);

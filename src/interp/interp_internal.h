@@ -106,6 +106,9 @@ bool exec_dynamic_slice(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **ou
 bool exec_dynamic_update_slice(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out);
 bool exec_gather(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out);
 bool exec_scatter(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out);
+bool exec_convolution(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out);
+bool exec_reduce_window(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out);
+bool exec_select_and_scatter(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out);
 bool exec_einsum(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out);
 bool exec_reduce(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out);
 bool exec_reduce_region(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out);

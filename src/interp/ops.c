@@ -202,6 +202,37 @@ bool exec_scatter(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out)
     return exec_kernel(x, op, kern_scatter(&x->tensors, in[0], in[1], in[2], &g, c, out));
 }
 
+/* ---- windows --------------------------------------------------------------------------- */
+
+bool exec_convolution(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out)
+{
+    ConvDims d;
+    WindowDims w;
+    if (!op_conv_dims(op, &d))
+        return exec_fail(x, op, "malformed 'dim_numbers'");
+    op_window_dims(op, &w);
+    return exec_kernel(x, op, kern_convolution(&x->tensors, in[0], in[1], &d, &w,
+                                               op_attr_int(op, ATTR_KEY_FEATURE_GROUP_COUNT),
+                                               op_attr_int(op, ATTR_KEY_BATCH_GROUP_COUNT), result_type(op, 0)->dims,
+                                               out));
+}
+
+bool exec_reduce_window(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out)
+{
+    WindowDims w;
+    op_window_dims(op, &w);
+    const char *r = op_attr_string(op, ATTR_KEY_REDUCTION);
+    WindowReduction kind = strcmp(r, "max") == 0 ? WINDOW_MAX : strcmp(r, "min") == 0 ? WINDOW_MIN : WINDOW_SUM;
+    return exec_kernel(x, op, kern_reduce_window(&x->tensors, in[0], kind, &w, result_type(op, 0)->dims, out));
+}
+
+bool exec_select_and_scatter(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out)
+{
+    WindowDims w;
+    op_window_dims(op, &w);
+    return exec_kernel(x, op, kern_select_and_scatter(&x->tensors, in[0], in[1], &w, out));
+}
+
 /* ---- contraction and reductions -------------------------------------------------------- */
 
 bool exec_einsum(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out)
