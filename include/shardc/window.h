@@ -32,9 +32,9 @@ typedef struct WindowDims {
 
 /* Parses `[b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f]` for tensors of rank
  * `rank`; false with *err saying why. */
-bool conv_dims_parse(const char *s, int rank, ConvDims *d, const char **err);
-/* The string conv_dims_parse reads. */
-void conv_dims_format(const ConvDims *d, char *buf, size_t len);
+bool op_conv_dims_parse(const char *s, int rank, ConvDims *d, const char **err);
+/* The string op_conv_dims_parse reads. */
+void op_conv_dims_format(const ConvDims *d, char *buf, size_t len);
 
 struct Op;
 /* A verified convolution's dimension numbers. */
@@ -43,9 +43,9 @@ bool op_conv_dims(const struct Op *op, ConvDims *d);
  * padding, no dilation); a convolution's sizes are its kernel's. */
 void op_window_dims(const struct Op *op, WindowDims *w);
 /* The number of windows along dim i of an input of `size`: 0 if none fits. */
-int64_t window_count(const WindowDims *w, int i, int64_t size);
+int64_t op_window_count(const WindowDims *w, int i, int64_t size);
 /* Whether dim i's windows tile the input: stride = size, no padding, no
  * dilation (a max-pool's), so a block of whole windows is local. */
-bool window_tiles(const WindowDims *w, int i);
+bool op_window_tiles(const WindowDims *w, int i);
 
 #endif

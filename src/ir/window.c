@@ -58,7 +58,7 @@ static const char *parse_list(const char *s, int rank, const char *letters, int6
     return s + 1;
 }
 
-bool conv_dims_parse(const char *s, int rank, ConvDims *d, const char **err)
+bool op_conv_dims_parse(const char *s, int rank, ConvDims *d, const char **err)
 {
     memset(d, 0, sizeof *d);
     if (rank < 2 || rank > SHARDC_MAX_RANK)
@@ -100,7 +100,7 @@ static size_t format_list(char *buf, size_t len, int rank, char a, int64_t da, c
     return n;
 }
 
-void conv_dims_format(const ConvDims *d, char *buf, size_t len)
+void op_conv_dims_format(const ConvDims *d, char *buf, size_t len)
 {
     int rank = d->num_spatial + 2;
     size_t n = format_list(buf, len, rank, 'b', d->in_batch, 'f', d->in_feature, d->in_spatial, d->num_spatial);
@@ -117,7 +117,7 @@ void conv_dims_format(const ConvDims *d, char *buf, size_t len)
 bool op_conv_dims(const Op *op, ConvDims *d)
 {
     const char *s = op_attr_string(op, ATTR_KEY_DIM_NUMBERS), *err;
-    return s && conv_dims_parse(s, op->operands[0]->type.rank, d, &err);
+    return s && op_conv_dims_parse(s, op->operands[0]->type.rank, d, &err);
 }
 
 /* A list attribute of n entries, or `dflt` for each if absent. */
@@ -162,7 +162,7 @@ void op_window_dims(const Op *op, WindowDims *w)
     read_padding(op, w);
 }
 
-int64_t window_count(const WindowDims *w, int i, int64_t size)
+int64_t op_window_count(const WindowDims *w, int i, int64_t size)
 {
     int64_t padded = (size > 0 ? (size - 1) * w->base_dil[i] + 1 : 0) + w->lo[i] + w->hi[i];
     int64_t span = (w->size[i] - 1) * w->win_dil[i] + 1;
@@ -171,7 +171,7 @@ int64_t window_count(const WindowDims *w, int i, int64_t size)
     return (padded - span) / w->stride[i] + 1;
 }
 
-bool window_tiles(const WindowDims *w, int i)
+bool op_window_tiles(const WindowDims *w, int i)
 {
     return w->stride[i] == w->size[i] && w->lo[i] == 0 && w->hi[i] == 0 && w->base_dil[i] == 1 &&
            w->win_dil[i] == 1;

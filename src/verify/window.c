@@ -96,7 +96,7 @@ void verify_convolution(VerifyCtx *vc, Op *op)
                    "element type", op->operands[0]->name, op->operands[1]->name);
         return;
     }
-    if (!conv_dims_parse(s, x->rank, &d, &err)) {
+    if (!op_conv_dims_parse(s, x->rank, &d, &err)) {
         diag_error(vc->diag, op_attr_loc(op, ATTR_KEY_DIM_NUMBERS), "malformed 'dim_numbers' \"%s\": %s "
                    "(expected e.g. \"[b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f]\" for rank 4)", s, err);
         return;
@@ -109,7 +109,7 @@ void verify_convolution(VerifyCtx *vc, Op *op)
     dims[d.out_batch] = x->dims[d.in_batch] / op_attr_int(op, ATTR_KEY_BATCH_GROUP_COUNT);
     dims[d.out_feature] = k->dims[d.k_out];
     for (int i = 0; i < d.num_spatial; i++)
-        dims[d.out_spatial[i]] = window_count(&w, i, x->dims[d.in_spatial[i]]);
+        dims[d.out_spatial[i]] = op_window_count(&w, i, x->dims[d.in_spatial[i]]);
     TensorType want = {x->dtype, x->rank, dims};
     verify_expect_type(vc, op, &want, op->results[0]);
 }
@@ -121,7 +121,7 @@ static TensorType windows_type(const Op *op, int64_t *dims)
     op_window_dims(op, &w);
     const TensorType *x = &op->operands[0]->type;
     for (int i = 0; i < x->rank; i++)
-        dims[i] = window_count(&w, i, x->dims[i]);
+        dims[i] = op_window_count(&w, i, x->dims[i]);
     return (TensorType){x->dtype, x->rank, dims};
 }
 
