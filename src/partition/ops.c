@@ -80,12 +80,13 @@ static Value *localize_iota(PartitionCtx *pc, Op *local, const DimAxes *layout)
  * reads its padding (gather.c masks by the start instead). */
 static bool masks_reductions(OpKind kind)
 {
-    return kind == OP_EINSUM || kind == OP_GATHER || kind == OP_SCATTER || op_info(kind)->op_class == OPC_REDUCE;
+    return kind == OP_EINSUM || kind == OP_GATHER || kind == OP_SCATTER || kind == OP_CONVOLUTION ||
+           op_info(kind)->op_class == OPC_REDUCE;
 }
 
 /* max starts at the type's least value, min at its greatest (kern_reduce's
  * identities). */
-static AttrValue *reduction_identity(PartitionCtx *pc, ReductionKind reduction, DType dtype)
+AttrValue *pc_reduction_identity(PartitionCtx *pc, ReductionKind reduction, DType dtype)
 {
     int64_t lo, hi;
     bool is_int = dtype_int_range(dtype, &lo, &hi);
@@ -116,7 +117,7 @@ static bool mask_reduced_padding(PartitionCtx *pc, const Op *op, const OpShardin
             if (df->count != 1 || rule->factors[df->factors[0]].kind != FACTOR_REDUCTION ||
                 !pc_dim_uneven(&op->operands[i]->type, want, d))
                 continue;
-            AttrValue *identity = reduction_identity(pc, op_reduction(op), operands[i]->type.dtype);
+            AttrValue *identity = pc_reduction_identity(pc, op_reduction(op), operands[i]->type.dtype);
             operands[i] = pc_mask_padding(pc, operands[i], &op->operands[i]->type, want, d, identity, op->loc);
             masked = true;
         }
@@ -435,6 +436,23 @@ static ReductionKind operand_keeps(PartitionCtx *pc, const Op *op, AxisList *kee
     return combine;
 }
 
+static bool is_window_op(OpKind kind)
+{
+    return kind == OP_CONVOLUTION || kind == OP_REDUCE_WINDOW || kind == OP_SELECT_AND_SCATTER;
+}
+
+/* The operand with its halos (window.c): convolution pads with zeros,
+ * which is what ppermute leaves at the ends; reduce_window with its
+ * reduction's identity. */
+static Value *window_halo(PartitionCtx *pc, const Op *op, Value *x, const DimAxes *layout, const WindowHalo *h)
+{
+    if (op->kind == OP_CONVOLUTION)
+        return pc_window_halo(pc, op, x, layout, h, pc_zero_attr(pc, x->type.dtype), false);
+    const char *r = op_attr_string(op, ATTR_KEY_REDUCTION);
+    ReductionKind kind = strcmp(r, "max") == 0 ? REDUCE_MAX : strcmp(r, "min") == 0 ? REDUCE_MIN : REDUCE_SUM;
+    return pc_window_halo(pc, op, x, layout, h, pc_reduction_identity(pc, kind, x->type.dtype), kind != REDUCE_SUM);
+}
+
 /* The general case: the op's sharding rule decides each factor's axes. */
 static void partition_by_rule(PartitionCtx *pc, Op *op)
 {
@@ -458,6 +476,9 @@ static void partition_by_rule(PartitionCtx *pc, Op *op)
         unshard_reductions(rule, assignment);
     if (op->kind == OP_GATHER || op->kind == OP_SCATTER)
         pc_gather_assignment(op, rule, assignment);
+    WindowHalo halo = {0};
+    if (is_window_op(op->kind))
+        pc_window_assignment(op, rule, assignment, &halo);
     Value *operands[op->num_operands + 1];
     AxisList keep[op->num_operands + 1];
     ReductionKind combine = operand_keeps(pc, op, keep);
@@ -468,6 +489,8 @@ static void partition_by_rule(PartitionCtx *pc, Op *op)
             pc->reason = operand_reason(pc, op, rule, assignment, i, &want);
         if (!(operands[i] = pc_local_as_partial(pc, op->operands[i], &want, &keep[i], combine, op->loc)))
             return;
+        if (i == 0 && halo.count)
+            operands[0] = window_halo(pc, op, operands[0], &want, &halo);
     }
     DimAxes layouts[op->num_results + 1];
     for (int j = 0; j < op->num_results; j++)
@@ -483,6 +506,8 @@ static void partition_by_rule(PartitionCtx *pc, Op *op)
         local = local_gather_or_scatter(pc, op, rule, assignment, operands, layouts, &partial);
     if (!local)
         local = emit_local_op(pc, op, operands, layouts);
+    if (halo.count)
+        pc_window_localize(pc, local, &halo);
     ReductionKind reduction = op_reduction(op);
     int64_t mean_count = NO_MEAN;
     if (masked && op->kind == OP_REDUCE_MEAN) {

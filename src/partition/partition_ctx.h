@@ -95,6 +95,31 @@ Value *pc_scatter_operand_once(PartitionCtx *pc, Value *x, const AxisList *parti
 Value *pc_first_of_group(PartitionCtx *pc, Value *x, const AxisList *axes, const char *prefix, const char *name,
                          Loc loc);
 
+/* ---- windowed ops along sharded window dims (window.c) ---- */
+/* A window dim of the operand kept sharded with a halo exchange. */
+typedef struct HaloDim {
+    int dim, window;        /* the operand's dim, the op's window index */
+    int64_t lo, hi;         /* elements read from the previous, next block */
+    AxisList axes;
+} HaloDim;
+typedef struct WindowHalo {
+    int count;
+    HaloDim dims[SHARDC_MAX_RANK];
+} WindowHalo;
+/* Clears the factors of window dims (and, with groups, of the dims the
+ * groups split), then gives back its operand's axes to each window dim
+ * whose blocks hold whole windows or can read a halo (recorded in *h). */
+void pc_window_assignment(const Op *op, const OpShardingRule *rule, AxisList *assignment, WindowHalo *h);
+/* The local operand x (laid out as `layout`) with its neighbours' halos
+ * around it along h's dims; `fill` is the padding value (its uneven
+ * padding masked to it, and the dim's ends set to it if fill_ends). */
+Value *pc_window_halo(PartitionCtx *pc, const Op *op, Value *x, const DimAxes *layout, const WindowHalo *h,
+                      AttrValue *fill, bool fill_ends);
+/* The local op reads its halos instead of padding along h's dims. */
+void pc_window_localize(PartitionCtx *pc, Op *local, const WindowHalo *h);
+/* A reduction's identity as a value attribute of dtype (ops.c). */
+AttrValue *pc_reduction_identity(PartitionCtx *pc, ReductionKind reduction, DType dtype);
+
 /* ---- emission (partition_emit.c) ---- */
 /* A reshard of `from` (a value defined outside the loops being filled)
  * that the partitioner may emit before the outermost loop it does not
