@@ -189,13 +189,21 @@ static bool is_valued_constant(const Op *op)
     return op->kind == OP_CONSTANT && v && v->kind == ATTR_ARRAY;
 }
 
+static bool is_window_op(OpKind kind)
+{
+    return kind == OP_CONVOLUTION || kind == OP_REDUCE_WINDOW || kind == OP_SELECT_AND_SCATTER;
+}
+
 /* Why factor f did not get the axes the operand had: another factor took
  * them, the factor's kind needs it replicated, or the local op would not
  * be valid with it sharded. */
-static const char *why_not(PartitionCtx *pc, const OpShardingRule *rule, const AxisList *assignment, int f,
-                           const AxisList *had)
+static const char *why_not(PartitionCtx *pc, const Op *op, const OpShardingRule *rule, const AxisList *assignment,
+                           int f, const AxisList *had)
 {
     FactorKind kind = rule->factors[f].kind;
+    if (kind == FACTOR_PERMUTATION && is_window_op(op->kind))
+        return " (a window dim stays sharded only if its blocks hold whole windows, or read a halo at stride 1 with "
+               "'same' padding)";
     if (kind == FACTOR_NEED_REPLICATION || kind == FACTOR_PERMUTATION)
         return " (its kind needs it unsharded)";
     for (int i = 0; i < had->count; i++)
@@ -227,7 +235,7 @@ static const char *operand_reason(PartitionCtx *pc, const Op *op, const OpShardi
             DimAxes one = {.rank = 1, .dims = {assignment[f]}};
             n += (size_t)snprintf(buf + n, sizeof buf - n, " dim %d factor %s (%s) gets %s%s;", d,
                                   rule->factors[f].name, kinds[rule->factors[f].kind], pc_format_layout(pc, &one),
-                                  why_not(pc, rule, assignment, f, &have.dims[d]));
+                                  why_not(pc, op, rule, assignment, f, &have.dims[d]));
         }
     }
     return arena_strdup(&pc->module->arena, buf);
@@ -434,11 +442,6 @@ static ReductionKind operand_keeps(PartitionCtx *pc, const Op *op, AxisList *kee
     else
         memset(keep, 0, sizeof(AxisList) * (size_t)op->num_operands);
     return combine;
-}
-
-static bool is_window_op(OpKind kind)
-{
-    return kind == OP_CONVOLUTION || kind == OP_REDUCE_WINDOW || kind == OP_SELECT_AND_SCATTER;
 }
 
 /* The operand with its halos (window.c): convolution pads with zeros,

@@ -188,9 +188,9 @@ Value *pc_window_halo(PartitionCtx *pc, const Op *op, Value *x, const DimAxes *l
     for (int k = 0; k < h->count; k++) {
         const HaloDim *hd = &h->dims[k];
         pc->reason = pc_printf(pc, "'%s' reads a halo of %lld and %lld elements of its neighbours' blocks of "
-                               "%%%s along dim %d (stride 1, windows of %lld + 1 elements)",
+                               "%%%s along dim %d (stride 1, windows spanning %lld elements)",
                                op_info(op->kind)->name, (long long)hd->lo, (long long)hd->hi,
-                               op->operands[0]->name, hd->dim, (long long)(hd->lo + hd->hi));
+                               op->operands[0]->name, hd->dim, (long long)(hd->lo + hd->hi + 1));
         if (pc_dim_uneven(global, layout, hd->dim))
             x = pc_mask_padding(pc, x, global, layout, hd->dim, fill, op->loc);
         Value *parts[3];
