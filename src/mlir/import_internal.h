@@ -159,6 +159,9 @@ bool mlir_imp_reverse(OpImport *oi);
 bool mlir_imp_dynamic_slice(OpImport *oi);
 bool mlir_imp_gather(OpImport *oi);
 bool mlir_imp_scatter(OpImport *oi);
+bool mlir_imp_convolution(OpImport *oi);
+bool mlir_imp_reduce_window(OpImport *oi);
+bool mlir_imp_select_and_scatter(OpImport *oi);
 bool mlir_imp_pad(OpImport *oi);
 bool mlir_imp_constant(OpImport *oi);
 bool mlir_imp_iota(OpImport *oi);
@@ -179,6 +182,8 @@ bool mlir_imp_named_computation(OpImport *oi);
 /* The binary op a reducer region applies to its two arguments
  * (stablehlo.add/maximum/minimum/...), or NULL (reported at owner). */
 const char *mlir_imp_reducer(ImportCtx *ic, const MlirOp *owner, int region);
+/* Whether v is the identity of reduce op `kind` (reduce_sum/max/min) on dt. */
+bool mlir_imp_is_identity(const AttrValue *v, OpKind kind, DType dt);
 
 /* ---- import_sharding.c ---- */
 void mlir_imp_mesh(ImportCtx *ic, const MlirMeshDecl *decl);

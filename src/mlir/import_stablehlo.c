@@ -180,7 +180,7 @@ static bool is_extreme(double v, double sign, DType dt)
 /* The identity of the reduction (JAX's inits): 0 for add; -inf or the
  * lowest value for max; +inf or the highest for min; for ints the type's
  * extremes; for bools false (max) and true (min). */
-static bool is_identity(const AttrValue *v, OpKind kind, DType dt)
+bool mlir_imp_is_identity(const AttrValue *v, OpKind kind, DType dt)
 {
     double sign = kind == OP_REDUCE_MAX ? -1.0 : 1.0;
     if (dt == DT_BOOL)
@@ -223,7 +223,7 @@ bool mlir_imp_reduce(OpImport *oi)
     if (oi->num_operands != 2 || !reduce_kind(oi, &kind))
         return mlir_imp_reduce_region(oi);
     const AttrValue *init = mlir_imp_scalar_operand(oi, 1);
-    if (!init || !is_identity(init, kind, oi->operands[0] ? oi->operands[0]->type.dtype : DT_F32))
+    if (!init || !mlir_imp_is_identity(init, kind, oi->operands[0] ? oi->operands[0]->type.dtype : DT_F32))
         return mlir_imp_reduce_region(oi);
     oi->num_operands = 1;
     if (!mlir_imp_make_op(oi, kind))

@@ -302,6 +302,23 @@ static bool form_reduce(MlirParseCtx *ctx, MlirCustomSyntax *syn, MlirOp *op, in
     return true;
 }
 
+/* convolution: `dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f]`,
+ * whose input and kernel lists common_item took as a dims pair: the
+ * output list after `->` joins them. */
+static bool form_convolution(MlirParseCtx *ctx, MlirCustomSyntax *syn, MlirOp *op, int *next)
+{
+    MlirSyntaxItem *it = item_at(syn, *next - 1);
+    if (it->kind != MI_ARROW)
+        return form_default(ctx, syn, op, next);
+    MlirSyntaxItem *out = item_at(syn, *next);
+    MlirAttr *dims = mlir_dict_get(&op->attrs, "dim_numbers");
+    if (!out || out->kind != MI_ATTR || !dims || dims->kind != MA_DIMS_PAIR || dims->items.count != 2)
+        return unexpected(ctx, op, it);
+    PUSH(ctx, dims->items, out->attr);
+    ++*next;
+    return true;
+}
+
 /* while: `(%iterArg = %x, ...)`: operands, and the names of both regions'
  * block arguments (their types are the signature's). */
 static bool form_while(MlirParseCtx *ctx, MlirCustomSyntax *syn, MlirOp *op, int *next)
@@ -346,6 +363,7 @@ static const FormEntry forms[] = {
     {"sdy.named_computation", form_computation},
     {"stablehlo.reduce", form_reduce},
     {"stablehlo.while", form_while},
+    {"stablehlo.convolution", form_convolution},
 };
 
 static void init_forms(MlirParseCtx *ctx)

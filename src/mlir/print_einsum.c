@@ -213,18 +213,22 @@ int mlir_plan_reduce(const MlirPrinter *p, const Op *op, MlirAux *aux)
     return 1;
 }
 
+MlirVal mlir_print_reduce_init(MlirPrinter *p, const Op *op, OpKind kind, int indent)
+{
+    DType dt = op->operands[0]->type.dtype;
+    const Value *kept = op->mlir ? op->mlir->init : NULL;
+    if (aux_count(p, op) || !kept) {
+        print_init_constant(p, op, 0, kind, dt, indent);
+        return mlir_aux_val(p, op, 0, (TensorType){dt, 0, NULL});
+    }
+    return mlir_val(p, kept);
+}
+
 void mlir_emit_reduce(MlirPrinter *p, const Op *op, int indent)
 {
     MlirVal x = mlir_val(p, op->operands[0]), res = mlir_val(p, op->results[0]);
     DType dt = x.type.dtype;
-    const Value *kept = op->mlir ? op->mlir->init : NULL;
-    MlirVal init;
-    if (aux_count(p, op) || !kept) {
-        print_init_constant(p, op, 0, op->kind, dt, indent);
-        init = mlir_aux_val(p, op, 0, (TensorType){dt, 0, NULL});
-    } else {
-        init = mlir_val(p, kept);
-    }
+    MlirVal init = mlir_print_reduce_init(p, op, op->kind, indent);
     int64_t dims[MAXR];
     int n = op_attr_ints(op, ATTR_KEY_DIMS, dims, MAXR);
     mlir_print_defs(p, op, indent);

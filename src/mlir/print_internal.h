@@ -198,6 +198,12 @@ void mlir_print_attr_value(MlirPrinter *p, const Op *op, const NamedAttr *a);
 void mlir_emit_gather(MlirPrinter *p, const Op *op, int indent);
 void mlir_emit_scatter(MlirPrinter *p, const Op *op, int indent);
 
+/* ---- convolution, reduce_window, select_and_scatter (print_window.c) ---- */
+
+void mlir_emit_convolution(MlirPrinter *p, const Op *op, int indent);
+void mlir_emit_reduce_window(MlirPrinter *p, const Op *op, int indent);
+void mlir_emit_select_and_scatter(MlirPrinter *p, const Op *op, int indent);
+
 /* ---- control flow (print_control_flow.c) ---- */
 
 extern const MlirOpForm mlir_form_while, mlir_form_case, mlir_form_barrier, mlir_form_named, mlir_form_reduce;
@@ -213,6 +219,10 @@ int mlir_plan_einsum(const MlirPrinter *p, const Op *op, MlirAux *aux);
 void mlir_emit_einsum(MlirPrinter *p, const Op *op, int indent);
 int mlir_plan_reduce(const MlirPrinter *p, const Op *op, MlirAux *aux);
 void mlir_emit_reduce(MlirPrinter *p, const Op *op, int indent);
+/* The init of a reduction read from MLIR (op->mlir->init) while visible,
+ * else a made-up constant of the identity of `kind` (a reduce op), printed
+ * here; mlir_plan_reduce planned it. */
+MlirVal mlir_print_reduce_init(MlirPrinter *p, const Op *op, OpKind kind, int indent);
 /* `stablehlo.reduce(%x init: %i) applies stablehlo.add across dimensions =
  * [..]` up to its attribute dict; the caller prints the attrs and type. */
 void mlir_emit_reduce_head(MlirPrinter *p, MlirVal x, MlirVal init, const char *body_op, const int64_t *dims,
