@@ -64,27 +64,55 @@ static int64_t input_offset(const ConvPlan *p, const int64_t *op, const int64_t 
     return off;
 }
 
+/* The element offset of input image p.in_batch at window start p0 and
+ * kernel position kp when nothing is dilated: no divisions (the common
+ * case, and im2col's inner loop). */
+static int64_t dense_offset(const ConvPlan *p, const int64_t *p0, const int64_t *kp)
+{
+    int64_t off = p->in_batch * p->xs[p->d->in_batch];
+    for (int i = 0; i < p->d->num_spatial; i++) {
+        int64_t pos = p0[i] + kp[i] * p->w->win_dil[i];
+        if (pos < 0 || pos >= p->in_sizes[i])
+            return -1;
+        off += pos * p->xs[p->d->in_spatial[i]];
+    }
+    return off;
+}
+
+static void copy_features(const ConvPlan *p, const char *x, int64_t off, char *a)
+{
+    int64_t fstride = p->xs[p->d->in_feature];
+    size_t row = (size_t)p->cg * p->esize;
+    if (off < 0)
+        memset(a, 0, row);
+    else if (fstride == 1)
+        memcpy(a, x + (size_t)(off + p->cin0) * p->esize, row);
+    else
+        for (int64_t c = 0; c < p->cg; c++)
+            memcpy(a + (size_t)c * p->esize, x + (size_t)(off + (p->cin0 + c) * fstride) * p->esize, p->esize);
+}
+
 /* One image's im2col rows: row (output position), columns (kernel
- * position, input feature of the group). */
+ * position, input feature of the group); kernel positions counted as an
+ * odometer. */
 static void im2col(const ConvPlan *p, const char *x, char *a)
 {
     int n = p->d->num_spatial;
-    int64_t op[SHARDC_MAX_RANK], kp[SHARDC_MAX_RANK], fstride = p->xs[p->d->in_feature];
+    bool dilated = false;
+    for (int i = 0; i < n; i++)
+        dilated |= p->w->base_dil[i] != 1;
+    int64_t op[SHARDC_MAX_RANK], kp[SHARDC_MAX_RANK], p0[SHARDC_MAX_RANK];
     size_t row = (size_t)p->cg * p->esize;
     for (int64_t r = 0; r < p->windows; r++) {
         unflatten(n, p->out_sizes, r, op);
+        for (int i = 0; i < n; i++) {
+            p0[i] = op[i] * p->w->stride[i] - p->w->lo[i];
+            kp[i] = 0;
+        }
         for (int64_t k = 0; k < p->window_elems; k++, a += row) {
-            unflatten(n, p->k_sizes, k, kp);
-            int64_t off = input_offset(p, op, kp);
-            if (off < 0) {
-                memset(a, 0, row);
-            } else if (fstride == 1) {
-                memcpy(a, x + (size_t)(off + p->cin0) * p->esize, row);
-            } else {
-                for (int64_t c = 0; c < p->cg; c++)
-                    memcpy(a + (size_t)c * p->esize, x + (size_t)(off + (p->cin0 + c) * fstride) * p->esize,
-                           p->esize);
-            }
+            copy_features(p, x, dilated ? input_offset(p, op, kp) : dense_offset(p, p0, kp), a);
+            for (int i = n - 1; i >= 0 && ++kp[i] == p->k_sizes[i]; i--)
+                kp[i] = 0;
         }
     }
 }
@@ -100,10 +128,16 @@ static void kernel_matrix(const ConvPlan *p, const char *k, char *b)
         int64_t base = 0;
         for (int i = 0; i < n; i++)
             base += kp[i] * p->ks[p->d->k_spatial[i]];
-        for (int64_t c = 0; c < p->cg; c++)
+        for (int64_t c = 0; c < p->cg; c++) {
+            const char *from = k + (size_t)(base + c * p->ks[p->d->k_in] + p->cout0 * p->ks[p->d->k_out]) * p->esize;
+            if (p->ks[p->d->k_out] == 1) { /* HWIO: a row of output features */
+                memcpy(b, from, (size_t)p->og * p->esize);
+                b += (size_t)p->og * p->esize;
+                continue;
+            }
             for (int64_t o = 0; o < p->og; o++, b += p->esize)
-                memcpy(b, k + (size_t)(base + c * p->ks[p->d->k_in] + (p->cout0 + o) * p->ks[p->d->k_out]) * p->esize,
-                       p->esize);
+                memcpy(b, from + (size_t)(o * p->ks[p->d->k_out]) * p->esize, p->esize);
+        }
     }
 }
 
@@ -126,9 +160,10 @@ static void scatter_rows(const ConvPlan *p, const char *c, char *out, int64_t b)
     }
 }
 
-static void gemm(const ConvPlan *p, const void *a, const void *b, void *c)
+/* One gemm over `images` images' rows. */
+static void gemm(const ConvPlan *p, int64_t images, const void *a, const void *b, void *c)
 {
-    int M = (int)p->windows, N = (int)p->og, K = (int)(p->window_elems * p->cg);
+    int M = (int)(p->windows * images), N = (int)p->og, K = (int)(p->window_elems * p->cg);
     if (p->esize == sizeof(float))
         cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, N, K, 1.0f, a, K, b, N, 0.0f, c, N);
     else
@@ -153,29 +188,56 @@ static void plan_sizes(ConvPlan *p, const Tensor *x, const Tensor *k, const Tens
     p->og = k->dims[d->k_out] / groups;
 }
 
-/* Every (group, output image) pass: im2col, gemm, rows into place. */
+/* Whether the gemm's rows are the output's as they lie (batch, spatial
+ * dims in order, then the feature: NHWC), so it writes them in place. */
+static bool rows_in_place(const ConvPlan *p)
+{
+    const ConvDims *d = p->d;
+    bool ok = d->out_batch == 0 && d->out_feature == d->num_spatial + 1;
+    for (int i = 0; ok && i < d->num_spatial; i++)
+        ok = d->out_spatial[i] == i + 1;
+    return ok;
+}
+
+/* Images per gemm: as many as keep the im2col buffer near 8 MB (one gemm
+ * over many images runs faster than one per image; a bigger buffer costs
+ * more in fresh pages than it saves). */
+static int64_t images_per_pass(const ConvPlan *p, int64_t images)
+{
+    int64_t per_image = p->windows * p->window_elems * p->cg * (int64_t)p->esize;
+    int64_t n = per_image > 0 ? ((int64_t)8 << 20) / per_image : images;
+    return n < 1 ? 1 : n > images ? images : n;
+}
+
+/* Every (group, run of output images) pass: im2col, gemm, rows into place. */
 static TensorStatus conv_passes(TensorCtx *ctx, ConvPlan *p, const Tensor *x, const Tensor *k, Tensor *out,
                                 int64_t fg, int64_t bg)
 {
-    size_t a_bytes = (size_t)(p->windows * p->window_elems * p->cg) * p->esize;
+    int64_t images = out->dims[p->d->out_batch], chunk = images_per_pass(p, images);
+    bool direct = fg * bg == 1 && rows_in_place(p);
+    size_t a_image = (size_t)(p->windows * p->window_elems * p->cg) * p->esize;
+    size_t c_image = (size_t)(p->windows * p->og) * p->esize;
     size_t b_bytes = (size_t)(p->window_elems * p->cg * p->og) * p->esize;
-    size_t c_bytes = (size_t)(p->windows * p->og) * p->esize;
-    char *a = malloc(a_bytes + 1), *b = malloc(b_bytes + 1), *c = malloc(c_bytes + 1);
+    char *a = malloc(a_image * (size_t)chunk + 1), *b = malloc(b_bytes + 1), *c = malloc(c_image * (size_t)chunk + 1);
     if (!a || !b || !c) {
         free(a), free(b), free(c);
         return tensor_fail(ctx, TENSOR_ERR_NOMEM, "convolution: out of memory for its im2col buffers");
     }
-    int64_t images = out->dims[p->d->out_batch];
     for (int64_t g = 0; g < fg * bg; g++) {
         p->cin0 = fg > 1 ? g * p->cg : 0;
         p->cout0 = g * p->og;
         kernel_matrix(p, k->data, b);
-        for (int64_t img = 0; img < images; img++) {
-            p->in_batch = bg > 1 ? g * images + img : img;
-            im2col(p, x->data, a);
+        for (int64_t first = 0; first < images; first += chunk) {
+            int64_t n = images - first < chunk ? images - first : chunk;
+            for (int64_t i = 0; i < n; i++) {
+                p->in_batch = bg > 1 ? g * images + first + i : first + i;
+                im2col(p, x->data, a + a_image * (size_t)i);
+            }
+            char *rows = direct ? (char *)out->data + c_image * (size_t)first : c;
             if (p->windows && p->og)
-                gemm(p, a, b, c);
-            scatter_rows(p, c, out->data, img);
+                gemm(p, n, a, b, rows);
+            for (int64_t i = 0; !direct && i < n; i++)
+                scatter_rows(p, c + c_image * (size_t)i, out->data, first + i);
         }
     }
     free(a), free(b), free(c);
@@ -192,7 +254,7 @@ TensorStatus kern_convolution(TensorCtx *ctx, const Tensor *x, const Tensor *k, 
     if (s == TENSOR_OK)
         s = as_dense(ctx, k, ct, &kc);
     if (s == TENSOR_OK)
-        s = tensor_new(ctx, ct, x->rank, out_dims, &oc);
+        s = tensor_new_uninit(ctx, ct, x->rank, out_dims, &oc); /* every element is written */
     if (s == TENSOR_OK) {
         ConvPlan p = {.d = d, .w = w, .esize = dtype_size(ct)};
         plan_sizes(&p, xc, kc, oc, fg * bg);
