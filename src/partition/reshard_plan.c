@@ -290,6 +290,17 @@ static bool fully_replicated(const DimAxes *s)
     return true;
 }
 
+/* Drops axes of size 1: they place nothing, and a collective over them
+ * would only move a block onto itself. */
+static void drop_unit_axes(AxisList *l)
+{
+    int n = 0;
+    for (int i = 0; i < l->count; i++)
+        if (l->axes[i].size != 1)
+            l->axes[n++] = l->axes[i];
+    l->count = n;
+}
+
 bool reshard_plan(ReshardPlan *plan, const Mesh *mesh, const DimAxes *from, const AxisList *partial_in,
                   const DimAxes *to)
 {
@@ -305,8 +316,11 @@ bool reshard_plan(ReshardPlan *plan, const Mesh *mesh, const DimAxes *from, cons
     for (int d = 0; d < state.rank; d++) {
         refine_list(&refinement, &state.dims[d]);
         refine_list(&refinement, &target.dims[d]);
+        drop_unit_axes(&state.dims[d]);
+        drop_unit_axes(&target.dims[d]);
     }
     refine_list(&refinement, &partial);
+    drop_unit_axes(&partial);
     plan->num_steps = 0;
     plan->full_replication = false;
     if (!reduce_partials(plan, &state, &target, &partial))
