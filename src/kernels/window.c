@@ -92,6 +92,17 @@ static void copy_features(const ConvPlan *p, const char *x, int64_t off, char *a
             memcpy(a + (size_t)c * p->esize, x + (size_t)(off + (p->cin0 + c) * fstride) * p->esize, p->esize);
 }
 
+/* Whether the kernel row along the last spatial dim, starting at input
+ * position p0, is one contiguous piece of the input: no window dilation,
+ * inside the dim, and the group's features are all of a position's,
+ * innermost (NHWC). */
+static bool run_contiguous(const ConvPlan *p, int64_t p0)
+{
+    int last = p->d->num_spatial - 1;
+    return p->w->win_dil[last] == 1 && p->xs[p->d->in_feature] == 1 && p->cin0 == 0 &&
+           p->xs[p->d->in_spatial[last]] == p->cg && p0 >= 0 && p0 + p->k_sizes[last] <= p->in_sizes[last];
+}
+
 /* One image's im2col rows: row (output position), columns (kernel
  * position, input feature of the group); kernel positions counted as an
  * odometer. */
@@ -109,8 +120,17 @@ static void im2col(const ConvPlan *p, const char *x, char *a)
             p0[i] = op[i] * p->w->stride[i] - p->w->lo[i];
             kp[i] = 0;
         }
-        for (int64_t k = 0; k < p->window_elems; k++, a += row) {
-            copy_features(p, x, dilated ? input_offset(p, op, kp) : dense_offset(p, p0, kp), a);
+        for (int64_t k = 0; k < p->window_elems;) {
+            int64_t off = dilated ? input_offset(p, op, kp) : dense_offset(p, p0, kp), run = 1;
+            if (!dilated && off >= 0 && kp[n - 1] == 0 && run_contiguous(p, p0[n - 1]))
+                run = p->k_sizes[n - 1]; /* a whole kernel row lies in one piece (NHWC) */
+            if (run > 1)
+                memcpy(a, x + (size_t)off * p->esize, row * (size_t)run);
+            else
+                copy_features(p, x, off, a);
+            a += row * (size_t)run;
+            k += run;
+            kp[n - 1] += run - 1;
             for (int i = n - 1; i >= 0 && ++kp[i] == p->k_sizes[i]; i--)
                 kp[i] = 0;
         }
