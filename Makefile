@@ -30,7 +30,9 @@ SANFLAGS = -fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer \
 OPT = -O1
 endif
 CFLAGS_ALL = $(CFLAGS_WARN) $(OPT) -g $(SANFLAGS) $(CFLAGS)
-LDLIBS_ALL = -lopenblas -lyaml -lpthread -lm $(LDLIBS)
+# CBC (coinor-libcbc-dev): the auto-sharding ILP solver (src/autoshard/ilp.c).
+CBC_LIBS := $(shell pkg-config --libs cbc 2>/dev/null || echo -lCbcSolver -lCbc -lCgl -lOsiClp -lClp -lOsi -lCoinUtils)
+LDLIBS_ALL = -lopenblas -lyaml $(CBC_LIBS) -lpthread -lm $(LDLIBS)
 
 LIB_SRC  = $(wildcard src/*/*.c) $(wildcard passes/*.c) $(filter-out cli/main.c,$(wildcard cli/*.c))
 GEN_SRC  = $(BUILD)/gen/parser.c $(BUILD)/gen/lexer.c $(BUILD)/gen/mlir_parser.c $(BUILD)/gen/mlir_lexer.c

@@ -2,8 +2,10 @@
  * usage error, --help made from the tables, and the flags every command
  * shares (cli.h says how to add one). */
 #include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
 #include "cli.h"
+#include "shardc/autoshard.h"
 #include "shardc/io.h"
 #include "shardc/mlir.h"
 #include "shardc/parse.h"
@@ -316,4 +318,29 @@ int cli_load_config(const CliCommand *cmd, const ConfigArgs *args, DiagEngine *d
     if (status == 2) /* its one usage error */
         cli_usage_error(cmd, "--rules needs --config=FILE.yaml to choose from");
     return status;
+}
+
+/* --auto-shard alone is --auto-shard=ilp. */
+int cli_auto_shard(CliParse *p, const char *value)
+{
+    if (!value || strcmp(value, "ilp") == 0)
+        p->common->auto_shard = AUTOSHARD_ILP;
+    else if (strcmp(value, "greedy") == 0)
+        p->common->auto_shard = AUTOSHARD_GREEDY;
+    else
+        return CLI_BAD;
+    return CLI_OK;
+}
+
+int cli_memory_budget(CliParse *p, const char *value)
+{
+    return limits_parse_bytes(value, &p->common->memory_budget) ? CLI_OK : CLI_BAD;
+}
+
+int cli_auto_shard_time(CliParse *p, const char *value)
+{
+    char *end;
+    double s = strtod(value, &end);
+    p->common->auto_shard_time = s;
+    return end != value && !*end && s > 0 && s <= 1e6 ? CLI_OK : CLI_BAD;
 }

@@ -84,6 +84,9 @@ typedef struct CliCommon {
     int64_t max_bytes;      /* --max-bytes, 0 for the default */
     const char *input_format; /* --input-format=mlir|shir, or NULL: by extension */
     DiagWarnings warnings;  /* -w, -Werror */
+    int auto_shard;         /* --auto-shard[=ilp|greedy]: an AutoShardMode, 0 off */
+    int64_t memory_budget;  /* --memory-budget=BYTES, 0: none */
+    double auto_shard_time; /* --auto-shard-time=SECONDS, 0: the default */
 } CliCommon;
 
 /* A handler's view of the parse. */
@@ -102,6 +105,9 @@ int cli_func(CliParse *p, const char *value);
 int cli_max_bytes(CliParse *p, const char *value);
 int cli_input_format(CliParse *p, const char *value);
 int cli_warnings(CliParse *p, const char *value);
+int cli_auto_shard(CliParse *p, const char *value);
+int cli_memory_budget(CliParse *p, const char *value);
+int cli_auto_shard_time(CliParse *p, const char *value);
 
 #define CLI_FLAGS_HELP {"--help", CLI_BARE, cli_help, NULL, NULL}, {"-h", CLI_BARE, cli_help, NULL, NULL}
 #define CLI_FLAGS_CONFIG(synopsis)                                                          \
@@ -112,6 +118,15 @@ int cli_warnings(CliParse *p, const char *value);
 #define CLI_FLAG_MAX_BYTES                                                                   \
     {"--max-bytes", CLI_JOINED, cli_max_bytes,                                              \
      "--max-bytes needs a positive size such as 4096 or 64G, got '%s'", "[--max-bytes=N[K|M|G|T]]"}
+
+/* Auto-sharding (docs/auto_sharding.md). */
+#define CLI_FLAGS_AUTO_SHARD                                                                 \
+    {"--auto-shard", CLI_OPTIONAL, cli_auto_shard, "unknown option '--auto-shard=%s' (ilp or greedy)", \
+     "[--auto-shard[=ilp|greedy]]"},                                                        \
+    {"--memory-budget", CLI_JOINED, cli_memory_budget,                                      \
+     "--memory-budget needs a positive size such as 4096 or 64M, got '%s'", "[--memory-budget=BYTES]"}, \
+    {"--auto-shard-time", CLI_JOINED, cli_auto_shard_time,                                  \
+     "--auto-shard-time needs a positive number of seconds, got '%s'", "[--auto-shard-time=SECONDS]"}
 
 /* -w: no warnings; -Werror: warnings are errors (exit 1). */
 #define CLI_FLAGS_WARNINGS                                                                   \

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
+#include "shardc/autoshard.h"
 #include "cmd.h"
 #include "shardc/config.h"
 #include "shardc/interp.h"
@@ -141,7 +142,8 @@ static int flag_print_ir(CliParse *p, const char *v)
 static int flag_list_passes(CliParse *p, const char *v)
 {
     for (const Pass *const *pass = pipeline_passes(); *pass; pass++)
-        printf("%s\n", (*pass)->name);
+        if (!(*pass)->enabled) /* opt-in passes (auto-shard) are not the default pipeline */
+            printf("%s\n", (*pass)->name);
     return 0;
 }
 
@@ -180,6 +182,7 @@ static const CliFlag compile_flags[] = {
     CLI_FLAGS_CONFIG(CLI_CONFIG_SYNOPSIS),
     CLI_FLAG_MAX_BYTES,
     CLI_FLAG_INPUT_FORMAT,
+    CLI_FLAGS_AUTO_SHARD,
     CLI_FLAGS_WARNINGS,
     CLI_FLAGS_HELP,
     {"--version", CLI_BARE, flag_version, NULL, NULL},
@@ -225,6 +228,9 @@ static int parse_args(int argc, char **argv, CompileArgs *args)
         return cli_usage_error(&cmd_compile_command, "--config=- and the input '-' cannot both be standard input");
     args->options.entry = args->common.func;
     args->options.max_bytes = args->common.max_bytes;
+    args->options.auto_shard = args->common.auto_shard;
+    args->options.memory_budget = args->common.memory_budget;
+    args->options.auto_shard_time = args->common.auto_shard_time;
     if ((args->options.explain || args->visualize) && args->options.emit < EMIT_PROPAGATED)
         args->options.emit = EMIT_PROPAGATED;
     if (args->visualize_svg && !args->visualize)
@@ -250,6 +256,8 @@ static void print_output(FILE *out, Module *m, const CompileArgs *args, PassCont
     if (args->options.emit == EMIT_DEVICES)
         partition_print_devices(out, m, args->device);
     else if (args->options.explain) {
+        if (ctx->autoshard && ctx->autoshard->explain) /* why the search chose what propagation then spread */
+            fputs(ctx->autoshard->explain, out);
         origins_explain(out, ctx->origins, m, args->options.explain[0] ? args->options.explain : NULL);
         if (args->options.emit >= EMIT_PARTITIONED)
             stats_print_reasons(out, ctx->stats);
@@ -396,7 +404,8 @@ static bool compile_file(CompileArgs *args, DiagEngine *diag, char **text)
     Module *m = read_module(diag, args, text);
     OriginTable origins = {0};
     PartitionStats stats = {0};
-    PassContext ctx = {diag, &args->options, &origins, &stats};
+    AutoShardReport autoshard = {0};
+    PassContext ctx = {diag, &args->options, &origins, &stats, &autoshard};
     /* --stats count the function `shardc run` runs */
     if (m && args->stats)
         args->options.entry = cli_entry_name(diag, m, args->options.entry);
@@ -406,6 +415,7 @@ static bool compile_file(CompileArgs *args, DiagEngine *diag, char **text)
     ok = ok && emit_module(m, args, &ctx);
     if (ok && args->options.time_passes)
         timer_report(stderr, "emit", start);
+    autoshard_report_free(&autoshard);
     module_free(m);
     return ok;
 }
@@ -425,7 +435,8 @@ static bool compile_chunk(void *user, DiagEngine *diag, const char *name, const 
     CompileOptions options = c->args->options;
     OriginTable origins = {0};
     PartitionStats stats = {0};
-    PassContext ctx = {diag, &options, &origins, &stats};
+    AutoShardReport autoshard = {0};
+    PassContext ctx = {diag, &options, &origins, &stats, &autoshard};
     Module *m = cli_parse_program(diag, c->args->input, &c->args->common, text, len);
     if (m && c->args->stats)
         options.entry = cli_entry_name(diag, m, options.entry);
@@ -435,6 +446,7 @@ static bool compile_chunk(void *user, DiagEngine *diag, const char *name, const 
         ok = emit_stats(c->args, &stats);
     if (ok && (!c->args->stats || c->args->output))
         print_output(c->out, m, c->args, &ctx);
+    autoshard_report_free(&autoshard);
     module_free(m);
     return ok && diag->errors == errors;
 }

@@ -245,7 +245,7 @@ static bool opt_module(const OptArgs *args, const char *name, const char *text, 
     if (!plan_passes(args, &plan, diag))
         return false;
     Module *m = mlir_read_module(name, text, len, diag);
-    PassContext ctx = {diag, &plan.options, NULL, NULL};
+    PassContext ctx = {diag, &plan.options, NULL, NULL, NULL};
     CliWritten before = {0};
     bool ok = m && opt_import(&plan, m, diag) && seed_groups(m, &plan.options, diag) &&
               cli_remember_shardings(m, &before) && pipeline_run(m, &ctx);

@@ -128,6 +128,7 @@ static const CliFlag run_flags[] = {
     CLI_FLAGS_CONFIG(CLI_CONFIG_SYNOPSIS),
     CLI_FLAG_MAX_BYTES,
     CLI_FLAG_INPUT_FORMAT,
+    CLI_FLAGS_AUTO_SHARD,
     {"--stats", CLI_BARE, flag_stats, NULL, "[--stats]"},
     {"--reference", CLI_JOINED, flag_reference, NULL, "[--reference=GLOBAL.shir]"},
     {"--reference-func", CLI_JOINED, flag_reference_func, "--reference-func needs a function name",
@@ -194,7 +195,9 @@ static bool load_program(DiagEngine *diag, const char *path, EmitKind emit, cons
         p->module = cli_read_program(diag, path, &a->common, &p->text, &p->len);
     /* chosen before inlining, which would make a helper look like an entry */
     const char *func = p->module ? cli_entry_name(diag, p->module, entry) : NULL;
-    CompileOptions options = {.emit = emit, .entry = func, .config = config, .max_bytes = a->common.max_bytes};
+    CompileOptions options = {.emit = emit, .entry = func, .config = config, .max_bytes = a->common.max_bytes,
+                              .auto_shard = a->common.auto_shard, .memory_budget = a->common.memory_budget,
+                              .auto_shard_time = a->common.auto_shard_time};
     OriginTable origins = {0};
     PassContext ctx = {.diag = diag, .options = &options, .origins = &origins};
     return func && pipeline_run(p->module, &ctx) && diag->errors == 0 && (p->entry = find_entry(diag, p->module, func));

@@ -52,7 +52,7 @@ static Module *compile_text(const char *text, size_t len, EmitKind emit, DiagEng
         return NULL;
     CompileOptions options = {.emit = emit};
     PartitionStats stats = {0};
-    PassContext ctx = {diag, &options, origins, &stats};
+    PassContext ctx = {diag, &options, origins, &stats, NULL};
     if (!pipeline_run(m, &ctx)) {
         module_free(m);
         return NULL;

@@ -212,7 +212,7 @@ static bool run_check_vma(Module *m, PassContext *ctx)
     return ctx->diag->errors == errors_before;
 }
 
-const Pass pass_check_vma = {"check-vma", EMIT_IR, run_check_vma};
+const Pass pass_check_vma = {"check-vma", EMIT_IR, run_check_vma, NULL};
 
 /* On the partitioned program: the partitioner's shard_maps return values
  * its all_gathers made replicated, which JAX's rules still call varying
@@ -236,4 +236,4 @@ static bool run_relax_vma(Module *m, PassContext *ctx)
     return true;
 }
 
-const Pass pass_relax_vma = {"relax-vma", EMIT_PARTITIONED, run_relax_vma};
+const Pass pass_relax_vma = {"relax-vma", EMIT_PARTITIONED, run_relax_vma, NULL};

@@ -171,4 +171,4 @@ static bool run_explicit_axes(Module *m, PassContext *ctx)
     return ctx->diag->errors == errors_before;
 }
 
-const Pass pass_explicit_axes = {"explicit-axes", EMIT_PROPAGATED, run_explicit_axes};
+const Pass pass_explicit_axes = {"explicit-axes", EMIT_PROPAGATED, run_explicit_axes, NULL};

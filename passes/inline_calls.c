@@ -147,4 +147,4 @@ static bool run_inline_calls(Module *m, PassContext *ctx)
     return ok;
 }
 
-const Pass pass_inline_calls = {"inline-calls", EMIT_PROPAGATED, run_inline_calls};
+const Pass pass_inline_calls = {"inline-calls", EMIT_PROPAGATED, run_inline_calls, NULL};

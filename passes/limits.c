@@ -12,4 +12,4 @@ static bool run_limits(Module *m, PassContext *ctx)
     return m->largest_value_bytes <= max_bytes || limits_check_values(m, max_bytes, ctx->diag);
 }
 
-const Pass pass_limits = {"limits", EMIT_IR, run_limits};
+const Pass pass_limits = {"limits", EMIT_IR, run_limits, NULL};

@@ -140,4 +140,4 @@ static bool run_logical_axes(Module *m, PassContext *ctx)
     return resolver.mesh && visit_module(m, resolve_site, &resolver);
 }
 
-const Pass pass_logical_axes = {"logical-axes", EMIT_IR, run_logical_axes};
+const Pass pass_logical_axes = {"logical-axes", EMIT_IR, run_logical_axes, NULL};

@@ -10,4 +10,4 @@ static bool run_partition(Module *m, PassContext *ctx)
     return partition_module(m, ctx->diag, ctx->stats ? ctx->stats : &local, ctx->options->entry);
 }
 
-const Pass pass_partition = {"partition", EMIT_PARTITIONED, run_partition};
+const Pass pass_partition = {"partition", EMIT_PARTITIONED, run_partition, NULL};

@@ -15,6 +15,7 @@ static const Pass *const pipeline[] = {
     &pass_logical_axes,
     &pass_inline_calls,
     &pass_explicit_axes,
+    &pass_auto_shard,
     &pass_propagate,
     &pass_partition,
     &pass_relax_vma,
@@ -63,7 +64,7 @@ static bool runs(const Pass *pass, const CompileOptions *options)
 {
     if (options->pass_list)
         return pipeline_list_names(options->pass_list, pass);
-    return options->emit >= pass->needed_from;
+    return options->emit >= pass->needed_from && (!pass->enabled || pass->enabled(options));
 }
 
 bool pipeline_run(Module *m, PassContext *ctx)

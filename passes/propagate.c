@@ -70,7 +70,8 @@ static bool run_propagate(Module *m, PassContext *ctx)
     PropagateOptions options = {.mode = (PropagationMode)ctx->options->propagation,
                                 .conservative = ctx->options->conservative_propagation,
                                 .diag = ctx->diag,
-                                .warn_conflicts = !ctx->options->quiet_conflicts,
+                                /* --auto-shard's conflicts are reshards its model priced */
+                                .warn_conflicts = !ctx->options->quiet_conflicts && !ctx->options->auto_shard,
                                 .origins = ctx->origins};
     int errors = ctx->diag->errors; /* -Werror makes the warning one */
     if (!ctx->options->quiet_conflicts) /* sdy_opt does not warn */
@@ -78,4 +79,4 @@ static bool run_propagate(Module *m, PassContext *ctx)
     return propagate_module(m, &options) && ctx->diag->errors == errors;
 }
 
-const Pass pass_propagate = {"propagate", EMIT_PROPAGATED, run_propagate};
+const Pass pass_propagate = {"propagate", EMIT_PROPAGATED, run_propagate, NULL};

@@ -12,4 +12,4 @@ static bool run_verify(Module *m, PassContext *ctx)
     return verify_module_targets(m, ctx->diag, ctx->options->external_custom_targets);
 }
 
-const Pass pass_verify = {"verify", EMIT_IR, run_verify};
+const Pass pass_verify = {"verify", EMIT_IR, run_verify, NULL};

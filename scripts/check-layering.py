@@ -83,6 +83,7 @@ PREFIXES = {
     'transport': 'transport_',
     'passes': 'pass_ pipeline_',
     'mlir': 'mlir_',
+    'autoshard': 'autoshard_',
     'cli': 'cli_ cmd_ run_dist_ visualize_ main',
 }
 

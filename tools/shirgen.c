@@ -133,7 +133,7 @@ static bool check_one(const GenOpts *o)
     CompileOptions copts = {.emit = EMIT_IR};
     OriginTable origins = {0};
     PartitionStats stats = {0};
-    PassContext ctx = {&diag, &copts, &origins, &stats};
+    PassContext ctx = {&diag, &copts, &origins, &stats, NULL};
     bool ok = m && pipeline_run(m, &ctx);
     if (!ok)
         fprintf(stderr, "seed %llu: rejected\n", (unsigned long long)o->seed);

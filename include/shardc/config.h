@@ -35,6 +35,19 @@ typedef struct RuleSet {
     bool ordered;
 } RuleSet;
 
+/* The auto-sharding cost model's link along one mesh axis (the
+ * `auto_shard: axes:` section; docs/auto_sharding.md): a collective over
+ * it takes alpha + beta * bytes seconds. */
+typedef struct ConfigLink {
+    const char *axis;
+    Loc loc;
+    double alpha, beta;
+} ConfigLink;
+
+#define CONFIG_DEFAULT_ALPHA 1e-6       /* seconds per collective */
+#define CONFIG_DEFAULT_BETA 1e-10       /* seconds per byte: 10 GB/s */
+#define CONFIG_DEFAULT_FLOPS 1e12       /* FLOP/s of one device */
+
 typedef struct Config {
     Arena arena;
     const char *file;
@@ -46,6 +59,9 @@ typedef struct Config {
     RuleSet **rule_sets;
     Loc rule_sets_loc;      /* the `logical_axis_rules` key, or the file */
     const RuleSet *rules;   /* the set --rules chose, or NULL if there is none */
+    double flops_per_second; /* `auto_shard: flops_per_second:`, or 0: the default */
+    int num_links;
+    ConfigLink *links;
 } Config;
 
 /* Reads and checks FILE.yaml; registers its text with diag. NULL after
@@ -61,6 +77,9 @@ const Mesh *config_find_mesh(const Config *c, const char *name);
 const LogicalRule *config_rule_set_find(const RuleSet *rs, const char *logical_name);
 /* Reports rule axes that `mesh` does not have (each at its YAML node). */
 bool config_rule_set_check_axes(const RuleSet *rs, const Mesh *mesh, DiagEngine *diag);
+
+/* The link costs given for mesh axis `axis`, or NULL (c may be NULL). */
+const ConfigLink *config_find_link(const Config *c, const char *axis);
 
 /* ---- the command line, shared by every subcommand (cli/cli.c) ---- */
 

@@ -70,6 +70,9 @@ void reshard_dim_axes_from_sharding(DimAxes *out, const Sharding *s, int rank);
 bool reshard_plan(ReshardPlan *plan, const Mesh *mesh, const DimAxes *from, const AxisList *partial,
                   const DimAxes *to);
 const char *reshard_reduction_name(ReductionKind kind);
+/* Bytes one device receives in a step, from its local bytes before and
+ * after it (bandwidth-optimal algorithms; what --stats reports). */
+int64_t reshard_step_bytes(const ReshardStep *s, int64_t in_bytes, int64_t out_bytes);
 
 /* Which factors may be sharded unevenly (padded) for an op: none (a
  * partition function must not see padding), pass-through ones (the op is
@@ -120,6 +123,10 @@ typedef struct PartitionStats {
     CollectiveRecord *records;
     int64_t peak_local_bytes;   /* largest per-device live set estimate */
     int full_replications;
+    /* --auto-shard: what its cost model predicted for the plan it chose */
+    bool predicted;
+    int64_t predicted_bytes, predicted_peak_bytes;
+    double predicted_seconds;
 } PartitionStats;
 
 void stats_record(PartitionStats *stats, Arena *arena, CollectiveRecord record);

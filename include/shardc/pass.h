@@ -50,6 +50,11 @@ typedef struct CompileOptions {
      * whose input or output is printed to stderr, "*" for every pass
      * (--print-ir-after-all), or NULL. */
     const char *print_before, *print_after;
+    /* --auto-shard[=MODE] (an AutoShardMode; 0: off), --memory-budget=BYTES
+     * (0: none), --auto-shard-time=SECONDS (0: the default). */
+    int auto_shard;
+    int64_t memory_budget;
+    double auto_shard_time;
 } CompileOptions;
 
 struct OriginTable;
@@ -60,6 +65,7 @@ typedef struct PassContext {
     const CompileOptions *options;
     struct OriginTable *origins;    /* filled by propagation, for --explain */
     struct PartitionStats *stats;   /* filled by partitioning, for --stats */
+    struct AutoShardReport *autoshard; /* filled by auto-shard, or NULL */
 } PassContext;
 
 typedef struct Pass {
@@ -68,6 +74,10 @@ typedef struct Pass {
     EmitKind needed_from;
     /* Returns false if it reported errors; the pipeline then stops. */
     bool (*run)(Module *m, PassContext *ctx);
+    /* An opt-in pass: runs (and is printed around) only when this says
+     * so; --list-passes lists the default pipeline without it. NULL:
+     * always. */
+    bool (*enabled)(const CompileOptions *options);
 } Pass;
 
 extern const Pass pass_verify;
@@ -79,6 +89,8 @@ extern const Pass pass_logical_axes;
 extern const Pass pass_inline_calls;
 /* JAX explicit-axis shardings ("sharding in types"), before propagation. */
 extern const Pass pass_explicit_axes;
+/* --auto-shard: shardings chosen by a cost model and an ILP (src/autoshard/). */
+extern const Pass pass_auto_shard;
 extern const Pass pass_propagate;
 extern const Pass pass_partition;
 /* check_vma = false on emitted shard_maps whose replication JAX's rules

@@ -44,11 +44,38 @@ static bool check_single_document(YamlCtx *y, yaml_parser_t *parser)
     return root == NULL;
 }
 
+/* The `auto_shard:` section (cost.c) is taken out of the root mapping
+ * first: the root's unknown-key message names the two sections every
+ * config is about. *rest is root without it, its pairs in `pairs`. */
+static const yaml_node_t *take_costs(YamlCtx *y, const yaml_node_t *root, yaml_node_t *rest, yaml_node_pair_t *pairs,
+                                     size_t max)
+{
+    const yaml_node_t *costs = NULL;
+    *rest = *root;
+    size_t n = 0;
+    for (yaml_node_pair_t *p = root->data.mapping.pairs.start; p < root->data.mapping.pairs.top; p++) {
+        const yaml_node_t *key = yaml_child(y, p->key);
+        if (!costs && key && key->type == YAML_SCALAR_NODE && strcmp((const char *)key->data.scalar.value, "auto_shard") == 0)
+            costs = yaml_child(y, p->value);
+        else if (n < max)
+            pairs[n++] = *p;
+    }
+    rest->data.mapping.pairs.start = pairs;
+    rest->data.mapping.pairs.top = rest->data.mapping.pairs.end = pairs + n;
+    return costs;
+}
+
 static bool read_root(YamlCtx *y, const yaml_node_t *root)
 {
     yaml_node_t *fields[NUM_ROOT_KEYS];
     const yaml_node_t *keys[NUM_ROOT_KEYS];
-    if (!yaml_fields(y, root, root_keys, NUM_ROOT_KEYS, fields, keys, "the config"))
+    yaml_node_t rest;
+    yaml_node_pair_t pairs[16];
+    const yaml_node_t *costs = NULL;
+    if (root->type == YAML_MAPPING_NODE && root->data.mapping.pairs.top - root->data.mapping.pairs.start <= 16)
+        root = (costs = take_costs(y, root, &rest, pairs, 16)) ? &rest : root;
+    if (!yaml_fields(y, root, root_keys, NUM_ROOT_KEYS, fields, keys, "the config") ||
+        (costs && !config_read_costs(y, costs)))
         return false;
     Config *c = y->config;
     c->rule_sets_loc = keys[ROOT_RULES] ? yaml_node_loc(y, keys[ROOT_RULES]) : (Loc){c->file, 0, 0};

@@ -56,5 +56,6 @@ bool yaml_each_pair(YamlCtx *y, const yaml_node_t *map, const char *what, YamlPa
 /* The sections of the config. */
 bool config_read_meshes(YamlCtx *y, const yaml_node_t *node);
 bool config_read_rule_sets(YamlCtx *y, const yaml_node_t *node);
+bool config_read_costs(YamlCtx *y, const yaml_node_t *node);
 
 #endif

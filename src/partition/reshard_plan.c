@@ -336,3 +336,18 @@ bool reshard_plan(ReshardPlan *plan, const Mesh *mesh, const DimAxes *from, cons
     (void)mesh;
     return true;
 }
+
+/* Bytes each device receives, with the bandwidth-optimal algorithm: the
+ * partitioner's --stats and the auto-sharding cost model both count this. */
+int64_t reshard_step_bytes(const ReshardStep *s, int64_t in_bytes, int64_t out_bytes)
+{
+    int64_t n = axis_list_size(&s->axes);
+    switch (s->kind) {
+    case STEP_ALL_SLICE: return 0;
+    case STEP_ALL_GATHER: return out_bytes - in_bytes;
+    case STEP_ALL_TO_ALL: case STEP_REDUCE_SCATTER: return in_bytes / n * (n - 1);
+    case STEP_ALL_REDUCE: return 2 * (in_bytes / n) * (n - 1);
+    case STEP_COLLECTIVE_PERMUTE: return in_bytes;
+    }
+    return 0;
+}

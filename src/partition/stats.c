@@ -117,6 +117,9 @@ void stats_print_table(FILE *out, const PartitionStats *stats)
     print_loop_note(out, stats);
     fprintf(out, "peak local bytes per device: %lld\n", (long long)stats->peak_local_bytes);
     fprintf(out, "full replications: %d\n", stats->full_replications);
+    if (stats->predicted)
+        fprintf(out, "auto-shard predicted: %lld bytes/device, %.6g s, peak %lld bytes/device\n",
+                (long long)stats->predicted_bytes, stats->predicted_seconds, (long long)stats->predicted_peak_bytes);
     print_top(out, stats);
 }
 
@@ -150,8 +153,14 @@ void stats_print_json(FILE *out, const PartitionStats *stats)
         else
             fprintf(out, ",\"executions\":%lld}", (long long)r->executions);
     }
-    fprintf(out, "],\"total_bytes_per_device\":%lld,\"count\":%d,\"peak_local_bytes\":%lld,\"full_replications\":%d}\n",
+    fprintf(out, "],\"total_bytes_per_device\":%lld,\"count\":%d,\"peak_local_bytes\":%lld,\"full_replications\":%d",
             (long long)total, stats->count, (long long)stats->peak_local_bytes, stats->full_replications);
+    if (stats->predicted) /* --auto-shard's model, beside the actual figures above */
+        fprintf(out, ",\"auto_shard\":{\"predicted_bytes_per_device\":%lld,\"actual_bytes_per_device\":%lld,"
+                "\"predicted_seconds\":%.6g,\"predicted_peak_bytes\":%lld}",
+                (long long)stats->predicted_bytes, (long long)total, stats->predicted_seconds,
+                (long long)stats->predicted_peak_bytes);
+    fputs("}\n", out);
 }
 
 void stats_print_reasons(FILE *out, const PartitionStats *stats)

@@ -200,20 +200,6 @@ static const struct { OpKind kind; const char *suffix; } step_ops[] = {
     [STEP_REDUCE_SCATTER] = {OP_REDUCE_SCATTER, "reduce_scatter"},
 };
 
-/* Bytes each device receives, with the bandwidth-optimal algorithm. */
-static int64_t step_bytes(const ReshardStep *s, int64_t in_bytes, int64_t out_bytes)
-{
-    int64_t n = axis_list_size(&s->axes);
-    switch (s->kind) {
-    case STEP_ALL_SLICE: return 0;
-    case STEP_ALL_GATHER: return out_bytes - in_bytes;
-    case STEP_ALL_TO_ALL: case STEP_REDUCE_SCATTER: return in_bytes / n * (n - 1);
-    case STEP_ALL_REDUCE: return 2 * (in_bytes / n) * (n - 1);
-    case STEP_COLLECTIVE_PERMUTE: return in_bytes;
-    }
-    return 0;
-}
-
 static void set_step_attrs(PartitionCtx *pc, Op *op, const ReshardStep *s, const DimAxes *before,
                            ReductionKind reduction)
 {
@@ -257,7 +243,7 @@ Value *pc_emit_step(PartitionCtx *pc, Value *in, TensorType type, const TensorTy
     op->results = ARENA_ARRAY(&pc->module->arena, Value *, 1);
     op->results[0] = out;
     set_step_attrs(pc, op, s, before, reduction);
-    int64_t bytes = step_bytes(s, pc_type_bytes(&in->type), pc_type_bytes(&type));
+    int64_t bytes = reshard_step_bytes(s, pc_type_bytes(&in->type), pc_type_bytes(&type));
     pc_set_attr(pc, op, ATTR_KEY_BYTES_PER_DEVICE, pc_int_attr(pc, bytes));
     pc_record_collective(pc, (CollectiveRecord){op->kind, pc->mesh, s->axes, bytes, base, loc, out->name, pc->reason, 0});
     return out;

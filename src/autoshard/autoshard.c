@@ -1,0 +1,110 @@
+/* The auto-sharding driver: per function with a mesh, build the graph,
+ * tie repeated layers, solve (or go greedy), write the shardings. */
+#include <stdlib.h>
+#include <string.h>
+#include "autoshard/autoshard_internal.h"
+
+/* The mesh a function is sharded on: that of its first sharding, else the
+ * module's only non-empty mesh. */
+static const Mesh *func_mesh(const Module *m, const Func *f)
+{
+    const Mesh *mesh = func_first_mesh(f);
+    if (mesh)
+        return mesh_is_empty(mesh) ? NULL : mesh;
+    for (int i = 0; i < m->num_meshes; i++)
+        if (!mesh_is_empty(m->meshes[i])) {
+            if (mesh)
+                return NULL; /* two meshes: which one is not ours to guess */
+            mesh = m->meshes[i];
+        }
+    return mesh;
+}
+
+static void report_budget(DiagEngine *diag, const AsGraph *g, const AsSolve *s, int64_t budget)
+{
+    const Op *peak = s->peak_point >= 0 ? g->nodes[g->num_nodes - g->num_ops + s->peak_point].op : NULL;
+    Loc loc = peak ? peak->loc : g->func->loc;
+    diag_error(diag, loc, "auto-shard: no plan of @%s fits --memory-budget=%lld bytes per device", g->func->name,
+               (long long)budget);
+    if (peak && s->min_budget > 0)
+        diag_note(diag, loc, "the peak is here, at %%%s ('%s'): the smallest feasible budget is %lld bytes per device",
+                  peak->num_results ? peak->results[0]->name : "?", op_info(peak->kind)->name,
+                  (long long)s->min_budget);
+}
+
+static void account(const AsGraph *g, const AsSolve *s, AutoShardReport *r)
+{
+    r->functions++;
+    r->ops += g->num_ops;
+    for (int n = 0; n < g->num_nodes; n++)
+        r->strategies += g->nodes[n].num_strategies;
+    r->variables += s->variables;
+    r->constraints += s->constraints;
+    r->solve_seconds += s->seconds;
+    int64_t bytes;
+    r->predicted_seconds += autoshard_chosen_cost(g, &bytes);
+    r->predicted_bytes += bytes;
+    for (int t = 0; t < g->num_ops; t++) {
+        int64_t live = autoshard_live_bytes(g, t);
+        r->peak_bytes = live > r->peak_bytes ? live : r->peak_bytes;
+    }
+}
+
+/* False only after an error (an infeasible budget). */
+static bool shard_func(Module *m, Func *f, const Mesh *mesh, DiagEngine *diag, const AutoShardOptions *o,
+                       AutoShardReport *r)
+{
+    AsGraph g;
+    bool ok = true;
+    if (mesh->num_axes > AS_MAX_AXES) {
+        diag_warning(diag, f->loc, "auto-shard: mesh @%s has more than %d axes; @%s is left to propagation",
+                     mesh->name, AS_MAX_AXES, f->name);
+        return true;
+    }
+    AsCosts costs;
+    autoshard_costs_init(&costs, mesh, o->config);
+    if (autoshard_build(&g, diag, f, mesh, &costs)) {
+        g.module = m;
+        AsSolve s = {.time_limit = o->time_limit > 0 ? o->time_limit : AUTOSHARD_DEFAULT_SECONDS,
+                     .memory_budget = o->memory_budget};
+        if (o->mode == AUTOSHARD_GREEDY) {
+            autoshard_greedy(&g);
+            s.found = true;
+        } else {
+            r->tied += autoshard_tie(&g);
+            autoshard_solve(&g, &s);
+        }
+        if (s.infeasible) {
+            report_budget(diag, &g, &s, o->memory_budget);
+            ok = false;
+        } else if (!s.found)
+            diag_warning(diag, f->loc, "auto-shard: the solver found no plan for @%s in %g s; it is left to "
+                         "propagation", f->name, s.time_limit);
+        else {
+            account(&g, &s, r);
+            if (o->explain)
+                autoshard_explain(&g, r);
+            autoshard_apply(&g);
+        }
+    }
+    autoshard_graph_free(&g);
+    return ok;
+}
+
+bool autoshard_module(Module *m, DiagEngine *diag, const AutoShardOptions *options, AutoShardReport *report)
+{
+    bool ok = true;
+    for (int i = 0; i < m->num_funcs; i++) {
+        Func *f = m->funcs[i];
+        const Mesh *mesh = func_mesh(m, f);
+        if (mesh && !f->called)
+            ok &= shard_func(m, f, mesh, diag, options, report);
+    }
+    return ok;
+}
+
+void autoshard_report_free(AutoShardReport *report)
+{
+    free(report->explain);
+    report->explain = NULL;
+}

@@ -1,0 +1,320 @@
+/* The integer linear program (Alpa's formulation), solved with CBC:
+ *   x[n][k] in {0,1}, sum_k x[n][k] = 1          one strategy per node
+ *   e[u][i][j] in [0,1], sum_j e = x[p][i], sum_i e = x[c][j]
+ *                                                 edge = product, exactly
+ *   minimize sum x * (compute + collectives) + sum e * reshard
+ *   per program point: A + live results + resharded copies <= budget,
+ *   where A = sum x * argument bytes (arguments live throughout).
+ * Tied nodes and edges share columns. When the budget is infeasible a
+ * second program minimises the peak instead, to name the smallest budget
+ * that works and where the peak is. */
+#include <stdlib.h>
+#include <string.h>
+#include <coin/Cbc_C_Interface.h>
+#include "autoshard/autoshard_internal.h"
+#include "shardc/timer.h"
+
+typedef struct Row {
+    int n, cap;
+    int *cols;
+    double *vals;
+    double *acc;        /* dense accumulator by column */
+    int *touched;
+    int num_touched;
+} Row;
+
+static int first_op(const AsGraph *g) { return g->num_nodes - g->num_ops; }
+
+/* Edge reps: edges whose end nodes' reps and tensors agree share columns. */
+static void tie_edges(AsGraph *g)
+{
+    size_t size = 1;
+    while (size < 2 * (size_t)g->num_edges + 2)
+        size *= 2;
+    int *table = malloc(sizeof(int) * size);
+    for (size_t i = 0; table && i < size; i++)
+        table[i] = -1;
+    for (int e = 0; e < g->num_edges; e++) {
+        AsEdge *edge = &g->edges[e];
+        int p = g->nodes[edge->from].rep, c = g->nodes[edge->to].rep;
+        edge->rep = e;
+        if (!table)
+            continue;
+        size_t h = ((size_t)p * 1000003u + (size_t)c * 10007u + (size_t)edge->from_tensor * 131u +
+                    (size_t)edge->to_tensor) & (size_t)(size - 1);
+        for (; table[h] >= 0; h = (h + 1) & (size - 1)) {
+            const AsEdge *o = &g->edges[table[h]];
+            if (g->nodes[o->from].rep == p && g->nodes[o->to].rep == c && o->from_tensor == edge->from_tensor &&
+                o->to_tensor == edge->to_tensor) {
+                edge->rep = table[h];
+                break;
+            }
+        }
+        if (edge->rep == e)
+            table[h] = e;
+    }
+    free(table);
+}
+
+static int assign_columns(AsGraph *g)
+{
+    int cols = 0;
+    for (int n = 0; n < g->num_nodes; n++) {
+        AsNode *node = &g->nodes[n];
+        if (node->rep == n) {
+            node->col = cols;
+            cols += node->num_strategies;
+        } else
+            node->col = g->nodes[node->rep].col;
+    }
+    for (int e = 0; e < g->num_edges; e++) {
+        AsEdge *edge = &g->edges[e];
+        if (edge->rep == e) {
+            edge->col = cols;
+            cols += g->nodes[edge->from].num_strategies * g->nodes[edge->to].num_strategies;
+            autoshard_edge_costs(g, edge);
+        } else
+            edge->col = g->edges[edge->rep].col;
+    }
+    return cols;
+}
+
+/* ---- rows ---- */
+
+static void row_add(Row *r, int col, double v)
+{
+    if (r->acc[col] == 0)
+        r->touched[r->num_touched++] = col;
+    r->acc[col] += v;
+    if (r->acc[col] == 0)
+        r->acc[col] = 1e-300; /* stays touched */
+}
+
+static void row_flush(Row *r, Cbc_Model *m, char sense, double rhs, int *rows)
+{
+    int n = 0;
+    for (int i = 0; i < r->num_touched; i++) {
+        int c = r->touched[i];
+        if (r->acc[c] > 1e-200 || r->acc[c] < -1e-200) {
+            r->cols[n] = c;
+            r->vals[n++] = r->acc[c];
+        }
+        r->acc[c] = 0;
+    }
+    r->num_touched = 0;
+    Cbc_addRow(m, "", n, r->cols, r->vals, sense, rhs);
+    (*rows)++;
+}
+
+static void one_hot_rows(const AsGraph *g, Cbc_Model *m, Row *r, int *rows)
+{
+    for (int n = 0; n < g->num_nodes; n++) {
+        const AsNode *node = &g->nodes[n];
+        if (node->rep != n)
+            continue;
+        for (int k = 0; k < node->num_strategies; k++)
+            row_add(r, node->col + k, 1);
+        row_flush(r, m, 'E', 1, rows);
+    }
+}
+
+static void edge_rows(const AsGraph *g, Cbc_Model *m, Row *r, int *rows)
+{
+    for (int e = 0; e < g->num_edges; e++) {
+        const AsEdge *edge = &g->edges[e];
+        if (edge->rep != e)
+            continue;
+        const AsNode *p = &g->nodes[edge->from], *c = &g->nodes[edge->to];
+        int kp = p->num_strategies, kc = c->num_strategies;
+        for (int i = 0; i < kp; i++) {
+            for (int j = 0; j < kc; j++)
+                row_add(r, edge->col + i * kc + j, 1);
+            row_add(r, p->col + i, -1);
+            row_flush(r, m, 'E', 0, rows);
+        }
+        for (int j = 0; j < kc; j++) {
+            for (int i = 0; i < kp; i++)
+                row_add(r, edge->col + i * kc + j, 1);
+            row_add(r, c->col + j, -1);
+            row_flush(r, m, 'E', 0, rows);
+        }
+    }
+}
+
+/* Live bytes at op point t as a row (without the arguments' column A). */
+static void live_row(const AsGraph *g, Row *r, int t)
+{
+    int at = first_op(g) + t;
+    for (int n = first_op(g); n <= at; n++) {
+        const AsNode *node = &g->nodes[n];
+        if (n == at || node->last_use >= at)
+            for (int k = 0; k < node->num_strategies; k++)
+                row_add(r, node->col + k, (double)node->strategies[k].result_bytes);
+    }
+    for (int e = 0; e < g->num_edges; e++) {
+        const AsEdge *edge = &g->edges[e], *rep = &g->edges[edge->rep];
+        if (edge->to != at)
+            continue;
+        int count = g->nodes[edge->from].num_strategies * g->nodes[edge->to].num_strategies;
+        for (int k = 0; k < count; k++)
+            if (rep->transient[k])
+                row_add(r, edge->col + k, (double)rep->transient[k]);
+    }
+}
+
+/* A = the arguments' bytes; rows A + live(t) - M <= budget (M: peak column or none). */
+static void memory_rows(const AsGraph *g, Cbc_Model *m, Row *r, int *rows, int a_col, int peak_col, double budget)
+{
+    for (int n = 0; n < first_op(g); n++)
+        for (int k = 0; k < g->nodes[n].num_strategies; k++)
+            row_add(r, g->nodes[n].col + k, (double)g->nodes[n].strategies[k].result_bytes);
+    row_add(r, a_col, -1);
+    row_flush(r, m, 'E', 0, rows);
+    for (int t = 0; t < g->num_ops; t++) {
+        live_row(g, r, t);
+        row_add(r, a_col, 1);
+        if (peak_col >= 0)
+            row_add(r, peak_col, -1);
+        row_flush(r, m, 'L', peak_col >= 0 ? 0 : budget, rows);
+    }
+}
+
+/* ---- the model ---- */
+
+static void objective(const AsGraph *g, double *obj, bool peak)
+{
+    if (peak)
+        return;
+    for (int n = 0; n < g->num_nodes; n++) {
+        const AsNode *node = &g->nodes[n];
+        for (int k = 0; k < node->num_strategies; k++)
+            obj[node->col + k] += (node->strategies[k].compute + node->strategies[k].comm +
+                                   AS_BYTE_TIEBREAK * (double)node->strategies[k].result_bytes) * 1e6; /* in us */
+    }
+    for (int e = 0; e < g->num_edges; e++) {
+        const AsEdge *edge = &g->edges[e], *rep = &g->edges[edge->rep];
+        int count = g->nodes[edge->from].num_strategies * g->nodes[edge->to].num_strategies;
+        for (int k = 0; k < count; k++)
+            obj[edge->col + k] += rep->cost[k] * 1e6;
+    }
+}
+
+static bool is_node_col(const AsGraph *g, int col)
+{
+    int first_edge_col = g->num_edges ? g->edges[0].col : col + 1;
+    return col < first_edge_col;
+}
+
+static Cbc_Model *build(const AsGraph *g, int cols, bool peak, double budget, int *rows)
+{
+    Cbc_Model *m = Cbc_newModel();
+    double *obj = calloc((size_t)cols + 2, sizeof *obj);
+    Row r = {0};
+    r.cols = malloc(sizeof(int) * ((size_t)cols + 2));
+    r.vals = malloc(sizeof(double) * ((size_t)cols + 2));
+    r.acc = calloc((size_t)cols + 2, sizeof(double));
+    r.touched = malloc(sizeof(int) * ((size_t)cols + 2));
+    bool ok = m && obj && r.cols && r.vals && r.acc && r.touched;
+    if (ok) {
+        objective(g, obj, peak);
+        for (int c = 0; c < cols; c++)
+            Cbc_addCol(m, "", 0, 1, obj[c], is_node_col(g, c), 0, NULL, NULL);
+        bool memory = peak || budget > 0;
+        if (memory) {
+            Cbc_addCol(m, "", 0, 1e300, 0, 0, 0, NULL, NULL);              /* A */
+            if (peak)
+                Cbc_addCol(m, "", 0, 1e300, 1, 0, 0, NULL, NULL);          /* M */
+        }
+        one_hot_rows(g, m, &r, rows);
+        edge_rows(g, m, &r, rows);
+        if (memory)
+            memory_rows(g, m, &r, rows, cols, peak ? cols + 1 : -1, budget);
+    }
+    free(obj);
+    free(r.cols);
+    free(r.vals);
+    free(r.acc);
+    free(r.touched);
+    return ok ? m : (Cbc_deleteModel(m), NULL);
+}
+
+static void read_choice(AsGraph *g, const double *sol)
+{
+    for (int n = 0; n < g->num_nodes; n++) {
+        AsNode *node = &g->nodes[n];
+        int best = 0;
+        for (int k = 1; k < node->num_strategies; k++)
+            if (sol[node->col + k] > sol[node->col + best])
+                best = k;
+        node->chosen = best;
+    }
+}
+
+/* Solves; true when a solution was read into the nodes' `chosen`. */
+static bool run(AsGraph *g, Cbc_Model *m, double time_limit, bool *infeasible)
+{
+    Cbc_setLogLevel(m, 0);
+    Cbc_setParameter(m, "threads", "1");
+    Cbc_setMaximumSeconds(m, time_limit);
+    Cbc_solve(m);
+    *infeasible = Cbc_isProvenInfeasible(m);
+    const double *sol = Cbc_numberSavedSolutions(m) > 0 || Cbc_isProvenOptimal(m) ? Cbc_getColSolution(m) : NULL;
+    if (!sol || *infeasible)
+        return false;
+    read_choice(g, sol);
+    return true;
+}
+
+int64_t autoshard_live_bytes(const AsGraph *g, int t)
+{
+    int64_t bytes = 0;
+    int at = first_op(g) + t;
+    for (int n = 0; n <= at; n++) {
+        const AsNode *node = &g->nodes[n];
+        if (n < first_op(g) || n == at || node->last_use >= at)
+            bytes += node->strategies[node->chosen].result_bytes;
+    }
+    for (int e = 0; e < g->num_edges; e++) {
+        const AsEdge *edge = &g->edges[e], *rep = &g->edges[edge->rep];
+        if (edge->to == at)
+            bytes += rep->transient[g->nodes[edge->from].chosen * g->nodes[edge->to].num_strategies +
+                                    g->nodes[edge->to].chosen];
+    }
+    return bytes;
+}
+
+static void find_min_budget(AsGraph *g, AsSolve *s, int cols)
+{
+    int rows = 0;
+    Cbc_Model *m = build(g, cols, true, 0, &rows);
+    bool infeasible;
+    if (m && run(g, m, s->time_limit, &infeasible)) {
+        s->min_budget = 0;
+        for (int t = 0; t < g->num_ops; t++) {
+            double live = (double)autoshard_live_bytes(g, t);
+            if (live > s->min_budget) {
+                s->min_budget = live;
+                s->peak_point = t;
+            }
+        }
+    }
+    if (m)
+        Cbc_deleteModel(m);
+}
+
+void autoshard_solve(AsGraph *g, AsSolve *s)
+{
+    Timer start = timer_start();
+    tie_edges(g);
+    int cols = assign_columns(g), rows = 0;
+    Cbc_Model *m = build(g, cols, false, (double)s->memory_budget, &rows);
+    s->variables = cols + (s->memory_budget > 0);
+    s->constraints = rows;
+    s->found = m && run(g, m, s->time_limit, &s->infeasible);
+    if (m)
+        Cbc_deleteModel(m);
+    s->peak_point = -1;
+    if (s->infeasible)
+        find_min_budget(g, s, cols);
+    s->seconds = timer_since(start).wall;
+}
