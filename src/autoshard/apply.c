@@ -164,7 +164,7 @@ static Terms local_terms(const AsGraph *g, int n, int k)
 
 static double total(Terms t) { return t.compute + t.comm + t.reshard; }
 
-static void report_add(AutoShardReport *r, const char *text)
+void autoshard_report_add(AutoShardReport *r, const char *text)
 {
     size_t n = strlen(text);
     if (r->explain_len + n + 1 > r->explain_cap) {
@@ -197,13 +197,13 @@ static void explain_node(const AsGraph *g, int n, AutoShardReport *r)
     autoshard_print_layout(a, sizeof a, g->mesh, &node->strategies[node->chosen].layouts[t]);
     snprintf(line, sizeof line, "%%%s: auto-shard chose %s: compute %.3g us + collectives %.3g us + reshards %.3g us\n",
              v->name, a, win.compute * 1e6, win.comm * 1e6, win.reshard * 1e6);
-    report_add(r, line);
+    autoshard_report_add(r, line);
     if (runner < 0)
         return;
     autoshard_print_layout(b, sizeof b, g->mesh, &node->strategies[runner].layouts[t]);
     snprintf(line, sizeof line, "    runner-up %s: compute %.3g us + collectives %.3g us + reshards %.3g us (%d candidates)\n",
              b, second.compute * 1e6, second.comm * 1e6, second.reshard * 1e6, node->num_strategies);
-    report_add(r, line);
+    autoshard_report_add(r, line);
 }
 
 void autoshard_explain(const AsGraph *g, AutoShardReport *r)

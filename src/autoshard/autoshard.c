@@ -32,22 +32,41 @@ static void report_budget(DiagEngine *diag, const AsGraph *g, const AsSolve *s, 
                   (long long)s->min_budget);
 }
 
-static void account(const AsGraph *g, const AsSolve *s, AutoShardReport *r)
+/* The --explain header of a function: the search's size and result. */
+static void summary(const AsGraph *g, const AsSolve *s, int strategies, int tied, double cost, int64_t bytes,
+                    int64_t peak, AutoShardReport *r)
 {
+    char line[512];
+    snprintf(line, sizeof line, "# auto-shard @%s: %d ops, %d strategies, %d tied, %d variables, %d constraints; "
+             "plan %.4g us, %lld bytes/device, peak %lld bytes/device; solved in %.3f s\n", g->func->name,
+             g->num_ops, strategies, tied, s->variables, s->constraints, cost * 1e6, (long long)bytes,
+             (long long)peak, s->seconds);
+    autoshard_report_add(r, line);
+}
+
+static void account(const AsGraph *g, const AsSolve *s, int tied, bool explain, AutoShardReport *r)
+{
+    int strategies = 0;
+    int64_t bytes, peak = 0;
+    double cost = autoshard_chosen_cost(g, &bytes);
+    for (int n = 0; n < g->num_nodes; n++)
+        strategies += g->nodes[n].num_strategies;
+    for (int t = 0; t < g->num_ops; t++) {
+        int64_t live = autoshard_live_bytes(g, t);
+        peak = live > peak ? live : peak;
+    }
+    if (explain)
+        summary(g, s, strategies, tied, cost, bytes, peak, r);
     r->functions++;
     r->ops += g->num_ops;
-    for (int n = 0; n < g->num_nodes; n++)
-        r->strategies += g->nodes[n].num_strategies;
+    r->strategies += strategies;
+    r->tied += tied;
     r->variables += s->variables;
     r->constraints += s->constraints;
     r->solve_seconds += s->seconds;
-    int64_t bytes;
-    r->predicted_seconds += autoshard_chosen_cost(g, &bytes);
+    r->predicted_seconds += cost;
     r->predicted_bytes += bytes;
-    for (int t = 0; t < g->num_ops; t++) {
-        int64_t live = autoshard_live_bytes(g, t);
-        r->peak_bytes = live > r->peak_bytes ? live : r->peak_bytes;
-    }
+    r->peak_bytes = peak > r->peak_bytes ? peak : r->peak_bytes;
 }
 
 /* False only after an error (an infeasible budget). */
@@ -67,11 +86,12 @@ static bool shard_func(Module *m, Func *f, const Mesh *mesh, DiagEngine *diag, c
         g.module = m;
         AsSolve s = {.time_limit = o->time_limit > 0 ? o->time_limit : AUTOSHARD_DEFAULT_SECONDS,
                      .memory_budget = o->memory_budget};
+        int tied = 0;
         if (o->mode == AUTOSHARD_GREEDY) {
             autoshard_greedy(&g);
             s.found = true;
         } else {
-            r->tied += autoshard_tie(&g);
+            tied = autoshard_tie(&g);
             autoshard_solve(&g, &s);
         }
         if (s.infeasible) {
@@ -81,7 +101,7 @@ static bool shard_func(Module *m, Func *f, const Mesh *mesh, DiagEngine *diag, c
             diag_warning(diag, f->loc, "auto-shard: the solver found no plan for @%s in %g s; it is left to "
                          "propagation", f->name, s.time_limit);
         else {
-            account(&g, &s, r);
+            account(&g, &s, tied, o->explain, r);
             if (o->explain)
                 autoshard_explain(&g, r);
             autoshard_apply(&g);

@@ -114,6 +114,7 @@ int64_t autoshard_live_bytes(const AsGraph *g, int point);
 /* apply.c */
 void autoshard_apply(AsGraph *g);
 void autoshard_explain(const AsGraph *g, AutoShardReport *r);
+void autoshard_report_add(AutoShardReport *r, const char *text);
 double autoshard_chosen_cost(const AsGraph *g, int64_t *bytes);
 
 #endif
