@@ -14,13 +14,18 @@
 #include "autoshard/autoshard_internal.h"
 #include "shardc/timer.h"
 
+/* The rows being built: a dense accumulator for the current one, and the
+ * matrix so far as (row, col, value) triplets, loaded into CBC at once
+ * (adding rows one by one reallocates its matrix each time). */
 typedef struct Row {
-    int n, cap;
-    int *cols;
-    double *vals;
     double *acc;        /* dense accumulator by column */
     int *touched;
     int num_touched;
+    int nz, nz_cap, rows, row_cap;
+    int *t_row, *t_col;
+    double *t_val;
+    double *lo, *hi;    /* per row */
+    bool failed;
 } Row;
 
 static int first_op(const AsGraph *g) { return g->num_nodes - g->num_ops; }
@@ -90,23 +95,64 @@ static void row_add(Row *r, int col, double v)
         r->acc[col] = 1e-300; /* stays touched */
 }
 
-static void row_flush(Row *r, Cbc_Model *m, char sense, double rhs, int *rows)
+static bool grow(void **p, int *cap, int need, size_t elem)
 {
-    int n = 0;
+    if (need <= *cap)
+        return true;
+    int n = *cap ? *cap : 1024;
+    while (n < need)
+        n *= 2;
+    void *q = realloc(*p, (size_t)n * elem);
+    if (!q)
+        return false;
+    *p = q;
+    *cap = n;
+    return true;
+}
+
+static bool reserve(Row *r, int nz)
+{
+    int cap = r->nz_cap;
+    bool ok = grow((void **)&r->t_row, &cap, nz, sizeof(int));
+    cap = r->nz_cap;
+    ok = ok && grow((void **)&r->t_col, &cap, nz, sizeof(int));
+    cap = r->nz_cap;
+    ok = ok && grow((void **)&r->t_val, &cap, nz, sizeof(double));
+    if (ok)
+        r->nz_cap = cap;
+    cap = r->row_cap;
+    ok = ok && grow((void **)&r->lo, &cap, r->rows + 1, sizeof(double));
+    cap = r->row_cap;
+    ok = ok && grow((void **)&r->hi, &cap, r->rows + 1, sizeof(double));
+    if (ok)
+        r->row_cap = cap;
+    return ok;
+}
+
+/* 'E': = rhs, 'L': <= rhs. */
+static void row_flush(Row *r, char sense, double rhs, int *rows)
+{
+    if (!r->failed && !reserve(r, r->nz + r->num_touched))
+        r->failed = true;
     for (int i = 0; i < r->num_touched; i++) {
         int c = r->touched[i];
-        if (r->acc[c] > 1e-200 || r->acc[c] < -1e-200) {
-            r->cols[n] = c;
-            r->vals[n++] = r->acc[c];
+        if (!r->failed && (r->acc[c] > 1e-200 || r->acc[c] < -1e-200)) {
+            r->t_row[r->nz] = r->rows;
+            r->t_col[r->nz] = c;
+            r->t_val[r->nz++] = r->acc[c];
         }
         r->acc[c] = 0;
     }
     r->num_touched = 0;
-    Cbc_addRow(m, "", n, r->cols, r->vals, sense, rhs);
+    if (!r->failed) {
+        r->lo[r->rows] = sense == 'E' ? rhs : -1e300;
+        r->hi[r->rows] = rhs;
+        r->rows++;
+    }
     (*rows)++;
 }
 
-static void one_hot_rows(const AsGraph *g, Cbc_Model *m, Row *r, int *rows)
+static void one_hot_rows(const AsGraph *g, Row *r, int *rows)
 {
     for (int n = 0; n < g->num_nodes; n++) {
         const AsNode *node = &g->nodes[n];
@@ -114,11 +160,11 @@ static void one_hot_rows(const AsGraph *g, Cbc_Model *m, Row *r, int *rows)
             continue;
         for (int k = 0; k < node->num_strategies; k++)
             row_add(r, node->col + k, 1);
-        row_flush(r, m, 'E', 1, rows);
+        row_flush(r, 'E', 1, rows);
     }
 }
 
-static void edge_rows(const AsGraph *g, Cbc_Model *m, Row *r, int *rows)
+static void edge_rows(const AsGraph *g, Row *r, int *rows)
 {
     for (int e = 0; e < g->num_edges; e++) {
         const AsEdge *edge = &g->edges[e];
@@ -130,13 +176,13 @@ static void edge_rows(const AsGraph *g, Cbc_Model *m, Row *r, int *rows)
             for (int j = 0; j < kc; j++)
                 row_add(r, edge->col + i * kc + j, 1);
             row_add(r, p->col + i, -1);
-            row_flush(r, m, 'E', 0, rows);
+            row_flush(r, 'E', 0, rows);
         }
         for (int j = 0; j < kc; j++) {
             for (int i = 0; i < kp; i++)
                 row_add(r, edge->col + i * kc + j, 1);
             row_add(r, c->col + j, -1);
-            row_flush(r, m, 'E', 0, rows);
+            row_flush(r, 'E', 0, rows);
         }
     }
 }
@@ -163,19 +209,19 @@ static void live_row(const AsGraph *g, Row *r, int t)
 }
 
 /* A = the arguments' bytes; rows A + live(t) - M <= budget (M: peak column or none). */
-static void memory_rows(const AsGraph *g, Cbc_Model *m, Row *r, int *rows, int a_col, int peak_col, double budget)
+static void memory_rows(const AsGraph *g, Row *r, int *rows, int a_col, int peak_col, double budget)
 {
     for (int n = 0; n < first_op(g); n++)
         for (int k = 0; k < g->nodes[n].num_strategies; k++)
             row_add(r, g->nodes[n].col + k, (double)g->nodes[n].strategies[k].result_bytes);
     row_add(r, a_col, -1);
-    row_flush(r, m, 'E', 0, rows);
+    row_flush(r, 'E', 0, rows);
     for (int t = 0; t < g->num_ops; t++) {
         live_row(g, r, t);
         row_add(r, a_col, 1);
         if (peak_col >= 0)
             row_add(r, peak_col, -1);
-        row_flush(r, m, 'L', peak_col >= 0 ? 0 : budget, rows);
+        row_flush(r, 'L', peak_col >= 0 ? 0 : budget, rows);
     }
 }
 
@@ -205,36 +251,76 @@ static bool is_node_col(const AsGraph *g, int col)
     return col < first_edge_col;
 }
 
+/* The triplets as CBC's column-major matrix. */
+static void load(Cbc_Model *m, const Row *r, int cols, const double *obj, const double *lo, const double *hi)
+{
+    CoinBigIndex *start = calloc((size_t)cols + 1, sizeof *start);
+    int *index = malloc(sizeof(int) * ((size_t)r->nz + 1));
+    double *value = malloc(sizeof(double) * ((size_t)r->nz + 1));
+    if (start && index && value) {
+        for (int i = 0; i < r->nz; i++)
+            start[r->t_col[i] + 1]++;
+        for (int c = 0; c < cols; c++)
+            start[c + 1] += start[c];
+        CoinBigIndex *fill = malloc(sizeof *fill * ((size_t)cols + 1));
+        if (fill) {
+            memcpy(fill, start, sizeof *fill * ((size_t)cols + 1));
+            for (int i = 0; i < r->nz; i++) { /* rows in order: each column's stay sorted */
+                CoinBigIndex k = fill[r->t_col[i]]++;
+                index[k] = r->t_row[i];
+                value[k] = r->t_val[i];
+            }
+            Cbc_loadProblem(m, cols, r->rows, start, index, value, lo, hi, obj, r->lo, r->hi);
+            free(fill);
+        }
+    }
+    free(start);
+    free(index);
+    free(value);
+}
+
+static void free_rows(Row *r)
+{
+    free(r->acc);
+    free(r->touched);
+    free(r->t_row);
+    free(r->t_col);
+    free(r->t_val);
+    free(r->lo);
+    free(r->hi);
+}
+
+/* Columns: the strategies' and edges' (then A, then M for the peak). */
 static Cbc_Model *build(const AsGraph *g, int cols, bool peak, double budget, int *rows)
 {
+    bool memory = peak || budget > 0;
+    int all = cols + memory + peak;
     Cbc_Model *m = Cbc_newModel();
-    double *obj = calloc((size_t)cols + 2, sizeof *obj);
-    Row r = {0};
-    r.cols = malloc(sizeof(int) * ((size_t)cols + 2));
-    r.vals = malloc(sizeof(double) * ((size_t)cols + 2));
-    r.acc = calloc((size_t)cols + 2, sizeof(double));
-    r.touched = malloc(sizeof(int) * ((size_t)cols + 2));
-    bool ok = m && obj && r.cols && r.vals && r.acc && r.touched;
+    double *obj = calloc((size_t)all + 1, sizeof *obj), *lo = calloc((size_t)all + 1, sizeof *lo);
+    double *hi = malloc(sizeof(double) * ((size_t)all + 1));
+    Row r = {.acc = calloc((size_t)all + 1, sizeof(double)), .touched = malloc(sizeof(int) * ((size_t)all + 1))};
+    bool ok = m && obj && lo && hi && r.acc && r.touched;
     if (ok) {
         objective(g, obj, peak);
-        for (int c = 0; c < cols; c++)
-            Cbc_addCol(m, "", 0, 1, obj[c], is_node_col(g, c), 0, NULL, NULL);
-        bool memory = peak || budget > 0;
-        if (memory) {
-            Cbc_addCol(m, "", 0, 1e300, 0, 0, 0, NULL, NULL);              /* A */
-            if (peak)
-                Cbc_addCol(m, "", 0, 1e300, 1, 0, 0, NULL, NULL);          /* M */
-        }
-        one_hot_rows(g, m, &r, rows);
-        edge_rows(g, m, &r, rows);
+        for (int c = 0; c < all; c++)
+            hi[c] = c < cols ? 1 : 1e300;
+        if (peak)
+            obj[cols + 1] = 1;
+        one_hot_rows(g, &r, rows);
+        edge_rows(g, &r, rows);
         if (memory)
-            memory_rows(g, m, &r, rows, cols, peak ? cols + 1 : -1, budget);
+            memory_rows(g, &r, rows, cols, peak ? cols + 1 : -1, budget);
+        ok = !r.failed;
+    }
+    if (ok) {
+        load(m, &r, all, obj, lo, hi);
+        for (int c = 0; c < cols && is_node_col(g, c); c++)
+            Cbc_setInteger(m, c);
     }
     free(obj);
-    free(r.cols);
-    free(r.vals);
-    free(r.acc);
-    free(r.touched);
+    free(lo);
+    free(hi);
+    free_rows(&r);
     return ok ? m : (Cbc_deleteModel(m), NULL);
 }
 

@@ -6,6 +6,7 @@
  * place as the operand of i-P shifted by P (or from an argument of the
  * same shape, a layer's weight). Tied nodes share the ILP's columns, so
  * the solver's problem grows with the distinct layers, not the depth. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "autoshard/autoshard_internal.h"
@@ -51,7 +52,7 @@ static bool op_matches(const AsGraph *g, int i, int period)
 
 static int first_op(const AsGraph *g) { return g->num_nodes - g->num_ops; }
 
-/* The period with the most matching ops, at least one whole block's worth;
+/* The period with the most matching ops, at least half a block's worth;
  * 0 if none. */
 static int best_period(const AsGraph *g)
 {
@@ -60,7 +61,7 @@ static int best_period(const AsGraph *g)
         int count = 0;
         for (int i = start + period; i < g->num_nodes; i++)
             count += op_matches(g, i, period);
-        if (count >= period && count > best_count) {
+        if (2 * count >= period && count > best_count) {
             best = period;
             best_count = count;
         }
