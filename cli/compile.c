@@ -231,7 +231,7 @@ static int parse_args(int argc, char **argv, CompileArgs *args)
     args->options.auto_shard = args->common.auto_shard;
     args->options.memory_budget = args->common.memory_budget;
     args->options.auto_shard_time = args->common.auto_shard_time;
-    if ((args->options.explain || args->visualize) && args->options.emit < EMIT_PROPAGATED)
+    if ((args->options.explain || args->visualize || args->options.auto_shard) && args->options.emit < EMIT_PROPAGATED)
         args->options.emit = EMIT_PROPAGATED;
     if (args->visualize_svg && !args->visualize)
         return cli_usage_error(&cmd_compile_command, "--visualize-format needs --visualize=%%V[,%%W...]");

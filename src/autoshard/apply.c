@@ -1,6 +1,7 @@
 /* After the search: the chosen layouts written as closed shardings on the
  * IR (annotated values keep theirs, refined only in open dims), the plan's
  * cost, the greedy mode, and the --explain lines. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "autoshard/autoshard_internal.h"
@@ -36,6 +37,91 @@ void autoshard_apply(AsGraph *g)
             v->sharding = to_sharding(g, arena, &s->layouts[node->num_operands + r], v->sharding);
         }
     }
+}
+
+/* ---- where the partitioner would choose otherwise ----
+ * The partitioner derives an op's factor assignment from the shardings of
+ * its operands and results (factor_assignment: the largest tensors win).
+ * Where an operand arrives in another layout than the chosen strategy's
+ * and that would change the assignment, a sharding_constraint to the
+ * strategy's layout makes the reshard the model priced explicit, so the
+ * emitted program is the plan. */
+
+static bool same_dims(const DimAxes *a, const AsLayout *l)
+{
+    for (int d = 0; d < l->rank; d++) {
+        if (a->dims[d].count != l->n[d])
+            return false;
+        for (int i = 0; i < l->n[d]; i++)
+            if (a->dims[d].axes[i].axis != l->ax[d][i])
+                return false;
+    }
+    return true;
+}
+
+static bool partitioner_agrees(AsGraph *g, const AsNode *n, const OpShardingRule *rule)
+{
+    const AsStrategy *s = &n->strategies[n->chosen];
+    Sharding *shardings[2 * AS_MAX_TENSORS];
+    const TensorType *types[2 * AS_MAX_TENSORS];
+    if (n->num_tensors > 2 * AS_MAX_TENSORS)
+        return true;
+    for (int t = 0; t < n->num_tensors; t++) {
+        Value *v = t < n->num_operands ? n->op->operands[t] : n->op->results[t - n->num_operands];
+        shardings[t] = v->sharding;
+        types[t] = &v->type;
+    }
+    AxisList *axes = ARENA_ARRAY(&g->arena, AxisList, rule->num_factors + 1);
+    factor_assignment(axes, rule, g->mesh, shardings, types, n->num_tensors, n->num_operands, UNEVEN_PASS_THROUGH,
+                      &g->arena);
+    DimAxes *got = &g->scratch->from;
+    for (int t = 0; t < n->num_tensors; t++) {
+        factor_assignment_tensor_axes(got, rule, axes, t);
+        if (!same_dims(got, &s->layouts[t]))
+            return false;
+    }
+    return true;
+}
+
+/* %v.auto<op id> = sharding_constraint %v laid out as `l`, before op. */
+static Value *constrain(AsGraph *g, Op *op, Value *v, const AsLayout *l)
+{
+    Module *m = g->module;
+    Op *c = op_new(m, OP_SHARDING_CONSTRAINT, op->loc);
+    char name[256];
+    snprintf(name, sizeof name, "%.200s.auto%d", v->name, op->id);
+    Value *out = value_new(m, arena_strdup(&m->arena, name), v->type, op->loc);
+    out->sharding = to_sharding(g, &m->arena, l, NULL);
+    out->def = c;
+    c->num_operands = c->num_results = 1;
+    c->operands = ARENA_ARRAY(&m->arena, Value *, 1);
+    c->results = ARENA_ARRAY(&m->arena, Value *, 1);
+    c->operands[0] = v;
+    c->results[0] = out;
+    block_insert_before(op->parent, op, c);
+    return out;
+}
+
+static void pin_operands(AsGraph *g, AsNode *n)
+{
+    const OpShardingRule *rule = rules_of_op(&g->arena, NULL, n->op);
+    if (!rule || partitioner_agrees(g, n, rule))
+        return;
+    const AsStrategy *s = &n->strategies[n->chosen];
+    for (int i = 0; i < n->num_operands; i++) {
+        AsLayout have;
+        Value *v = n->op->operands[i];
+        if (autoshard_layout_from_sharding(&have, v->sharding, v->type.rank) &&
+            memcmp(&have, &s->layouts[i], sizeof have) != 0)
+            n->op->operands[i] = constrain(g, n->op, v, &s->layouts[i]);
+    }
+}
+
+void autoshard_pin(AsGraph *g)
+{
+    for (int n = 0; n < g->num_nodes; n++)
+        if (g->nodes[n].op)
+            pin_operands(g, &g->nodes[n]);
 }
 
 static double edge_cost(const AsGraph *g, const AsEdge *e, int i, int j, int64_t *bytes)

@@ -105,6 +105,7 @@ static bool shard_func(Module *m, Func *f, const Mesh *mesh, DiagEngine *diag, c
             if (o->explain)
                 autoshard_explain(&g, r);
             autoshard_apply(&g);
+            autoshard_pin(&g);
         }
     }
     autoshard_graph_free(&g);

@@ -9,7 +9,7 @@
 #include "shardc/rules.h"
 
 /* Whole mesh axes only, a few per dim: what the search enumerates. */
-enum { AS_MAX_RANK = 8, AS_MAX_DIM_AXES = 4, AS_MAX_AXES = 8 };
+enum { AS_MAX_RANK = 8, AS_MAX_DIM_AXES = 4, AS_MAX_AXES = 8, AS_MAX_TENSORS = 16 };
 
 /* Seconds charged per byte a value keeps per device: far below any
  * collective's or FLOP's cost, it only breaks ties, for the smaller
@@ -113,6 +113,8 @@ void autoshard_greedy(AsGraph *g);
 int64_t autoshard_live_bytes(const AsGraph *g, int point);
 /* apply.c */
 void autoshard_apply(AsGraph *g);
+/* Sharding constraints where the partitioner would choose another assignment. */
+void autoshard_pin(AsGraph *g);
 void autoshard_explain(const AsGraph *g, AutoShardReport *r);
 void autoshard_report_add(AutoShardReport *r, const char *text);
 double autoshard_chosen_cost(const AsGraph *g, int64_t *bytes);
