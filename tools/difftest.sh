@@ -23,6 +23,9 @@
 # build) holds shardc and shirgen. The failures go to stderr; the last line
 # of stdout is "N programs, M mismatches, K crashes, E errors, I invalid,
 # P emitted-program failures (R programs/s)". Exit status 0 when every program passed.
+# DIFFTEST_FLAGS (environment): more shardc flags for every compile and
+# run, e.g. DIFFTEST_FLAGS=--auto-shard (docs/auto_sharding.md): the
+# layout the search chooses must not change the numbers.
 set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
 
@@ -39,7 +42,8 @@ signature() {
 # the same bits as the direct run.
 classify_emitted() {
     local f=$1 flags=$2
-    if ! "$DT_SHARDC" "$f" --emit=partitioned -o "$f.spmd.shir" 2>/dev/null </dev/null; then
+    # shellcheck disable=SC2086
+    if ! "$DT_SHARDC" "$f" --emit=partitioned ${DIFFTEST_FLAGS:-} -o "$f.spmd.shir" 2>/dev/null </dev/null; then
         echo "error|--emit=partitioned failed on a program that runs"
         return
     fi
@@ -61,7 +65,7 @@ classify() {
     flags=$(sed -n 's/^# RUN: shardc run %s//p' "$f" | head -1)
     # shellcheck disable=SC2086 # the flags are words
     rm -rf "$f.direct" "$f.emitted"
-    timeout -k 5 "$DT_TIMEOUT" "$DT_SHARDC" run "$f" $flags --outputs="$f.direct" >"$f.out" 2>"$f.err" </dev/null
+    timeout -k 5 "$DT_TIMEOUT" "$DT_SHARDC" run "$f" $flags ${DIFFTEST_FLAGS:-} --outputs="$f.direct" >"$f.out" 2>"$f.err" </dev/null
     rc=$?
     if [ $rc = 0 ]; then echo "$(classify_emitted "$f" "$flags")"; return; fi
     if [ $rc = 124 ] || [ $rc = 137 ]; then echo "crash|timeout after ${DT_TIMEOUT}s"; return; fi

@@ -112,13 +112,37 @@ static bool shard_func(Module *m, Func *f, const Mesh *mesh, DiagEngine *diag, c
     return ok;
 }
 
+/* Whether an op of the module names function `name` (a call's or custom
+ * op's callee, a partition function's symbol): such a function is an
+ * implementation, sharded by its caller's rule, not an entry. */
+typedef struct Named { const char *name; bool found; } Named;
+
+static bool names_func(Op *op, void *user)
+{
+    Named *n = user;
+    if (op->callee && strcmp(op->callee, n->name) == 0)
+        n->found = true;
+    for (int i = 0; i < op->num_attrs && !n->found; i++) {
+        const AttrValue *v = op->attrs[i].value;
+        n->found = v && v->kind == ATTR_SYMBOL && strcmp(v->u.s, n->name) == 0;
+    }
+    return !n->found;
+}
+
+static bool is_named(const Module *m, const Func *f)
+{
+    Named n = {f->name, false};
+    ir_walk_module(m, &(IrWalker){.pre = names_func, .user = &n});
+    return n.found;
+}
+
 bool autoshard_module(Module *m, DiagEngine *diag, const AutoShardOptions *options, AutoShardReport *report)
 {
     bool ok = true;
     for (int i = 0; i < m->num_funcs; i++) {
         Func *f = m->funcs[i];
         const Mesh *mesh = func_mesh(m, f);
-        if (mesh && !f->called)
+        if (mesh && !f->called && !is_named(m, f))
             ok &= shard_func(m, f, mesh, diag, options, report);
     }
     return ok;
