@@ -38,9 +38,9 @@ static void summary(const AsGraph *g, const AsSolve *s, int strategies, int tied
 {
     char line[512];
     snprintf(line, sizeof line, "# auto-shard @%s: %d ops, %d strategies, %d tied, %d variables, %d constraints; "
-             "plan %.4g us, %lld bytes/device, peak %lld bytes/device; solved in %.3f s\n", g->func->name,
-             g->num_ops, strategies, tied, s->variables, s->constraints, cost * 1e6, (long long)bytes,
-             (long long)peak, s->seconds);
+             "plan %.4g us, %lld bytes/device, peak %lld bytes/device; solved in %.3f s (cpu %.3f s)\n",
+             g->func->name, g->num_ops, strategies, tied, s->variables, s->constraints, cost * 1e6, (long long)bytes,
+             (long long)peak, s->seconds, s->cpu_seconds);
     autoshard_report_add(r, line);
 }
 

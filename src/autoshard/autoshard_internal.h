@@ -102,7 +102,7 @@ typedef struct AsSolve {
     double time_limit;
     int64_t memory_budget;
     int variables, constraints;
-    double seconds;
+    double seconds, cpu_seconds;    /* wall and CPU time of tying the edges, costing and solving */
     bool found, infeasible;
     double min_budget;      /* when infeasible: the smallest peak any plan reaches */
     int peak_point;         /* ... and the op node index where it is reached */

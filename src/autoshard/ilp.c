@@ -340,7 +340,6 @@ static void read_choice(AsGraph *g, const double *sol)
 static bool run(AsGraph *g, Cbc_Model *m, double time_limit, bool *infeasible)
 {
     Cbc_setLogLevel(m, 0);
-    Cbc_setParameter(m, "threads", "1");
     Cbc_setMaximumSeconds(m, time_limit);
     Cbc_solve(m);
     *infeasible = Cbc_isProvenInfeasible(m);
@@ -402,5 +401,7 @@ void autoshard_solve(AsGraph *g, AsSolve *s)
     s->peak_point = -1;
     if (s->infeasible)
         find_min_budget(g, s, cols);
-    s->seconds = timer_since(start).wall;
+    Timer spent = timer_since(start);
+    s->seconds = spent.wall;
+    s->cpu_seconds = spent.cpu;
 }
