@@ -80,6 +80,8 @@ typedef struct AsGraph {
 } AsGraph;
 
 /* graph.c */
+/* Room for `need` elements in a realloc'd array of *cap (doubling). */
+bool autoshard_grow(void **p, int *cap, int need, size_t elem);
 bool autoshard_build(AsGraph *g, DiagEngine *diag, Func *f, const Mesh *mesh, const AsCosts *costs);
 void autoshard_graph_free(AsGraph *g);
 /* strategy.c */

@@ -6,16 +6,25 @@
 #include <string.h>
 #include "autoshard/autoshard_internal.h"
 
+bool autoshard_grow(void **p, int *cap, int need, size_t elem)
+{
+    if (need <= *cap)
+        return true;
+    int n = *cap ? *cap : 64;
+    while (n < need)
+        n *= 2;
+    void *q = realloc(*p, (size_t)n * elem);
+    if (!q)
+        return false;
+    *p = q;
+    *cap = n;
+    return true;
+}
+
 static AsNode *add_node(AsGraph *g)
 {
-    if (g->num_nodes == g->node_cap) {
-        int cap = g->node_cap ? 2 * g->node_cap : 64;
-        AsNode *nodes = realloc(g->nodes, sizeof *nodes * (size_t)cap);
-        if (!nodes)
-            return NULL;
-        g->nodes = nodes;
-        g->node_cap = cap;
-    }
+    if (!autoshard_grow((void **)&g->nodes, &g->node_cap, g->num_nodes + 1, sizeof *g->nodes))
+        return NULL;
     AsNode *n = &g->nodes[g->num_nodes++];
     memset(n, 0, sizeof *n);
     n->rep = g->num_nodes - 1;
@@ -25,14 +34,8 @@ static AsNode *add_node(AsGraph *g)
 
 static bool add_edge(AsGraph *g, AsEdge e)
 {
-    if (g->num_edges == g->edge_cap) {
-        int cap = g->edge_cap ? 2 * g->edge_cap : 64;
-        AsEdge *edges = realloc(g->edges, sizeof *edges * (size_t)cap);
-        if (!edges)
-            return false;
-        g->edges = edges;
-        g->edge_cap = cap;
-    }
+    if (!autoshard_grow((void **)&g->edges, &g->edge_cap, g->num_edges + 1, sizeof *g->edges))
+        return false;
     e.rep = g->num_edges;
     g->edges[g->num_edges++] = e;
     return true;

@@ -95,35 +95,20 @@ static void row_add(Row *r, int col, double v)
         r->acc[col] = 1e-300; /* stays touched */
 }
 
-static bool grow(void **p, int *cap, int need, size_t elem)
-{
-    if (need <= *cap)
-        return true;
-    int n = *cap ? *cap : 1024;
-    while (n < need)
-        n *= 2;
-    void *q = realloc(*p, (size_t)n * elem);
-    if (!q)
-        return false;
-    *p = q;
-    *cap = n;
-    return true;
-}
-
 static bool reserve(Row *r, int nz)
 {
     int cap = r->nz_cap;
-    bool ok = grow((void **)&r->t_row, &cap, nz, sizeof(int));
+    bool ok = autoshard_grow((void **)&r->t_row, &cap, nz, sizeof(int));
     cap = r->nz_cap;
-    ok = ok && grow((void **)&r->t_col, &cap, nz, sizeof(int));
+    ok = ok && autoshard_grow((void **)&r->t_col, &cap, nz, sizeof(int));
     cap = r->nz_cap;
-    ok = ok && grow((void **)&r->t_val, &cap, nz, sizeof(double));
+    ok = ok && autoshard_grow((void **)&r->t_val, &cap, nz, sizeof(double));
     if (ok)
         r->nz_cap = cap;
     cap = r->row_cap;
-    ok = ok && grow((void **)&r->lo, &cap, r->rows + 1, sizeof(double));
+    ok = ok && autoshard_grow((void **)&r->lo, &cap, r->rows + 1, sizeof(double));
     cap = r->row_cap;
-    ok = ok && grow((void **)&r->hi, &cap, r->rows + 1, sizeof(double));
+    ok = ok && autoshard_grow((void **)&r->hi, &cap, r->rows + 1, sizeof(double));
     if (ok)
         r->row_cap = cap;
     return ok;
