@@ -79,6 +79,8 @@ static const char *unsupported(const Op *op)
 {
     if (op->region || op->num_regions)
         return "has regions";
+    if (op->kind == OP_CUSTOM || op->kind == OP_CALL)
+        return "calls a function whose per-device types are fixed"; /* partition functions */
     for (int i = 0; i < op->num_operands; i++)
         if (!rank_ok(&op->operands[i]->type))
             return "has an operand of too high a rank";
