@@ -64,15 +64,15 @@ PY' _ "$shardc" "$file" "${flags[@]}" --explain)
     actual=$(json_field "$work/stats.json" "d['total_bytes_per_device']")
     predicted=$(json_field "$work/stats.json" "d['auto_shard']['predicted_bytes_per_device']")
     local ratio
-    ratio=$(python3 -c "print('%.2f' % ($bytes / $hand_bytes) if $hand_bytes else '-')")
-    echo "| $label | $ops | $strategies | $tied | $vars | $cons | $(spread "${walls[@]}") | $(spread "${cpus[@]}") | $(spread "${totals[@]}") | $predicted = $actual vs Megatron $hand_bytes (ratio $ratio) |"
+    ratio=$(python3 -c "print('%.2f' % ($actual / $hand_bytes) if $hand_bytes else '-')")
+    echo "| $label | $ops | $strategies | $tied | $vars | $cons | $(spread "${walls[@]}") | $(spread "${cpus[@]}") | $(spread "${totals[@]}") | $predicted, $actual, $hand_bytes ($ratio) |"
 }
 
 echo "# Auto-sharding benchmark"
 echo
 echo "CPU: $(lscpu | sed -nE 's/^Model name: *//p'), $(nproc) cores; load average $(cut -d' ' -f1-3 /proc/loadavg); $repeats repeats ($budget_repeats under a budget); solver limit $limit s"
 echo
-echo "| mesh, layers, budget | ops | strategies | tied | ILP variables | constraints | solve wall s | solve cpu s | compile cpu s | bytes/device: predicted = actual vs hand Megatron |"
+echo "| mesh, layers, budget | ops | strategies | tied | ILP variables | constraints | solve wall s | solve cpu s | compile cpu s | bytes/device: predicted, actual, hand Megatron (ratio actual/Megatron) |"
 echo "|---|---|---|---|---|---|---|---|---|---|"
 for mesh in $meshes; do
     d=${mesh%x*} m=${mesh#*x}
