@@ -250,6 +250,23 @@ static bool emit_stats(const CompileArgs *args, const PartitionStats *stats)
     return fflush(stdout) == 0;
 }
 
+/* The search's --explain lines: all of them, or (--explain=%NAME) the
+ * value's line and its runner-up line. */
+static void print_auto_shard_explain(FILE *out, const char *text, const char *name)
+{
+    size_t n = strlen(name);
+    bool shown = false;
+    for (const char *line = text; *line;) {
+        const char *end = strchr(line, '\n');
+        size_t len = end ? (size_t)(end - line) + 1 : strlen(line);
+        if (line[0] != ' ')
+            shown = !n || (line[0] == '%' && strncmp(line + 1, name, n) == 0 && line[n + 1] == ':');
+        if (shown)
+            fwrite(line, 1, len, out);
+        line += len;
+    }
+}
+
 /* What --emit asks for. */
 static void print_output(FILE *out, Module *m, const CompileArgs *args, PassContext *ctx)
 {
@@ -257,7 +274,7 @@ static void print_output(FILE *out, Module *m, const CompileArgs *args, PassCont
         partition_print_devices(out, m, args->device);
     else if (args->options.explain) {
         if (ctx->autoshard && ctx->autoshard->explain) /* why the search chose what propagation then spread */
-            fputs(ctx->autoshard->explain, out);
+            print_auto_shard_explain(out, ctx->autoshard->explain, args->options.explain);
         origins_explain(out, ctx->origins, m, args->options.explain[0] ? args->options.explain : NULL);
         if (args->options.emit >= EMIT_PARTITIONED)
             stats_print_reasons(out, ctx->stats);
