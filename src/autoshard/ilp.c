@@ -306,7 +306,9 @@ static Cbc_Model *build(const AsGraph *g, int cols, bool peak, double budget, in
     free(lo);
     free(hi);
     free_rows(&r);
-    return ok ? m : (Cbc_deleteModel(m), NULL);
+    if (!ok && m)
+        Cbc_deleteModel(m);
+    return ok ? m : NULL;
 }
 
 static void read_choice(AsGraph *g, const double *sol)
