@@ -98,7 +98,9 @@ static int compare_named_attrs(const void *a, const void *b)
     return strcmp(((const NamedAttr *)a)->name, ((const NamedAttr *)b)->name);
 }
 
-static void print_attr_dict(FILE *out, const NamedAttr *attrs, int count)
+/* `{a = 1, b = 2}` sorted by name; indent >= 0 puts each entry on a line
+ * of its own at that indent. */
+static void print_attr_dict_at(FILE *out, const NamedAttr *attrs, int count, int indent)
 {
     NamedAttr *sorted = malloc(sizeof(NamedAttr) * (size_t)(count ? count : 1));
     if (!sorted)
@@ -107,11 +109,20 @@ static void print_attr_dict(FILE *out, const NamedAttr *attrs, int count)
     qsort(sorted, (size_t)count, sizeof(NamedAttr), compare_named_attrs);
     fputc('{', out);
     for (int i = 0; i < count; i++) {
-        fprintf(out, "%s%s = ", i ? ", " : "", sorted[i].name);
+        if (indent >= 0)
+            fprintf(out, "%s\n%*s", i ? "," : "", indent, "");
+        else if (i)
+            fputs(", ", out);
+        fprintf(out, "%s = ", sorted[i].name);
         print_attr_value(out, sorted[i].value);
     }
     fputc('}', out);
     free(sorted);
+}
+
+static void print_attr_dict(FILE *out, const NamedAttr *attrs, int count)
+{
+    print_attr_dict_at(out, attrs, count, -1);
 }
 
 void print_attr_value(FILE *out, const AttrValue *v)
@@ -144,8 +155,33 @@ static void print_value_list(FILE *out, Value *const *values, int count)
         fprintf(out, "%s%%%s", i ? ", " : "", values[i]->name);
 }
 
-/* An op's attributes plus its result shardings, as one sorted dict. */
-static void print_op_attrs(FILE *out, const Op *op)
+/* A dict too long for one line, one attribute a line under the op (a
+ * shard_map's specs ran to 970 characters: golden diffs became unreadable). */
+static void print_dict_lines(FILE *out, const AttrValue *dict, int indent)
+{
+    fputc(' ', out);
+    print_attr_dict_at(out, dict->u.dict.items, dict->u.dict.count, indent + 6);
+}
+
+/* The dict's length printed on one line. */
+static size_t dict_width(const AttrValue *dict)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *mem = open_memstream(&text, &len);
+    if (!mem)
+        return 0;
+    print_attr_value(mem, dict);
+    fclose(mem);
+    free(text);
+    return len;
+}
+
+enum { SHARD_MAP_LINE = 100 };
+
+/* An op's attributes plus its result shardings, as one sorted dict; a
+ * shard_map's on lines of their own when they would not fit one. */
+static void print_op_attrs(FILE *out, const Op *op, int indent)
 {
     Arena scratch;
     arena_init(&scratch);
@@ -185,8 +221,12 @@ static void print_op_attrs(FILE *out, const Op *op)
                                      .value = print_logical_axes_attr(&scratch, op->results[0]->logical)};
     if (count) {
         AttrValue dict = {.kind = ATTR_DICT, .u.dict = {count, attrs}};
-        fputc(' ', out);
-        print_attr_value(out, &dict);
+        if (op->kind == OP_SHARD_MAP && dict_width(&dict) > SHARD_MAP_LINE) {
+            print_dict_lines(out, &dict, indent);
+        } else {
+            fputc(' ', out);
+            print_attr_value(out, &dict);
+        }
     }
     arena_free(&scratch);
 }
@@ -237,10 +277,10 @@ void print_op(FILE *out, const Op *op, int indent, const PrintHooks *hooks)
         fputc(' ', out);
         print_value_list(out, op->operands, op->num_operands);
     }
-    print_op_attrs(out, op);
+    print_op_attrs(out, op, indent);
     if (op->region) {
         fputc(' ', out);
-        print_block_args(out, op->region, indent, false);
+        print_block_args(out, op->region, indent + 2, op->kind == OP_SHARD_MAP && op->region->num_args > 2);
         fputs(" {\n", out);
         print_block_body(out, op->region, indent, hooks);
     }
