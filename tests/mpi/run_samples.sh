@@ -59,7 +59,9 @@ mesh_size() {
         /^mesh @/ { name = $2; sub(/^@/, "", name); n = 1; line = $0
                     while (match(line, /=[0-9]+/)) { n *= substr(line, RSTART + 1, RLENGTH - 1); line = substr(line, RSTART + RLENGTH) }
                     size[name] = n }
-        /= shard_map/ && !found { if (match($0, /mesh = @[A-Za-z0-9_.]+/)) { m = substr($0, RSTART + 8, RLENGTH - 8); found = 1 } }
+        /= shard_map/ { in_header = 1 } # its attributes may be on the lines after (one a line)
+        in_header && !found { if (match($0, /mesh = @[A-Za-z0-9_.]+/)) { m = substr($0, RSTART + 8, RLENGTH - 8); found = 1 } }
+        in_header && /\) \{$/ { in_header = 0 }
         END { print (found ? size[m] : 0) }'
 }
 
