@@ -42,7 +42,7 @@ UNIT_SRC = $(wildcard tests/unit/test_*.c)
 UNIT_BIN = $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 HEADERS  = $(wildcard include/shardc/*.h include/shardc/*.def src/*/*.h src/*/*.def passes/*.h cli/*.h)
 
-.PHONY: all check unit golden asan check-asan clean bench
+.PHONY: all check unit golden asan check-asan clean bench difftest difftest-ci
 all: $(BUILD)/shardc $(BUILD)/libshardc.a $(UNIT_BIN) $(BUILD)/shirgen
 
 $(BUILD)/gen/parser.c $(BUILD)/gen/parser.h &: grammar/parser.y
@@ -148,9 +148,18 @@ $(BUILD)/shirgen: $(SHIRGEN_SRC) $(wildcard tools/shirgen*.h) $(BUILD)/libshardc
 N ?= 1000
 SEED ?= 1
 GENFLAGS ?=
-.PHONY: difftest
+.PHONY: difftest difftest-ci
 difftest: all
 	@bash tools/difftest.sh -b $(BUILD) -n $(N) -s $(SEED) -- $(GENFLAGS)
+
+# The random differential tests at full size (.ci/run runs them; make check
+# runs the first seeds of each, to stay short): plain, uneven, unreduced
+# and auto-sharded programs. Each line ends "N programs, 0 mismatches, ...".
+difftest-ci: all
+	@bash tools/difftest.sh -b $(BUILD) -o $(BUILD)/difftest-ci -n 200 -s 1
+	@bash tools/difftest.sh -b $(BUILD) -o $(BUILD)/difftest-ci-uneven -n 200 -s 1 -- --uneven
+	@bash tools/difftest.sh -b $(BUILD) -o $(BUILD)/difftest-ci-unreduced -n 100 -s 1 -- --unreduced
+	@DIFFTEST_FLAGS=--auto-shard bash tools/difftest.sh -b $(BUILD) -o $(BUILD)/difftest-ci-auto -n 40 -s 1
 
 clean:
 	rm -rf build build-asan build-alloc build-fuzz build-mpi
