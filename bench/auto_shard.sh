@@ -82,7 +82,7 @@ for mesh in $meshes; do
         "$work/gen_transformer" -l "$layers" -d "$d" -m "$m" -o "$hand" 2>/dev/null
         "$shardc" "$hand" --stats=json >"$work/hand.json"
         hand_bytes=$(json_field "$work/hand.json" "d['total_bytes_per_device']")
-        hand_peak=$(json_field "$work/hand.json" "d['peak_local_bytes']")
+        hand_peak=$(json_field "$work/hand.json" "d['peak_live_bytes_per_device']")
         run_one "$auto" 0 "$hand_bytes" "data=$d,model=$m, $layers, none"
         run_one "$auto" "$hand_peak" "$hand_bytes" "data=$d,model=$m, $layers, $hand_peak"
     done

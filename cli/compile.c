@@ -241,12 +241,14 @@ static int parse_args(int argc, char **argv, CompileArgs *args)
 }
 
 /* --stats goes to stdout; the program then only goes to -o, if given. */
-static bool emit_stats(const CompileArgs *args, const PartitionStats *stats)
+static bool emit_stats(const CompileArgs *args, const Module *m, const char *entry, PartitionStats *stats)
 {
+    stats_count(stats, m, entry); /* a figure it could not count is said in the table */
     if (args->stats == STATS_JSON)
         stats_print_json(stdout, stats);
     else
         stats_print_table(stdout, stats);
+    stats_free(stats);
     return fflush(stdout) == 0;
 }
 
@@ -383,7 +385,7 @@ static bool emit_module(Module *m, const CompileArgs *args, PassContext *ctx)
 {
     if (args->visualize)
         return visualize_values(m, args, ctx->diag);
-    if (args->stats && !emit_stats(args, ctx->stats))
+    if (args->stats && !emit_stats(args, m, ctx->options->entry, ctx->stats))
         return false;
     if (args->stats && !args->output)
         return true;
@@ -460,7 +462,7 @@ static bool compile_chunk(void *user, DiagEngine *diag, const char *name, const 
     int errors = diag->errors;
     bool ok = m && (!c->args->stats || options.entry) && pipeline_run(m, &ctx);
     if (ok && c->args->stats)
-        ok = emit_stats(c->args, &stats);
+        ok = emit_stats(c->args, m, options.entry, &stats);
     if (ok && (!c->args->stats || c->args->output))
         print_output(c->out, m, c->args, &ctx);
     autoshard_report_free(&autoshard);

@@ -17,6 +17,7 @@
 #include "shardc/npy.h"
 #include "shardc/origin.h"
 #include "shardc/parse.h"
+#include "shardc/partition.h"
 #include "shardc/pass.h"
 #include "shardc/print.h"
 #include "shardc/timer.h"
@@ -174,6 +175,7 @@ typedef struct Program {
     size_t len;
     Module *module;
     const Func *entry;
+    PartitionStats stats;   /* what partitioning inserted, for --stats */
 } Program;
 
 static const Func *find_entry(DiagEngine *diag, const Module *m, const char *name)
@@ -199,7 +201,7 @@ static bool load_program(DiagEngine *diag, const char *path, EmitKind emit, cons
                               .auto_shard = a->common.auto_shard, .memory_budget = a->common.memory_budget,
                               .auto_shard_time = a->common.auto_shard_time};
     OriginTable origins = {0};
-    PassContext ctx = {.diag = diag, .options = &options, .origins = &origins};
+    PassContext ctx = {.diag = diag, .options = &options, .origins = &origins, .stats = &p->stats};
     return func && pipeline_run(p->module, &ctx) && diag->errors == 0 && (p->entry = find_entry(diag, p->module, func));
 }
 
@@ -581,7 +583,7 @@ enum { LISTED_DEVICES = 16 };
 /* Every device's peak on small meshes; the extremes on big ones. */
 static void print_device_peaks(const InterpStats *s)
 {
-    printf("    peak bytes per device:");
+    printf("interpreter peak bytes per device (kernel scratch included):");
     if (s->num_devices <= LISTED_DEVICES) {
         for (int64_t d = 0; d < s->num_devices; d++)
             printf(" %lld:%lld", (long long)d, (long long)s->device_peak_bytes[d]);
@@ -597,16 +599,44 @@ static void print_device_peaks(const InterpStats *s)
            (long long)s->device_peak_bytes[hi], (long long)hi, (long long)s->device_peak_bytes[lo], (long long)lo);
 }
 
-static void print_run_stats(const char *label, const RunResult *r)
+static void print_run_line(const char *label, const RunResult *r)
 {
     const InterpStats *s = &r->interp.stats;
-    printf("  %s run: %.3f ms, %lld shard_map runs, host peak %lld bytes\n", label, 1e3 * r->seconds,
+    printf("%s run: %.3f ms, %lld shard_map runs, host peak %lld bytes\n", label, 1e3 * r->seconds,
            (long long)s->shard_map_runs, (long long)s->host_peak_bytes);
-    for (int kind = 0; kind < OP_COUNT; kind++)
-        if (s->collectives[kind].calls || s->collectives[kind].bytes)
-            printf("    %-20s %6lld call(s) %12lld bytes moved\n", op_info((OpKind)kind)->name,
-                   (long long)s->collectives[kind].calls, (long long)s->collectives[kind].bytes);
+}
+
+/* Whether the run moved what the count says, kind by kind. */
+static bool same_traffic(const CostTally *counted, const CostTally *measured)
+{
+    for (int k = 0; k < COST_KINDS; k++)
+        if (counted->calls[k] != measured->calls[k] ||
+            cost_tally_per_device(counted, k, false) != cost_tally_per_device(measured, k, false) ||
+            cost_tally_per_device(counted, k, true) != cost_tally_per_device(measured, k, true))
+            return false;
+    return true;
+}
+
+/* The program's cost as `shardc --stats` counts it (the same text), then
+ * what the run measured by the same definitions (docs/partitioning.md,
+ * "Cost metrics"), and whether the two agree. */
+static void print_run_stats(Program *spmd, const RunResult *ref_run, const RunResult *spmd_run)
+{
+    const InterpStats *s = &spmd_run->interp.stats;
+    printf("stats:\n");
+    print_run_line("reference", ref_run);
+    print_run_line("spmd", spmd_run);
+    printf("counted (as `shardc --stats` counts the program):\n");
+    stats_count(&spmd->stats, spmd->module, spmd->entry->name);
+    stats_print_table(stdout, &spmd->stats);
+    printf("measured (the spmd run):\n");
+    stats_print_tally(stdout, &s->traffic);
     print_device_peaks(s);
+    const ProgramCost *c = &spmd->stats.cost;
+    bool same = same_traffic(&c->tally, &s->traffic);
+    printf("measured traffic %s the count%s\n", same ? "equals" : "differs from",
+           same || !(c->unknown_trips || c->in_branches) ? "" : " (loops of unknown trip count or case branches)");
+    stats_free(&spmd->stats);
 }
 
 /* ---- the command ---------------------------------------------------------------------------------- */
@@ -681,11 +711,8 @@ static bool session_report(RunSession *s)
         printf("FAIL: %d of %d results differ from the reference\n", failures, n);
     else
         printf("PASS: %d %s the reference\n", n, n == 1 ? "result matches" : "results match");
-    if (a->stats) {
-        printf("stats:\n");
-        print_run_stats("reference", &s->ref_run);
-        print_run_stats("spmd", &s->spmd_run);
-    }
+    if (a->stats)
+        print_run_stats(&s->spmd, &s->ref_run, &s->spmd_run);
     return failures == 0;
 }
 

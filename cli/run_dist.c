@@ -321,27 +321,26 @@ bool run_dist_check_fingerprint(RunDist *d, DiagEngine *diag, uint64_t fingerpri
 
 /* ---- stats, failing, ending ---------------------------------------------------------------- */
 
+/* Each process ran its own devices: their per-device figures are summed
+ * (the others' entries are zero), and calls were counted by one process. */
 bool run_dist_merge_stats(RunDist *d, InterpStats *stats)
 {
     if (!d->world)
         return true;
-    int64_t n = 2 * OP_COUNT + stats->num_devices + 1;
-    int64_t *counts = calloc((size_t)n, sizeof *counts);
+    int64_t cells = stats->num_devices * COST_KINDS;
+    int64_t n = COST_KINDS + 2 * cells + stats->num_devices + 1;
+    int64_t *counts = calloc((size_t)n, sizeof *counts), *at = counts;
     if (!counts)
         return false;
-    for (int k = 0; k < OP_COUNT; k++) {
-        counts[2 * k] = stats->collectives[k].calls;
-        counts[2 * k + 1] = stats->collectives[k].bytes;
-    }
-    memcpy(counts + 2 * OP_COUNT, stats->device_peak_bytes, (size_t)stats->num_devices * sizeof *counts);
-    counts[n - 1] = stats->shard_map_runs;
+    CostTally *t = &stats->traffic;
+    int64_t *parts[] = {t->calls, t->received, t->sent, stats->device_peak_bytes, &stats->shard_map_runs};
+    int64_t sizes[] = {COST_KINDS, cells, cells, stats->num_devices, 1};
+    for (int i = 0; i < 5; at += sizes[i], i++)
+        memcpy(at, parts[i], (size_t)sizes[i] * sizeof *counts);
     bool ok = d->world->ops->sum_to_root(d->world, counts, n) == TRANSPORT_OK;
-    for (int k = 0; ok && run_dist_is_root(d) && k < OP_COUNT; k++)
-        stats->collectives[k] = (InterpCollectiveStats){counts[2 * k], counts[2 * k + 1]};
-    if (ok && run_dist_is_root(d)) {
-        memcpy(stats->device_peak_bytes, counts + 2 * OP_COUNT, (size_t)stats->num_devices * sizeof *counts);
-        stats->shard_map_runs = counts[n - 1];
-    }
+    at = counts;
+    for (int i = 0; ok && run_dist_is_root(d) && i < 5; at += sizes[i], i++)
+        memcpy(parts[i], at, (size_t)sizes[i] * sizeof *counts);
     free(counts);
     return ok;
 }

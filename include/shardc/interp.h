@@ -19,25 +19,25 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include "shardc/cost.h"
 #include "shardc/diag.h"
 #include "shardc/ir.h"
 #include "shardc/tensor.h"
 #include "shardc/transport.h"
 
-/* Traffic of one collective kind, summed over the devices: `bytes` counts
- * what devices received from other devices (a naive algorithm: an
- * all-reduce over n devices receives (n-1) operands on each; all_slice and
- * axis_index move nothing). `calls` counts executions of the op (once per
- * run of the op by the mesh, not per device). */
+/* One device's traffic in one collective kind, counted by the definition
+ * of shardc/cost.h as the op runs. `calls` counts executions of the op
+ * (once per run by the mesh, not per device). */
 typedef struct InterpCollectiveStats {
     int64_t calls;
-    int64_t bytes;
+    int64_t bytes;                /* received */
+    int64_t sent;
 } InterpCollectiveStats;
 
 typedef struct InterpStats {
-    InterpCollectiveStats collectives[OP_COUNT]; /* by OpKind */
+    CostTally traffic;            /* by device id and collective kind: measured */
     int64_t host_peak_bytes;      /* global-semantics values */
-    int64_t num_devices;          /* entries in device_peak_bytes */
+    int64_t num_devices;          /* entries in device_peak_bytes (and traffic) */
     int64_t *device_peak_bytes;   /* by device id: most bytes live at once */
     int64_t shard_map_runs;
 } InterpStats;

@@ -7,6 +7,7 @@
 #ifndef SHARDC_PARTITION_H
 #define SHARDC_PARTITION_H
 #include <stdbool.h>
+#include "shardc/cost.h"
 #include "shardc/ir.h"
 #include "shardc/propagate.h"
 
@@ -54,8 +55,8 @@ enum { RESHARD_MAX_STEPS = 64 };
 typedef struct ReshardPlan {
     int num_steps;
     ReshardStep steps[RESHARD_MAX_STEPS];
-    bool full_replication;  /* some step left the tensor fully replicated
-                               although the target is not */
+    bool full_replication;  /* some step left a sharded tensor whole on
+                               every device (the target, or on the way) */
 } ReshardPlan;
 
 typedef enum { REDUCE_SUM, REDUCE_MAX, REDUCE_MIN, REDUCE_MEAN } ReductionKind;
@@ -118,10 +119,36 @@ typedef struct CollectiveRecord {
                                -1 inside a loop of unknown trip count */
 } CollectiveRecord;
 
+/* What one run of a program costs per device, counted from its text
+ * (cost.c; docs/partitioning.md "Cost metrics"). */
+typedef struct CostItem {
+    const Op *op;               /* a collective of the program */
+    int64_t bytes;              /* the most a device receives in it, per run of the program */
+    int64_t executions;         /* its runs per run of the program; -1: in a loop of unknown trip count */
+} CostItem;
+
+typedef struct ProgramCost {
+    CostTally tally;            /* collectives in shard_map bodies, by device */
+    CostItem *items;            /* each collective (malloc'd) */
+    int num_items, cap_items;
+    int64_t peak_live_bytes;    /* per device: the most bytes live at once */
+    int unknown_trips;          /* collectives in loops of unknown trip count: counted once */
+    int in_branches;            /* collectives in case branches: the costliest branch counted */
+} ProgramCost;
+
+/* Add f's cost (the collectives of its shard_maps, loops multiplied by
+ * their static trip counts) to `cost`; false when a figure overflowed or
+ * memory ran out (the figures are then lower bounds). */
+bool stats_count_program(ProgramCost *cost, const Module *m, const Func *f);
+void stats_cost_free(ProgramCost *cost);
+/* A counted loop (`while i < n: i += step`, or <=, from constants): its
+ * trip count; anything else false. */
+bool partition_static_trip_count(const Op *w, int64_t *trips);
+
 typedef struct PartitionStats {
     int count, cap;
-    CollectiveRecord *records;
-    int64_t peak_local_bytes;   /* largest per-device live set estimate */
+    CollectiveRecord *records;  /* what the partitioner inserted, and why */
+    ProgramCost cost;           /* of the program counted (stats_count) */
     int full_replications;
     /* --auto-shard: what its cost model predicted for the plan it chose */
     bool predicted;
@@ -130,7 +157,15 @@ typedef struct PartitionStats {
 } PartitionStats;
 
 void stats_record(PartitionStats *stats, Arena *arena, CollectiveRecord record);
+/* Count the cost of the function named `counted` (every function if NULL)
+ * into stats->cost; stats_free releases it. */
+bool stats_count(PartitionStats *stats, const Module *m, const char *counted);
+void stats_free(PartitionStats *stats);
 void stats_print_table(FILE *out, const PartitionStats *stats);
+/* The collectives table and peak of a cost alone (run --stats prints it too). */
+void stats_print_cost(FILE *out, const ProgramCost *cost);
+/* The collectives table of a tally: calls, bytes received and sent per device by kind. */
+void stats_print_tally(FILE *out, const CostTally *t);
 void stats_print_json(FILE *out, const PartitionStats *stats);
 /* One line per collective with the reason it was inserted (--explain). */
 void stats_print_reasons(FILE *out, const PartitionStats *stats);

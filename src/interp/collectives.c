@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "interp/collectives_internal.h"
+#include "shardc/cost.h"
 #include "shardc/layout.h"
 
 /* ---- groups ---------------------------------------------------------------------------- */
@@ -76,11 +77,20 @@ bool collective_transport_result(ExecCtx *x, const Op *op, TransportStatus statu
     return exec_fail(x, op, "'%s': %s", op_info(op->kind)->name, transport_status_name(status));
 }
 
-void collective_count_traffic(ExecCtx *x, const Op *op, int64_t bytes)
+/* What the device received, by the one definition of shardc/cost.h, so
+ * `run --stats` measures what `shardc --stats` counts. */
+void collective_count_traffic(ExecCtx *x, const Op *op, int64_t sent, int64_t received)
 {
-    x->collectives[op->kind].bytes += bytes;
+    x->collectives[op->kind].bytes += received;
+    x->collectives[op->kind].sent += sent;
     if (x->device->active_index == 0)
         x->collectives[op->kind].calls++;
+}
+
+void collective_count_symmetric(ExecCtx *x, const Op *op, int64_t n, int64_t in_bytes, int64_t out_bytes)
+{
+    int64_t bytes = cost_collective_received(op->kind, n, in_bytes, out_bytes);
+    collective_count_traffic(x, op, bytes, bytes);
 }
 
 bool collective_new_tensor(ExecCtx *x, const Op *op, DType dtype, int rank, const int64_t *dims, Tensor **out)
@@ -156,7 +166,7 @@ static bool coll_all_reduce(ExecCtx *x, const Op *op, const Group *g, const Tens
     Transport *t = x->device->transport;
     if (!collective_transport_result(x, op, t->ops->allreduce(t, &g->t, how, in->data, (*out)->data, in->count)))
         return false;
-    collective_count_traffic(x, op, (g->t.size - 1) * (int64_t)in->nbytes);
+    collective_count_symmetric(x, op, g->t.size, (int64_t)in->nbytes, (int64_t)in->nbytes);
     return !red.mean || divide_by(x, op, out, g->t.size);
 }
 
@@ -184,7 +194,7 @@ static bool coll_reduce_scatter(ExecCtx *x, const Op *op, const Group *g, const 
     ok = ok && collective_transport_result(x, op, t->ops->reduce_scatter(t, &g->t, how, send->data, (*out)->data, result_count));
     tensor_release(send);
     if (ok)
-        collective_count_traffic(x, op, (n - 1) * (int64_t)(*out)->nbytes);
+        collective_count_symmetric(x, op, n, (int64_t)in->nbytes, (int64_t)(*out)->nbytes);
     return ok && (!red.mean || divide_by(x, op, out, n));
 }
 
@@ -204,7 +214,7 @@ static bool coll_all_gather(ExecCtx *x, const Op *op, const Group *g, const Tens
     bool ok = collective_new_tensor(x, op, in->dtype, in->rank + 1, dims, &stacked) &&
               collective_transport_result(x, op, t->ops->allgather(t, &g->t, in->data, in->nbytes, stacked->data));
     if (ok)
-        collective_count_traffic(x, op, (g->t.size - 1) * (int64_t)in->nbytes);
+        collective_count_symmetric(x, op, g->t.size, (int64_t)in->nbytes, (int64_t)in->nbytes * g->t.size);
     ok = ok && interp_move_axis(x, op, stacked, 0, (int)axis, &moved);
     tensor_release(stacked); /* before the relabel, which needs moved to itself */
     ok = ok && interp_relabel(x, op, moved, &op->results[0]->type);
@@ -232,7 +242,7 @@ static bool coll_all_to_all(ExecCtx *x, const Op *op, const Group *g, const Tens
               collective_new_tensor(x, op, send->dtype, send->rank, send->dims, &recv) &&
               collective_transport_result(x, op, t->ops->alltoall(t, &g->t, send->data, send->nbytes / (size_t)n, recv->data));
     if (ok)
-        collective_count_traffic(x, op, (n - 1) * (int64_t)(send->nbytes / (size_t)n));
+        collective_count_symmetric(x, op, n, (int64_t)send->nbytes, (int64_t)send->nbytes);
     ok = ok && interp_move_axis(x, op, recv, 0, (int)concat, &moved);
     tensor_release(send);
     tensor_release(recv);
@@ -264,7 +274,8 @@ static bool coll_ppermute(ExecCtx *x, const Op *op, const Group *g, const Tensor
         !collective_transport_result(x, op, t->ops->sendrecv(t, self, in->data, in->nbytes, dest, (*out)->data,
                                                   source >= 0 ? in->nbytes : 0, source)))
         return false;
-    collective_count_traffic(x, op, source >= 0 && source != self ? (int64_t)in->nbytes : 0);
+    collective_count_traffic(x, op, dest >= 0 && dest != self ? (int64_t)in->nbytes : 0,
+                             source >= 0 && source != self ? (int64_t)in->nbytes : 0);
     return true;
 }
 
@@ -274,7 +285,7 @@ static bool coll_ppermute(ExecCtx *x, const Op *op, const Group *g, const Tensor
 static bool coll_axis_index(ExecCtx *x, const Op *op, const Group *g, const Tensor *in, Tensor **out)
 {
     (void)in;
-    collective_count_traffic(x, op, 0);
+    collective_count_traffic(x, op, 0, 0);
     return exec_kernel(x, op, kern_full(&x->tensors, DT_I32, 0, NULL, scalar_int(g->t.index), out));
 }
 
@@ -288,7 +299,7 @@ static bool coll_all_slice(ExecCtx *x, const Op *op, const Group *g, const Tenso
     memcpy(sizes, in->dims, (size_t)in->rank * sizeof *sizes);
     sizes[dim] /= g->t.size;
     offsets[dim] = g->t.index * sizes[dim];
-    collective_count_traffic(x, op, 0);
+    collective_count_traffic(x, op, 0, 0);
     return exec_kernel(x, op, tensor_extract_block(&x->tensors, in, offsets, sizes, out));
 }
 
@@ -435,14 +446,16 @@ static bool run_rounds(ExecCtx *x, const Op *op, const PermutePlan *p, const Ten
     Transport *t = x->device->transport;
     int64_t self = x->device->position;
     bool remote = p->my_source != self;
+    int64_t sent = 0;
     for (int64_t r = 0; r < p->rounds; r++) {
         int64_t source = remote && p->my_round == r ? p->my_source : -1;
+        sent += p->dest_by_round[r] >= 0 ? (int64_t)in->nbytes : 0;
         TransportStatus st = t->ops->sendrecv(t, self, in->data, in->nbytes, p->dest_by_round[r], out->data,
                                               source >= 0 ? out->nbytes : 0, source);
         if (!collective_transport_result(x, op, st))
             return false;
     }
-    collective_count_traffic(x, op, remote ? (int64_t)out->nbytes : 0);
+    collective_count_traffic(x, op, sent, remote ? (int64_t)out->nbytes : 0);
     return true;
 }
 

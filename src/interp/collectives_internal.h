@@ -20,7 +20,10 @@ void group_free(Group *g);
 /* A transport status as success or a failure at op. */
 bool collective_transport_result(ExecCtx *x, const Op *op, TransportStatus status);
 /* Record bytes this device received from others for op's kind. */
-void collective_count_traffic(ExecCtx *x, const Op *op, int64_t bytes);
+/* What the device sent and received in op (shardc/cost.h). */
+void collective_count_traffic(ExecCtx *x, const Op *op, int64_t sent, int64_t received);
+/* ... for the kinds whose sent and received bytes are alike. */
+void collective_count_symmetric(ExecCtx *x, const Op *op, int64_t n, int64_t in_bytes, int64_t out_bytes);
 bool collective_new_tensor(ExecCtx *x, const Op *op, DType dtype, int rank, const int64_t *dims, Tensor **out);
 
 bool exec_collective_permute(ExecCtx *x, const Op *op, const Tensor *in, Tensor **out);

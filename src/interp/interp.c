@@ -35,6 +35,7 @@ void interp_ctx_free(InterpCtx *ic)
 {
     free(ic->stats.device_peak_bytes);
     ic->stats.device_peak_bytes = NULL;
+    cost_tally_free(&ic->stats.traffic);
     interp_pool_free(ic->pool);
     ic->pool = NULL;
     pthread_mutex_destroy(&ic->stats_lock);
@@ -422,11 +423,14 @@ static bool size_device_stats(InterpCtx *ic, const Module *m)
     if (devices <= ic->stats.num_devices)
         return true;
     int64_t *peaks = realloc(ic->stats.device_peak_bytes, (size_t)devices * sizeof *peaks);
-    if (!peaks) {
+    if (peaks)
+        ic->stats.device_peak_bytes = peaks;
+    if (!peaks || !cost_tally_reserve(&ic->stats.traffic, devices)) {
         char total[32];
+        size_t per_device = sizeof *peaks + 2 * COST_KINDS * sizeof(int64_t); /* peak, traffic */
         diag_error(ic->diag, largest->loc, "out of memory simulating the %lld devices of mesh @%s: %zu bytes per "
-                   "device (%s) for their statistics alone", (long long)devices, largest->name, sizeof *peaks,
-                   limits_format_bytes(devices * (int64_t)sizeof *peaks, total, sizeof total));
+                   "device (%s) for their statistics alone", (long long)devices, largest->name, per_device,
+                   limits_format_bytes(devices * (int64_t)per_device, total, sizeof total));
         return false;
     }
     memset(peaks + ic->stats.num_devices, 0, (size_t)(devices - ic->stats.num_devices) * sizeof *peaks);

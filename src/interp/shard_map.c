@@ -291,9 +291,10 @@ static void merge_stats(InterpCtx *ic, const ShardMapRun *r)
         int64_t *peak = &ic->stats.device_peak_bytes[d->device.device_id];
         if (d->acct.peak_bytes > *peak)
             *peak = d->acct.peak_bytes;
-        for (int kind = 0; kind < OP_COUNT; kind++) {
-            ic->stats.collectives[kind].calls += d->exec.collectives[kind].calls;
-            ic->stats.collectives[kind].bytes += d->exec.collectives[kind].bytes;
+        for (int slot = 0; slot < COST_KINDS; slot++) {
+            const InterpCollectiveStats *c = &d->exec.collectives[cost_slot_kind(slot)];
+            ic->stats.traffic.calls[slot] += c->calls;
+            cost_tally_add(&ic->stats.traffic, d->device.device_id, slot, c->sent, c->bytes);
         }
     }
     if (!r->world || r->world->rank == 0) /* a distributed run counts once, on the root */

@@ -192,7 +192,7 @@ static bool counter_step(const Op *w, int k, int64_t *step)
 
 /* A counted loop (`while i < n: i += step`, or <=, from constants) runs a
  * known number of times; anything else: false. */
-static bool static_trip_count(const Op *w, int64_t *trips)
+bool partition_static_trip_count(const Op *w, int64_t *trips)
 {
     const Block *cond = w->regions[0];
     const Value *p = cond->num_returns == 1 ? cond->returns[0] : NULL;
@@ -219,7 +219,7 @@ static int64_t executions_inside(const PartitionCtx *pc, const Op *op)
     int64_t trips, product;
     if (op->kind != OP_WHILE)
         return pc->executions;
-    if (pc->executions < 0 || !static_trip_count(op, &trips) ||
+    if (pc->executions < 0 || !partition_static_trip_count(op, &trips) ||
         __builtin_mul_overflow(pc->executions, trips, &product))
         return -1;
     return product;

@@ -169,30 +169,6 @@ static void end_body(PartitionCtx *pc, Func *f, Block *body)
     }
 }
 
-/* The largest per-device live set of the program, in bytes: a value
- * lives from its definition to its last use. */
-static int64_t peak_live_bytes(const Block *body, Arena *scratch, int num_values)
-{
-    const Op **last_use = ARENA_ARRAY(scratch, const Op *, num_values + 1);
-    for (const Op *op = body->first; op; op = op->next)
-        for (int i = 0; i < op->num_operands; i++)
-            last_use[op->operands[i]->id] = op;
-    int64_t live = 0, peak = 0;
-    for (int i = 0; i < body->num_args; i++)
-        live += pc_type_bytes(&body->args[i]->type);
-    for (const Op *op = body->first; op; op = op->next) {
-        for (int j = 0; j < op->num_results; j++)
-            live += pc_type_bytes(&op->results[j]->type);
-        peak = live > peak ? live : peak;
-        for (int i = 0; i < op->num_operands; i++)
-            if (last_use[op->operands[i]->id] == op) {
-                live -= pc_type_bytes(&op->operands[i]->type);
-                last_use[op->operands[i]->id] = NULL;
-            }
-    }
-    return peak > live ? peak : live;
-}
-
 static bool any_uneven(Value *const *values, int count, Sharding *const *specs)
 {
     for (int i = 0; i < count; i++)
@@ -320,12 +296,8 @@ static bool partition_func(Module *m, Func *f, DiagEngine *diag, PartitionStats 
         pc_partition_op(&pc, op);
     }
     end_body(&pc, f, body);
-    if (pc.ok) {
-        int64_t peak = peak_live_bytes(body, &pc.scratch, m->num_values);
-        if (peak > stats->peak_local_bytes)
-            stats->peak_local_bytes = peak;
+    if (pc.ok)
         install_spmd_body(&pc, f, body);
-    }
     arena_free(&pc.scratch);
     arena_free(&pc.tables);
     return pc.ok;

@@ -9,6 +9,7 @@
  * planned as the pieces "x":(1)2 and "x":(2)2. */
 #include <stdlib.h>
 #include <string.h>
+#include "shardc/cost.h"
 #include "shardc/partition.h"
 
 enum { MAX_BOUNDS = 32, MAX_MESH_AXES = 16 };
@@ -329,7 +330,7 @@ bool reshard_plan(ReshardPlan *plan, const Mesh *mesh, const DimAxes *from, cons
         if (!(try_slice(plan, &state, &target) || try_permute(plan, &state, &target) ||
               try_all_to_all(plan, &state, &target) || try_gather(plan, &state, &target)))
             return false;
-        if (fully_replicated(&state) && !fully_replicated(&target) && !fully_replicated(from))
+        if (fully_replicated(&state) && !fully_replicated(from)) /* the target, or on the way */
             plan->full_replication = true;
     }
     merge_all_to_alls(plan);
@@ -337,17 +338,15 @@ bool reshard_plan(ReshardPlan *plan, const Mesh *mesh, const DimAxes *from, cons
     return true;
 }
 
-/* Bytes each device receives, with the bandwidth-optimal algorithm: the
- * partitioner's --stats and the auto-sharding cost model both count this. */
+/* Bytes each device receives, with the bandwidth-optimal algorithm
+ * (shardc/cost.h): the partitioner's --stats and the auto-sharding cost
+ * model both count this. */
 int64_t reshard_step_bytes(const ReshardStep *s, int64_t in_bytes, int64_t out_bytes)
 {
-    int64_t n = axis_list_size(&s->axes);
-    switch (s->kind) {
-    case STEP_ALL_SLICE: return 0;
-    case STEP_ALL_GATHER: return out_bytes - in_bytes;
-    case STEP_ALL_TO_ALL: case STEP_REDUCE_SCATTER: return in_bytes / n * (n - 1);
-    case STEP_ALL_REDUCE: return 2 * (in_bytes / n) * (n - 1);
-    case STEP_COLLECTIVE_PERMUTE: return in_bytes;
-    }
-    return 0;
+    static const OpKind kinds[] = {
+        [STEP_ALL_SLICE] = OP_ALL_SLICE, [STEP_ALL_GATHER] = OP_ALL_GATHER, [STEP_ALL_TO_ALL] = OP_ALL_TO_ALL,
+        [STEP_REDUCE_SCATTER] = OP_REDUCE_SCATTER, [STEP_ALL_REDUCE] = OP_ALL_REDUCE,
+        [STEP_COLLECTIVE_PERMUTE] = OP_COLLECTIVE_PERMUTE,
+    };
+    return cost_collective_received(kinds[s->kind], axis_list_size(&s->axes), in_bytes, out_bytes);
 }

@@ -1,7 +1,6 @@
-/* Communication statistics of a partitioned program (--stats) and the
- * per-device view (--emit=devices). */
-
-/* Communication statistics of a partitioned program (--stats). */
+/* Communication statistics of a partitioned program (--stats), printed
+ * from its cost (cost.c) and the partitioner's records of why each
+ * collective is there, and the per-device view (--emit=devices). */
 #include <stdlib.h>
 #include <string.h>
 #include "shardc/layout.h"
@@ -21,44 +20,29 @@ void stats_record(PartitionStats *stats, Arena *arena, CollectiveRecord record)
     stats->records[stats->count++] = record;
 }
 
-typedef struct KindTotal {
-    int64_t count;
-    int64_t bytes;
-} KindTotal;
-
-/* A collective in a loop of unknown trip count is counted once. */
-static int64_t runs_of(const CollectiveRecord *r)
+bool stats_count(PartitionStats *stats, const Module *m, const char *counted)
 {
-    return r->executions < 0 ? 1 : r->executions;
+    bool ok = true;
+    for (int i = 0; i < m->num_funcs; i++)
+        if (!counted || strcmp(m->funcs[i]->name, counted) == 0)
+            ok &= stats_count_program(&stats->cost, m, m->funcs[i]);
+    return ok;
 }
 
-/* Calls and bytes per run of the program, by kind; the total bytes. */
-static int64_t totals_by_kind(const PartitionStats *stats, KindTotal *totals)
-{
-    int64_t total = 0;
-    memset(totals, 0, sizeof(KindTotal) * OP_COUNT);
-    for (int i = 0; i < stats->count; i++) {
-        const CollectiveRecord *r = &stats->records[i];
-        int64_t bytes = r->bytes_per_device * runs_of(r);
-        totals[r->kind].count += runs_of(r);
-        totals[r->kind].bytes += bytes;
-        total += bytes;
-    }
-    return total;
-}
+void stats_free(PartitionStats *stats) { stats_cost_free(&stats->cost); }
 
-/* What the loop counts mean, when there are loops. */
-static void print_loop_note(FILE *out, const PartitionStats *stats)
+/* What the loop and branch counts mean, when there are loops or branches. */
+static void print_loop_note(FILE *out, const ProgramCost *cost)
 {
-    int looped = 0, unknown = 0;
-    for (int i = 0; i < stats->count; i++) {
-        looped += stats->records[i].executions != 1;
-        unknown += stats->records[i].executions < 0;
-    }
-    if (looped > unknown)
-        fprintf(out, "collectives in loops of static trip count counted per iteration: %d\n", looped - unknown);
-    if (unknown)
-        fprintf(out, "collectives in loops of unknown trip count, counted once: %d\n", unknown);
+    int looped = 0;
+    for (int i = 0; i < cost->num_items; i++)
+        looped += cost->items[i].executions > 1;
+    if (looped)
+        fprintf(out, "collectives in loops of static trip count counted per iteration: %d\n", looped);
+    if (cost->unknown_trips)
+        fprintf(out, "collectives in loops of unknown trip count, counted once: %d\n", cost->unknown_trips);
+    if (cost->in_branches)
+        fprintf(out, "collectives in case branches, the costliest branch counted: %d\n", cost->in_branches);
 }
 
 static void print_axes_json(FILE *out, const Mesh *mesh, const AxisList *axes);
@@ -68,54 +52,99 @@ enum { TOP_ROWS = 10 };
 /* Largest bytes per run of the program first; ties in program order. */
 static int by_bytes(const void *a, const void *b)
 {
-    const CollectiveRecord *x = *(const CollectiveRecord *const *)a, *y = *(const CollectiveRecord *const *)b;
-    int64_t bx = x->bytes_per_device * runs_of(x), by = y->bytes_per_device * runs_of(y);
-    return bx != by ? (bx < by ? 1 : -1) : (x < y ? -1 : x > y);
+    const CostItem *x = a, *y = b;
+    return x->bytes != y->bytes ? (x->bytes < y->bytes ? 1 : -1) : (x->op->id > y->op->id) - (x->op->id < y->op->id);
+}
+
+/* The partitioner's record of the collective that made op, or NULL: the
+ * program's own collectives (shard_map bodies, partition functions) have none. */
+static const CollectiveRecord *record_of(const PartitionStats *stats, const Op *op)
+{
+    for (int i = 0; i < stats->count; i++)
+        if (stats->records[i].result && strcmp(stats->records[i].result, op->results[0]->name) == 0)
+            return &stats->records[i];
+    return NULL;
+}
+
+/* The value a collective moves and the op that needed it: the record's
+ * (the resharded value, where its user is), else the op's own. */
+static void print_origin(FILE *out, const PartitionStats *stats, const Op *op, bool json)
+{
+    const CollectiveRecord *r = record_of(stats, op);
+    const char *value = r ? r->value : op->num_operands ? op->operands[0]->name : op->results[0]->name;
+    Loc loc = r ? r->loc : op->loc;
+    fprintf(out, json ? "\"op\":\"%%%s\",\"loc\":\"%s:%d:%d\"" : "of %%%s at %s:%d:%d", value,
+            loc.file ? loc.file : "", loc.line, loc.col);
+    if (!r && !json)
+        fputs(" (in the program)", out);
+}
+
+static void print_op_axes(FILE *out, const Op *op)
+{
+    const AttrValue *axes = op_attr_get(op, ATTR_KEY_AXES);
+    fputc('[', out);
+    for (int i = 0; axes && axes->kind == ATTR_ARRAY && i < axes->u.array.count; i++)
+        fprintf(out, "%s\"%s\"", i ? "," : "", axes->u.array.items[i]->kind == ATTR_STRING ? axes->u.array.items[i]->u.s : "?");
+    fputc(']', out);
 }
 
 /* The collectives that move the most, each with the value it moves and
  * where the op that needed it is: where to look first. */
 static void print_top(FILE *out, const PartitionStats *stats)
 {
-    if (!stats->count)
+    const ProgramCost *cost = &stats->cost;
+    if (!cost->num_items)
         return;
-    const CollectiveRecord **order = malloc(sizeof *order * (size_t)stats->count);
+    CostItem *order = malloc(sizeof *order * (size_t)cost->num_items);
     if (!order)
         return;
-    for (int i = 0; i < stats->count; i++)
-        order[i] = &stats->records[i];
-    qsort(order, (size_t)stats->count, sizeof *order, by_bytes);
-    fputs("top communicators (bytes/device per run, largest first):\n", out);
-    for (int i = 0; i < stats->count && i < TOP_ROWS; i++) {
-        const CollectiveRecord *r = order[i];
-        fprintf(out, "%20lld  %s ", (long long)(r->bytes_per_device * runs_of(r)), op_info(r->kind)->name);
-        print_axes_json(out, r->mesh, &r->axes);
-        fprintf(out, " of %%%s at %s:%d:%d", r->value, r->loc.file ? r->loc.file : "", r->loc.line, r->loc.col);
-        if (r->executions != 1)
-            fprintf(out, r->executions < 0 ? " (loop, counted once)" : " (x%lld in loops)", (long long)r->executions);
+    memcpy(order, cost->items, sizeof *order * (size_t)cost->num_items);
+    qsort(order, (size_t)cost->num_items, sizeof *order, by_bytes);
+    fputs("top communicators (bytes received/device per run, largest first):\n", out);
+    for (int i = 0; i < cost->num_items && i < TOP_ROWS; i++) {
+        fprintf(out, "%20lld  %s ", (long long)order[i].bytes, op_info(order[i].op->kind)->name);
+        print_op_axes(out, order[i].op);
+        fputc(' ', out);
+        print_origin(out, stats, order[i].op, false);
+        if (order[i].executions != 1)
+            fprintf(out, order[i].executions < 0 ? " (loop, counted once)" : " (x%lld in loops)",
+                    (long long)order[i].executions);
         fputc('\n', out);
     }
-    if (stats->count > TOP_ROWS)
-        fprintf(out, "%20s  ... %d more\n", "", stats->count - TOP_ROWS);
+    if (cost->num_items > TOP_ROWS)
+        fprintf(out, "%20s  ... %d more\n", "", cost->num_items - TOP_ROWS);
     free(order);
+}
+
+void stats_print_tally(FILE *out, const CostTally *t)
+{
+    fprintf(out, "%-20s %8s %20s %20s\n", "collective", "count", "received/device", "sent/device");
+    int64_t count = 0;
+    for (int k = 0; k < COST_KINDS; k++) {
+        if (!t->calls[k])
+            continue;
+        fprintf(out, "%-20s %8lld %20lld %20lld\n", op_info(cost_slot_kind(k))->name, (long long)t->calls[k],
+                (long long)cost_tally_per_device(t, k, false), (long long)cost_tally_per_device(t, k, true));
+        count += t->calls[k];
+    }
+    fprintf(out, "%-20s %8lld %20lld %20lld\n", "total", (long long)count, (long long)cost_tally_per_device(t, -1, false),
+            (long long)cost_tally_per_device(t, -1, true));
+}
+
+/* The table `shardc --stats` and `shardc run --stats` both print. */
+void stats_print_cost(FILE *out, const ProgramCost *cost)
+{
+    const CostTally *t = &cost->tally;
+    stats_print_tally(out, t);
+    print_loop_note(out, cost);
+    fprintf(out, "peak live bytes per device: %lld\n", (long long)cost->peak_live_bytes);
+    if (t->overflow)
+        fputs("(some figure passed 2^63 bytes or could not be counted: the figures are lower bounds)\n", out);
 }
 
 void stats_print_table(FILE *out, const PartitionStats *stats)
 {
-    KindTotal totals[OP_COUNT];
-    int64_t total = totals_by_kind(stats, totals);
-    fprintf(out, "%-20s %8s %20s\n", "collective", "count", "bytes/device");
-    int64_t count = 0;
-    for (int k = 0; k < OP_COUNT; k++) {
-        if (!totals[k].count)
-            continue;
-        fprintf(out, "%-20s %8lld %20lld\n", op_info((OpKind)k)->name, (long long)totals[k].count,
-                (long long)totals[k].bytes);
-        count += totals[k].count;
-    }
-    fprintf(out, "%-20s %8lld %20lld\n", "total", (long long)count, (long long)total);
-    print_loop_note(out, stats);
-    fprintf(out, "peak local bytes per device: %lld\n", (long long)stats->peak_local_bytes);
+    stats_print_cost(out, &stats->cost);
     fprintf(out, "full replications: %d\n", stats->full_replications);
     if (stats->predicted)
         fprintf(out, "auto-shard predicted: %lld bytes/device, %.6g s, peak %lld bytes/device\n",
@@ -139,22 +168,25 @@ static void print_axes_json(FILE *out, const Mesh *mesh, const AxisList *axes)
 
 void stats_print_json(FILE *out, const PartitionStats *stats)
 {
-    KindTotal totals[OP_COUNT];
-    int64_t total = totals_by_kind(stats, totals);
+    const ProgramCost *cost = &stats->cost;
+    int64_t total = cost_tally_per_device(&cost->tally, -1, false);
     fputs("{\"collectives\":[", out);
-    for (int i = 0; i < stats->count; i++) {
-        const CollectiveRecord *r = &stats->records[i];
-        fprintf(out, "%s{\"kind\":\"%s\",\"axes\":", i ? "," : "", op_info(r->kind)->name);
-        print_axes_json(out, r->mesh, &r->axes);
-        fprintf(out, ",\"bytes_per_device\":%lld,\"op\":\"%%%s\",\"loc\":\"%s:%d:%d\"", (long long)r->bytes_per_device,
-                r->value, r->loc.file ? r->loc.file : "", r->loc.line, r->loc.col);
-        if (r->executions < 0)
+    for (int i = 0; i < cost->num_items; i++) {
+        const CostItem *it = &cost->items[i];
+        fprintf(out, "%s{\"kind\":\"%s\",\"axes\":", i ? "," : "", op_info(it->op->kind)->name);
+        print_op_axes(out, it->op);
+        int64_t runs = it->executions < 0 ? 1 : it->executions;
+        fprintf(out, ",\"bytes_per_device\":%lld,", (long long)(runs ? it->bytes / runs : 0));
+        print_origin(out, stats, it->op, true);
+        if (it->executions < 0)
             fputs(",\"executions\":null}", out);
         else
-            fprintf(out, ",\"executions\":%lld}", (long long)r->executions);
+            fprintf(out, ",\"executions\":%lld}", (long long)it->executions);
     }
-    fprintf(out, "],\"total_bytes_per_device\":%lld,\"count\":%d,\"peak_local_bytes\":%lld,\"full_replications\":%d",
-            (long long)total, stats->count, (long long)stats->peak_local_bytes, stats->full_replications);
+    fprintf(out, "],\"total_bytes_per_device\":%lld,\"total_bytes_sent_per_device\":%lld,\"count\":%d,"
+            "\"peak_live_bytes_per_device\":%lld,\"full_replications\":%d",
+            (long long)total, (long long)cost_tally_per_device(&cost->tally, -1, true), cost->num_items,
+            (long long)cost->peak_live_bytes, stats->full_replications);
     if (stats->predicted) /* --auto-shard's model, beside the actual figures above */
         fprintf(out, ",\"auto_shard\":{\"predicted_bytes_per_device\":%lld,\"actual_bytes_per_device\":%lld,"
                 "\"predicted_seconds\":%.6g,\"predicted_peak_bytes\":%lld}",

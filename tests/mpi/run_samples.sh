@@ -67,7 +67,7 @@ mesh_size() {
 
 # The report without timings: result lines, verdict, stats counters.
 report_lines() {
-    grep -v -E '^ +(reference|spmd) run: ' "$1"
+    grep -v -E '^ *(reference|spmd) run: ' "$1"
 }
 
 check_sample() {

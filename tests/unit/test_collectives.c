@@ -344,13 +344,19 @@ static void test_device_ids_order(void **state)
 
 /* ---- partitioner collectives --------------------------------------------------------- */
 
+/* The most any device received (or sent) in collectives of `kind`. */
+static int64_t measured(const Fixture *f, OpKind kind, bool sent)
+{
+    return cost_tally_per_device(&f->ic.stats.traffic, cost_kind_slot(kind), sent);
+}
+
 static void test_all_slice(void **state)
 {
     Fixture *f = *state;
     run_map(f, "\"x\"=4", 8, "in_specs = [<@m, [{}]>], out_specs = [<@m, [{\"x\"}]>]",
             "    %s = all_slice %b {axes = [\"x\"], dim = 0} : f32[2]\n    return %s", "f32[8]", "f32[8]");
     expect(f, 0, 1, DIMS(8), VALS(0, 1, 2, 3, 4, 5, 6, 7));
-    assert_int_equal(f->ic.stats.collectives[OP_ALL_SLICE].bytes, 0);
+    assert_int_equal(measured(f, OP_ALL_SLICE, false), 0);
 }
 
 static void test_all_reduce_kinds(void **state)
@@ -406,20 +412,44 @@ static void test_collective_permute_fan_out(void **state)
             "    return %p",
             "f32[1]", "f32[2]");
     expect(f, 0, 1, DIMS(2), VALS(0, 1));
-    /* (1,0) -> (0,1) and (1,1); (0,0) -> (1,0): three remote blocks of 4 bytes. */
-    assert_int_equal(f->ic.stats.collectives[OP_COLLECTIVE_PERMUTE].bytes, 12);
+    /* (1,0) -> (0,1) and (1,1); (0,0) -> (1,0): three remote blocks of 4
+     * bytes, received one by each of three devices, two sent by (1,0). */
+    assert_int_equal(measured(f, OP_COLLECTIVE_PERMUTE, false), 4);
+    assert_int_equal(measured(f, OP_COLLECTIVE_PERMUTE, true), 8);
 }
 
 /* ---- statistics and errors ------------------------------------------------------------ */
+
+/* shardc/cost.h: the bandwidth-optimal bytes, rounded up (a scalar
+ * all-reduce is not free), and every collective kind has a slot. */
+static void test_cost_definition(void **state)
+{
+    (void)state;
+    assert_int_equal(cost_collective_received(OP_ALL_REDUCE, 4, 32768, 32768), 49152);
+    assert_int_equal(cost_collective_received(OP_PSUM, 8, 4, 4), 8);
+    assert_int_equal(cost_collective_received(OP_ALL_GATHER, 4, 8, 32), 24);
+    assert_int_equal(cost_collective_received(OP_REDUCE_SCATTER, 4, 32, 8), 24);
+    assert_int_equal(cost_collective_received(OP_ALL_TO_ALL, 4, 32, 32), 24);
+    assert_int_equal(cost_collective_received(OP_COLLECTIVE_PERMUTE, 1, 16, 16), 16);
+    assert_int_equal(cost_collective_received(OP_ALL_SLICE, 4, 32, 8), 0);
+    assert_int_equal(cost_collective_received(OP_ALL_REDUCE, 1, 32, 32), 0);
+    for (int k = 0; k < OP_COUNT; k++)
+        if (op_info((OpKind)k)->op_class == OPC_COLLECTIVE) {
+            assert_true(cost_kind_slot((OpKind)k) >= 0);
+            assert_int_equal(cost_slot_kind(cost_kind_slot((OpKind)k)), k);
+        }
+}
 
 static void test_traffic_counts(void **state)
 {
     Fixture *f = *state;
     run_map(f, "\"g\"=4", 8, "in_specs = [<@m, [{\"g\"}]>], out_specs = [<@m, [{}]>]",
             "    %s = psum %b {axes = [\"g\"]} : f32[2]\n    return %s", "f32[2]", "f32[2]");
-    /* each of 4 devices receives 3 blocks of 8 bytes; one call. */
-    assert_int_equal(f->ic.stats.collectives[OP_PSUM].bytes, 4 * 3 * 8);
-    assert_int_equal(f->ic.stats.collectives[OP_PSUM].calls, 1);
+    /* a ring all-reduce over 4 devices: each receives (and sends) 2 x 3/4
+     * of its 8 bytes; one call. */
+    assert_int_equal(measured(f, OP_PSUM, false), 12);
+    assert_int_equal(measured(f, OP_PSUM, true), 12);
+    assert_int_equal(f->ic.stats.traffic.calls[cost_kind_slot(OP_PSUM)], 1);
     assert_int_equal(f->ic.stats.shard_map_runs, 1);
 }
 
@@ -682,6 +712,7 @@ int main(void)
         T(test_reduce_scatter),
         T(test_collective_permute_transpose),
         T(test_collective_permute_fan_out),
+        cmocka_unit_test(test_cost_definition),
         T(test_traffic_counts),
         T(test_collective_outside_shard_map),
         T(test_device_failure_reported),
