@@ -391,7 +391,7 @@ static bool emit_module(Module *m, const CompileArgs *args, PassContext *ctx)
         return true;
     if ((args->options.emit == EMIT_DEVICES && !partition_check_device(m, args->device, ctx->diag)) ||
         (args->options.explain && args->options.explain[0] &&
-         !origins_check_name(m, args->options.explain, ctx->diag)))
+         !origins_check_name(ctx->origins, m, args->options.explain, ctx->diag)))
         return false;
     OutputFile out;
     int errors_before = ctx->diag->errors;

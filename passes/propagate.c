@@ -72,7 +72,8 @@ static bool run_propagate(Module *m, PassContext *ctx)
                                 .diag = ctx->diag,
                                 /* --auto-shard's conflicts are reshards its model priced */
                                 .warn_conflicts = !ctx->options->quiet_conflicts && !ctx->options->auto_shard,
-                                .origins = ctx->origins};
+                                .origins = ctx->origins,
+                                .explain = ctx->origins && ctx->options->explain};
     int errors = ctx->diag->errors; /* -Werror makes the warning one */
     if (!ctx->options->quiet_conflicts) /* sdy_opt does not warn */
         warn_unsharded(m, ctx->diag);

@@ -15,17 +15,35 @@ typedef struct DimOrigin {
     Loc loc;            /* annotations and specs: where they are written */
 } DimOrigin;
 
+/* One function's values as propagation left them: later passes (the
+ * partitioner moves them into a shard_map body, on local types) must not
+ * change what --explain says. */
+typedef struct OriginFunc {
+    const char *name;
+    int num_values;
+    const Value **values;       /* in program order */
+    const Sharding **shardings; /* each value's sharding at the fixed point */
+} OriginFunc;
+
 typedef struct OriginTable {
     int num_values;
     DimOrigin **dims;   /* by Value.id; each an array over the value's rank */
+    char **missing;     /* by Value.id, or NULL: what did not reach the value, and why */
+    int num_funcs, funcs_capacity;
+    OriginFunc *funcs;  /* grown by origins_snapshot_func */
 } OriginTable;
 
 void origins_init(OriginTable *t, Arena *arena, int num_values);
 DimOrigin *origins_of(OriginTable *t, Arena *arena, const Value *v);
-/* Print the explanation for one value (or all when name is NULL). */
+/* Add a line to what --explain says did not reach v (once per text). */
+void origins_add_missing(OriginTable *t, Arena *arena, const Value *v, const char *line);
+/* Record f's values and shardings at propagation's fixed point. */
+void origins_snapshot_func(OriginTable *t, Arena *arena, Func *f);
+/* Print the explanation for one value (or all when name is NULL), from the
+ * snapshots when propagation ran, else from the module as it is. */
 void origins_explain(FILE *out, OriginTable *t, const Module *m, const char *name);
-/* Whether a value of that name exists outside shard_map bodies; else an
- * error naming it. */
-bool origins_check_name(const Module *m, const char *name, DiagEngine *diag);
+/* Whether a value of that name exists outside shard_map bodies (or was
+ * snapshot by propagation); else an error naming it. */
+bool origins_check_name(const OriginTable *t, const Module *m, const char *name, DiagEngine *diag);
 
 #endif

@@ -74,6 +74,8 @@ typedef struct PropagateOptions {
     DiagEngine *diag;
     bool warn_conflicts;
     struct OriginTable *origins;    /* filled for --explain when non-NULL */
+    bool explain;                   /* --explain: also what did not reach each value, and
+                                       each function as propagation left it */
 } PropagateOptions;
 
 bool propagate_module(Module *m, const PropagateOptions *options);

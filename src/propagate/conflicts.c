@@ -60,6 +60,45 @@ static bool describe_conflict(PropagationState *st, const Op *op, const OpShardi
     return false;
 }
 
+/* Whether axis a shards a factor other than f of an operand of p: the
+ * data the op takes in (the batch, for FSDP) already uses it. */
+static bool held_by_other_factor(const ShardingProjection *p, int f, AxisRef a)
+{
+    for (int t = 0; t < p->num_operands; t++)
+        for (int g = 0; g < p->rule->num_factors; g++)
+            for (int k = 0; g != f && p->tensors[t].factors[g].present && k < p->tensors[t].factors[g].axes.count; k++)
+                if (axis_ref_equal(p->tensors[t].factors[g].axes.axes[k], a))
+                    return true;
+    return false;
+}
+
+/* FSDP (ZeRO-3): a parameter stored sharded along its contracting dim, on
+ * an axis the op's batch already uses, must be gathered to be used, as the
+ * user asked by storing it so. That is: no result has factor f (it is
+ * contracted), every operand holding axes along f is a function argument
+ * holding the same axes, and each such axis shards another factor of an
+ * operand. No warning for it; any other disagreement is a conflict. */
+static bool fsdp_gather(const PropagationState *st, const Op *op, const ShardingProjection *p, int f)
+{
+    const FactorSharding *held = NULL;
+    for (int t = op->num_operands; t < p->num_tensors; t++)
+        if (p->tensors[t].factors[f].present)
+            return false;
+    for (int t = 0; t < op->num_operands; t++) {
+        const FactorSharding *fs = &p->tensors[t].factors[f];
+        if (!fs->present || !fs->axes.count)
+            continue;
+        const Value *v = op->operands[t];
+        if (v->def || v->block != st->func->body || (held && !axis_list_equal(&held->axes, &fs->axes)))
+            return false;
+        held = fs;
+        for (int k = 0; k < fs->axes.count; k++)
+            if (!held_by_other_factor(p, f, fs->axes.axes[k]))
+                return false;
+    }
+    return held != NULL;
+}
+
 /* One warning per op, naming each factor whose shardings disagree. */
 static void check_op(PropagationState *st, const Op *op, const OpShardingRule *rule)
 {
@@ -79,7 +118,7 @@ static void check_op(PropagationState *st, const Op *op, const OpShardingRule *r
     projection_build(&p, &st->scratch, rule, mesh, shardings, types, op->num_operands, count);
     char text[2048] = "";
     for (int f = 0; f < rule->num_factors; f++)
-        if (!(rule->blocked && rule->blocked[f])) /* a blocked factor propagates nothing by design */
+        if (!(rule->blocked && rule->blocked[f]) && !fsdp_gather(st, op, &p, f)) /* both by design */
             describe_conflict(st, op, rule, &p, f, text, sizeof text);
     if (text[0])
         diag_warning(st->options->diag, op->loc, "conflicting shardings for %s; the partitioner will reshard", text);
@@ -133,9 +172,10 @@ void prop_report_boundary_conflicts(PropagationState *st, Func *f)
 
 static bool check_op_conflicts(Op *op, void *st)
 {
-    /* reshard and sharding_constraint ask for a change of sharding: the
-     * reshard there is intended, no conflict to warn about. */
-    bool intended = op->kind == OP_RESHARD || op->kind == OP_SHARDING_CONSTRAINT;
+    /* reshard and sharding_constraint ask for a change of sharding, a
+     * propagation_barrier for one not to pass: the reshard there is
+     * intended, no conflict to warn about. */
+    bool intended = op->kind == OP_RESHARD || op->kind == OP_SHARDING_CONSTRAINT || op->kind == OP_PROPAGATION_BARRIER;
     const OpShardingRule *rule = op->kind == OP_SHARD_MAP || intended ? NULL : prop_state_rule(st, op);
     if (rule)
         check_op(st, op, rule);

@@ -663,10 +663,14 @@ static void close_value(PropagationState *st, Value *v, int unused)
 
 void prop_state_finish_func(PropagationState *st, Func *f)
 {
+    if (st->options->explain)
+        prop_explain_missing(st, f);
     prop_close_func_results(st, f);
     if (st->options->warn_conflicts)
         prop_report_conflicts(st, f);
     for_each_value(st, f, close_value, 0);
+    if (st->options->explain) /* what --explain prints, whatever later passes do */
+        origins_snapshot_func(st->options->origins, &st->module->arena, f);
     if (st->options->warn_conflicts)
         prop_report_boundary_conflicts(st, f);
 }

@@ -91,6 +91,9 @@ void propagate_func_results(PropagationState *st, Func *f);
 /* After the fixed point: a result annotation's open dims take what the
  * returned value appended to them, and every dim closes. */
 void prop_close_func_results(PropagationState *st, Func *f);
+/* For --explain: what each value lacks that a neighbour holds, and why
+ * (why_not.c; at the fixed point, before shardings close). */
+void prop_explain_missing(PropagationState *st, Func *f);
 /* Warn about every factor whose shardings still disagree (the partitioner
  * will reshard there). */
 void prop_report_conflicts(PropagationState *st, Func *f);
