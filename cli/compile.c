@@ -215,6 +215,34 @@ static int check_pass_list(const CompileArgs *args)
                            needed->name);
 }
 
+static const char *emit_name(EmitKind kind)
+{
+    for (size_t i = 0; i < sizeof emit_names / sizeof emit_names[0]; i++)
+        if (emit_names[i].kind == kind && !emit_names[i].mlir && !emit_names[i].dot)
+            return emit_names[i].name;
+    return "?";
+}
+
+/* Some pass --print-ir-before/after names must run, or nothing would print. */
+static int check_printed_passes(const CompileOptions *options)
+{
+    const char *flags[] = {"--print-ir-before", "--print-ir-after"}, *lists[] = {options->print_before,
+                                                                                  options->print_after};
+    for (int i = 0; i < 2; i++) {
+        const Pass *idle = pipeline_none_run(lists[i], options);
+        if (!idle)
+            continue;
+        if (options->pass_list)
+            return cli_usage_error(&cmd_compile_command, "%s: pass '%s' is not in --pass-pipeline", flags[i], idle->name);
+        if (options->emit >= idle->needed_from) /* an opt-in pass */
+            return cli_usage_error(&cmd_compile_command, "%s: pass '%s' runs only with --%s", flags[i], idle->name,
+                                   idle->name);
+        return cli_usage_error(&cmd_compile_command, "%s: pass '%s' does not run for --emit=%s; it runs from --emit=%s on",
+                               flags[i], idle->name, emit_name(options->emit), emit_name(idle->needed_from));
+    }
+    return -1;
+}
+
 /* Returns -1 to continue, else an exit status. */
 static int parse_args(int argc, char **argv, CompileArgs *args)
 {
@@ -237,7 +265,8 @@ static int parse_args(int argc, char **argv, CompileArgs *args)
         return cli_usage_error(&cmd_compile_command, "--visualize-format needs --visualize=%%V[,%%W...]");
     if (args->stats && args->options.emit < EMIT_PARTITIONED)
         args->options.emit = EMIT_PARTITIONED;
-    return check_pass_list(args);
+    int status_lists = check_pass_list(args);
+    return status_lists >= 0 ? status_lists : check_printed_passes(&args->options);
 }
 
 /* --stats goes to stdout; the program then only goes to -o, if given. */

@@ -88,6 +88,20 @@ bool pipeline_run(Module *m, PassContext *ctx)
     return true;
 }
 
+const Pass *pipeline_none_run(const char *list, const CompileOptions *options)
+{
+    const Pass *idle = NULL;
+    if (!list || strcmp(list, "*") == 0)
+        return NULL;
+    for (size_t i = 0; i < NUM_PASSES; i++)
+        if (pipeline_list_names(list, pipeline[i])) {
+            if (runs(pipeline[i], options))
+                return NULL;
+            idle = idle ? idle : pipeline[i];
+        }
+    return idle;
+}
+
 /* ---- checking a list of names ---- */
 
 static const char *unknown_pass(const char *name, size_t len, char *buf, size_t size)

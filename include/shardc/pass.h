@@ -114,5 +114,9 @@ bool pipeline_list_names(const char *list, const Pass *pass);
  * starting with verify and holding the passes each needs. NULL when
  * fine, else the message (in buf). */
 const char *pipeline_check_list(const char *list, bool ordered, char *buf, size_t size);
+/* When no pass of a comma list (not "*") runs under these options, the
+ * first it names, else NULL: --print-ir-after=propagate with --emit=ir
+ * would print nothing. */
+const Pass *pipeline_none_run(const char *list, const CompileOptions *options);
 
 #endif
