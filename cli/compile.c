@@ -9,6 +9,7 @@
 #include "shardc/interp.h"
 #include "output.h"
 #include "shardc/limits.h"
+#include "shardc/suggest.h"
 #include "shardc/mlir.h"
 #include "shardc/origin.h"
 #include "shardc/partition.h"
@@ -63,7 +64,12 @@ static int flag_emit(CliParse *p, const char *v)
             return CLI_OK;
         }
     }
-    return CLI_BAD;
+    enum { NUM_EMIT = sizeof emit_names / sizeof emit_names[0] };
+    const char *names[NUM_EMIT];
+    for (size_t i = 0; i < NUM_EMIT; i++)
+        names[i] = emit_names[i].name;
+    const char *near = suggest_closest(v, strlen(v), names, NUM_EMIT);
+    return near ? cli_usage_error(p->cmd, "unknown --emit kind '%s'; did you mean '%s'?", v, near) : CLI_BAD;
 }
 
 /* basic, aggressive, or conservative: aggressive with Shardy's
