@@ -1,7 +1,9 @@
 /* `shardc FILE.shir`: parse, run the pipeline, print what --emit asks for. */
+#include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include "cli.h"
 #include "shardc/autoshard.h"
 #include "cmd.h"
@@ -403,6 +405,12 @@ static bool visualize_values(const Module *m, const CompileArgs *args, DiagEngin
             diag_error(diag, (Loc){m->file, 0, 0}, "--visualize: no value %%%s in the program", name);
             return false;
         }
+    }
+    /* -o DIR for the SVGs: made if missing, as `mkdir DIR` would */
+    if (args->visualize_svg && args->output && mkdir(args->output, 0777) != 0 && errno != EEXIST) {
+        diag_error(diag, (Loc){args->output, 0, 0}, "cannot create the directory for --visualize-format=svg: %s",
+                   strerror(errno));
+        return false;
     }
     OutputFile out;
     bool to_file = args->output && !args->visualize_svg;
