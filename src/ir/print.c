@@ -128,7 +128,7 @@ static void print_attr_dict(FILE *out, const NamedAttr *attrs, int count)
 void print_attr_value(FILE *out, const AttrValue *v)
 {
     switch (v->kind) {
-    case ATTR_INT: fprintf(out, "%lld", (long long)v->u.i); break;
+    case ATTR_INT: print_int(out, (long long)v->u.i); break;
     case ATTR_FLOAT: print_float(out, v->u.f); break;
     case ATTR_BOOL: fputs(v->u.b ? "true" : "false", out); break;
     case ATTR_STRING: print_string(out, v->u.s); break;
@@ -147,12 +147,34 @@ void print_attr_value(FILE *out, const AttrValue *v)
     }
 }
 
+void print_int(FILE *out, long long v)
+{
+    char buf[24], *p = buf + sizeof buf;
+    unsigned long long u = v < 0 ? 0ull - (unsigned long long)v : (unsigned long long)v;
+    *--p = 0;
+    do
+        *--p = (char)('0' + u % 10);
+    while (u /= 10);
+    if (v < 0)
+        *--p = '-';
+    fputs(p, out);
+}
+
+void print_spaces(FILE *out, int n)
+{
+    static const char spaces[] = "                                                                ";
+    for (; n > 0; n -= (int)sizeof spaces - 1)
+        fwrite(spaces, 1, n < (int)sizeof spaces - 1 ? (size_t)n : sizeof spaces - 1, out);
+}
+
 /* Printing modules, functions and ops. */
 
 static void print_value_list(FILE *out, Value *const *values, int count)
 {
-    for (int i = 0; i < count; i++)
-        fprintf(out, "%s%%%s", i ? ", " : "", values[i]->name);
+    for (int i = 0; i < count; i++) {
+        fputs(i ? ", %" : "%", out);
+        fputs(values[i]->name, out);
+    }
 }
 
 /* A dict too long for one line, one attribute a line under the op (a
@@ -240,7 +262,9 @@ static void print_block_args(FILE *out, const Block *b, int indent, bool one_per
             fprintf(out, "%s\n%*s", i ? "," : "", indent + 4, "");
         else if (i)
             fputs(", ", out);
-        fprintf(out, "%%%s: ", v->name);
+        fputc('%', out);
+        fputs(v->name, out);
+        fputs(": ", out);
         type_print(out, &v->type);
         print_value_layout(out, v->sharding, v->logical);
     }
@@ -251,20 +275,25 @@ static void print_block_body(FILE *out, const Block *b, int indent, const PrintH
 {
     for (const Op *op = b->first; op; op = op->next)
         print_op(out, op, indent + 2, hooks);
-    fprintf(out, "%*sreturn", indent + 2, "");
+    print_spaces(out, indent + 2);
+    fputs("return", out);
     if (b->num_returns)
         fputc(' ', out);
     print_value_list(out, b->returns, b->num_returns);
-    fprintf(out, "\n%*s}", indent, "");
+    fputc('\n', out);
+    print_spaces(out, indent);
+    fputc('}', out);
 }
 
 void print_op(FILE *out, const Op *op, int indent, const PrintHooks *hooks)
 {
     if (hooks && hooks->before_op)
         hooks->before_op(out, op, indent, hooks->user);
-    fprintf(out, "%*s", indent, "");
+    print_spaces(out, indent);
     print_value_list(out, op->results, op->num_results);
-    fprintf(out, "%s%s", op->num_results ? " = " : "", op_info(op->kind)->name);
+    if (op->num_results)
+        fputs(" = ", out);
+    fputs(op_info(op->kind)->name, out);
     if (op->str) {
         fputc(' ', out);
         print_string(out, op->str);

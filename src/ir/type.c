@@ -4,6 +4,7 @@
 #include <string.h>
 #include "shardc/checked.h"
 #include "shardc/dtype.h"
+#include "shardc/print.h"
 
 bool type_num_elements(const TensorType *t, int64_t *out)
 {
@@ -34,9 +35,13 @@ TensorType type_make(Arena *arena, DType dtype, int rank, const int64_t *dims)
 
 void type_print(FILE *out, const TensorType *t)
 {
-    fprintf(out, "%s[", dtype_name(t->dtype));
-    for (int i = 0; i < t->rank; i++)
-        fprintf(out, "%s%lld", i ? "," : "", (long long)t->dims[i]);
+    fputs(dtype_name(t->dtype), out);
+    fputc('[', out);
+    for (int i = 0; i < t->rank; i++) {
+        if (i)
+            fputc(',', out);
+        print_int(out, (long long)t->dims[i]);
+    }
     fputc(']', out);
 }
 

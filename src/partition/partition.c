@@ -47,6 +47,8 @@ static bool check_sharding(PartitionCtx *pc, Sharding **s, const char *what, Loc
 static bool check_value(PartitionCtx *pc, Value *v)
 {
     char what[256];
+    if (!v->sharding || v->sharding->mesh == pc->mesh) /* the common case: no name to format */
+        return true;
     snprintf(what, sizeof what, "%%%s", v->name);
     return check_sharding(pc, &v->sharding, what, v->loc);
 }

@@ -15,9 +15,10 @@ enum { START_AT_Z = 17 };
 
 const char *rule_factor_symbol(int index, char buf[static 16])
 {
-    if (index <= START_AT_Z)
-        snprintf(buf, 16, "%c", 'i' + index);
-    else
+    if (index <= START_AT_Z) { /* every rule names its factors: no snprintf for the usual ones */
+        buf[0] = (char)('i' + index);
+        buf[1] = 0;
+    } else
         snprintf(buf, 16, "z_%d", index - START_AT_Z);
     return buf;
 }

@@ -143,7 +143,7 @@ static const char *factor_name(Arena *arena, int index)
     static const char *const names[] = {"i", "j", "k", "l", "m", "n", "o", "p", "q", "r", "s", "t", "u", "v", "w",
                                          "x", "y", "z"};
     char buf[16];
-    if (index < (int)(sizeof names / sizeof names[0]) && strcmp(names[index], rule_factor_symbol(index, buf)) == 0)
+    if (index < (int)(sizeof names / sizeof names[0])) /* rule_factor_symbol's: 'i' + index up to 'z' */
         return names[index];
     return arena_strdup(arena, rule_factor_symbol(index, buf));
 }
