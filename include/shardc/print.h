@@ -26,11 +26,6 @@ void print_attr_value(FILE *out, const AttrValue *v);
 /* Shortest decimal text that reads back as the same double, always with
  * a '.' or exponent so it stays a float literal. */
 void print_float(FILE *out, double v);
-/* An integer in decimal, and `n` spaces: what the printers write for every
- * type and op, without fprintf's format parsing (a fifth of a compile's
- * instructions went to printf's positional path). */
-void print_int(FILE *out, long long v);
-void print_spaces(FILE *out, int n);
 void print_string(FILE *out, const char *s);
 /* Logical axis names (print_logical.c): the list, the same as an attribute
  * value for an op's attribute dict, and an argument's or result's

@@ -3,6 +3,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include "shardc/io.h"
 #include "shardc/print.h"
 
 void print_string(FILE *out, const char *s)
@@ -128,7 +129,7 @@ static void print_attr_dict(FILE *out, const NamedAttr *attrs, int count)
 void print_attr_value(FILE *out, const AttrValue *v)
 {
     switch (v->kind) {
-    case ATTR_INT: print_int(out, (long long)v->u.i); break;
+    case ATTR_INT: io_put_int(out, (long long)v->u.i); break;
     case ATTR_FLOAT: print_float(out, v->u.f); break;
     case ATTR_BOOL: fputs(v->u.b ? "true" : "false", out); break;
     case ATTR_STRING: print_string(out, v->u.s); break;
@@ -145,26 +146,6 @@ void print_attr_value(FILE *out, const AttrValue *v)
         fputc(']', out);
         break;
     }
-}
-
-void print_int(FILE *out, long long v)
-{
-    char buf[24], *p = buf + sizeof buf;
-    unsigned long long u = v < 0 ? 0ull - (unsigned long long)v : (unsigned long long)v;
-    *--p = 0;
-    do
-        *--p = (char)('0' + u % 10);
-    while (u /= 10);
-    if (v < 0)
-        *--p = '-';
-    fputs(p, out);
-}
-
-void print_spaces(FILE *out, int n)
-{
-    static const char spaces[] = "                                                                ";
-    for (; n > 0; n -= (int)sizeof spaces - 1)
-        fwrite(spaces, 1, n < (int)sizeof spaces - 1 ? (size_t)n : sizeof spaces - 1, out);
 }
 
 /* Printing modules, functions and ops. */
@@ -275,13 +256,13 @@ static void print_block_body(FILE *out, const Block *b, int indent, const PrintH
 {
     for (const Op *op = b->first; op; op = op->next)
         print_op(out, op, indent + 2, hooks);
-    print_spaces(out, indent + 2);
+    io_put_spaces(out, indent + 2);
     fputs("return", out);
     if (b->num_returns)
         fputc(' ', out);
     print_value_list(out, b->returns, b->num_returns);
     fputc('\n', out);
-    print_spaces(out, indent);
+    io_put_spaces(out, indent);
     fputc('}', out);
 }
 
@@ -289,7 +270,7 @@ void print_op(FILE *out, const Op *op, int indent, const PrintHooks *hooks)
 {
     if (hooks && hooks->before_op)
         hooks->before_op(out, op, indent, hooks->user);
-    print_spaces(out, indent);
+    io_put_spaces(out, indent);
     print_value_list(out, op->results, op->num_results);
     if (op->num_results)
         fputs(" = ", out);

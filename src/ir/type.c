@@ -1,10 +1,10 @@
 /* Tensor types (shape queries, printing) and the dtype table. */
+#include "shardc/io.h"
 #include "shardc/type.h"
 #include <stdbool.h>
 #include <string.h>
 #include "shardc/checked.h"
 #include "shardc/dtype.h"
-#include "shardc/print.h"
 
 bool type_num_elements(const TensorType *t, int64_t *out)
 {
@@ -40,7 +40,7 @@ void type_print(FILE *out, const TensorType *t)
     for (int i = 0; i < t->rank; i++) {
         if (i)
             fputc(',', out);
-        print_int(out, (long long)t->dims[i]);
+        io_put_int(out, (long long)t->dims[i]);
     }
     fputc(']', out);
 }

@@ -4,6 +4,7 @@
  * attribute and type syntax print_attrs.c's. */
 #include <stdlib.h>
 #include <string.h>
+#include "shardc/io.h"
 #include "print_internal.h"
 #include "shardc/mlir.h"
 
@@ -141,9 +142,12 @@ const char *mlir_visible_name(const MlirPrinter *p, const Value *v, const Block 
 
 void mlir_print_val(MlirPrinter *p, MlirVal v)
 {
-    fprintf(p->out, "%%%s", v.name);
-    if (v.index >= 0)
-        fprintf(p->out, "#%d", v.index);
+    fputc('%', p->out);
+    fputs(v.name, p->out);
+    if (v.index >= 0) {
+        fputc('#', p->out);
+        io_put_int(p->out, v.index);
+    }
 }
 
 void mlir_print_vals(MlirPrinter *p, const MlirVal *v, int n)
@@ -157,15 +161,17 @@ void mlir_print_vals(MlirPrinter *p, const MlirVal *v, int n)
 
 void mlir_print_defs(MlirPrinter *p, const Op *op, int indent)
 {
-    fprintf(p->out, "%*s", indent, "");
+    io_put_spaces(p->out, indent);
     if (!op->num_results)
         return;
     if (p->renumber && op->num_results > 1) {
         fprintf(p->out, "%%%s:%d = ", value_name(p, op->results[0]), op->num_results);
         return;
     }
-    for (int i = 0; i < op->num_results; i++)
-        fprintf(p->out, "%s%%%s", i ? ", " : "", value_name(p, op->results[i]));
+    for (int i = 0; i < op->num_results; i++) {
+        fputs(i ? ", %" : "%", p->out);
+        fputs(value_name(p, op->results[i]), p->out);
+    }
     fputs(" = ", p->out);
 }
 

@@ -4,6 +4,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include "shardc/io.h"
 #include "print_internal.h"
 #include "shardc/rule.h"
 
@@ -32,9 +33,12 @@ void mlir_print_type(FILE *out, const TensorType *t)
         return;
     }
     fputs("tensor<", out);
-    for (int i = 0; i < t->rank; i++)
-        fprintf(out, "%lldx", (long long)t->dims[i]);
-    fprintf(out, "%s>", dtype_mlir_name(t->dtype));
+    for (int i = 0; i < t->rank; i++) {
+        io_put_int(out, (long long)t->dims[i]);
+        fputc('x', out);
+    }
+    fputs(dtype_mlir_name(t->dtype), out);
+    fputc('>', out);
 }
 
 static void print_types(FILE *out, const MlirVal *v, int n)
@@ -73,8 +77,11 @@ void mlir_print_same_type(FILE *out, const MlirVal *in, int n_in, const MlirVal 
 void mlir_print_ints(FILE *out, const int64_t *v, int n)
 {
     fputc('[', out);
-    for (int i = 0; i < n; i++)
-        fprintf(out, "%s%lld", i ? ", " : "", (long long)v[i]);
+    for (int i = 0; i < n; i++) {
+        if (i)
+            fputs(", ", out);
+        io_put_int(out, (long long)v[i]);
+    }
     fputc(']', out);
 }
 
@@ -359,7 +366,8 @@ static bool module_mesh(const MlirPrinter *p, const Mesh *mesh)
 static void print_mesh_ref(MlirPrinter *p, const Mesh *mesh)
 {
     if (module_mesh(p, mesh)) {
-        fprintf(p->out, "@%s", mesh->name);
+        fputc('@', p->out);
+        fputs(mesh->name, p->out);
     } else {
         fputs("mesh", p->out);
         mlir_print_mesh_literal(p->out, mesh);

@@ -172,3 +172,23 @@ void io_output_abandon(OutputFile *out)
     free(out->path);
     memset(out, 0, sizeof *out);
 }
+
+void io_put_int(FILE *out, long long v)
+{
+    char buf[24], *p = buf + sizeof buf;
+    unsigned long long u = v < 0 ? 0ull - (unsigned long long)v : (unsigned long long)v;
+    *--p = 0;
+    do
+        *--p = (char)('0' + u % 10);
+    while (u /= 10);
+    if (v < 0)
+        *--p = '-';
+    fputs(p, out);
+}
+
+void io_put_spaces(FILE *out, int n)
+{
+    static const char spaces[] = "                                                                ";
+    for (; n > 0; n -= (int)sizeof spaces - 1)
+        fwrite(spaces, 1, n < (int)sizeof spaces - 1 ? (size_t)n : sizeof spaces - 1, out);
+}
