@@ -51,7 +51,7 @@ $(BUILD)/gen/parser.c $(BUILD)/gen/parser.h &: grammar/parser.y
 
 $(BUILD)/gen/lexer.c $(BUILD)/gen/lexer.h &: grammar/lexer.l $(BUILD)/gen/parser.h
 	@mkdir -p $(BUILD)/gen
-	flex --header-file=$(BUILD)/gen/lexer.h -o $(BUILD)/gen/lexer.c $<
+	flex -Cf -8 --header-file=$(BUILD)/gen/lexer.h -o $(BUILD)/gen/lexer.c $<
 
 $(BUILD)/gen/mlir_parser.c $(BUILD)/gen/mlir_parser.h &: grammar/mlir_parser.y
 	@mkdir -p $(BUILD)/gen

@@ -35,7 +35,9 @@ const OpInfo *op_info(OpKind kind) { return &op_table[kind]; }
 bool op_lookup(const char *name, OpKind *out)
 {
     for (int k = 0; k < OP_COUNT; k++) {
-        if (strcmp(op_table[k].name, name) == 0) {
+        /* the first letter first: most names differ there, and every op
+         * of every program is looked up (30 strcmp calls an op) */
+        if (op_table[k].name[0] == name[0] && strcmp(op_table[k].name, name) == 0) {
             *out = (OpKind)k;
             return true;
         }
