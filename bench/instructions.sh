@@ -16,7 +16,7 @@ build=${1:-build}
 ops=${2:-10000}
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
-shardc="$build/shardc"
+shardc=${SHARDC:-$build/shardc}
 work="$build/bench"
 mkdir -p "$work"
 command -v valgrind >/dev/null || { echo "bench/instructions.sh: needs valgrind" >&2; exit 1; }
@@ -44,7 +44,7 @@ per() { awk -v a="$1" -v n="$n" 'BEGIN { printf "%.0f", a / n }'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
 echo "## Instruction counts (callgrind), $n ops"
 echo
-echo "- commit $(git rev-parse --short HEAD 2>/dev/null || echo '?'); $(lscpu | sed -n 's/^Model name: *//p')"
+echo "- $shardc ($("$shardc" --version 2>&1 | head -1)), tree at $(git rev-parse --short HEAD 2>/dev/null || echo '?'); $(lscpu | sed -n 's/^Model name: *//p')"
 echo
 echo "| figure | instructions | per op | MLIR / .shir |"
 echo "|---|---:|---:|---:|"
