@@ -145,15 +145,117 @@ static void vma_shard_map(VmaCtx *cx, const Op *op)
     }
 }
 
-static void vma_op(VmaCtx *cx, const Op *op)
+/* ---- control flow: results vary as the regions make them ------------------------ */
+
+/* out[i] |= what region b returns at i; whether any set grew. Sets only
+ * grow, so a count tells a change. */
+static bool join_returns(const VmaCtx *cx, const Block *b, AxisSet *out, int n)
 {
-    if (op->kind == OP_SHARD_MAP) {
-        vma_shard_map(cx, op);
+    bool grew = false;
+    for (int i = 0; i < n && i < b->num_returns; i++) {
+        int before = axis_set_count(out[i]);
+        axis_set_union(out[i], cx->vma[b->returns[i]->id]);
+        grew |= axis_set_count(out[i]) != before;
+    }
+    return grew;
+}
+
+static void set_args(const VmaCtx *cx, const Block *b, AxisSet *vals, int n)
+{
+    for (int i = 0; i < n && i < b->num_args; i++)
+        axis_set_copy(cx->vma[b->args[i]->id], vals[i]);
+}
+
+/* The results' sets, seeded with each operand's (or empty). */
+static AxisSet *result_sets(const VmaCtx *cx, const Op *op, bool seed)
+{
+    AxisSet *sets = ARENA_ARRAY(cx->arena, AxisSet, op->num_results + 1);
+    for (int i = 0; i < op->num_results; i++) {
+        sets[i] = axis_set_new(cx->arena, cx->words);
+        if (seed && i < op->num_operands)
+            axis_set_copy(sets[i], cx->vma[op->operands[i]->id]);
+    }
+    return sets;
+}
+
+static void store_results(VmaCtx *cx, const Op *op, AxisSet *sets, AxisSet extra)
+{
+    for (int i = 0; i < op->num_results; i++) {
+        AxisSet r = cx->vma[op->results[i]->id];
+        axis_set_copy(r, sets[i]);
+        if (extra.bits)
+            axis_set_union(r, extra);
+        axis_set_intersect(r, cx->manual);
+    }
+}
+
+/* A carried value varies over what its initial value and every iteration's
+ * body make it vary over: iterate the body to a fixpoint (silently: a
+ * shard_map in it is reported once, on the last walk). The results also
+ * vary over the cond's axes: devices that disagree on it run different
+ * numbers of iterations. */
+static void vma_while(VmaCtx *cx, const Op *op)
+{
+    if (op->num_regions != 2) {
+        store_results(cx, op, result_sets(cx, op, true), (AxisSet){0, NULL});
         return;
     }
-    if (op->kind == OP_CALL) {
-        vma_call(cx, op);
-        return;
+    const Block *cond = op->regions[0], *body = op->regions[1];
+    AxisSet *carried = result_sets(cx, op, true);
+    VmaCtx quiet = *cx;
+    quiet.report = false;
+    bool grew = true;
+    while (grew) {
+        set_args(cx, cond, carried, op->num_results);
+        set_args(cx, body, carried, op->num_results);
+        vma_block(&quiet, body);
+        grew = join_returns(cx, body, carried, op->num_results);
+    }
+    vma_block(cx, body);
+    vma_block(cx, cond);
+    AxisSet pred = cond->num_returns ? cx->vma[cond->returns[0]->id] : (AxisSet){0, NULL};
+    store_results(cx, op, carried, pred);
+}
+
+/* A result varies as any branch's return does, and over the index's axes:
+ * devices that disagree on the index take different branches. */
+static void vma_case(VmaCtx *cx, const Op *op)
+{
+    AxisSet *sets = result_sets(cx, op, false);
+    for (int k = 0; k < op->num_regions; k++) {
+        vma_block(cx, op->regions[k]);
+        join_returns(cx, op->regions[k], sets, op->num_results);
+    }
+    AxisSet index = op->num_operands ? cx->vma[op->operands[0]->id] : (AxisSet){0, NULL};
+    store_results(cx, op, sets, index);
+}
+
+/* named_computation: a call written in place, position by position. */
+static void vma_named(VmaCtx *cx, const Op *op)
+{
+    AxisSet *sets = result_sets(cx, op, false);
+    if (op->num_regions == 1) {
+        AxisSet *args = ARENA_ARRAY(cx->arena, AxisSet, op->num_operands + 1);
+        for (int i = 0; i < op->num_operands; i++)
+            args[i] = cx->vma[op->operands[i]->id];
+        set_args(cx, op->regions[0], args, op->num_operands);
+        vma_block(cx, op->regions[0]);
+        join_returns(cx, op->regions[0], sets, op->num_results);
+    }
+    store_results(cx, op, sets, (AxisSet){0, NULL});
+}
+
+static void vma_op(VmaCtx *cx, const Op *op)
+{
+    switch (op->kind) {
+    case OP_SHARD_MAP: vma_shard_map(cx, op); return;
+    case OP_CALL: vma_call(cx, op); return;
+    case OP_WHILE: vma_while(cx, op); return;
+    case OP_CASE: vma_case(cx, op); return;
+    case OP_NAMED_COMPUTATION: vma_named(cx, op); return;
+    /* the identity, position by position */
+    case OP_OPTIMIZATION_BARRIER: store_results(cx, op, result_sets(cx, op, true), (AxisSet){0, NULL}); return;
+    default: break;
     }
     AxisSet operands = operands_vma(cx, op);
     for (int i = 0; i < op->num_results; i++) {

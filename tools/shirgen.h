@@ -98,6 +98,7 @@ typedef struct GenScope {
     Func *func;             /* the function the block belongs to */
     uint32_t manual_axes;   /* SCOPE_MANUAL: bit per mesh axis */
     bool is_callee;         /* a `call` target: inlined, so any op may appear */
+    bool control;           /* a while or case region: no control flow nested in it */
     struct GenScope *outer;
 } GenScope;
 
@@ -184,6 +185,14 @@ GenVal *gen_full(Gen *g, DType dt, double value, const TensorType *shape_like);
 /* Whether a sum of n elements of dt that the partitioner may reorder stays
  * within tolerance: bf16 rounds every partial sum, so only short ones. */
 bool sum_ok(DType dt, int64_t n);
+
+/* ---- shirgen_vma.c: varying manual axes through loops -------------------------------- */
+
+/* The axes each of a loop's n carried values varies over after any number
+ * of iterations: carried[] holds the initial values' on entry, the
+ * fixpoint on return. `known` (the body's scope and those around it) gives
+ * the VMA of the values the body captures. */
+void gen_loop_vma(Gen *g, const Block *body, const GenScope *known, uint32_t *carried, int n);
 
 /* ---- shirgen_mesh.c: meshes and shardings ------------------------------------------- */
 

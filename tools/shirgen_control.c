@@ -5,7 +5,12 @@
  * the enclosing block, so reshards of captured values (hoisted out of
  * loops) and of carried values are exercised. Carried floats are kept
  * bounded by tanh each iteration, so the reference and the SPMD run stay
- * within tolerance whatever the trip count. */
+ * within tolerance whatever the trip count.
+ *
+ * In a shard_map body the same ops are per-device control flow: their
+ * regions hold collectives when every device runs them alike, and their
+ * trip count or branch index is now and then axis_index, so that devices
+ * differ (then no collectives in the region). */
 #include <math.h>
 #include "shirgen.h"
 
@@ -24,6 +29,32 @@ static Block *new_region(Gen *g)
     Block *b = ARENA_NEW(gen_arena(g), Block);
     b->parent_func = g->scope->func;
     return b;
+}
+
+/* A region's scope. Inside a shard_map body a region is manual too, so
+ * collectives and axis_index may appear in it -- unless devices may
+ * disagree on whether or how often it runs (`varying`: the axes its trip
+ * count or branch index varies over): a collective there would wait for
+ * devices that never reach it. */
+static void region_push(Gen *g, GenScope *s, Block *b, uint32_t varying)
+{
+    GenScope *outer = g->scope;
+    bool manual = outer->kind == SCOPE_MANUAL;
+    scope_push(g, s, manual ? SCOPE_MANUAL : SCOPE_FUNC, b, outer->func);
+    s->manual_axes = manual && !varying ? outer->manual_axes : 0;
+    s->control = true;
+}
+
+/* A per-device value: axis_index over some manual axes, for a trip count
+ * or a branch index that differs between devices; NULL outside shard_map
+ * bodies. (In a partially manual body the partitioner may still put
+ * collectives over the free axes into the region: the devices of such a
+ * group agree on the control flow, so they are valid.) */
+static GenVal *device_index(Gen *g)
+{
+    if (g->scope->kind != SCOPE_MANUAL || !g->scope->manual_axes || !rng_pct(&g->rng, 40))
+        return NULL;
+    return gen_axis_index(g, OP_AXIS_INDEX) ? &g->scope->vals[g->scope->count - 1] : NULL;
 }
 
 /* A few of the enclosing scope's values, usable in the region as they are. */
@@ -56,21 +87,26 @@ typedef struct Loop {
     GenVal *init[MAX_CARRIED];
     bool carry_bound;           /* the trip count carried, fori_loop style */
     int64_t trips;
+    Value *device_bound;        /* a per-device bound (axis_index), or NULL */
+    uint32_t trip_vma;          /* the axes the trip count varies over */
     Value *operands[MAX_CARRIED + 2];
     TensorType types[MAX_CARRIED + 2];
+    uint32_t vma[MAX_CARRIED + 2]; /* the carried values', after the body's fixpoint */
     int n;                      /* operands in all */
 } Loop;
 
-/* cond(i, [n,] xs...): i < n. */
+/* cond(i, [n,] xs...): i < n, n carried, per-device (seen from the
+ * enclosing block) or a constant. */
 static Block *loop_cond(Gen *g, Loop *l)
 {
     Block *b = new_region(g);
     GenScope s;
-    scope_push(g, &s, SCOPE_FUNC, b, g->scope->func);
+    region_push(g, &s, b, l->trip_vma);
     Value *args[MAX_CARRIED + 2];
     for (int i = 0; i < l->n; i++)
         args[i] = block_add_arg(g, b, l->types[i], gen_name(g, "c", g->next_value++));
-    Value *cmp[2] = {args[0], l->carry_bound ? args[1] : const_i32(g, l->trips)};
+    Value *bound = l->device_bound ? l->device_bound : l->carry_bound ? NULL : const_i32(g, l->trips);
+    Value *cmp[2] = {args[0], l->carry_bound ? args[1] : bound};
     TensorType pred = gen_type(g, DT_BOOL, 0, NULL);
     Op *lt = gen_op(g, OP_COMPARE, cmp, 2, &pred, 1);
     gen_set_attr(g, lt, ATTR_KEY_DIRECTION, attr_s(g, "lt"));
@@ -79,19 +115,20 @@ static Block *loop_cond(Gen *g, Loop *l)
     return b;
 }
 
-/* body(i, [n,] xs...): random ops, then (i + 1, [n,] tanh-bounded xs). */
+/* body(i, [n,] xs...): random ops, then (i + 1, [n,] tanh-bounded xs);
+ * l->vma gets the carried values' VMA over all iterations. */
 static Block *loop_body(Gen *g, Loop *l, const GenScope *outer)
 {
     Block *b = new_region(g);
     GenScope s;
-    scope_push(g, &s, SCOPE_FUNC, b, g->scope->func);
+    region_push(g, &s, b, l->trip_vma);
     Value *args[MAX_CARRIED + 2], *next[MAX_CARRIED + 2];
     for (int i = 0; i < l->n; i++)
         args[i] = block_add_arg(g, b, l->types[i], gen_name(g, "b", g->next_value++));
     int first = l->carry_bound ? 2 : 1;
     capture_some(g, outer);
     for (int i = 0; i < l->num_carried; i++)
-        scope_add(g, args[first + i], l->init[i]->bound, false, 0);
+        scope_add(g, args[first + i], l->init[i]->bound, false, l->init[i]->vma);
     gen_ops(g, rng_range(&g->rng, 1, 4));
     TensorType t32 = l->types[0];
     Value *step[2] = {args[0], const_i32(g, 1)};
@@ -103,8 +140,20 @@ static Block *loop_body(Gen *g, Loop *l, const GenScope *outer)
         next[first + i] = gen_bounded(g, v, l->init[i]->bound)->v;
     }
     set_returns(g, b, next, l->n);
+    gen_loop_vma(g, b, g->scope, l->vma, l->n);
     scope_pop(g);
     return b;
+}
+
+/* The loop's bound: a constant trip count, or in a shard_map body now and
+ * then axis_index, so that each device runs its own number of iterations. */
+static void loop_bound(Gen *g, Loop *l)
+{
+    l->trips = rng_range(&g->rng, 0, MAX_TRIPS);
+    l->carry_bound = rng_pct(&g->rng, 40);
+    GenVal *d = device_index(g);
+    l->device_bound = d ? d->v : NULL;
+    l->trip_vma = d ? d->vma : 0;
 }
 
 /* The loop's operands: the counter from 0, maybe the bound, and floats
@@ -113,18 +162,21 @@ static bool loop_operands(Gen *g, Loop *l)
 {
     Pick p = pick_any(DTS_FLOAT & ~dt_bit(DT_BF16));
     p.max_bound = 1e4;
-    l->trips = rng_range(&g->rng, 0, MAX_TRIPS);
-    l->carry_bound = rng_pct(&g->rng, 40);
+    loop_bound(g, l);
     l->num_carried = rng_range(&g->rng, 1, MAX_CARRIED);
     l->n = 0;
+    l->vma[l->n] = 0;
     l->operands[l->n++] = const_i32(g, 0);
-    if (l->carry_bound)
-        l->operands[l->n++] = const_i32(g, l->trips);
+    if (l->carry_bound) {
+        l->vma[l->n] = l->trip_vma;
+        l->operands[l->n++] = l->device_bound ? l->device_bound : const_i32(g, l->trips);
+    }
     for (int i = 0; i < l->num_carried; i++) {
         GenVal *x = gen_operand(g, &p);
         if (!x)
             return false;
         l->init[i] = gen_bounded(g, x, 1);
+        l->vma[l->n] = l->init[i]->vma;
         l->operands[l->n++] = l->init[i]->v;
     }
     for (int i = 0; i < l->n; i++)
@@ -143,36 +195,44 @@ bool gen_while(Gen *g, OpKind kind)
     attach_regions(g, op, regions, 2);
     int first = l.carry_bound ? 2 : 1;
     for (int i = 0; i < l.num_carried; i++)
-        gen_result(g, op, first + i, l.init[i]->bound, false, 0);
+        gen_result(g, op, first + i, l.init[i]->bound, false, l.vma[first + i] | l.trip_vma);
     return true;
 }
 
 /* ---- case ------------------------------------------------------------------------ */
 
-/* A branch returning a value of type t, from random ops on captured values. */
-static Block *case_branch(Gen *g, const GenScope *outer, const TensorType *t, double *bound)
+/* A branch returning a value of type t, from random ops on captured values;
+ * *vma collects what the returned values vary over. */
+static Block *case_branch(Gen *g, const GenScope *outer, const TensorType *t, uint32_t varying, double *bound,
+                          uint32_t *vma)
 {
     Block *b = new_region(g);
     GenScope s;
-    scope_push(g, &s, SCOPE_FUNC, b, g->scope->func);
+    region_push(g, &s, b, varying);
     capture_some(g, outer);
     gen_ops(g, rng_range(&g->rng, 0, 3));
     GenVal *r = gen_value_of(g, t, false);
     if (r->bound > *bound)
         *bound = r->bound;
+    *vma |= r->vma;
     set_returns(g, b, &r->v, 1);
     scope_pop(g);
     return b;
 }
 
-/* The branch index: an exact integer scalar (both runs take the same
- * branch), or a constant; out-of-range indices take the last branch. */
-static Value *case_index(Gen *g)
+/* The branch index: per device (axis_index) in a shard_map body now and
+ * then, else an exact integer scalar (both runs take the same branch), or
+ * a constant; out-of-range indices take the last branch. *vma: the axes it
+ * varies over. */
+static Value *case_index(Gen *g, uint32_t *vma)
 {
     Pick p = pick_any(dt_bit(DT_I32));
     p.max_rank = 0;
     p.need_exact = true;
-    GenVal *i = gen_pick(g, &p);
+    GenVal *i = device_index(g);
+    if (!i)
+        i = gen_pick(g, &p);
+    *vma = i ? i->vma : 0;
     return i ? i->v : const_i32(g, rng_range(&g->rng, -1, 3));
 }
 
@@ -184,16 +244,17 @@ bool gen_case(Gen *g, OpKind kind)
     if (!like)
         return false;
     TensorType t = like->v->type;
-    Value *index = case_index(g);
+    uint32_t index_vma, vma = 0;
+    Value *index = case_index(g, &index_vma);
     GenScope *outer = g->scope;
     int n = rng_range(&g->rng, 2, 3);
     double bound = 0;
     Block *branches[3];
     for (int k = 0; k < n; k++)
-        branches[k] = case_branch(g, outer, &t, &bound);
+        branches[k] = case_branch(g, outer, &t, index_vma, &bound, &vma);
     Op *op = gen_op(g, kind, &index, 1, &t, 1);
     attach_regions(g, op, branches, n);
-    gen_result(g, op, 0, bound, false, 0);
+    gen_result(g, op, 0, bound, false, vma | index_vma);
     return true;
 }
 

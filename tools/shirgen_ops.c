@@ -51,7 +51,7 @@ static const OpGen op_gens[OP_COUNT] = {
     [OP_CALL] = {gen_call, 3, S_OUTER}, [OP_CUSTOM] = {gen_custom, 10, S_OUTER},
     [OP_SHARDING_CONSTRAINT] = {gen_constraint, 7, S_ENTRY}, [OP_RESHARD] = {gen_constraint, 4, S_ENTRY},
     [OP_SHARD_MAP] = {gen_shard_map, 6, S_ENTRY},
-    [OP_WHILE] = {gen_while, 4, S_ENTRY}, [OP_CASE] = {gen_case, 3, S_ENTRY},
+    [OP_WHILE] = {gen_while, 4, S_ENTRY | S_MANUAL}, [OP_CASE] = {gen_case, 3, S_ENTRY | S_MANUAL},
     /* Heavy: in a shard_map body about half the ops are collectives. */
     [OP_PSUM] = {gen_all_reduce, 40, S_MANUAL}, [OP_PMEAN] = {gen_all_reduce, 15, S_MANUAL},
     [OP_PMAX] = {gen_all_reduce, 15, S_MANUAL}, [OP_PMIN] = {gen_all_reduce, 15, S_MANUAL},
@@ -72,20 +72,31 @@ static bool op_enabled(const Gen *g, OpKind kind)
     case OP_CUSTOM: return (f & FEAT_CUSTOM) && (g->depth == 1 || g->scope->is_callee);
     case OP_CALL: return (f & FEAT_CALL) && g->depth == 1;
     case OP_SHARD_MAP: return (f & FEAT_SHARD_MAP) != 0;
-    case OP_WHILE: case OP_CASE: return (f & FEAT_CONTROL_FLOW) != 0;
+    case OP_WHILE: case OP_CASE: return (f & FEAT_CONTROL_FLOW) && !g->scope->control;
     case OP_SHARDING_CONSTRAINT: case OP_RESHARD: return (f & FEAT_CONSTRAINTS) != 0;
     default: return true;
     }
+}
+
+/* The table's weight where the op may appear, else 0. In a shard_map body
+ * the collectives' heavy weights would leave control flow in about one body
+ * in fifty; weighted up, it is in about one in ten. */
+static int op_weight(const Gen *g, OpKind kind)
+{
+    if (!op_enabled(g, kind))
+        return 0;
+    bool manual_control = g->scope->kind == SCOPE_MANUAL && (kind == OP_WHILE || kind == OP_CASE);
+    return op_gens[kind].weight * (manual_control ? 5 : 1);
 }
 
 static OpKind draw_kind(Gen *g)
 {
     int total = 0;
     for (int k = 0; k < OP_COUNT; k++)
-        total += op_enabled(g, (OpKind)k) ? op_gens[k].weight : 0;
+        total += op_weight(g, (OpKind)k);
     int r = rng_below(&g->rng, total);
     for (int k = 0; k < OP_COUNT; k++) {
-        int w = op_enabled(g, (OpKind)k) ? op_gens[k].weight : 0;
+        int w = op_weight(g, (OpKind)k);
         if (r < w)
             return (OpKind)k;
         r -= w;

@@ -31,11 +31,25 @@ void pc_inline_block(PartitionCtx *pc, const Block *body, Value **args, Value **
  * and `returns` go laid out as those body values. Collectives run whole
  * (partition_collective); a nested shard_map, manual over free axes of
  * this one, is partitioned in place. */
+/* A body value's layout along the free axes, at the body's boundary: its
+ * sharding's, but whole along a dim its free axes do not divide. Cut
+ * unevenly, a manual block's free shards are not the joined layout's: 16
+ * rows over "pipe"=4 then "z"=3 are 12 shards of 2 rows, device (p, q)
+ * holding rows 6p + 2q..., while block p (rows 4p..4p+3) over "z" would
+ * hold rows 4p + 2q... (and padding). */
+static void free_layout(DimAxes *out, const Value *local)
+{
+    pc_layout_of(out, local);
+    for (int d = 0; d < local->type.rank && d < out->rank; d++)
+        if (pc_dim_uneven(&local->type, out, d))
+            out->dims[d] = (AxisList){0};
+}
+
 static void partition_partial_body(PartitionCtx *pc, const Block *body, Value **args, Value **returns)
 {
     DimAxes layout;
     for (int i = 0; i < body->num_args; i++) {
-        pc_layout_of(&layout, body->args[i]);
+        free_layout(&layout, body->args[i]);
         pc_add_version(pc, body->args[i], args[i], &layout);
     }
     pc->partial_manual++;
@@ -45,7 +59,7 @@ static void partition_partial_body(PartitionCtx *pc, const Block *body, Value **
     }
     pc->partial_manual--;
     for (int i = 0; i < body->num_returns && pc->ok; i++) {
-        pc_layout_of(&layout, body->returns[i]);
+        free_layout(&layout, body->returns[i]);
         pc->reason = pc_printf(pc, "returned value %%%s of a partial-manual shard_map laid out as its sharding",
                                body->returns[i]->name);
         returns[i] = pc_local_as(pc, body->returns[i], &layout, body->return_loc);
@@ -54,14 +68,21 @@ static void partition_partial_body(PartitionCtx *pc, const Block *body, Value **
 
 /* The layout of a shard_map's operand or result i: its spec's; in a
  * partial-manual one, with the free axes of the body value `local` after
- * the manual ones (the body value's own layout is its free part). */
+ * the manual ones on the dims free_layout keeps them on (the body value's
+ * own layout is its free part). */
 static void layout_of_spec(PartitionCtx *pc, DimAxes *out, const Op *op, AttrKey specs, int i, const Value *local)
 {
     const Sharding *spec = op_attr_sharding_at(op, specs, i);
     int rank = local->type.rank;
-    if (spec && local->sharding && op_is_partial_manual(op))
-        spec = sharding_join_manual(&pc->scratch, spec, local->sharding);
     reshard_dim_axes_from_sharding(out, spec, rank);
+    if (!spec || !local->sharding || !op_is_partial_manual(op))
+        return;
+    DimAxes manual = *out, free;
+    free_layout(&free, local);
+    reshard_dim_axes_from_sharding(out, sharding_join_manual(&pc->scratch, spec, local->sharding), rank);
+    for (int d = 0; d < rank; d++)
+        if (!free.dims[d].count)
+            out->dims[d] = manual.dims[d];
 }
 
 /* Per-device results laid out as `layouts`, resharded to the results'

@@ -27,12 +27,25 @@ typedef struct LocalSlot {
     int64_t dest;       /* sendrecv only */
 } LocalSlot;
 
+/* A barrier among some endpoints. The group operations meet at their
+ * group's barrier, not at everyone's: devices that took different branches
+ * or trip counts of a per-device `case` or `while` only ever wait for
+ * peers that run the same collectives (a group's members agree on the
+ * control flow that leads to it), so neither waits for a device that never
+ * comes nor meets a device at a different collective. */
+typedef struct LocalBarrier {
+    struct LocalBarrier *next;
+    int64_t size, arrived;
+    uint64_t generation;
+    int64_t *members;   /* ascending; NULL for everyone's */
+} LocalBarrier;
+
 typedef struct LocalTransport {
     Transport base;
     pthread_mutex_t lock;
     pthread_cond_t cond;
-    int64_t participants, arrived;
-    uint64_t generation;
+    LocalBarrier all;     /* every participant: barrier and sendrecv */
+    LocalBarrier *groups; /* made at a group's first operation */
     bool aborted;
     int64_t num_endpoints;
     LocalSlot *slots;   /* by endpoint */
@@ -53,32 +66,77 @@ const char *transport_status_name(TransportStatus status)
  * and most barriers complete without a futex sleep and wake-up. */
 enum { BARRIER_YIELDS = 64 };
 
-static bool barrier_passed(LocalTransport *lt, uint64_t generation)
+static void local_abort(Transport *t);
+
+static bool barrier_passed(LocalTransport *lt, LocalBarrier *b, uint64_t generation)
 {
-    return __atomic_load_n(&lt->generation, __ATOMIC_ACQUIRE) != generation ||
+    return __atomic_load_n(&b->generation, __ATOMIC_ACQUIRE) != generation ||
            __atomic_load_n(&lt->aborted, __ATOMIC_ACQUIRE);
 }
 
-/* OK once every participant arrived; ABORTED if abort came first. */
-static TransportStatus local_barrier_wait(LocalTransport *lt)
+static int cmp_endpoint(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+static bool barrier_is_group(const LocalBarrier *b, const TransportGroup *g)
+{
+    if (b->size != g->size)
+        return false;
+    for (int64_t k = 0; k < g->size; k++)
+        if (!bsearch(&g->members[k], b->members, (size_t)b->size, sizeof *b->members, cmp_endpoint))
+            return false;
+    return true;
+}
+
+/* The barrier of g's members (whatever their order), made at the group's
+ * first operation; NULL when out of memory. Called with the lock held. */
+static LocalBarrier *group_barrier(LocalTransport *lt, const TransportGroup *g)
+{
+    for (LocalBarrier *b = lt->groups; b; b = b->next)
+        if (barrier_is_group(b, g))
+            return b;
+    LocalBarrier *b = calloc(1, sizeof *b);
+    int64_t *members = b ? malloc((size_t)g->size * sizeof *members) : NULL;
+    if (!members) {
+        free(b);
+        return NULL;
+    }
+    memcpy(members, g->members, (size_t)g->size * sizeof *members);
+    qsort(members, (size_t)g->size, sizeof *members, cmp_endpoint);
+    *b = (LocalBarrier){lt->groups, g->size, 0, 0, members};
+    lt->groups = b;
+    return b;
+}
+
+/* OK once every member of g (every participant if g is NULL) arrived;
+ * ABORTED if abort came first. */
+static TransportStatus local_barrier_wait(LocalTransport *lt, const TransportGroup *g)
 {
     pthread_mutex_lock(&lt->lock);
-    uint64_t generation = lt->generation;
-    bool last = !lt->aborted && ++lt->arrived == lt->participants;
+    LocalBarrier *b = g ? group_barrier(lt, g) : &lt->all;
+    if (!b) {
+        pthread_mutex_unlock(&lt->lock);
+        local_abort(&lt->base);
+        return TRANSPORT_FAILED;
+    }
+    uint64_t generation = b->generation;
+    bool last = !lt->aborted && ++b->arrived == b->size;
     if (last) {
-        lt->arrived = 0;
-        __atomic_store_n(&lt->generation, generation + 1, __ATOMIC_RELEASE);
+        b->arrived = 0;
+        __atomic_store_n(&b->generation, generation + 1, __ATOMIC_RELEASE);
         pthread_cond_broadcast(&lt->cond);
     }
     pthread_mutex_unlock(&lt->lock);
-    for (int i = 0; !last && i < BARRIER_YIELDS && !barrier_passed(lt, generation); i++)
+    for (int i = 0; !last && i < BARRIER_YIELDS && !barrier_passed(lt, b, generation); i++)
         sched_yield();
-    if (last || __atomic_load_n(&lt->generation, __ATOMIC_ACQUIRE) != generation)
+    if (last || __atomic_load_n(&b->generation, __ATOMIC_ACQUIRE) != generation)
         return TRANSPORT_OK;
     pthread_mutex_lock(&lt->lock);
-    while (!lt->aborted && generation == lt->generation)
+    while (!lt->aborted && generation == b->generation)
         pthread_cond_wait(&lt->cond, &lt->lock);
-    TransportStatus status = generation != lt->generation ? TRANSPORT_OK : TRANSPORT_ABORTED;
+    TransportStatus status = generation != b->generation ? TRANSPORT_OK : TRANSPORT_ABORTED;
     pthread_mutex_unlock(&lt->lock);
     return status;
 }
@@ -95,18 +153,18 @@ static void local_abort(Transport *t)
 static TransportStatus local_barrier(Transport *t, int64_t self)
 {
     (void)self;
-    return local_barrier_wait((LocalTransport *)t);
+    return local_barrier_wait((LocalTransport *)t, NULL);
 }
 
 /* Publish, wait, read the peers through `read`, wait again. A failing read
  * aborts the run: the peers are (or will be) at the second barrier. */
 typedef TransportStatus (*ReadPeers)(LocalTransport *lt, void *job);
 
-static TransportStatus local_exchange(LocalTransport *lt, int64_t self, LocalSlot mine, ReadPeers read,
-                                      void *job)
+static TransportStatus local_exchange(LocalTransport *lt, const TransportGroup *g, int64_t self, LocalSlot mine,
+                                      ReadPeers read, void *job)
 {
     lt->slots[self] = mine;
-    TransportStatus status = local_barrier_wait(lt);
+    TransportStatus status = local_barrier_wait(lt, g);
     if (status != TRANSPORT_OK)
         return status;
     status = read(lt, job);
@@ -114,7 +172,7 @@ static TransportStatus local_exchange(LocalTransport *lt, int64_t self, LocalSlo
         local_abort(&lt->base);
         return status;
     }
-    return local_barrier_wait(lt);
+    return local_barrier_wait(lt, g);
 }
 
 /* ---- elementwise reductions ---------------------------------------------------- */
@@ -255,7 +313,7 @@ static TransportStatus local_allgather(Transport *t, const TransportGroup *g, co
                                        void *recv)
 {
     GroupJob job = {g, bytes, 0, bytes, recv, bytes, NULL, 0};
-    return local_exchange((LocalTransport *)t, group_self(g), (LocalSlot){send, NULL, bytes, -1}, read_group,
+    return local_exchange((LocalTransport *)t, g, group_self(g), (LocalSlot){send, NULL, bytes, -1}, read_group,
                           &job);
 }
 
@@ -359,7 +417,7 @@ static TransportStatus local_allreduce(Transport *t, const TransportGroup *g, Tr
     }
     AllReduceJob job = {{g, bytes, 0, bytes, recv, 0, combine, elem}, count, bytes < ALLREDUCE_DIRECT_BYTES};
     lt->slots[group_self(g)] = (LocalSlot){send, recv, bytes, -1};
-    TransportStatus status = local_barrier_wait(lt);
+    TransportStatus status = local_barrier_wait(lt, g);
     if (status != TRANSPORT_OK)
         return status;
     if ((status = allreduce_scatter(lt, &job)) != TRANSPORT_OK) {
@@ -368,12 +426,12 @@ static TransportStatus local_allreduce(Transport *t, const TransportGroup *g, Tr
     }
     if (recvs_apart(lt, g, bytes)) {
         allreduce_push(lt, &job);
-        return local_barrier_wait(lt);
+        return local_barrier_wait(lt, g);
     }
-    if ((status = local_barrier_wait(lt)) != TRANSPORT_OK)
+    if ((status = local_barrier_wait(lt, g)) != TRANSPORT_OK)
         return status;
     allreduce_gather(lt, &job);
-    return local_barrier_wait(lt);
+    return local_barrier_wait(lt, g);
 }
 
 static TransportStatus local_reduce_scatter(Transport *t, const TransportGroup *g, TransportReduction red,
@@ -386,7 +444,7 @@ static TransportStatus local_reduce_scatter(Transport *t, const TransportGroup *
         local_abort(t);
         return TRANSPORT_UNSUPPORTED;
     }
-    return local_exchange((LocalTransport *)t, group_self(g), (LocalSlot){send, recv, job.bytes, -1}, read_group,
+    return local_exchange((LocalTransport *)t, g, group_self(g), (LocalSlot){send, recv, job.bytes, -1}, read_group,
                           &job);
 }
 
@@ -395,7 +453,7 @@ static TransportStatus local_alltoall(Transport *t, const TransportGroup *g, con
 {
     size_t bytes = chunk_bytes * (size_t)g->size;
     GroupJob job = {g, bytes, chunk_bytes * (size_t)g->index, chunk_bytes, recv, chunk_bytes, NULL, 0};
-    return local_exchange((LocalTransport *)t, group_self(g), (LocalSlot){send, recv, bytes, -1}, read_group,
+    return local_exchange((LocalTransport *)t, g, group_self(g), (LocalSlot){send, recv, bytes, -1}, read_group,
                           &job);
 }
 
@@ -425,7 +483,8 @@ static TransportStatus local_sendrecv(Transport *t, int64_t self, const void *se
                                       int64_t dest, void *recv, size_t recv_bytes, int64_t source)
 {
     PairJob job = {self, source, recv, recv_bytes};
-    return local_exchange((LocalTransport *)t, self, (LocalSlot){send, NULL, send_bytes, dest}, read_pair, &job);
+    return local_exchange((LocalTransport *)t, NULL, self, (LocalSlot){send, NULL, send_bytes, dest}, read_pair,
+                          &job);
 }
 
 /* ---- lifetime -------------------------------------------------------------------- */
@@ -437,6 +496,11 @@ static void local_destroy(Transport *t)
         return;
     pthread_cond_destroy(&lt->cond);
     pthread_mutex_destroy(&lt->lock);
+    for (LocalBarrier *b = lt->groups, *next; b; b = next) {
+        next = b->next;
+        free(b->members);
+        free(b);
+    }
     free(lt->slots);
     free(lt);
 }
@@ -459,7 +523,7 @@ Transport *transport_local_new(int64_t num_endpoints, int64_t num_participants)
         return NULL;
     }
     lt->base.ops = &local_ops;
-    lt->participants = num_participants;
+    lt->all.size = num_participants;
     lt->num_endpoints = num_endpoints;
     pthread_mutex_init(&lt->lock, NULL);
     pthread_cond_init(&lt->cond, NULL);
