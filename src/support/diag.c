@@ -4,6 +4,8 @@
 
 static const char *const level_names[] = {"error", "warning", "note"};
 
+/* A warning said: its place and text, copied (loc.file points at the
+ * copy). The engine may outlive the module whose names a Loc points into. */
 struct DiagSeen {
     struct DiagSeen *next;
     Loc loc;
@@ -85,10 +87,13 @@ static bool seen_before(DiagEngine *diag, Loc loc, const char *message)
         if (s->loc.line == loc.line && s->loc.col == loc.col && strcmp(s->message, message) == 0 &&
             (s->loc.file == loc.file || (s->loc.file && loc.file && strcmp(s->loc.file, loc.file) == 0)))
             return true;
-    struct DiagSeen *s = malloc(sizeof *s + strlen(message) + 1);
+    size_t len = strlen(message) + 1, file_len = loc.file ? strlen(loc.file) + 1 : 0;
+    struct DiagSeen *s = malloc(sizeof *s + len + file_len);
     if (s) {
         s->loc = loc;
-        strcpy(s->message, message);
+        memcpy(s->message, message, len);
+        if (loc.file)
+            s->loc.file = memcpy(s->message + len, loc.file, file_len);
         s->next = diag->seen;
         diag->seen = s;
     }

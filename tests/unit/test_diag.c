@@ -160,6 +160,21 @@ static void test_warning_once_per_cause(void **state)
     assert_int_equal(f->diag.warnings, 2);
 }
 
+/* The engine remembers a warning's file name by value: a Loc's file lives
+ * in its module, which may be freed while the engine is kept for another
+ * compile of the same text (fuzz_parse found a use after free). Here the
+ * first name's storage is overwritten instead; the repeat is still known. */
+static void test_warning_once_after_its_file_name_is_gone(void **state)
+{
+    Fixture *f = *state;
+    char first[] = "a.shir", second[] = "a.shir";
+    diag_warning(&f->diag, (Loc){first, 3, 3}, "unused x");
+    memcpy(first, "b.shir", sizeof first);
+    diag_warning(&f->diag, (Loc){second, 3, 3}, "unused x");
+    assert_string_equal(output(f), "a.shir:3:3: warning: unused x\n");
+    assert_int_equal(f->diag.warnings, 1);
+}
+
 /* -w drops warnings and their notes; -Werror makes them errors. */
 static void test_warnings_ignored_or_errors(void **state)
 {
@@ -238,6 +253,7 @@ int main(void)
         T(test_crlf_line), T(test_last_line_without_newline), T(test_line_with_nul_byte), T(test_line_beyond_text),
         T(test_locations_without_source), T(test_notes_and_warnings), T(test_several_sources),
         T(test_max_errors), T(test_default_max_errors), T(test_loc_offset), T(test_warning_once_per_cause),
+        T(test_warning_once_after_its_file_name_is_gone),
         T(test_warnings_ignored_or_errors), T(test_long_message),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
