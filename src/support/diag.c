@@ -47,9 +47,9 @@ void diag_add_source(DiagEngine *diag, const char *name, const char *text, size_
     diag->sources = src;
 }
 
-static const DiagSource *find_source(const DiagEngine *diag, const char *name)
+static DiagSource *find_source(const DiagEngine *diag, const char *name)
 {
-    for (const DiagSource *s = diag->sources; s; s = s->next)
+    for (DiagSource *s = diag->sources; s; s = s->next)
         if (name && s->name && strcmp(s->name, name) == 0)
             return s;
     return NULL;
@@ -57,15 +57,34 @@ static const DiagSource *find_source(const DiagEngine *diag, const char *name)
 
 /* Print the quoted source line and a caret under the column. Tabs are kept
  * in the padding so the caret lines up in a terminal. */
-static void quote_line(const DiagEngine *diag, Loc loc)
+/* The start of line `target` of src, or the text's end if it has fewer
+ * lines. Diagnostics come mostly in line order, so the search starts at
+ * the line found last when it can: scanning from the top for each of many
+ * errors made a long file's diagnostics quadratic (fuzz_parse). */
+static const char *line_start(DiagSource *src, int target)
 {
-    const DiagSource *src = find_source(diag, loc.file);
-    if (!src || loc.line <= 0)
-        return;
-    const char *p = src->text, *end = src->text + src->len;
-    for (int line = 1; line < loc.line && p < end; p++)
+    if (src->mark_line < 1 || target < src->mark_line) {
+        src->mark_line = 1;
+        src->mark_offset = 0;
+    }
+    const char *p = src->text + src->mark_offset, *end = src->text + src->len;
+    int line = src->mark_line;
+    for (; line < target && p < end; p++)
         if (*p == '\n')
             line++;
+    if (line == target) {
+        src->mark_line = line;
+        src->mark_offset = (size_t)(p - src->text);
+    }
+    return p;
+}
+
+static void quote_line(const DiagEngine *diag, Loc loc)
+{
+    DiagSource *src = find_source(diag, loc.file);
+    if (!src || loc.line <= 0)
+        return;
+    const char *p = line_start(src, loc.line), *end = src->text + src->len;
     if (p >= end && loc.line > 1)
         return;
     const char *eol = memchr(p, '\n', (size_t)(end - p));
