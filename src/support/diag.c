@@ -164,6 +164,13 @@ static void report(DiagEngine *diag, DiagLevel level, Loc loc, const char *messa
 
 void diag_vreport(DiagEngine *diag, DiagLevel level, Loc loc, const char *fmt, va_list ap)
 {
+    /* An error past the cut-off is counted, not formatted: for a flood of
+     * them (garbage input) formatting was most of the work (fuzz_parse). */
+    if (level == DIAG_ERROR && diag->max_errors && diag->errors >= diag->max_errors) {
+        diag->dropping_notes = false;
+        report(diag, level, loc, "", false);
+        return;
+    }
     char buf[1024], *message = buf;
     va_list again;
     va_copy(again, ap);
