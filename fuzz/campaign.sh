@@ -6,10 +6,11 @@
 # Each target runs through fuzz/run.sh (its flags, corpora and artifact
 # directory BUILD/artifacts/). libFuzzer stops at a finding; the campaign
 # then restarts the target for the time left, at most MAX_FINDINGS times,
-# so one crash does not end the target's share of the campaign. The table
-# (target, wall and CPU seconds, executions, exec/s by each, coverage,
-# corpus, crashes, timeouts, leaks, out-of-memory) goes to stdout and to BUILD/campaign.md, the
-# logs to BUILD/logs/. Exit status 1 if any target found anything.
+# so one crash does not end the target's share of the campaign (a failing
+# seed ends it at once: it would fail again). The table (target, wall and
+# CPU seconds, executions, exec/s by each, coverage, corpus, crashes,
+# timeouts, leaks, out-of-memory) goes to stdout and to BUILD/campaign.md,
+# the logs to BUILD/logs/. Exit status 1 if any target found anything.
 set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
 MAX_FINDINGS=${MAX_FINDINGS:-5}
@@ -59,9 +60,12 @@ run_campaign_target() {
     rm -f "$stamp"
 }
 
-# Whether session log $1 ended in a finding (then the target restarts).
+# Whether session log $1 ended in a finding worth a restart: one made
+# while fuzzing. A seed that fails fails again at once, so a restart
+# would only repeat it.
 finding() {
-    grep -qE '^(==[0-9]+==ERROR|SUMMARY: libFuzzer|artifact_prefix=|Test unit written to)' "$1"
+    grep -q 'INITED' "$1" &&
+        grep -qE '^(==[0-9]+==ERROR|SUMMARY: libFuzzer|artifact_prefix=|Test unit written to)' "$1"
 }
 
 # The table row of one target; the row's last field says pass or FAIL.
