@@ -28,6 +28,10 @@ ifeq ($(SANITIZE),fuzz)
 SANFLAGS = -fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer \
            -fno-sanitize-recover=undefined -Wno-error
 OPT = -O1
+# The flex and bison tables: comparison tracing there reports table
+# look-ups, not the input's structure (the dictionaries give the keywords),
+# and it took a third of fuzz_parse's time (docs/testing.md, "Fuzzing").
+GEN_SANFLAGS = -fno-sanitize-coverage=trace-cmp
 endif
 CFLAGS_ALL = $(CFLAGS_WARN) $(OPT) -g $(SANFLAGS) $(CFLAGS)
 # CBC (coinor-libcbc-dev): the auto-sharding ILP solver (src/autoshard/ilp.c).
@@ -63,7 +67,7 @@ $(BUILD)/gen/mlir_lexer.c $(BUILD)/gen/mlir_lexer.h &: grammar/mlir_lexer.l $(BU
 
 $(BUILD)/obj/gen/%.o: $(BUILD)/gen/%.c $(GEN_HDR) $(HEADERS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) -Wno-unused-function -Wno-sign-compare -c $< -o $@
+	$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) $(GEN_SANFLAGS) -Wno-unused-function -Wno-sign-compare -c $< -o $@
 
 $(BUILD)/obj/%.o: %.c $(HEADERS) $(GEN_HDR)
 	@mkdir -p $(dir $@)
@@ -131,7 +135,17 @@ fuzz-build: $(FUZZ_BIN)
 
 $(BUILD)/fuzz/%: fuzz/%.c $(BUILD)/libshardc.a $(HEADERS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) -fsanitize=fuzzer -o $@ $< $(BUILD)/libshardc.a $(LDLIBS_ALL)
+	$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) -fsanitize=fuzzer -o $@ $< $(FUZZ_EXTRA_$*) $(BUILD)/libshardc.a $(LDLIBS_ALL)
+
+# The fuzzing campaign (docs/testing.md, "Fuzzing"): every target for
+# FUZZ_TIME seconds on one core, a table of executions, coverage and
+# findings on stdout and in build-fuzz/campaign.md; fails on any finding.
+FUZZ_TIME ?= 600
+.PHONY: fuzz-campaign
+fuzz-campaign:
+	@bash fuzz/run.sh toolchain
+	$(MAKE) BUILD=build-fuzz CC=clang-14 SANITIZE=fuzz fuzz-build
+	@bash fuzz/campaign.sh build-fuzz $(FUZZ_TIME)
 
 # Every sample under valgrind's memcheck, compiled and run (not part of check).
 valgrind: all
@@ -142,6 +156,9 @@ valgrind: all
 # `make difftest N=100000 SEED=7 [GENFLAGS=--no=odd_resize]` runs a
 # campaign through `shardc run`.
 SHIRGEN_SRC = $(wildcard tools/shirgen*.c)
+# fuzz_run (fuzz/fuzz_run.c) links the generator without its main.
+FUZZ_EXTRA_fuzz_run = $(filter-out tools/shirgen.c,$(SHIRGEN_SRC))
+$(BUILD)/fuzz/fuzz_run: $(SHIRGEN_SRC) $(wildcard tools/shirgen*.h)
 $(BUILD)/shirgen: $(SHIRGEN_SRC) $(wildcard tools/shirgen*.h) $(BUILD)/libshardc.a $(HEADERS)
 	$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) -o $@ $(SHIRGEN_SRC) $(BUILD)/libshardc.a $(LDLIBS_ALL)
 

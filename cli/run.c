@@ -238,7 +238,7 @@ static bool check_input(DiagEngine *diag, const char *path, const Value *arg, Te
         type_print(s, &arg->type);
         fclose(s);
     }
-    diag_error(diag, (Loc){path, 0, 0}, "is %s, but argument %%%s is %s", tensor_type_str(*t, got), arg->name,
+    diag_error(diag, (Loc){path, 0, 0}, "the file holds %s, but argument %%%s is %s", tensor_type_str(*t, got), arg->name,
                s ? want : "?");
     return false;
 }

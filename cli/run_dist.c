@@ -116,7 +116,7 @@ static bool read_block(DiagEngine *diag, const char *pattern, int64_t device, co
         fits = raw->dims[k] == sizes[k];
     bool ok = fits && tensor_convert(&ctx, raw, want, block) == TENSOR_OK;
     if (!fits)
-        diag_error(diag, (Loc){path, 0, 0}, "is %s, but device %lld's block of argument %%%s is %s",
+        diag_error(diag, (Loc){path, 0, 0}, "the file holds %s, but device %lld's block of argument %%%s is %s",
                    tensor_type_str(raw, got), (long long)device, arg->name,
                    block_type_str(want, arg->type.rank, sizes, want_str, sizeof want_str));
     tensor_release(raw);

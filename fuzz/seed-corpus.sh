@@ -128,25 +128,73 @@ EOF
     printf 'meshes:\n  m: {axes: {x: 99999999999999999999}}\n' >"$dir/huge.yaml"
 }
 
-# fuzz_mlir: every MLIR sample and every 3rd MLIR test input, valid and
-# invalid (full-line // comments dropped; expected-error annotations are
-# comments too).
+# fuzz_mlir: every MLIR sample and every MLIR test input under 4 KB,
+# valid and invalid (full-line // comments dropped; expected-error
+# annotations are comments too).
 seed_mlir() {
-    local dir="$corpus/fuzz_mlir" f n=0
+    local dir="$corpus/fuzz_mlir" f
     rm -rf "$dir" && mkdir -p "$dir"
     for f in "$root"/samples/mlir/*.mlir; do
         grep -v '^ *//' "$f" >"$dir/$(basename "$f")" || true
     done
     find "$root/tests" -name '*.mlir' -size -4k | sort | while read -r f; do
-        if [ $((n++ % 3)) = 0 ]; then
-            grep -v '^ *//' "$f" >"$dir/$(echo "${f#"$root"/}" | tr '/' '_')" || true
-        fi
+        grep -v '^ *//' "$f" >"$dir/$(echo "${f#"$root"/}" | tr '/' '_')" || true
+    done
+}
+
+# The hostile inputs of tests/hostile (issue 21): its .shir files as they
+# are, and its generated ones (deep nesting, many functions, ops, calls,
+# axes, constants) scaled down to what one fuzzing execution can afford and
+# to fuzz_parse's -max_len (fuzz/run.sh).
+seed_hostile_parse() {
+    local dir="$corpus/fuzz_parse" f
+    for f in "$root"/tests/hostile/*.shir; do
+        grep -v '^ *#' "$f" >"$dir/hostile_$(basename "$f")" || true
+    done
+    awk 'BEGIN { printf "func @f(%%x: f32[4]) -> f32[4] {\n  %%y = neg %%x {a = "; for (i = 0; i < 2000; i++) printf "["; printf "1"; for (i = 0; i < 2000; i++) printf "]"; print "} : f32[4]\n  return %y\n}" }' >"$dir/hostile_deep_nesting.shir"
+    awk 'BEGIN { print "mesh @m = <\"a\"=2>"; for (i = 0; i < 80; i++) printf "func @f%d(%%x: f32[4] {sharding = <@m, [{\"a\"}]>}) -> f32[4] {\n  %%y = neg %%x : f32[4]\n  return %%y\n}\n", i }' >"$dir/hostile_many_functions.shir"
+    awk 'BEGIN { print "func @f0(%x: f32[4]) -> f32[4] {\n  return %x\n}"; for (i = 1; i < 100; i++) printf "func @f%d(%%x: f32[4]) -> f32[4] {\n  %%y = call @f%d(%%x) : f32[4]\n  return %%y\n}\n", i, i-1 }' >"$dir/hostile_chained_functions.shir"
+    awk 'BEGIN { print "func @g0(%x: f32[4]) -> f32[4] {\n  %y = neg %x : f32[4]\n  return %y\n}"; for (i = 1; i < 12; i++) printf "func @g%d(%%x: f32[4]) -> f32[4] {\n  %%a = call @g%d(%%x) : f32[4]\n  %%b = call @g%d(%%a) : f32[4]\n  return %%b\n}\n", i, i - 1, i - 1 }' >"$dir/hostile_exponential_calls.shir"
+    awk 'BEGIN { print "mesh @m = <\"a\"=2>"; print "func @f(%x0: f32[8] {sharding = <@m, [{\"a\"}]>}) -> f32[8] {"; for (i = 0; i < 250; i++) printf "  %%x%d = neg %%x%d : f32[8]\n", i + 1, i; print "  return %x250"; print "}" }' >"$dir/hostile_many_ops.shir"
+    # 1025 axes (one too many) named with two characters: under -max_len
+    awk 'BEGIN { c = "abcdefghijklmnopqrstuvwxyz0123456789"; printf "mesh @m = <"; for (i = 0; i < 1025; i++) printf "%s\"%s%s\"=1", (i ? "," : ""), substr(c, int(i / 36) + 1, 1), substr(c, i % 36 + 1, 1); print ">" }' >"$dir/hostile_too_many_axes.shir"
+    awk 'BEGIN { printf "mesh @m = <\"a\"=4>\nfunc @main() -> f32[1000] {\n  %%c = constant {value = ["; for (i = 0; i < 1000; i++) printf (i ? ", %d.0" : "%d.0"), i % 7; print "]} : f32[1000]"; print "  %w = sharding_constraint %c {sharding = <@m, [{\"a\"}]>} : f32[1000]"; print "  return %w\n}" }' >"$dir/hostile_long_constant.shir"
+}
+
+# The hand-made hostile .npy files of tests/hostile/npy.sh.
+seed_hostile_npy() {
+    local tmp f
+    tmp=$(mktemp -d)
+    bash "$root/tests/hostile/npy.sh" "$tmp"
+    for f in "$tmp"/*.npy; do cp "$f" "$corpus/fuzz_npy/hostile_$(basename "$f" .npy)"; done
+    rm -rf "$tmp"
+}
+
+seed_hostile_config() {
+    local dir="$corpus/fuzz_config"
+    awk 'BEGIN { s = "meshes: "; for (i = 0; i < 2000; i++) s = s "["; print s }' >"$dir/hostile_deep_nesting.yaml"
+    awk 'BEGIN { print "meshes:"; for (i = 0; i < 200; i++) printf "  m%d:\n    axes:\n      a: 2\n", i }' >"$dir/hostile_many_meshes.yaml"
+    awk 'BEGIN { print "meshes:"; print "  m:"; print "    axes:"; for (i = 0; i < 1025; i++) printf "      a%d: 1\n", i }' >"$dir/hostile_too_many_axes.yaml"
+}
+
+# fuzz_run: its input is 14 bytes of generator options (fuzz_run.c,
+# decode_options); seeds 1..24 with a spread of sizes, meshes and options.
+seed_run() {
+    local dir="$corpus/fuzz_run" i
+    rm -rf "$dir" && mkdir -p "$dir"
+    for i in $(seq 1 24); do
+        { byte "$i"; printf '\0\0\0\0\0\0\0'; byte $((i * 5 % 12)); byte $((i % 4)); byte $((i % 7 == 0 ? 1 : i % 11 == 0 ? 2 : 0))
+          printf '\0\0'; byte $((i % 4)); } >"$dir/seed_$i"
     done
 }
 
 seed_parse
+seed_hostile_parse
 seed_mlir
 seed_rule
 seed_npy
+seed_hostile_npy
 seed_config
+seed_hostile_config
+seed_run
 for d in "$corpus"/*/; do echo "$(basename "$d"): $(ls "$d" | wc -l) files"; done

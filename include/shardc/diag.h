@@ -23,6 +23,9 @@ typedef struct DiagSource {
     const char *name;
     const char *text;
     size_t len;
+    /* The line last quoted and where it starts in text (diag.c, line_start). */
+    int mark_line;
+    size_t mark_offset;
     struct DiagSource *next;
 } DiagSource;
 

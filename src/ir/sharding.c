@@ -375,7 +375,8 @@ void sharding_split_manual(Arena *a, const Sharding *s, uint64_t manual, Shardin
             k++;
         m->dims[d] = (DimSharding){k, m->dims[d].axes, true, PRIORITY_NONE};
         f->dims[d].num_axes -= k;
-        f->dims[d].axes += k;
+        if (k) /* an empty dim's axes may be NULL, and NULL + 0 is undefined */
+            f->dims[d].axes += k;
     }
     m->num_replicated = f->num_replicated = 0;
     for (int i = 0; i < s->num_replicated; i++) {

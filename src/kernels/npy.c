@@ -252,7 +252,13 @@ static TensorStatus alloc_for_data(TensorCtx *ctx, const char *name, const NpyHe
                            "%s: header promises %lld elements of %llu bytes, file holds %llu data "
                            "bytes", name, (long long)count, (unsigned long long)item,
                            (unsigned long long)data_len);
-    return tensor_new_uninit(ctx, h->dtype, h->rank, h->dims, out);
+    TensorStatus st = tensor_new_uninit(ctx, h->dtype, h->rank, h->dims, out);
+    if (st == TENSOR_OK)
+        return st;
+    /* The allocator's message names no file; every other one here does. */
+    char why[TENSOR_MSG_SIZE];
+    memcpy(why, ctx->msg, sizeof why);
+    return tensor_fail(ctx, st, "%s: %s", name, why);
 }
 
 /* Byte-swap big-endian data; force bools to 0/1 (kernels rely on it). */

@@ -523,8 +523,9 @@ static void copy_row(void *user, const int64_t *off, const int64_t *st, int64_t 
 {
     CopyJob *job = user;
     if (st[0] == 1 && st[1] == 1) {
-        memcpy(job->dst + (size_t)off[0] * job->size, job->src + (size_t)off[1] * job->size,
-               (size_t)n * job->size);
+        /* signed: reversed dims give negative offsets (from the last element) */
+        int64_t size = (int64_t)job->size;
+        memcpy(job->dst + off[0] * size, job->src + off[1] * size, (size_t)n * job->size);
         return;
     }
     switch (job->size) {

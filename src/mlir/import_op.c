@@ -119,7 +119,8 @@ const MlirAttr *mlir_imp_attr(OpImport *oi, const char *name)
 const MlirAttr *mlir_imp_attr2(OpImport *oi, const char *name, const char *other)
 {
     const MlirAttr *a = mlir_imp_attr(oi, name);
-    return a ? a : mlir_imp_attr(oi, other);
+    /* other may be NULL (no second spelling): not a name to look up */
+    return a || !other ? a : mlir_imp_attr(oi, other);
 }
 
 void mlir_imp_keep_attr(OpImport *oi, const char *name)

@@ -315,8 +315,11 @@ void partition_print_devices(FILE *out, const Module *m, int device)
         if (!mesh)
             continue;
         fprintf(out, "func @%s on @%s (%lld devices)\n", m->funcs[i]->name, mesh->name, (long long)mesh->num_devices);
-        for (int64_t p = 0; p < mesh->num_devices; p++)
-            if (device < 0 || mesh_device_id(mesh, p) == device)
-                print_device(out, smap, mesh, p);
+        /* One device: looked up, not searched for among up to 2^31 devices. */
+        int64_t one = device >= 0 ? mesh_position_of(mesh, device) : -1;
+        if (one >= 0 && one < mesh->num_devices)
+            print_device(out, smap, mesh, one);
+        for (int64_t p = 0; device < 0 && p < mesh->num_devices; p++)
+            print_device(out, smap, mesh, p);
     }
 }

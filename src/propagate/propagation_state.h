@@ -14,7 +14,11 @@ typedef struct PropagationState {
     Module *module;
     const PropagateOptions *options;
     Arena scratch;          /* reset for every op */
-    Arena work;             /* lives for the whole run */
+    Arena work;             /* one function's (or the module's) use lists and rules */
+    /* The side tables below, sized for table_ops ops and table_values
+     * values; they outlive `work`: see size_tables (state.c). */
+    Arena tables;
+    int table_ops, table_values;
     const OpShardingRule **rules;   /* by Op.id; computed lazily */
     bool *rule_known;
     UseList *uses;          /* by Value.id */

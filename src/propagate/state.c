@@ -29,6 +29,7 @@ void prop_state_init(PropagationState *st, Module *m, const PropagateOptions *op
     st->options = options;
     arena_init(&st->scratch);
     arena_init(&st->work);
+    arena_init(&st->tables);
     st->errors_before = options->diag->errors;
     st->origins = options->origins ? options->origins : &st->own_origins;
     origins_init(st->origins, &m->arena, m->num_values);
@@ -38,20 +39,57 @@ void prop_state_free(PropagationState *st)
 {
     arena_free(&st->scratch);
     arena_free(&st->work);
+    arena_free(&st->tables);
 }
 
-/* Side tables sized by the module's current value and op counts. */
-static void size_tables(PropagationState *st)
+/* Side tables by Op.id and Value.id, sized by the module's current counts.
+ * They are made (zeroed) once, not per function: zeroing module-sized
+ * tables for every function made propagation quadratic in the number of
+ * functions (issue 21); clear_func_entries clears a function's own
+ * entries instead. True if the tables are new, i.e. all clear. */
+static bool size_tables(PropagationState *st)
 {
     Module *m = st->module;
-    st->rules = ARENA_ARRAY(&st->work, const OpShardingRule *, m->num_ops + 1);
-    st->rule_known = ARENA_ARRAY(&st->work, bool, m->num_ops + 1);
-    st->queued = ARENA_ARRAY(&st->work, bool, m->num_ops + 1);
-    st->uses = ARENA_ARRAY(&st->work, UseList, m->num_values + 1);
-    st->user = ARENA_ARRAY(&st->work, Sharding *, m->num_values + 1);
-    st->queue_cap = m->num_ops + 1;
-    st->queue = ARENA_ARRAY(&st->work, Op *, st->queue_cap);
     st->queue_head = st->queue_count = 0;
+    if (st->rules && m->num_ops < st->table_ops && m->num_values < st->table_values)
+        return false;
+    arena_reset(&st->tables);
+    st->table_ops = m->num_ops + 1;
+    st->table_values = m->num_values + 1;
+    st->rules = ARENA_ARRAY(&st->tables, const OpShardingRule *, st->table_ops);
+    st->rule_known = ARENA_ARRAY(&st->tables, bool, st->table_ops);
+    st->queued = ARENA_ARRAY(&st->tables, bool, st->table_ops);
+    st->uses = ARENA_ARRAY(&st->tables, UseList, st->table_values);
+    st->user = ARENA_ARRAY(&st->tables, Sharding *, st->table_values);
+    /* an op is queued at most once at a time: no more entries than ops */
+    st->queue_cap = st->table_ops;
+    st->queue = ARENA_ARRAY_UNINIT(&st->tables, Op *, st->queue_cap);
+    return true;
+}
+
+static bool clear_op_entries(Op *op, void *user)
+{
+    PropagationState *st = user;
+    st->rules[op->id] = NULL;
+    st->rule_known[op->id] = false;
+    st->queued[op->id] = false;
+    return true;
+}
+
+/* The use lists pointed into `work`, which has been reset since. */
+static bool clear_value_entries(Value *v, void *user)
+{
+    PropagationState *st = user;
+    st->uses[v->id] = (UseList){0};
+    st->user[v->id] = NULL;
+    return true;
+}
+
+/* Every table entry f's propagation reads: those of its own ops and values
+ * (an earlier function's left-overs are never read). */
+static void clear_func_entries(PropagationState *st, Func *f)
+{
+    ir_walk(f->body, &(IrWalker){.pre = clear_op_entries, .value = clear_value_entries, .user = st});
 }
 
 const OpShardingRule *prop_state_rule(PropagationState *st, const Op *op)
@@ -187,7 +225,8 @@ void prop_state_prepare_func(PropagationState *st, Func *f)
     /* Everything in `work` belongs to one function; kept, the tables of a
      * module of many functions took num_funcs * num_values memory. */
     arena_reset(&st->work);
-    size_tables(st);
+    if (!size_tables(st))
+        clear_func_entries(st, f);
     ir_walk(f->body, &(IrWalker){.pre = add_operand_uses, .leave = add_return_uses, .user = st});
 }
 
@@ -226,8 +265,9 @@ static bool add_func_edge_uses(Op *op, void *user)
 void prop_state_prepare_module(PropagationState *st)
 {
     arena_reset(&st->work);
-    size_tables(st);
     Module *m = st->module;
+    st->rules = NULL; /* fresh tables: every function's entries are read */
+    size_tables(st);
     st->module_wide = true;
     st->callers = ARENA_ARRAY(&st->work, UseList, m->num_values + 1);
     for (int i = 0; i < m->num_funcs; i++) {

@@ -4,6 +4,8 @@
 
 static const char *const level_names[] = {"error", "warning", "note"};
 
+/* A warning said: its place and text, copied (loc.file points at the
+ * copy). The engine may outlive the module whose names a Loc points into. */
 struct DiagSeen {
     struct DiagSeen *next;
     Loc loc;
@@ -45,9 +47,9 @@ void diag_add_source(DiagEngine *diag, const char *name, const char *text, size_
     diag->sources = src;
 }
 
-static const DiagSource *find_source(const DiagEngine *diag, const char *name)
+static DiagSource *find_source(const DiagEngine *diag, const char *name)
 {
-    for (const DiagSource *s = diag->sources; s; s = s->next)
+    for (DiagSource *s = diag->sources; s; s = s->next)
         if (name && s->name && strcmp(s->name, name) == 0)
             return s;
     return NULL;
@@ -55,15 +57,34 @@ static const DiagSource *find_source(const DiagEngine *diag, const char *name)
 
 /* Print the quoted source line and a caret under the column. Tabs are kept
  * in the padding so the caret lines up in a terminal. */
-static void quote_line(const DiagEngine *diag, Loc loc)
+/* The start of line `target` of src, or the text's end if it has fewer
+ * lines. Diagnostics come mostly in line order, so the search starts at
+ * the line found last when it can: scanning from the top for each of many
+ * errors made a long file's diagnostics quadratic (fuzz_parse). */
+static const char *line_start(DiagSource *src, int target)
 {
-    const DiagSource *src = find_source(diag, loc.file);
-    if (!src || loc.line <= 0)
-        return;
-    const char *p = src->text, *end = src->text + src->len;
-    for (int line = 1; line < loc.line && p < end; p++)
+    if (src->mark_line < 1 || target < src->mark_line) {
+        src->mark_line = 1;
+        src->mark_offset = 0;
+    }
+    const char *p = src->text + src->mark_offset, *end = src->text + src->len;
+    int line = src->mark_line;
+    for (; line < target && p < end; p++)
         if (*p == '\n')
             line++;
+    if (line == target) {
+        src->mark_line = line;
+        src->mark_offset = (size_t)(p - src->text);
+    }
+    return p;
+}
+
+static void quote_line(const DiagEngine *diag, Loc loc)
+{
+    DiagSource *src = find_source(diag, loc.file);
+    if (!src || loc.line <= 0)
+        return;
+    const char *p = line_start(src, loc.line), *end = src->text + src->len;
     if (p >= end && loc.line > 1)
         return;
     const char *eol = memchr(p, '\n', (size_t)(end - p));
@@ -85,10 +106,13 @@ static bool seen_before(DiagEngine *diag, Loc loc, const char *message)
         if (s->loc.line == loc.line && s->loc.col == loc.col && strcmp(s->message, message) == 0 &&
             (s->loc.file == loc.file || (s->loc.file && loc.file && strcmp(s->loc.file, loc.file) == 0)))
             return true;
-    struct DiagSeen *s = malloc(sizeof *s + strlen(message) + 1);
+    size_t len = strlen(message) + 1, file_len = loc.file ? strlen(loc.file) + 1 : 0;
+    struct DiagSeen *s = malloc(sizeof *s + len + file_len);
     if (s) {
         s->loc = loc;
-        strcpy(s->message, message);
+        memcpy(s->message, message, len);
+        if (loc.file)
+            s->loc.file = memcpy(s->message + len, loc.file, file_len);
         s->next = diag->seen;
         diag->seen = s;
     }
@@ -140,6 +164,13 @@ static void report(DiagEngine *diag, DiagLevel level, Loc loc, const char *messa
 
 void diag_vreport(DiagEngine *diag, DiagLevel level, Loc loc, const char *fmt, va_list ap)
 {
+    /* An error past the cut-off is counted, not formatted: for a flood of
+     * them (garbage input) formatting was most of the work (fuzz_parse). */
+    if (level == DIAG_ERROR && diag->max_errors && diag->errors >= diag->max_errors) {
+        diag->dropping_notes = false;
+        report(diag, level, loc, "", false);
+        return;
+    }
     char buf[1024], *message = buf;
     va_list again;
     va_copy(again, ap);

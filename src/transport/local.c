@@ -201,9 +201,18 @@ typedef void (*CombineFn)(void *restrict acc, const void *restrict in, int64_t n
 
 COMBINE_ALL(float)
 COMBINE_ALL(double)
-COMBINE_ALL(int32_t)
-COMBINE_ALL(int64_t)
 COMBINE_ALL(uint32_t)
+
+/* Signed sums wrap, as the kernels' do (elementwise.c): added as unsigned,
+ * since signed overflow is undefined (UBSan; found by fuzz_run). */
+#define WRAP32_SUM(a, b) ((int32_t)((uint32_t)(a) + (uint32_t)(b)))
+#define WRAP64_SUM(a, b) ((int64_t)((uint64_t)(a) + (uint64_t)(b)))
+COMBINE_NATIVE(int32_t, sum, WRAP32_SUM)
+COMBINE_NATIVE(int32_t, max, NAN_AWARE_MAX)
+COMBINE_NATIVE(int32_t, min, NAN_AWARE_MIN)
+COMBINE_NATIVE(int64_t, sum, WRAP64_SUM)
+COMBINE_NATIVE(int64_t, max, NAN_AWARE_MAX)
+COMBINE_NATIVE(int64_t, min, NAN_AWARE_MIN)
 
 /* int8_t sums are computed in int: store them back wrapped. */
 #define WRAP8_SUM(a, b) ((int8_t)(uint8_t)((a) + (b)))

@@ -71,6 +71,24 @@ static void test_first_and_last_line(void **state)
                                    "a.shir:4:1: error: last\n}\n^\n");
 }
 
+/* Quoting starts its search at the line quoted last (line_start): lines
+ * out of order, repeated, and past the end still quote what they should. */
+static void test_lines_in_any_order(void **state)
+{
+    Fixture *f = *state;
+    add_source(f, "a.shir", source);
+    static const int lines[] = {3, 3, 1, 4, 2, 9, 3};
+    for (size_t i = 0; i < sizeof lines / sizeof lines[0]; i++)
+        diag_error(&f->diag, (Loc){"a.shir", lines[i], 1}, "e");
+    assert_string_equal(output(f), "a.shir:3:1: error: e\n  return\n^\n"
+                                   "a.shir:3:1: error: e\n  return\n^\n"
+                                   "a.shir:1:1: error: e\nmesh @m = <\"x\"=2>\n^\n"
+                                   "a.shir:4:1: error: e\n}\n^\n"
+                                   "a.shir:2:1: error: e\nfunc @f() {\n^\n"
+                                   "a.shir:9:1: error: e\n"
+                                   "a.shir:3:1: error: e\n  return\n^\n");
+}
+
 /* Tabs before the column stay tabs, so the caret lines up in a terminal. */
 static void test_caret_after_tabs(void **state)
 {
@@ -160,6 +178,21 @@ static void test_warning_once_per_cause(void **state)
     assert_int_equal(f->diag.warnings, 2);
 }
 
+/* The engine remembers a warning's file name by value: a Loc's file lives
+ * in its module, which may be freed while the engine is kept for another
+ * compile of the same text (fuzz_parse found a use after free). Here the
+ * first name's storage is overwritten instead; the repeat is still known. */
+static void test_warning_once_after_its_file_name_is_gone(void **state)
+{
+    Fixture *f = *state;
+    char first[] = "a.shir", second[] = "a.shir";
+    diag_warning(&f->diag, (Loc){first, 3, 3}, "unused x");
+    memcpy(first, "b.shir", sizeof first);
+    diag_warning(&f->diag, (Loc){second, 3, 3}, "unused x");
+    assert_string_equal(output(f), "a.shir:3:3: warning: unused x\n");
+    assert_int_equal(f->diag.warnings, 1);
+}
+
 /* -w drops warnings and their notes; -Werror makes them errors. */
 static void test_warnings_ignored_or_errors(void **state)
 {
@@ -234,10 +267,11 @@ static void test_loc_offset(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        T(test_error_with_caret), T(test_first_and_last_line), T(test_caret_after_tabs),
+        T(test_error_with_caret), T(test_first_and_last_line), T(test_lines_in_any_order), T(test_caret_after_tabs),
         T(test_crlf_line), T(test_last_line_without_newline), T(test_line_with_nul_byte), T(test_line_beyond_text),
         T(test_locations_without_source), T(test_notes_and_warnings), T(test_several_sources),
         T(test_max_errors), T(test_default_max_errors), T(test_loc_offset), T(test_warning_once_per_cause),
+        T(test_warning_once_after_its_file_name_is_gone),
         T(test_warnings_ignored_or_errors), T(test_long_message),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

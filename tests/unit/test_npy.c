@@ -540,6 +540,33 @@ static void test_read_file_extra_bytes_and_lies(void **state)
     free(b);
 }
 
+/* Under ASan, an allocation beyond its limit must fail as malloc does
+ * (test_read_file_too_big_for_memory), not abort the test. */
+const char *__asan_default_options(void);
+const char *__asan_default_options(void) { return "allocator_may_return_null=1"; }
+
+/* A well-formed file too big to load (4 TiB of data, sparse, so it takes no
+ * disk): the allocation fails, and the message names the file like every
+ * other .npy message (it said only "out of memory allocating ... bytes"). */
+static void test_read_file_too_big_for_memory(void **state)
+{
+    static const char dict[] = "{'descr': '<f4', 'fortran_order': False, 'shape': (1099511627776,), }";
+    char path[4096];
+    size_t len;
+    uint8_t *b = npy_image(1, dict, NULL, 0, &len);
+    write_file(path_in(*state, "huge.npy", path, sizeof path), b, len);
+    free(b);
+    if (truncate(path, (off_t)len + ((off_t)4 << 40)) != 0)
+        skip(); /* a file system without room for sparse 4 TiB files */
+    TensorCtx ctx;
+    tensor_ctx_init(&ctx, NULL);
+    Tensor *t;
+    assert_int_equal(npy_read(&ctx, path, &t), TENSOR_ERR_NOMEM);
+    assert_null(t);
+    assert_true(strncmp(ctx.msg, path, strlen(path)) == 0);
+    assert_non_null(strstr(ctx.msg, ": out of memory allocating 4398046511104 bytes"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -559,6 +586,7 @@ int main(void)
         cmocka_unit_test(test_fuzzed_images_never_crash),
         cmocka_unit_test_setup_teardown(test_read_file_errors, make_dir, remove_dir),
         cmocka_unit_test_setup_teardown(test_read_file_extra_bytes_and_lies, make_dir, remove_dir),
+        cmocka_unit_test_setup_teardown(test_read_file_too_big_for_memory, make_dir, remove_dir),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

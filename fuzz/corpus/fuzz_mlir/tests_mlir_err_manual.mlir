@@ -10,8 +10,5 @@ func.func @main(%arg0: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
   %2 = sdy.manual_computation(%arg0) in_shardings=[<@mesh, [{"x"}]>] out_shardings=[<@mesh, [{"x"}]>] manual_axes={"x", "x"} (%arg1: tensor<2xf32>) {
     sdy.return %arg1 : tensor<2xf32>
   } : (tensor<4xf32>) -> tensor<4xf32>
-  %3 = sdy.manual_computation(%arg0) in_shardings=[<@mesh, [{?}]>] out_shardings=[<@mesh, [{?}]>] manual_axes={} (%arg1: tensor<4xf32>) {
-    sdy.return %arg1 : tensor<4xf32>
-  } : (tensor<4xf32>) -> tensor<4xf32>
   return %0, %1 : tensor<4xf32>, tensor<4xf32>
 }

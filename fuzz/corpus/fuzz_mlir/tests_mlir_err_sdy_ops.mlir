@@ -1,6 +1,6 @@
 sdy.mesh @mesh = <["x"=2]>
 func.func @main(%arg0: tensor<4xf32>) -> tensor<4xf32> {
-  %0 = sdy.propagation_barrier %arg0 allowed_direction=NONE : tensor<4xf32>
+  %0 = sdy.all_slice [{"x"}] %arg0 out_sharding=<@mesh, [{"x"}]> : tensor<4xf32>
   %1 = sdy.all_gather [{"x"}] %0 out_sharding=<@mesh, [{}]> : tensor<4xf32>
   return %1 : tensor<4xf32>
 }

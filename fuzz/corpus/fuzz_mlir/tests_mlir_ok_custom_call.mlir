@@ -1,7 +1,7 @@
 sdy.mesh @mesh = <["b"=2, "m"=2]>
 func.func @main(%arg0: tensor<8x16xf32>, %arg1: tensor<i32>, %arg2: tensor<8x4x4xf32>) -> (tensor<8x2xf32>, tensor<8x2xi32>, tensor<8x16xf32>, tensor<8xf32>, tensor<16x8xf32>) {
   %0:2 = stablehlo.custom_call @top_k(%arg0, %arg1) {backend_config = "", sdy.sharding_rule = #sdy.op_sharding_rule<([i, j], [])->([i, k], [i, k]) {i=8, j=16, k=2} need_replication={j}, custom>} : (tensor<8x16xf32>, tensor<i32>) -> (tensor<8x2xf32>, tensor<8x2xi32>)
-  %1 = stablehlo.custom_call @merge(%arg2) {sdy.sharding_rule = #sdy.op_sharding_rule<([i, j, k])->([i, jk]) {i=8, j=4, k=4} permutation={k, j}>} : (tensor<8x4x4xf32>) -> tensor<8x16xf32>
+  %1 = stablehlo.custom_call @merge(%arg2) {sdy.sharding_rule = #sdy.op_sharding_rule<([i, j, k])->([i, jk]) {i=8, j=4, k=4} permutation={j, k}>} : (tensor<8x4x4xf32>) -> tensor<8x16xf32>
   %2 = stablehlo.custom_call @Sharding(%1) {sdy.sharding = #sdy.sharding_per_value<[<@mesh, [{"b"}, {}]>]>} : (tensor<8x16xf32>) -> tensor<8x16xf32>
   %3 = stablehlo.custom_call @sum(%2) {sdy.sharding_rule = #sdy.op_sharding_rule<([i, j])->([i]) {i=8, j=16} reduction={j}>} : (tensor<8x16xf32>) -> tensor<8xf32>
   %4 = stablehlo.custom_call @regroup(%arg0) {sdy.sharding_rule = #sdy.op_sharding_rule<([i, jk])->([ij, k]) {i=8, j=2, k=8}>} : (tensor<8x16xf32>) -> tensor<16x8xf32>
