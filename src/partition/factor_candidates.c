@@ -137,11 +137,20 @@ static void prune(Bag *bag, const Candidate *best, const AxisList *out)
     }
 }
 
+/* Each offer of n axes gives at most n candidates (its prefixes). */
+static size_t max_candidates(const FactorOffers *o)
+{
+    size_t n = 1;
+    for (int t = 0; t < o->p->num_tensors; t++)
+        for (int f = 0; f < o->p->rule->num_factors; f++)
+            n += (size_t)factor_offer(o, t, f)->count;
+    return n;
+}
+
 void factor_assignment_by_candidates(AxisList *out, const FactorOffers *o, Arena *scratch)
 {
     const ShardingProjection *p = o->p;
-    Bag bag = {ARENA_ARRAY(scratch, Candidate, (size_t)p->num_tensors * p->rule->num_factors * AXIS_LIST_MAX + 1),
-               0, p->mesh};
+    Bag bag = {ARENA_ARRAY(scratch, Candidate, max_candidates(o)), 0, p->mesh};
     bag_fill(&bag, o);
     for (int b; bag.count && (b = best_valid(&bag, p->rule, out)) >= 0;) {
         Candidate best = bag.items[b];
