@@ -118,14 +118,18 @@ static void build_offers(FactorOffers *o, const ShardingProjection *p, UnevenPol
     AxisList *axes = ARENA_ARRAY(scratch, AxisList, (size_t)p->num_tensors * nf + 1);
     for (int f = 0; f < nf; f++)
         ok[f] = eligible(p->rule, f, p->num_tensors);
+    /* A need_replication factor is a candidate too (Shardy's lowest
+     * precedence): the axes it wins go to the batching factors after. */
     for (int t = 0; t < p->num_tensors; t++)
         for (int f = 0; f < nf; f++) {
             const FactorSharding *fs = &p->tensors[t].factors[f];
+            bool need_replication = p->rule->factors[f].kind == FACTOR_NEED_REPLICATION;
             AxisList *a = &axes[t * nf + f];
             *a = (AxisList){0};
-            if (ok[f] && fs->present && !fs->overflow.count) {
+            if ((ok[f] || need_replication) && fs->present && !fs->overflow.count) {
                 *a = fs->axes;
-                cut_to_shardable(p, f, a, uneven);
+                if (ok[f])
+                    cut_to_shardable(p, f, a, uneven);
             }
         }
     *o = (FactorOffers){p, ok, axes};
@@ -219,6 +223,48 @@ static void unary_assignment(AxisList *out, const ShardingProjection *p, const i
         }
 }
 
+/* isFactorInAllNonScalarTensors. */
+static bool in_all_tensors(const OpShardingRule *rule, int f, int num_tensors)
+{
+    for (int t = 0; t < num_tensors; t++)
+        if (tensor_rank(rule, t) > 0 && !factor_in(rule, f, t, t + 1))
+            return false;
+    return true;
+}
+
+/* distributeAxisRefsToBatchingFactors: `axes` go, in order, to the
+ * pass-through factors every tensor of rank > 0 has, each taking what its
+ * size still divides. */
+static void distribute(AxisList *out, const OpShardingRule *rule, const Mesh *mesh, AxisList axes, int num_tensors)
+{
+    int next = 0;
+    for (int b = 0; b < rule->num_factors && next < axes.count; b++) {
+        int64_t size = rule->factors[b].size, sharded = axis_list_size(&out[b]);
+        if (rule->factors[b].kind != FACTOR_PASS_THROUGH || !in_all_tensors(rule, b, num_tensors) || size == 0 ||
+            size % sharded != 0)
+            continue;
+        for (int64_t room = size / sharded; next < axes.count && room % axes.axes[next].size == 0; next++) {
+            axis_list_add_or_merge(&out[b], axes.axes[next], mesh);
+            room /= axes.axes[next].size;
+        }
+    }
+}
+
+/* The axes need_replication factors won move to the batching factors when
+ * the factor is in every tensor of rank > 0; else they are dropped. */
+static void move_need_replication_axes(AxisList *out, const ShardingProjection *p, int num_tensors)
+{
+    const OpShardingRule *rule = p->rule;
+    for (int f = 0; f < rule->num_factors; f++) {
+        if (rule->factors[f].kind != FACTOR_NEED_REPLICATION || !out[f].count)
+            continue;
+        AxisList axes = out[f];
+        out[f] = (AxisList){0};
+        if (in_all_tensors(rule, f, num_tensors))
+            distribute(out, rule, p->mesh, axes, num_tensors);
+    }
+}
+
 /* What Shardy would keep, cut to what the local op can be sharded by. */
 static void fit_local_op(AxisList *out, const FactorOffers *o, UnevenPolicy uneven, int num_tensors)
 {
@@ -251,6 +297,7 @@ void factor_assignment(AxisList *axes_per_factor, const OpShardingRule *rule, co
             unary_assignment(axes_per_factor, &p, pair);
         else
             factor_assignment_by_candidates(axes_per_factor, &o, scratch);
+        move_need_replication_axes(axes_per_factor, &p, count);
     }
     fit_local_op(axes_per_factor, &o, uneven, count);
 }
