@@ -335,8 +335,8 @@ Megatron MLP|samples/megatron_mlp.shir|49152
 Megatron attention|tests/partition/megatron_attention.shir|12288
 Transformer layer|tests/partition/transformer_layer.shir|24576
 Data-parallel MLP|tests/partition/data_parallel_mlp.shir|0
-FSDP MLP|tests/partition/fsdp_mlp.shir|458752
-2-D FSDP × TP|tests/partition/fsdp_tp_2d.shir|19456
+FSDP MLP|tests/partition/fsdp_mlp.shir|161280
+2-D FSDP × TP|tests/partition/fsdp_tp_2d.shir|9216
 GSPMD full rematerialisation|tests/partition/gspmd_full_remat.shir|1792
 Contracting dim sharded → all-reduce|tests/partition/matmul_contract_sharded.shir|192
 Contracting dim sharded → reduce-scatter|tests/partition/matmul_contract_reduce_scatter.shir|96

@@ -125,7 +125,7 @@ static MlirList list_of(MlirParseCtx *ctx, void *item)
 %type <list> opt_types types items paren_items opt_uses uses result_defs block_args opt_block_args
 %type <list> regions opt_region_list opt_props opt_dict opt_fattrs ops ops1 mesh_axes opt_mesh_axes
 %type <list> dims opt_dims axis_list shardings opt_shardings factor_dim_lists opt_factor_dim_lists
-%type <list> keywords opt_keywords array_elems reducer_groups opt_attributes opt_module_attrs
+%type <list> keywords opt_keywords dim_names opt_dim_names array_elems reducer_groups opt_attributes opt_module_attrs
 %type <plist> factor_dims
 %type <type> type
 %type <attr> value value_nb value_nk array array_elem brace_value angle sdy_attr axis_set
@@ -545,7 +545,15 @@ factor_dim_lists
     | factor_dim_lists ',' factor_dims { $$ = $1; PUSH($$, $3); }
     ;
 factor_dims
-    : '[' opt_keywords ']'      { $$ = mlir_rule_dims(ctx, &$2, L(@1)); }
+    : '[' opt_dim_names ']'     { $$ = mlir_rule_dims(ctx, &$2, L(@1)); }
+    ;
+/* Shardy parses `[i,]` (an empty dim mapping after the comma) and its
+ * verifier rejects it: "dim mapping must have at least one factor". */
+opt_dim_names: %empty { $$ = (MlirList){0}; } | dim_names ;
+dim_names
+    : keyword                   { $$ = list_of(ctx, (void *)$1); }
+    | dim_names ',' keyword     { $$ = $1; PUSH($$, (void *)$3); }
+    | dim_names ','             { $$ = $1; PUSH($$, (void *)""); }
     ;
 opt_keywords: %empty { $$ = (MlirList){0}; } | keywords ;
 keywords

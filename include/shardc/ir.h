@@ -441,6 +441,10 @@ int64_t axis_list_size(const AxisList *list);
 bool axis_list_equal(const AxisList *a, const AxisList *b);
 /* Whether a is a strict prefix of b (Shardy's isStrictPrefix). */
 bool axis_list_strict_prefix(const AxisList *a, const AxisList *b);
+/* Cut a to its longest prefix that overlaps nothing in other (a sub-axis
+ * may keep its non-overlapping major part); true if anything was cut
+ * (Shardy's truncateAxesByRemovingOverlaps). */
+bool axis_list_truncate_without_overlap(AxisList *a, const AxisList *other);
 /* Greatest common divisor of two positive sizes. */
 int64_t ir_gcd64(int64_t a, int64_t b);
 

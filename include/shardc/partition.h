@@ -82,11 +82,12 @@ int64_t reshard_step_bytes(const ReshardStep *s, int64_t in_bytes, int64_t out_b
 typedef enum { UNEVEN_NONE, UNEVEN_PASS_THROUGH, UNEVEN_MASKED_REDUCTIONS } UnevenPolicy;
 
 /* ---- factor assignment (factor_assignment.c) ----------------------------
- * One sharding per factor for an op, from its tensors' final shardings:
- * each factor takes the axes held by the largest total size of tensors
- * (ties: more axes, then the lower tensor), need_replication and
- * permutation factors are replicated, and an axis goes to one factor only
- * (pass-through factors choose first, then reduction factors). Axes must
+ * One sharding per factor for an op, from its tensors' final shardings,
+ * as Shardy's findCommonAxes picks it (docs/partitioning.md "Per op"): the
+ * tensors' own axes when they agree, one tensor's layout for a unary op,
+ * else factor-axes candidates by the total size of the tensors holding
+ * them. need_replication and permutation factors are replicated and an
+ * axis goes to one factor only. Axes must
  * divide the factor's dim in every tensor, except where `uneven` allows
  * padding (docs/partitioning.md "Uneven dims"): for whole-dim pass-through
  * factors, and whole-dim reduction factors when the caller masks the

@@ -291,6 +291,26 @@ bool axis_list_equal(const AxisList *a, const AxisList *b)
     return true;
 }
 
+bool axis_list_truncate_without_overlap(AxisList *a, const AxisList *other)
+{
+    for (int i = 0; i < a->count; i++) {
+        AxisRef r = a->axes[i];
+        bool kept = true;
+        for (int k = 0; kept && k < other->count; k++)
+            kept = axis_ref_prefix_without_overlap(r, other->axes[k], &r);
+        if (!kept) {
+            a->count = i;
+            return true;
+        }
+        if (!axis_ref_equal(r, a->axes[i])) {
+            a->axes[i] = r;
+            a->count = i + 1;
+            return true;
+        }
+    }
+    return false;
+}
+
 bool axis_list_strict_prefix(const AxisList *a, const AxisList *b)
 {
     if (a->count == 0)

@@ -1,7 +1,7 @@
 /* Choosing one sharding per factor for an op about to be partitioned
  * (Shardy's insert_explicit_reshards heuristic, see partition.h). */
 #include <string.h>
-#include "shardc/partition.h"
+#include "factor_choice.h"
 
 static const DimFactors *tensor_dim(const OpShardingRule *rule, int t, int d)
 {
@@ -23,30 +23,6 @@ static bool factor_in(const OpShardingRule *rule, int f, int first, int last)
                     return true;
     return false;
 }
-
-/* The candidate held by the largest total size of tensors wins; ties go
- * to more axes (compute on the more-sharded side), then the lower tensor. */
-static AxisList pick_candidate(const ShardingProjection *p, int f)
-{
-    AxisList best = {0};
-    int64_t best_score = -1;
-    for (int t = 0; t < p->num_tensors; t++) {
-        const FactorSharding *fs = &p->tensors[t].factors[f];
-        if (!fs->present || fs->overflow.count)
-            continue;
-        int64_t score = 0;
-        for (int u = 0; u < p->num_tensors; u++)
-            if (p->tensors[u].factors[f].present && axis_list_equal(&p->tensors[u].factors[f].axes, &fs->axes))
-                score += p->tensors[u].num_elements;
-        if (score > best_score || (score == best_score && fs->axes.count > best.count)) {
-            best = fs->axes;
-            best_score = score;
-        }
-    }
-    return best;
-}
-
-static int kind_rank(FactorKind kind) { return kind == FACTOR_PASS_THROUGH ? 0 : 1; }
 
 /* Whether factor f is a whole dim, of one size, in every tensor that has
  * it: then a shard of it is a padded block like any other (a slice of
@@ -85,23 +61,17 @@ static bool may_shard(const ShardingProjection *p, int f, int64_t sharded, Uneve
            whole_dim_everywhere(p, f);
 }
 
-/* Drop axes already given to another factor, and axes the factor may not
- * be sharded by. */
-static void claim_axes(const ShardingProjection *p, int f, AxisList *axes, AxisList *taken, UnevenPolicy uneven)
+/* The longest prefix of `axes` factor f may be sharded by. */
+static void cut_to_shardable(const ShardingProjection *p, int f, AxisList *axes, UnevenPolicy uneven)
 {
     int64_t sharded = 1;
     for (int i = 0; i < axes->count; i++) {
-        bool clash = false;
-        for (int k = 0; k < taken->count; k++)
-            clash |= axis_ref_overlaps(taken->axes[k], axes->axes[i]);
         sharded *= axes->axes[i].size;
-        if (clash || !may_shard(p, f, sharded, uneven)) {
+        if (!may_shard(p, f, sharded, uneven)) {
             axes->count = i;
-            break;
+            return;
         }
     }
-    for (int i = 0; i < axes->count && taken->count < AXIS_LIST_MAX; i++)
-        taken->axes[taken->count++] = axes->axes[i];
 }
 
 /* A minor factor of a compound dim can only be sharded if the factors
@@ -126,42 +96,214 @@ static bool drop_strided(const OpShardingRule *rule, AxisList *axes, int num_ten
     return dropped;
 }
 
-/* A reshape is only local when every sharded factor has the same axes on
- * both sides: a factor one side lacks is replicated (the local reshape of
- * a shard of it would have another element count than the other side's). */
-static void drop_one_sided(const OpShardingRule *rule, AxisList *axes, int num_tensors)
+/* Whether factor f may be sharded at all by the local op: need_replication
+ * and permutation factors are replicated, and a reshape is only local when
+ * every sharded factor has the same axes on both sides (the local reshape
+ * of a shard of a factor one side lacks would have another element count
+ * than the other side's). */
+static bool eligible(const OpShardingRule *rule, int f, int num_tensors)
 {
+    FactorKind kind = rule->factors[f].kind;
+    if (kind == FACTOR_NEED_REPLICATION || kind == FACTOR_PERMUTATION)
+        return false;
     int num_operands = rule->num_operands;
-    for (int f = 0; rule->one_sided_replicated && f < rule->num_factors; f++)
-        if (factor_in(rule, f, 0, num_operands) != factor_in(rule, f, num_operands, num_tensors))
-            axes[f].count = 0;
+    return !rule->one_sided_replicated ||
+           factor_in(rule, f, 0, num_operands) == factor_in(rule, f, num_operands, num_tensors);
 }
 
+static void build_offers(FactorOffers *o, const ShardingProjection *p, UnevenPolicy uneven, Arena *scratch)
+{
+    int nf = p->rule->num_factors;
+    bool *ok = ARENA_ARRAY(scratch, bool, nf + 1);
+    AxisList *axes = ARENA_ARRAY(scratch, AxisList, (size_t)p->num_tensors * nf + 1);
+    for (int f = 0; f < nf; f++)
+        ok[f] = eligible(p->rule, f, p->num_tensors);
+    /* A need_replication factor is a candidate too (Shardy's lowest
+     * precedence): the axes it wins go to the batching factors after. */
+    for (int t = 0; t < p->num_tensors; t++)
+        for (int f = 0; f < nf; f++) {
+            const FactorSharding *fs = &p->tensors[t].factors[f];
+            bool need_replication = p->rule->factors[f].kind == FACTOR_NEED_REPLICATION;
+            AxisList *a = &axes[t * nf + f];
+            *a = (AxisList){0};
+            if ((ok[f] || need_replication) && fs->present && !fs->overflow.count) {
+                *a = fs->axes;
+                if (ok[f])
+                    cut_to_shardable(p, f, a, uneven);
+            }
+        }
+    *o = (FactorOffers){p, ok, axes};
+}
+
+/* getCompatibleFactorShardings: when every factor has the same axes in
+ * every tensor that has it, need_replication factors none, and no two
+ * factors share an axis, those are the assignment (nothing moves). */
+static bool compatible(AxisList *out, const ShardingProjection *p)
+{
+    AxisList seen = {0};
+    for (int f = 0; f < p->rule->num_factors; f++) {
+        const AxisList *common = NULL;
+        for (int t = 0; t < p->num_tensors; t++) {
+            const FactorSharding *fs = &p->tensors[t].factors[f];
+            if (!fs->present)
+                continue;
+            if (fs->overflow.count || (common && !axis_list_equal(common, &fs->axes)))
+                return false;
+            common = &fs->axes;
+        }
+        if (!common)
+            continue;
+        if (p->rule->factors[f].kind == FACTOR_NEED_REPLICATION && common->count)
+            return false;
+        AxisList rest = *common;
+        if (axis_list_truncate_without_overlap(&rest, &seen))
+            return false;
+        out[f] = *common;
+        axis_list_union(&seen, common);
+    }
+    return true;
+}
+/* Shardy's unary shortcut applies to two tensors of rank > 0 (scalars
+ * aside), with no need_replication factor and one factor per dim. */
+static bool unary_pair(const OpShardingRule *rule, int num_tensors, int pair[2])
+{
+    int n = 0;
+    for (int t = 0; t < num_tensors; t++) {
+        for (int d = 0; d < tensor_rank(rule, t); d++)
+            if (tensor_dim(rule, t, d)->count > 1)
+                return false;
+        if (tensor_rank(rule, t) > 0 && n++ < 2)
+            pair[n - 1] = t;
+    }
+    for (int f = 0; f < rule->num_factors; f++)
+        if (rule->factors[f].kind == FACTOR_NEED_REPLICATION)
+            return false;
+    return n == 2;
+}
+
+/* sortedTensorIndicesOnUnaryOperation's key: no sharded permutation
+ * factor, then more elements, then more shards. */
+static void unary_key(const ShardingProjection *p, int t, int64_t key[3])
+{
+    const TensorProjection *tp = &p->tensors[t];
+    key[0] = 1;
+    key[1] = tp->num_elements;
+    key[2] = 1;
+    for (int f = 0; f < p->rule->num_factors; f++) {
+        if (!tp->factors[f].present)
+            continue;
+        if (p->rule->factors[f].kind == FACTOR_PERMUTATION && tp->factors[f].axes.count)
+            key[0] = 0;
+        key[2] *= axis_list_size(&tp->factors[f].axes);
+    }
+}
+
+/* findCommonAxesOnUnaryOperation: the preferred tensor (the first on a
+ * tie) keeps its layout; the other only lends the factors the preferred
+ * one lacks, cut where they overlap its axes. */
+static void unary_assignment(AxisList *out, const ShardingProjection *p, const int pair[2])
+{
+    int64_t k0[3], k1[3];
+    unary_key(p, pair[0], k0);
+    unary_key(p, pair[1], k1);
+    int cmp = k0[0] != k1[0] ? (k0[0] > k1[0] ? 1 : -1) : k0[1] != k1[1] ? (k0[1] > k1[1] ? 1 : -1)
+            : (k0[2] >= k1[2] ? 1 : -1);
+    const TensorProjection *pref = &p->tensors[cmp > 0 ? pair[0] : pair[1]];
+    const TensorProjection *other = &p->tensors[cmp > 0 ? pair[1] : pair[0]];
+    AxisList used = {0};
+    for (int f = 0; f < p->rule->num_factors; f++)
+        if (pref->factors[f].present) {
+            out[f] = pref->factors[f].axes;
+            axis_list_union(&used, &out[f]);
+        }
+    for (int f = 0; f < p->rule->num_factors; f++)
+        if (other->factors[f].present && !pref->factors[f].present) {
+            out[f] = other->factors[f].axes;
+            axis_list_truncate_without_overlap(&out[f], &used);
+        }
+}
+
+/* isFactorInAllNonScalarTensors. */
+static bool in_all_tensors(const OpShardingRule *rule, int f, int num_tensors)
+{
+    for (int t = 0; t < num_tensors; t++)
+        if (tensor_rank(rule, t) > 0 && !factor_in(rule, f, t, t + 1))
+            return false;
+    return true;
+}
+
+/* distributeAxisRefsToBatchingFactors: `axes` go, in order, to the
+ * pass-through factors every tensor of rank > 0 has, each taking what its
+ * size still divides. */
+static void distribute(AxisList *out, const OpShardingRule *rule, const Mesh *mesh, AxisList axes, int num_tensors)
+{
+    int next = 0;
+    for (int b = 0; b < rule->num_factors && next < axes.count; b++) {
+        int64_t size = rule->factors[b].size, sharded = axis_list_size(&out[b]);
+        if (rule->factors[b].kind != FACTOR_PASS_THROUGH || !in_all_tensors(rule, b, num_tensors) || size == 0 ||
+            size % sharded != 0)
+            continue;
+        for (int64_t room = size / sharded; next < axes.count && room % axes.axes[next].size == 0; next++) {
+            axis_list_add_or_merge(&out[b], axes.axes[next], mesh);
+            room /= axes.axes[next].size;
+        }
+    }
+}
+
+/* The axes need_replication factors won move to the batching factors when
+ * the factor is in every tensor of rank > 0; else they are dropped. */
+static void move_need_replication_axes(AxisList *out, const ShardingProjection *p, int num_tensors)
+{
+    const OpShardingRule *rule = p->rule;
+    for (int f = 0; f < rule->num_factors; f++) {
+        if (rule->factors[f].kind != FACTOR_NEED_REPLICATION || !out[f].count)
+            continue;
+        AxisList axes = out[f];
+        out[f] = (AxisList){0};
+        if (in_all_tensors(rule, f, num_tensors))
+            distribute(out, rule, p->mesh, axes, num_tensors);
+    }
+}
+
+/* What Shardy would keep, cut to what the local op can be sharded by. */
+static void fit_local_op(AxisList *out, const FactorOffers *o, UnevenPolicy uneven, int num_tensors)
+{
+    for (int f = 0; f < o->p->rule->num_factors; f++) {
+        if (!o->eligible[f])
+            out[f] = (AxisList){0};
+        cut_to_shardable(o->p, f, &out[f], uneven);
+    }
+    while (drop_strided(o->p->rule, out, num_tensors))
+        continue;
+}
+
+/* Shardy's findCommonAxes, in its order: the tensors' own shardings when
+ * they agree, the unary shortcut, else the candidate heuristic. */
 void factor_assignment(AxisList *axes_per_factor, const OpShardingRule *rule, const Mesh *mesh,
                        Sharding *const *shardings, const TensorType *const *types, int count,
                        int num_operands, UnevenPolicy uneven, Arena *scratch)
 {
     ShardingProjection p;
     projection_build(&p, scratch, rule, mesh, shardings, types, num_operands, count);
-    AxisList taken = {0};
-    for (int pass = 0; pass < 2; pass++)
-        for (int f = 0; f < rule->num_factors; f++) {
-            FactorKind kind = rule->factors[f].kind;
-            if (kind_rank(kind) != pass)
-                continue;
+    FactorOffers o;
+    build_offers(&o, &p, uneven, scratch);
+    int pair[2];
+    for (int f = 0; f < rule->num_factors; f++)
+        axes_per_factor[f] = (AxisList){0};
+    if (!compatible(axes_per_factor, &p)) {
+        for (int f = 0; f < rule->num_factors; f++)
             axes_per_factor[f] = (AxisList){0};
-            if (kind == FACTOR_NEED_REPLICATION || kind == FACTOR_PERMUTATION)
-                continue;
-            axes_per_factor[f] = pick_candidate(&p, f);
-            claim_axes(&p, f, &axes_per_factor[f], &taken, uneven);
-        }
-    drop_one_sided(rule, axes_per_factor, count);
-    while (drop_strided(rule, axes_per_factor, count))
-        continue;
+        if (unary_pair(rule, count, pair))
+            unary_assignment(axes_per_factor, &p, pair);
+        else
+            factor_assignment_by_candidates(axes_per_factor, &o, scratch);
+        move_need_replication_axes(axes_per_factor, &p, count);
+    }
+    fit_local_op(axes_per_factor, &o, uneven, count);
 }
 
 /* Whether f follows a factor that is not fully sharded in some compound dim. */
-static bool behind_partial(const OpShardingRule *rule, const AxisList *axes, int f)
+bool factor_assignment_behind_partial(const OpShardingRule *rule, const AxisList *axes, int f)
 {
     for (int t = 0; t < rule->num_operands + rule->num_results; t++)
         for (int d = 0; d < tensor_rank(rule, t); d++) {
@@ -182,7 +324,7 @@ const char *factor_assignment_unsharded_reason(const OpShardingRule *rule, const
     if (rule->one_sided_replicated && factor_in(rule, f, 0, num_operands) != factor_in(rule, f, num_operands,
                                                                                          num_tensors))
         return " (only one side of the reshape has it)";
-    if (behind_partial(rule, axes_per_factor, f))
+    if (factor_assignment_behind_partial(rule, axes_per_factor, f))
         return " (a factor major to it in a compound dim is not fully sharded)";
     return "";
 }

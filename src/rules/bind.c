@@ -349,6 +349,18 @@ static bool apply_kinds(Binder *b)
            apply_kind(b, r->permutation, r->num_permutation, FACTOR_PERMUTATION);
 }
 
+/* Shardy's verifier: a reduction factor is summed away, so no result may
+ * keep a dim of it (JAX builds such a rule; Shardy rejects the op). */
+static bool check_reduction_not_in_results(const Binder *b, const TensorFactors *tensors)
+{
+    for (int i = b->num_operands; i < b->num_values; i++)
+        for (int d = 0; d < tensors[i].rank; d++)
+            for (int k = 0; k < tensors[i].dims[d].count; k++)
+                if (b->factors[tensors[i].dims[d].factors[k]].kind == FACTOR_REDUCTION)
+                    return fail(b, factor_col(b, i, d, k), "reduction factor cannot be in result mappings");
+    return true;
+}
+
 /* ---- driver ---- */
 
 static bool check_counts(const Binder *b, int num_operands, int num_results)
@@ -398,7 +410,7 @@ static bool build_rule(Binder *b, OpShardingRule *out)
     for (int i = 0; i < b->num_values; i++)
         if (!verify_mapping(b, i, &tensors[i], seen))
             return false;
-    if (!apply_kinds(b))
+    if (!apply_kinds(b) || !check_reduction_not_in_results(b, tensors))
         return false;
     *out = (OpShardingRule){.num_factors = b->num_factors, .factors = b->factors,
                             .num_operands = b->num_operands, .num_results = b->num_values - b->num_operands,
