@@ -456,6 +456,21 @@ static Value *window_halo(PartitionCtx *pc, const Op *op, Value *x, const DimAxe
     return pc_window_halo(pc, op, x, layout, h, pc_reduction_identity(pc, kind, x->type.dtype), kind != REDUCE_SUM);
 }
 
+/* An operand kept partial over an axis holds, on each device, a partial
+ * term for every index of every factor: no factor may be split along that
+ * axis, or each device would combine its own block of the others with its
+ * own partial term, and the reduction would count each block once per
+ * device (fuzz_run: an unreduced argument times a value sharded on the
+ * same axis came out 4x on 4 devices). The others are gathered instead. */
+static void unshard_kept_axes(const OpShardingRule *rule, AxisList *assignment, const AxisList *keep, int n)
+{
+    AxisList kept = {0};
+    for (int i = 0; i < n; i++)
+        axis_list_union(&kept, &keep[i]);
+    for (int f = 0; kept.count && f < rule->num_factors; f++)
+        axis_list_truncate_without_overlap(&assignment[f], &kept);
+}
+
 /* The general case: the op's sharding rule decides each factor's axes. */
 static void partition_by_rule(PartitionCtx *pc, Op *op)
 {
@@ -485,6 +500,7 @@ static void partition_by_rule(PartitionCtx *pc, Op *op)
     Value *operands[op->num_operands + 1];
     AxisList keep[op->num_operands + 1];
     ReductionKind combine = operand_keeps(pc, op, keep);
+    unshard_kept_axes(rule, assignment, keep, op->num_operands);
     for (int i = 0; i < op->num_operands; i++) {
         DimAxes want;
         factor_assignment_tensor_axes(&want, rule, assignment, i);
