@@ -43,7 +43,7 @@ kv() { # kv KEY: the value of KEY=... in each line of stdin
 
 note "bench/mpi.sh: building bench_mpi"
 "${CC_MPI:-mpicc}" -std=c11 -Wall -Wextra -Werror -Wshadow -O2 -g -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE \
-    -Iinclude -o "$work/bench_mpi" bench/bench_mpi.c "$build/libshardc.a" -lopenblas -lyaml $(pkg-config --libs cbc) -lpthread -lm
+    -Iinclude -o "$work/bench_mpi" bench/bench_mpi.c "$build/libshardc.a" -lopenblas -lyaml -ldl -lpthread -lm
 
 commit=$(git rev-parse --short HEAD 2> /dev/null || echo unknown)
 dirty=$(git status --porcelain 2> /dev/null | grep -q . && echo " + uncommitted changes" || true)

@@ -27,7 +27,7 @@ fi
 cflags=(-std=c11 -Wall -Wextra -Werror -Wshadow -O2 -g)
 cppflags=(-D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -Iinclude -I/usr/include/x86_64-linux-gnu)
 # shellcheck disable=SC2207 # pkg-config prints words
-libs=("$build/libshardc.a" -lopenblas -lyaml $(pkg-config --libs cbc) -lpthread -lm)
+libs=("$build/libshardc.a" -lopenblas -lyaml -ldl -lpthread -lm)
 
 report="$work/results.md.tmp"
 : > "$report"

@@ -45,17 +45,23 @@ if not objs:
 
 defined, used = {}, defaultdict(set)
 exports = defaultdict(list)
-for src, obj in objs.items():
-    out = subprocess.run(['nm', obj], capture_output=True, text=True, check=True).stdout
-    for line in out.splitlines():
-        f = line.split()
-        if len(f) == 3 and f[2].startswith('__'):
-            continue  # the sanitizers' own symbols (__odr_asan.*, ...)
-        if len(f) == 3 and f[1] in 'TDBRC':
-            defined[f[2]] = src
-            exports[src].append((f[1], f[2]))
-        elif len(f) == 2 and f[0] == 'U':
-            used[src].add(f[1])
+# One nm for all objects (-A: each line starts "OBJECT:"), not one each:
+# 162 processes took 4 s of make check.
+by_obj = {obj: src for src, obj in objs.items()}
+out = subprocess.run(['nm', '-A'] + list(objs.values()), capture_output=True, text=True, check=True).stdout
+for entry in out.splitlines():
+    obj, _, line = entry.partition(':')
+    src = by_obj.get(obj)
+    if src is None:
+        continue
+    f = line.split()
+    if len(f) == 3 and f[2].startswith('__'):
+        continue  # the sanitizers' own symbols (__odr_asan.*, ...)
+    if len(f) == 3 and f[1] in 'TDBRC':
+        defined[f[2]] = src
+        exports[src].append((f[1], f[2]))
+    elif len(f) == 2 and f[0] == 'U':
+        used[src].add(f[1])
 
 edges = defaultdict(set)
 for src, syms in used.items():

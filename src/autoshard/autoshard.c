@@ -97,7 +97,11 @@ static bool shard_func(Module *m, Func *f, const Mesh *mesh, DiagEngine *diag, c
         if (s.infeasible) {
             report_budget(diag, &g, &s, o->memory_budget);
             ok = false;
-        } else if (!s.found)
+        } else if (s.solver_missing)
+            diag_warning(diag, f->loc, "auto-shard: CBC's library (libCbcSolver.so.3, Debian coinor-libcbc3) "
+                         "cannot be opened; @%s is left to propagation (--auto-shard=greedy needs no solver)",
+                         f->name);
+        else if (!s.found)
             diag_warning(diag, f->loc, "auto-shard: the solver found no plan for @%s in %g s; it is left to "
                          "propagation", f->name, s.time_limit);
         else {

@@ -106,6 +106,7 @@ typedef struct AsSolve {
     int variables, constraints;
     double seconds, cpu_seconds;    /* wall and CPU time of tying the edges, costing and solving */
     bool found, infeasible;
+    bool solver_missing;    /* CBC's library could not be opened */
     double min_budget;      /* when infeasible: the smallest peak any plan reaches */
     int peak_point;         /* ... and the op node index where it is reached */
 } AsSolve;

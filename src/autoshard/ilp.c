@@ -8,11 +8,62 @@
  * Tied nodes and edges share columns. When the budget is infeasible a
  * second program minimises the peak instead, to name the smallest budget
  * that works and where the peak is. */
+#include <dlfcn.h>
 #include <stdlib.h>
 #include <string.h>
 #include <coin/Cbc_C_Interface.h>
 #include "autoshard/autoshard_internal.h"
 #include "shardc/timer.h"
+
+/* CBC's C interface, opened when a solve needs it: linked in, its C++
+ * libraries' symbol relocations cost every shardc process 22M
+ * instructions at start-up (5 ms; a third of make check), auto-shard or
+ * not. */
+typedef struct Cbc {
+    void *lib;
+    __typeof__(Cbc_newModel) *newModel;
+    __typeof__(Cbc_deleteModel) *deleteModel;
+    __typeof__(Cbc_loadProblem) *loadProblem;
+    __typeof__(Cbc_setInteger) *setInteger;
+    __typeof__(Cbc_setLogLevel) *setLogLevel;
+    __typeof__(Cbc_setMaximumSeconds) *setMaximumSeconds;
+    __typeof__(Cbc_solve) *solve;
+    __typeof__(Cbc_isProvenInfeasible) *isProvenInfeasible;
+    __typeof__(Cbc_isProvenOptimal) *isProvenOptimal;
+    __typeof__(Cbc_numberSavedSolutions) *numberSavedSolutions;
+    __typeof__(Cbc_getColSolution) *getColSolution;
+} Cbc;
+
+/* dlsym's object pointer as a function pointer (POSIX guarantees it). */
+static bool cbc_sym(Cbc *c, void *slot, const char *name)
+{
+    void *f = dlsym(c->lib, name);
+    memcpy(slot, &f, sizeof f);
+    return f != NULL;
+}
+
+static bool cbc_open(Cbc *c)
+{
+    *c = (Cbc){0};
+    c->lib = dlopen("libCbcSolver.so.3", RTLD_NOW | RTLD_LOCAL);
+    if (!c->lib)
+        c->lib = dlopen("libCbcSolver.so", RTLD_NOW | RTLD_LOCAL);
+    if (!c->lib)
+        return false;
+    bool ok = cbc_sym(c, &c->newModel, "Cbc_newModel") & cbc_sym(c, &c->deleteModel, "Cbc_deleteModel") &
+              cbc_sym(c, &c->loadProblem, "Cbc_loadProblem") & cbc_sym(c, &c->setInteger, "Cbc_setInteger") &
+              cbc_sym(c, &c->setLogLevel, "Cbc_setLogLevel") &
+              cbc_sym(c, &c->setMaximumSeconds, "Cbc_setMaximumSeconds") & cbc_sym(c, &c->solve, "Cbc_solve") &
+              cbc_sym(c, &c->isProvenInfeasible, "Cbc_isProvenInfeasible") &
+              cbc_sym(c, &c->isProvenOptimal, "Cbc_isProvenOptimal") &
+              cbc_sym(c, &c->numberSavedSolutions, "Cbc_numberSavedSolutions") &
+              cbc_sym(c, &c->getColSolution, "Cbc_getColSolution");
+    if (!ok) {
+        dlclose(c->lib);
+        c->lib = NULL;
+    }
+    return ok;
+}
 
 /* The rows being built: a dense accumulator for the current one, and the
  * matrix so far as (row, col, value) triplets, loaded into CBC at once
@@ -237,7 +288,7 @@ static bool is_node_col(const AsGraph *g, int col)
 }
 
 /* The triplets as CBC's column-major matrix. */
-static void load(Cbc_Model *m, const Row *r, int cols, const double *obj, const double *lo, const double *hi)
+static void load(const Cbc *cbc, Cbc_Model *m, const Row *r, int cols, const double *obj, const double *lo, const double *hi)
 {
     CoinBigIndex *start = calloc((size_t)cols + 1, sizeof *start);
     int *index = malloc(sizeof(int) * ((size_t)r->nz + 1));
@@ -255,7 +306,7 @@ static void load(Cbc_Model *m, const Row *r, int cols, const double *obj, const 
                 index[k] = r->t_row[i];
                 value[k] = r->t_val[i];
             }
-            Cbc_loadProblem(m, cols, r->rows, start, index, value, lo, hi, obj, r->lo, r->hi);
+            cbc->loadProblem(m, cols, r->rows, start, index, value, lo, hi, obj, r->lo, r->hi);
             free(fill);
         }
     }
@@ -276,11 +327,11 @@ static void free_rows(Row *r)
 }
 
 /* Columns: the strategies' and edges' (then A, then M for the peak). */
-static Cbc_Model *build(const AsGraph *g, int cols, bool peak, double budget, int *rows)
+static Cbc_Model *build(const Cbc *cbc, const AsGraph *g, int cols, bool peak, double budget, int *rows)
 {
     bool memory = peak || budget > 0;
     int all = cols + memory + peak;
-    Cbc_Model *m = Cbc_newModel();
+    Cbc_Model *m = cbc->newModel();
     double *obj = calloc((size_t)all + 1, sizeof *obj), *lo = calloc((size_t)all + 1, sizeof *lo);
     double *hi = malloc(sizeof(double) * ((size_t)all + 1));
     Row r = {.acc = calloc((size_t)all + 1, sizeof(double)), .touched = malloc(sizeof(int) * ((size_t)all + 1))};
@@ -298,16 +349,16 @@ static Cbc_Model *build(const AsGraph *g, int cols, bool peak, double budget, in
         ok = !r.failed;
     }
     if (ok) {
-        load(m, &r, all, obj, lo, hi);
+        load(cbc, m, &r, all, obj, lo, hi);
         for (int c = 0; c < cols && is_node_col(g, c); c++)
-            Cbc_setInteger(m, c);
+            cbc->setInteger(m, c);
     }
     free(obj);
     free(lo);
     free(hi);
     free_rows(&r);
     if (!ok && m)
-        Cbc_deleteModel(m);
+        cbc->deleteModel(m);
     return ok ? m : NULL;
 }
 
@@ -324,13 +375,14 @@ static void read_choice(AsGraph *g, const double *sol)
 }
 
 /* Solves; true when a solution was read into the nodes' `chosen`. */
-static bool run(AsGraph *g, Cbc_Model *m, double time_limit, bool *infeasible)
+static bool run(const Cbc *cbc, AsGraph *g, Cbc_Model *m, double time_limit, bool *infeasible)
 {
-    Cbc_setLogLevel(m, 0);
-    Cbc_setMaximumSeconds(m, time_limit);
-    Cbc_solve(m);
-    *infeasible = Cbc_isProvenInfeasible(m);
-    const double *sol = Cbc_numberSavedSolutions(m) > 0 || Cbc_isProvenOptimal(m) ? Cbc_getColSolution(m) : NULL;
+    cbc->setLogLevel(m, 0);
+    cbc->setMaximumSeconds(m, time_limit);
+    cbc->solve(m);
+    *infeasible = cbc->isProvenInfeasible(m);
+    const double *sol =
+        cbc->numberSavedSolutions(m) > 0 || cbc->isProvenOptimal(m) ? cbc->getColSolution(m) : NULL;
     if (!sol || *infeasible)
         return false;
     read_choice(g, sol);
@@ -355,12 +407,12 @@ int64_t autoshard_live_bytes(const AsGraph *g, int t)
     return bytes;
 }
 
-static void find_min_budget(AsGraph *g, AsSolve *s, int cols)
+static void find_min_budget(const Cbc *cbc, AsGraph *g, AsSolve *s, int cols)
 {
     int rows = 0;
-    Cbc_Model *m = build(g, cols, true, 0, &rows);
+    Cbc_Model *m = build(cbc, g, cols, true, 0, &rows);
     bool infeasible;
-    if (m && run(g, m, s->time_limit, &infeasible)) {
+    if (m && run(cbc, g, m, s->time_limit, &infeasible)) {
         s->min_budget = 0;
         for (int t = 0; t < g->num_ops; t++) {
             double live = (double)autoshard_live_bytes(g, t);
@@ -371,7 +423,7 @@ static void find_min_budget(AsGraph *g, AsSolve *s, int cols)
         }
     }
     if (m)
-        Cbc_deleteModel(m);
+        cbc->deleteModel(m);
 }
 
 void autoshard_solve(AsGraph *g, AsSolve *s)
@@ -379,15 +431,19 @@ void autoshard_solve(AsGraph *g, AsSolve *s)
     Timer start = timer_start();
     tie_edges(g);
     int cols = assign_columns(g), rows = 0;
-    Cbc_Model *m = build(g, cols, false, (double)s->memory_budget, &rows);
+    Cbc cbc;
+    s->solver_missing = !cbc_open(&cbc);
+    Cbc_Model *m = s->solver_missing ? NULL : build(&cbc, g, cols, false, (double)s->memory_budget, &rows);
     s->variables = cols + (s->memory_budget > 0);
     s->constraints = rows;
-    s->found = m && run(g, m, s->time_limit, &s->infeasible);
+    s->found = m && run(&cbc, g, m, s->time_limit, &s->infeasible);
     if (m)
-        Cbc_deleteModel(m);
+        cbc.deleteModel(m);
     s->peak_point = -1;
     if (s->infeasible)
-        find_min_budget(g, s, cols);
+        find_min_budget(&cbc, g, s, cols);
+    if (cbc.lib)
+        dlclose(cbc.lib);
     Timer spent = timer_since(start);
     s->seconds = spent.wall;
     s->cpu_seconds = spent.cpu;
