@@ -130,13 +130,14 @@ static void held_instead(const Miss *m, int dim, char *out, size_t len)
     const Sharding *won = st->user[root->id], *lost = u ? st->user[u->id] : NULL;
     priority_text(pw, sizeof pw, won, root_dim);
     priority_text(po, sizeof po, lost, offer_dim);
-    snprintf(out, len, "%%%s holds %s along it instead, from the annotation of %%%s%s at %s%s%s%s", v->name, have,
-             root->name, pw, loc_text(loc, sizeof loc, won ? won->loc : root->loc), pw[0] && po[0] ? ", over %" : "",
-             pw[0] && po[0] ? u->name : "", pw[0] && po[0] ? "'s" : "");
-    if (pw[0] && po[0])
-        snprintf(out + strlen(out), len - strlen(out), "%s", po);
+    loc_text(loc, sizeof loc, won ? won->loc : root->loc);
+    if (pw[0] && po[0]) /* both annotations had priorities: say which lost */
+        snprintf(out, len, "%%%s holds %s along it instead, from the annotation of %%%s%s at %s, over %%%s's%s",
+                 v->name, have, root->name, pw, loc, u->name, po);
+    else
+        snprintf(out, len, "%%%s holds %s along it instead, from the annotation of %%%s%s at %s", v->name, have,
+                 root->name, pw, loc);
 }
-
 
 /* Why the value at m->tensor did not take m->axis, most specific first. */
 static void reason(const Miss *m, int dim, char *out, size_t len)
