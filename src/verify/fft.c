@@ -88,8 +88,9 @@ void verify_complex_part(VerifyCtx *vc, Op *op)
         return;
     }
     const TensorType *im = &op->operands[1]->type;
-    if (!dtype_complex_of(want.dtype, &want.dtype))
-        diag_error(vc->diag, op->loc, "'complex' needs f32 or f64 operands, got %s", dtype_name(want.dtype));
+    DType part = want.dtype;
+    if (!dtype_complex_of(part, &want.dtype))
+        diag_error(vc->diag, op->loc, "'complex' needs f32 or f64 operands, got %s", dtype_name(part));
     else if (im->dtype != op->operands[0]->type.dtype || !type_same_shape(im, &op->operands[0]->type))
         diag_error(vc->diag, op->loc, "'complex' needs operands of one type: %%%s and %%%s differ",
                    op->operands[0]->name, op->operands[1]->name);
