@@ -498,21 +498,26 @@ static void print_mismatch(const Tensor *got, const Tensor *want, const TensorDi
            diff->b_value);
 }
 
+/* Complex results are compared part by part, each with its part type's
+ * tolerance (a c64 result like f32 values): *got and *want become views
+ * of their parts when they are comparable. */
+static void comparable_parts(const Tensor **got, const Tensor **want, Tensor *got_parts, Tensor *want_parts)
+{
+    if ((*got)->dtype != (*want)->dtype || !tensor_same_shape(*got, *want))
+        return;
+    tensor_complex_parts_view(*got, got_parts);
+    tensor_complex_parts_view(*want, want_parts);
+    *got = got_parts;
+    *want = want_parts;
+}
+
 /* One result line; returns whether it matches. */
 static bool report_result(const RunArgs *a, const Program *ref, const Program *spmd, int i, const Tensor *got_in,
                           const Tensor *want_in)
 {
-    /* Complex results are compared part by part, each with its part type's
-     * tolerance (a c64 result like f32 values). */
     Tensor got_parts, want_parts;
-    bool parts = got_in->dtype == want_in->dtype && tensor_same_shape(got_in, want_in);
     const Tensor *got = got_in, *want = want_in;
-    if (parts) {
-        tensor_complex_parts_view(got_in, &got_parts);
-        tensor_complex_parts_view(want_in, &want_parts);
-        got = &got_parts;
-        want = &want_parts;
-    }
+    comparable_parts(&got, &want, &got_parts, &want_parts);
     DType compute = dtype_complex_part(compute_dtype(ref->module, ref->entry, i, want_in->dtype));
     Tolerance tol = tolerance_for(want, compute, a);
     TensorDiff diff = {0};

@@ -64,46 +64,62 @@ typedef struct FftShape {
 FFT_RUN(fftw, double, fft_run_f64)
 FFT_RUN(fftwf, float, fft_run_f32)
 
-/* The result's type, and the batching of x into FFTW's int sizes. */
-static TensorStatus fft_shape(TensorCtx *ctx, const Tensor *x, KernFftType type, int n, const int64_t *lengths,
-                              int64_t *dims, DType *dt, FftShape *s)
+/* The result's element type: FFT/IFFT complex to itself, RFFT real to
+ * complex, IRFFT complex to real. */
+static TensorStatus fft_dtype(TensorCtx *ctx, const Tensor *x, KernFftType type, DType *dt)
 {
-    int first = x->rank - n;
-    if (n < 1 || n > 3 || first < 0)
-        return tensor_fail(ctx, TENSOR_ERR_ARG, "fft: %d lengths for a rank-%d operand", n, x->rank);
-    memcpy(dims, x->dims, (size_t)x->rank * sizeof *dims);
-    int64_t real = 1, half = 1, batch = 1;
-    for (int i = 0; i < n; i++) {
-        if (lengths[i] < 1 || lengths[i] > INT_MAX / 2)
-            return tensor_fail(ctx, TENSOR_ERR_ARG, "fft: length %lld out of range", (long long)lengths[i]);
-        s->len[i] = (int)lengths[i];
-        dims[first + i] = lengths[i];
-        int64_t h = i == n - 1 ? lengths[i] / 2 + 1 : lengths[i];
-        if (!size_mul(real, lengths[i], &real) || !size_mul(half, h, &half))
-            return tensor_fail(ctx, TENSOR_ERR_NOMEM, "fft: transform too large");
-    }
-    for (int d = 0; d < first; d++)
-        if (!size_mul(batch, x->dims[d], &batch))
-            return tensor_fail(ctx, TENSOR_ERR_NOMEM, "fft: too many transforms");
-    int64_t want_last = type == KERN_IRFFT ? lengths[n - 1] / 2 + 1 : lengths[n - 1];
-    bool fits = x->dims[x->rank - 1] == want_last && real <= INT_MAX && batch <= INT_MAX;
-    for (int i = 0; i + 1 < n; i++)
-        fits &= x->dims[first + i] == lengths[i];
-    if (!fits)
-        return tensor_fail(ctx, TENSOR_ERR_SHAPE, "fft: operand dims do not match fft_length");
-    if (type == KERN_RFFT)
-        dims[x->rank - 1] = want_last / 2 + 1;
-    s->n = n;
-    s->howmany = (int)batch;
-    s->in_dist = (int)(type == KERN_IRFFT ? half : real);
-    s->out_dist = (int)(type == KERN_RFFT ? half : real);
-    s->scale = type == KERN_IFFT || type == KERN_IRFFT ? 1.0 / (double)real : 1.0;
     *dt = type == KERN_IRFFT ? dtype_complex_part(x->dtype) : x->dtype;
     if (type == KERN_RFFT && !dtype_complex_of(x->dtype, dt))
         return tensor_fail(ctx, TENSOR_ERR_DTYPE, "fft: RFFT needs f32 or f64, not %s", dtype_name(x->dtype));
     if (type != KERN_RFFT && !dtype_is_complex(x->dtype))
         return tensor_fail(ctx, TENSOR_ERR_DTYPE, "fft: needs c64 or c128, not %s", dtype_name(x->dtype));
     return TENSOR_OK;
+}
+
+/* The lengths as FFTW's ints, the real side's point count and the half
+ * spectrum's (the last length / 2 + 1), checked against overflow. */
+static TensorStatus fft_lengths(TensorCtx *ctx, int n, const int64_t *lengths, FftShape *s, int64_t *real,
+                                int64_t *half)
+{
+    *real = *half = 1;
+    for (int i = 0; i < n; i++) {
+        if (lengths[i] < 1 || lengths[i] > INT_MAX / 2)
+            return tensor_fail(ctx, TENSOR_ERR_ARG, "fft: length %lld out of range", (long long)lengths[i]);
+        s->len[i] = (int)lengths[i];
+        int64_t h = i == n - 1 ? lengths[i] / 2 + 1 : lengths[i];
+        if (!size_mul(*real, lengths[i], real) || !size_mul(*half, h, half) || *real > INT_MAX)
+            return tensor_fail(ctx, TENSOR_ERR_NOMEM, "fft: transform too large");
+    }
+    s->n = n;
+    return TENSOR_OK;
+}
+
+/* The result's dims and the batching of x: every index of its leading dims
+ * one transform, the input and output `dist` elements apart. */
+static TensorStatus fft_shape(TensorCtx *ctx, const Tensor *x, KernFftType type, int n, const int64_t *lengths,
+                              int64_t *dims, FftShape *s)
+{
+    int64_t real, half, batch = 1;
+    int first = x->rank - n;
+    if (n < 1 || n > 3 || first < 0)
+        return tensor_fail(ctx, TENSOR_ERR_ARG, "fft: %d lengths for a rank-%d operand", n, x->rank);
+    TensorStatus st = fft_lengths(ctx, n, lengths, s, &real, &half);
+    for (int d = 0; st == TENSOR_OK && d < first; d++)
+        if (!size_mul(batch, x->dims[d], &batch) || batch > INT_MAX)
+            st = tensor_fail(ctx, TENSOR_ERR_NOMEM, "fft: too many transforms");
+    memcpy(dims, x->dims, (size_t)x->rank * sizeof *dims);
+    memcpy(dims + first, lengths, (size_t)n * sizeof *lengths);
+    int64_t half_last = lengths[n - 1] / 2 + 1;
+    dims[x->rank - 1] = type == KERN_IRFFT ? half_last : lengths[n - 1]; /* what x must have */
+    for (int d = first; st == TENSOR_OK && d < x->rank; d++)
+        if (x->dims[d] != dims[d])
+            st = tensor_fail(ctx, TENSOR_ERR_SHAPE, "fft: operand dims do not match fft_length");
+    dims[x->rank - 1] = type == KERN_RFFT ? half_last : lengths[n - 1];
+    s->howmany = (int)batch;
+    s->in_dist = (int)(type == KERN_IRFFT ? half : real);
+    s->out_dist = (int)(type == KERN_RFFT ? half : real);
+    s->scale = type == KERN_IFFT || type == KERN_IRFFT ? 1.0 / (double)real : 1.0;
+    return st;
 }
 
 /* Multiply every part of out by the inverse transforms' 1 / N. */
@@ -126,7 +142,9 @@ TensorStatus kern_fft(TensorCtx *ctx, const Tensor *x, KernFftType type, int n, 
     int64_t dims[SHARDC_MAX_RANK];
     DType dt;
     FftShape s;
-    TensorStatus st = fft_shape(ctx, x, type, n, lengths, dims, &dt, &s);
+    TensorStatus st = fft_dtype(ctx, x, type, &dt);
+    if (st == TENSOR_OK)
+        st = fft_shape(ctx, x, type, n, lengths, dims, &s);
     Tensor *in = NULL; /* a private dense copy: FFTW's multi-dim c2r overwrites its input */
     if (st == TENSOR_OK)
         st = x->strided ? tensor_contiguous(ctx, (Tensor *)x, &in) : tensor_clone(ctx, x, &in);

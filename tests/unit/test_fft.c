@@ -180,6 +180,25 @@ static void test_parseval(void **state)
     tensor_release(f);
 }
 
+/* Bad calls are refused with a status, not a crash: lengths that do not
+ * match the operand, a real operand for FFT, a complex one for RFFT, too
+ * many lengths. */
+static void test_fft_refuses_bad_calls(void **state)
+{
+    (void)state;
+    TensorCtx ctx;
+    tensor_ctx_init(&ctx, NULL);
+    Tensor *c = random_tensor(DT_C64, 2, DIMS(2, 4), 6), *r = random_tensor(DT_F32, 1, DIMS(4), 6), *y;
+    assert_int_equal(kern_fft(&ctx, c, KERN_FFT, 1, INTS(8), &y), TENSOR_ERR_SHAPE);
+    assert_int_equal(kern_fft(&ctx, c, KERN_IRFFT, 1, INTS(4), &y), TENSOR_ERR_SHAPE); /* wants 4/2+1 = 3 */
+    assert_int_equal(kern_fft(&ctx, r, KERN_FFT, 1, INTS(4), &y), TENSOR_ERR_DTYPE);
+    assert_int_equal(kern_fft(&ctx, c, KERN_RFFT, 1, INTS(4), &y), TENSOR_ERR_DTYPE);
+    assert_int_equal(kern_fft(&ctx, c, KERN_FFT, 3, INTS(2, 4, 4), &y), TENSOR_ERR_ARG);
+    assert_null(y);
+    tensor_release(c);
+    tensor_release(r);
+}
+
 /* ---- complex elementwise, conversion, .npy ------------------------------------ */
 
 static void test_complex_arithmetic_by_hand(void **state)
@@ -250,6 +269,7 @@ int main(void)
         cmocka_unit_test(test_ifft_inverts_fft),
         cmocka_unit_test(test_irfft_inverts_rfft),
         cmocka_unit_test(test_parseval),
+        cmocka_unit_test(test_fft_refuses_bad_calls),
         cmocka_unit_test(test_complex_arithmetic_by_hand),
         cmocka_unit_test(test_complex_conversions),
         cmocka_unit_test(test_npy_round_trip),
