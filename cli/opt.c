@@ -43,7 +43,7 @@ static const OptPass opt_passes[] = {
     {"-sdy-sink-data-flow-edges", OPT_IDENTITY, {0}},
     {"-sdy-sharding-group-import", OPT_GROUP_IMPORT, {0}},
     {"-sdy-populate-op-sharding-rules", OPT_UNSUPPORTED, {0}},
-    {"-sdy-insert-explicit-reshards", OPT_EXPLICIT, {"enable-full-version=true"}},
+    {"-sdy-insert-explicit-reshards", OPT_EXPLICIT, {"enable-full-version=true", "enable-full-version=false"}},
     {"-sdy-reshard-to-collectives", OPT_UNSUPPORTED, {0}},
     {"-sdy-constant-or-scalar-splitter", OPT_SPLIT, {0}},
     {"-sdy-convert-global-to-local", OPT_UNSUPPORTED, {0}},
@@ -148,6 +148,7 @@ static char **normalize_dashes(int argc, char **argv)
 typedef struct OptPlan {
     CompileOptions options;
     bool split, import_groups, pipeline, explicit_reshards;
+    bool explicit_partial;  /* enable-full-version=false (or not given, Shardy's default) */
     bool dedup_fully;   /* the pipeline's dedup-functions-fully=true: calls stay, edges join functions */
 } OptPlan;
 
@@ -158,6 +159,8 @@ static void plan_pass(OptPlan *plan, const OptPass *pass, const char *options)
     plan->pipeline = plan->pipeline || pass->action == OPT_PIPELINE;
     plan->dedup_fully = plan->dedup_fully || (options && strstr(options, "dedup-functions-fully=true"));
     plan->explicit_reshards = plan->explicit_reshards || pass->action == OPT_EXPLICIT;
+    if (pass->action == OPT_EXPLICIT)
+        plan->explicit_partial = !(options && strstr(options, "enable-full-version=true"));
     if (pass->action == OPT_EXPLICIT || pass->action == OPT_IDENTITY || pass->action == OPT_GROUP_IMPORT || pass->action == OPT_SPLIT)
         return;
     plan->options.emit = EMIT_PROPAGATED;
@@ -233,7 +236,7 @@ static void opt_export(const OptPlan *plan, Module *m, CliWritten *before, DiagE
         mlir_export_unreduced(m);
     }
     if (plan->explicit_reshards)
-        mlir_insert_explicit_reshards(m, diag);
+        mlir_insert_explicit_reshards(m, diag, !plan->explicit_partial);
     if (plan->import_groups) {
         ShardingGroups groups;
         propagate_find_groups(&groups, m, &m->arena);

@@ -50,26 +50,25 @@ def check_blocks(text):
 
 
 def functions(output):
-    """{name: text} of the tool's output, one chunk per function."""
+    """{name: [text, ...]} of the tool's output, one chunk per function, in
+    order (a name may come back in each `// -----` chunk)."""
     chunks, name, lines = {}, None, []
-    for line in output.splitlines():
+    for line in output.splitlines() + ['// -----']:
         m = FUNC.match(line)
         if m or line.startswith('// -----'):
             if name:
-                chunks.setdefault(name, '\n'.join(lines) + '\n')
+                chunks.setdefault(name, []).append('\n'.join(lines) + '\n')
             name, lines = (m.group(1) if m else None), []
         if name:
             lines.append(line)
-    if name:
-        chunks.setdefault(name, '\n'.join(lines) + '\n')
     return chunks
 
 
 def modules_per_function(text):
-    """{name: module text}: each top-level function with the lines outside
+    """[(name, module text)]: each top-level function with the lines outside
     functions of its `// -----` chunk (meshes), for a file the tool
     rejects as a whole (an op or type of another function it lacks)."""
-    out = {}
+    out = []
     for chunk in re.split(r'^// -----$', text, flags=re.M):
         pre, funcs, cur = [], [], None
         for line in chunk.splitlines():
@@ -83,8 +82,7 @@ def modules_per_function(text):
                     cur = None
             else:
                 pre.append(line)
-        for name, lines in funcs:
-            out.setdefault(name, '\n'.join(pre + lines) + '\n')
+        out += [(name, '\n'.join(pre + lines) + '\n') for name, lines in funcs]
     return out
 
 
@@ -101,13 +99,13 @@ def outputs(path, text, tool, args, tmp):
         return functions(out), ''
     funcs = {}
     one = [a for a in args if a != '-split-input-file']
-    for name, module in modules_per_function(text).items():
+    for name, module in modules_per_function(text):
         f = os.path.join(tmp, 'one.mlir')
         with open(f, 'w') as fh:
             fh.write(module)
         rc1, out1, err1 = run_tool(tool, f, one)
         if rc1 == 0:
-            funcs.update(functions(out1))
+            funcs.setdefault(name, []).extend(functions(out1).get(name, []))
         else:
             funcs.setdefault('!' + name, err1)
     return funcs, err
@@ -134,7 +132,8 @@ def score(path, tool, verbose, tmp):
     funcs, file_err = outputs(path, text, tool, args, tmp)
     agree = 0
     for name, checks in blocks:
-        body = funcs.get(name)
+        bodies = funcs.get(name) or [None]
+        body = bodies.pop(0) if len(bodies) > 1 else bodies[0]
         why = funcs.get('!' + name) or file_err
         ok, err = filecheck(checks, body, tmp) if body else (False, 'no output for @%s (%s)' % (
             name, (why.strip().splitlines() or ['no error'])[0][:300]))

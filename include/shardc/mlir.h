@@ -45,8 +45,10 @@ void mlir_all_reduce_attrs(Module *m, Op *op, const Mesh *mesh, const AxisList *
  * one the op's factor assignment (the partitioner's, in the global view)
  * gives it, an sdy.all_reduce after an op over the axes its reduction
  * factors were sharded by, and a reshard before each return whose value
- * is not sharded as the function's result. */
-void mlir_insert_explicit_reshards(Module *m, DiagEngine *diag);
+ * is not sharded as the function's result. Without `full` (Shardy's
+ * enable-full-version=false) only concatenates whose operands differ from
+ * their result, dots whose result alone conflicts, and unreduced results. */
+void mlir_insert_explicit_reshards(Module *m, DiagEngine *diag, bool full);
 
 /* Every constant printed as sdy.constant (sdy = true: what Shardy's
  * constant splitter makes of them) or as stablehlo.constant (its export). */

@@ -20,6 +20,7 @@
 typedef struct Explicit {
     Module *m;
     DiagEngine *diag;
+    bool full;          /* enable-full-version=true */
     Arena scratch;
 } Explicit;
 
@@ -44,13 +45,21 @@ static Value *tensor_value(const Op *op, int t)
     return t < op->num_operands ? op->operands[t] : op->results[t - op->num_operands];
 }
 
+/* getShardingBypassingBarriers: a barrier's result has its input's. */
+static Sharding *sharding_of_value(const Value *v)
+{
+    while (!v->sharding && v->def && v->def->kind == OP_PROPAGATION_BARRIER)
+        v = v->def->operands[0];
+    return v->sharding;
+}
+
 /* getMesh: the one mesh of the op's shardings (by name), or NULL when
  * none has one, two differ, or it is a mesh without axes. */
 static const Mesh *op_mesh(const Op *op)
 {
     const Mesh *mesh = NULL;
     for (int t = 0; t < op->num_operands + op->num_results; t++) {
-        const Sharding *s = tensor_value(op, t)->sharding;
+        const Sharding *s = sharding_of_value(tensor_value(op, t));
         if (!s || !s->mesh)
             continue;
         if (mesh && strcmp(mesh->name, s->mesh->name) != 0)
@@ -121,19 +130,15 @@ static void sort_and_merge(AxisList *l)
     *l = merged;
 }
 
-/* insertAllReducesForReductionFactors: the axes of every reduction factor
- * that the result does not keep unreduced, reduced right after op. */
-static void reduce_results(Module *m, Op *op, const OpShardingRule *rule, const AxisList *assignment,
-                           const Mesh *mesh)
+/* insertAllReducesForReductionFactors: `axes` (of the reduction factors)
+ * that the first result does not keep unreduced, reduced right after op. */
+static void reduce_results(Module *m, Op *op, const AxisList *axes, const Mesh *mesh)
 {
-    AxisList axes = {0}, unreduced = {0}, reduce;
-    for (int f = 0; f < rule->num_factors; f++)
-        if (rule->factors[f].kind == FACTOR_REDUCTION)
-            axis_list_union(&axes, &assignment[f]);
+    AxisList unreduced = {0}, reduce;
     const Sharding *first = op->num_results ? op->results[0]->sharding : NULL;
     for (int k = 0; first && k < first->num_unreduced && k < AXIS_LIST_MAX; k++)
         unreduced.axes[unreduced.count++] = first->unreduced[k];
-    axis_list_minus(&reduce, &axes, &unreduced);
+    axis_list_minus(&reduce, axes, &unreduced);
     sort_and_merge(&reduce);
     for (int j = op->num_results - 1; reduce.count && j >= 0; j--) {
         Value *v = op->results[j];
@@ -145,6 +150,40 @@ static void reduce_results(Module *m, Op *op, const OpShardingRule *rule, const 
     }
 }
 
+/* The full version's reduction axes: every reduction factor's assigned ones. */
+static void assigned_reduction_axes(AxisList *axes, const OpShardingRule *rule, const AxisList *assignment)
+{
+    *axes = (AxisList){0};
+    for (int f = 0; f < rule->num_factors; f++)
+        if (rule->factors[f].kind == FACTOR_REDUCTION)
+            axis_list_union(axes, &assignment[f]);
+}
+
+/* Without the full version, only a result kept unreduced is reduced, over
+ * the axes every tensor shards its reduction factors by alike (none when
+ * they differ: Shardy stops there). */
+static void common_reduction_axes(AxisList *axes, const Op *op, const ShardingProjection *p)
+{
+    *axes = (AxisList){0};
+    if (!op->num_results || !op->results[0]->sharding || !op->results[0]->sharding->num_unreduced)
+        return;
+    for (int f = 0; f < p->rule->num_factors; f++) {
+        if (p->rule->factors[f].kind != FACTOR_REDUCTION)
+            continue;
+        const AxisList *common = NULL;
+        for (int t = 0; t < p->num_tensors; t++) {
+            const FactorSharding *fs = &p->tensors[t].factors[f];
+            if (fs->present && common && !axis_list_equal(common, &fs->axes)) {
+                *axes = (AxisList){0};
+                return;
+            }
+            common = fs->present ? &fs->axes : common;
+        }
+        if (common)
+            axis_list_union(axes, common);
+    }
+}
+
 /* Whether tensor t of op is not as the assignment shards it; if so,
  * `to` is the sharding it gives it. */
 static bool needs_reshard(Module *m, const Op *op, int t, const OpShardingRule *rule, const AxisList *assignment,
@@ -152,7 +191,7 @@ static bool needs_reshard(Module *m, const Op *op, int t, const OpShardingRule *
 {
     const Value *v = tensor_value(op, t);
     DimAxes have, want;
-    reshard_dim_axes_from_sharding(&have, v->sharding, v->type.rank);
+    reshard_dim_axes_from_sharding(&have, sharding_of_value(v), v->type.rank);
     factor_assignment_tensor_axes(&want, rule, assignment, t);
     if (reshard_dim_axes_equal(&have, &want))
         return false;
@@ -184,6 +223,68 @@ static void reshard_tensors(Module *m, Op *op, const OpShardingRule *rule, const
     }
 }
 
+/* isOnFullVersion: the option, or a concatenate some operand of which is
+ * not sharded exactly as its result. */
+static bool full_version(const Explicit *x, const Op *op)
+{
+    for (int i = 0; !x->full && op->kind == OP_CONCATENATE && i < op->num_operands; i++)
+        if (!sharding_equal(op->operands[i]->sharding, op->results[0]->sharding))
+            return true;
+    return x->full;
+}
+
+/* Where the result of a dot conflicts with its operands in one factor
+ * only, the result sharded by its reduction axes, and it is no larger than
+ * the conflicting operand: the dot takes the operand's axes and the
+ * smaller result is resharded (Shardy's processDot, outside the full
+ * version). Returns the factor, or -1. */
+static int dot_conflict(const ShardingProjection *p, AxisList *operand_axes)
+{
+    AxisList reduction = {0}, seen = {0};
+    int conflict = -1;
+    int64_t sizes[3] = {p->tensors[0].num_elements, p->tensors[1].num_elements, p->tensors[2].num_elements};
+    for (int f = 0; f < p->rule->num_factors; f++) {
+        const FactorSharding *l = &p->tensors[0].factors[f], *r = &p->tensors[1].factors[f];
+        const AxisList *axes = l->present ? &l->axes : &r->axes;
+        int64_t max_size = l->present && r->present ? (sizes[0] > sizes[1] ? sizes[0] : sizes[1])
+                         : sizes[l->present ? 0 : 1];
+        if (l->present && r->present && !axis_list_equal(&l->axes, &r->axes))
+            return -1;
+        if (l->present && r->present && p->rule->factors[f].kind == FACTOR_REDUCTION) {
+            axis_list_union(&reduction, axes);
+            continue;
+        }
+        if (!(l->present && r->present)) {
+            AxisList rest = *axes;
+            if (axis_list_truncate_without_overlap(&rest, &seen))
+                return -1;
+            axis_list_union(&seen, axes);
+        }
+        if (axis_list_equal(&p->tensors[2].factors[f].axes, axes))
+            continue;
+        if (!axes->count || conflict >= 0 || sizes[2] > max_size)
+            return -1;
+        conflict = f;
+        *operand_axes = *axes;
+    }
+    const AxisList *res = conflict >= 0 ? &p->tensors[2].factors[conflict].axes : NULL;
+    return res && res->count && axis_list_equal(res, &reduction) ? conflict : -1;
+}
+
+static void process_dot(Explicit *x, Op *op, ShardingProjection *p)
+{
+    AxisList axes;
+    int f = op->kind == OP_EINSUM && op->num_operands == 2 && op->results[0]->sharding ? dot_conflict(p, &axes)
+                                                                                        : -1;
+    if (f < 0)
+        return;
+    Value *v = op->results[0];
+    Sharding *had = v->sharding;
+    p->tensors[2].factors[f].axes = axes;
+    v->sharding = projection_to_sharding(p, 2, had, &x->m->arena);
+    ir_insert_identity(x->m, v, OP_RESHARD, "reshard")->results[0]->sharding = had;
+}
+
 static void explicit_op(Explicit *x, Op *op)
 {
     const Mesh *mesh = has_no_rule(op->kind) ? NULL : op_mesh(op);
@@ -194,14 +295,24 @@ static void explicit_op(Explicit *x, Op *op)
     Sharding *shardings[count + 1];
     const TensorType *types[count + 1];
     for (int t = 0; t < count; t++) {
-        shardings[t] = tensor_value(op, t)->sharding;
+        shardings[t] = sharding_of_value(tensor_value(op, t));
         types[t] = &tensor_value(op, t)->type;
+    }
+    AxisList axes;
+    if (!full_version(x, op)) {
+        ShardingProjection p;
+        projection_build(&p, &x->scratch, rule, mesh, shardings, types, op->num_operands, count);
+        common_reduction_axes(&axes, op, &p);
+        process_dot(x, op, &p);
+        reduce_results(x->m, op, &axes, mesh);
+        return;
     }
     AxisList *assignment = ARENA_ARRAY(&x->scratch, AxisList, rule->num_factors + 1);
     factor_assignment(assignment, rule, mesh, shardings, types, count, op->num_operands, UNEVEN_GLOBAL_VIEW,
                       &x->scratch);
     reshard_tensors(x->m, op, rule, assignment, mesh);
-    reduce_results(x->m, op, rule, assignment, mesh);
+    assigned_reduction_axes(&axes, rule, assignment);
+    reduce_results(x->m, op, &axes, mesh);
 }
 
 /* Shardy's isEquivalent: both replicated (no axes, none unreduced), or
@@ -236,20 +347,65 @@ static void reshard_returns(Module *m, Func *fn)
     }
 }
 
+/* Right after v's definition (first in its block for an argument). */
+static void insert_after_value(Value *v, Op *r)
+{
+    if (v->def)
+        block_insert_before(v->def->parent, v->def->next, r);
+    else
+        block_insert_before(v->block, v->block->first, r);
+}
+
+/* The sharding a call's operands are resharded to: the callee's
+ * arguments', or, when it has none, fully closed on the mesh of the
+ * operands (none when they have no sharding either). */
+static Sharding *call_target(Module *m, const Op *call, const Func *callee, int i)
+{
+    for (int k = 0; k < callee->body->num_args && k < call->num_operands; k++)
+        if (callee->body->args[k]->sharding)
+            return callee->body->args[i]->sharding;
+    for (int k = 0; k < call->num_operands; k++) {
+        const Sharding *s = call->operands[k]->sharding;
+        if (s && s->mesh && s->mesh->num_axes)
+            return closed_empty(m, s->mesh, call->operands[i]->type.rank);
+    }
+    return NULL;
+}
+
+/* insertExplicitReshardsOnCallOp: each operand not sharded as its callee
+ * argument is resharded to it right after its definition. */
+static void reshard_call(Explicit *x, Op *op)
+{
+    const Func *callee = op->callee ? module_find_func(x->m, op->callee) : NULL;
+    for (int i = 0; callee && i < op->num_operands && i < callee->body->num_args; i++) {
+        Value *v = op->operands[i];
+        Sharding *to = call_target(x->m, op, callee, i);
+        if (!to || equivalent(v->sharding, to))
+            continue;
+        Op *r = new_reshard(x->m, v, sharding_clone(&x->m->arena, to));
+        insert_after_value(v, r);
+        op->operands[i] = r->results[0];
+    }
+}
+
 static bool visit(Op *op, void *user)
 {
-    explicit_op(user, op);
+    if (op->kind == OP_CALL)
+        reshard_call(user, op);
+    else
+        explicit_op(user, op);
     return true;
 }
 
-void mlir_insert_explicit_reshards(Module *m, DiagEngine *diag)
+void mlir_insert_explicit_reshards(Module *m, DiagEngine *diag, bool full)
 {
     mlir_export_unreduced(m);
-    Explicit x = {m, diag, {0}};
+    Explicit x = {m, diag, full, {0}};
     arena_init(&x.scratch);
     for (int f = 0; f < m->num_funcs; f++) {
         ir_walk(m->funcs[f]->body, &(IrWalker){.post = visit, .user = &x, .scope = IR_WALK_GLOBAL});
-        reshard_returns(m, m->funcs[f]);
+        if (full)
+            reshard_returns(m, m->funcs[f]);
     }
     arena_free(&x.scratch);
 }
