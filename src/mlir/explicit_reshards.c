@@ -142,11 +142,10 @@ static void reduce_results(Module *m, Op *op, const AxisList *axes, const Mesh *
     sort_and_merge(&reduce);
     for (int j = op->num_results - 1; reduce.count && j >= 0; j--) {
         Value *v = op->results[j];
-        if (!v->sharding)
-            v->sharding = closed_empty(m, mesh, v->type.rank);
+        Sharding *out = v->sharding ? v->sharding : closed_empty(m, mesh, v->type.rank);
         Op *ar = ir_insert_identity(m, v, OP_ALL_REDUCE, "all_reduce");
-        ar->results[0]->sharding = v->sharding;
-        mlir_all_reduce_attrs(m, ar, mesh, &reduce, v->sharding->unreduced_op);
+        ar->results[0]->sharding = out;
+        mlir_all_reduce_attrs(m, ar, mesh, &reduce, out->unreduced_op);
     }
 }
 
