@@ -23,6 +23,7 @@ typedef enum {
     OPT_GROUP_IMPORT,   /* sharding groups merged and renumbered */
     OPT_SPLIT,          /* constant sub-computations copied per use */
     OPT_EXPLICIT,       /* explicit reshards and all-reduces (mlir_insert_explicit_reshards) */
+    OPT_COLLECTIVES,    /* reshards to collectives (mlir_reshard_to_collectives) */
     OPT_UNSUPPORTED,
 } OptAction;
 
@@ -44,7 +45,7 @@ static const OptPass opt_passes[] = {
     {"-sdy-sharding-group-import", OPT_GROUP_IMPORT, {0}},
     {"-sdy-populate-op-sharding-rules", OPT_UNSUPPORTED, {0}},
     {"-sdy-insert-explicit-reshards", OPT_EXPLICIT, {"enable-full-version=true", "enable-full-version=false"}},
-    {"-sdy-reshard-to-collectives", OPT_UNSUPPORTED, {0}},
+    {"-sdy-reshard-to-collectives", OPT_COLLECTIVES, {0}},
     {"-sdy-constant-or-scalar-splitter", OPT_SPLIT, {0}},
     {"-sdy-convert-global-to-local", OPT_UNSUPPORTED, {0}},
     {"-sdy-drop-sharding-and-mesh", OPT_UNSUPPORTED, {0}},
@@ -148,7 +149,8 @@ static char **normalize_dashes(int argc, char **argv)
 typedef struct OptPlan {
     CompileOptions options;
     bool split, import_groups, pipeline, explicit_reshards;
-    bool explicit_partial;  /* enable-full-version=false (or not given, Shardy's default) */
+    bool explicit_partial;
+    bool collectives;       /* -sdy-reshard-to-collectives */  /* enable-full-version=false (or not given, Shardy's default) */
     bool dedup_fully;   /* the pipeline's dedup-functions-fully=true: calls stay, edges join functions */
 } OptPlan;
 
@@ -161,7 +163,8 @@ static void plan_pass(OptPlan *plan, const OptPass *pass, const char *options)
     plan->explicit_reshards = plan->explicit_reshards || pass->action == OPT_EXPLICIT;
     if (pass->action == OPT_EXPLICIT)
         plan->explicit_partial = !(options && strstr(options, "enable-full-version=true"));
-    if (pass->action == OPT_EXPLICIT || pass->action == OPT_IDENTITY || pass->action == OPT_GROUP_IMPORT || pass->action == OPT_SPLIT)
+    plan->collectives = plan->collectives || pass->action == OPT_COLLECTIVES;
+    if (pass->action == OPT_EXPLICIT || pass->action == OPT_COLLECTIVES || pass->action == OPT_IDENTITY || pass->action == OPT_GROUP_IMPORT || pass->action == OPT_SPLIT)
         return;
     plan->options.emit = EMIT_PROPAGATED;
     plan->options.propagation = pass->action == OPT_BASIC ? PROPAGATION_BASIC : PROPAGATION_AGGRESSIVE;
@@ -237,6 +240,8 @@ static void opt_export(const OptPlan *plan, Module *m, CliWritten *before, DiagE
     }
     if (plan->explicit_reshards)
         mlir_insert_explicit_reshards(m, diag, !plan->explicit_partial);
+    if (plan->collectives)
+        mlir_reshard_to_collectives(m);
     if (plan->import_groups) {
         ShardingGroups groups;
         propagate_find_groups(&groups, m, &m->arena);

@@ -49,6 +49,10 @@ void mlir_all_reduce_attrs(Module *m, Op *op, const Mesh *mesh, const AxisList *
  * enable-full-version=false) only concatenates whose operands differ from
  * their result, dots whose result alone conflicts, and unreduced results. */
 void mlir_insert_explicit_reshards(Module *m, DiagEngine *diag, bool full);
+/* Shardy's -sdy-reshard-to-collectives (reshard_collectives.c): each
+ * sdy.reshard on one mesh becomes the sdy.all_slice, collective_permute,
+ * all_to_all and all_gather ops the partitioner's reshard plan makes. */
+void mlir_reshard_to_collectives(Module *m);
 
 /* Every constant printed as sdy.constant (sdy = true: what Shardy's
  * constant splitter makes of them) or as stablehlo.constant (its export). */

@@ -16,6 +16,7 @@
 #include "shardc/mlir.h"
 #include "shardc/partition.h"
 #include "shardc/rules.h"
+#include "explicit_internal.h"
 
 typedef struct Explicit {
     Module *m;
@@ -45,8 +46,7 @@ static Value *tensor_value(const Op *op, int t)
     return t < op->num_operands ? op->operands[t] : op->results[t - op->num_operands];
 }
 
-/* getShardingBypassingBarriers: a barrier's result has its input's. */
-static Sharding *sharding_of_value(const Value *v)
+Sharding *mlir_sharding_bypassing_barriers(const Value *v)
 {
     while (!v->sharding && v->def && v->def->kind == OP_PROPAGATION_BARRIER)
         v = v->def->operands[0];
@@ -59,7 +59,7 @@ static const Mesh *op_mesh(const Op *op)
 {
     const Mesh *mesh = NULL;
     for (int t = 0; t < op->num_operands + op->num_results; t++) {
-        const Sharding *s = sharding_of_value(tensor_value(op, t));
+        const Sharding *s = mlir_sharding_bypassing_barriers(tensor_value(op, t));
         if (!s || !s->mesh)
             continue;
         if (mesh && strcmp(mesh->name, s->mesh->name) != 0)
@@ -69,9 +69,7 @@ static const Mesh *op_mesh(const Op *op)
     return mesh && mesh->num_axes ? mesh : NULL;
 }
 
-/* A closed sharding with `axes` per dim on `mesh`, keeping `old`'s
- * unreduced axes (the op's result keeps them). */
-static Sharding *sharding_of(Module *m, const Mesh *mesh, const DimAxes *axes, const Sharding *old)
+Sharding *mlir_closed_sharding(Module *m, const Mesh *mesh, const DimAxes *axes)
 {
     Sharding *s = sharding_new_open(&m->arena, mesh, axes->rank);
     for (int d = 0; d < axes->rank; d++) {
@@ -80,6 +78,14 @@ static Sharding *sharding_of(Module *m, const Mesh *mesh, const DimAxes *axes, c
         s->dims[d].axes = arena_memdup(&m->arena, axes->dims[d].axes, (size_t)axes->dims[d].count,
                                        sizeof(AxisRef));
     }
+    return s;
+}
+
+/* The closed sharding of `axes`, keeping `old`'s unreduced axes (the
+ * op's result keeps them). */
+static Sharding *sharding_of(Module *m, const Mesh *mesh, const DimAxes *axes, const Sharding *old)
+{
+    Sharding *s = mlir_closed_sharding(m, mesh, axes);
     if (old && old->num_unreduced) {
         s->num_unreduced = old->num_unreduced;
         s->unreduced = old->unreduced;
@@ -190,7 +196,7 @@ static bool needs_reshard(Module *m, const Op *op, int t, const OpShardingRule *
 {
     const Value *v = tensor_value(op, t);
     DimAxes have, want;
-    reshard_dim_axes_from_sharding(&have, sharding_of_value(v), v->type.rank);
+    reshard_dim_axes_from_sharding(&have, mlir_sharding_bypassing_barriers(v), v->type.rank);
     factor_assignment_tensor_axes(&want, rule, assignment, t);
     if (reshard_dim_axes_equal(&have, &want))
         return false;
@@ -294,7 +300,7 @@ static void explicit_op(Explicit *x, Op *op)
     Sharding *shardings[count + 1];
     const TensorType *types[count + 1];
     for (int t = 0; t < count; t++) {
-        shardings[t] = sharding_of_value(tensor_value(op, t));
+        shardings[t] = mlir_sharding_bypassing_barriers(tensor_value(op, t));
         types[t] = &tensor_value(op, t)->type;
     }
     AxisList axes;
