@@ -100,7 +100,7 @@ static MlirList list_of(MlirParseCtx *ctx, void *item)
     MlirResultDef *rdef;
     MlirSyntaxItem *item;
     MlirCustomSyntax *custom;
-    MlirTypeSig sig;
+    MlirTypeSig *sig;           /* a pointer: the union is copied at every parser step */
     MlirSharding *sharding;
     MlirDimSharding *dim;
     MlirAxisRef *axis;
@@ -288,7 +288,7 @@ op_body: generic_op | custom_op ;
 
 generic_op
     : STRING '(' opt_uses ')' opt_props opt_region_list opt_dict ':' type_sig
-        { $$ = mlir_build_generic(ctx, $1, L(@1), &$3, &$5, &$6, &$7, &$9); if (!$$) YYABORT; }
+        { $$ = mlir_build_generic(ctx, $1, L(@1), &$3, &$5, &$6, &$7, $9); if (!$$) YYABORT; }
     ;
 opt_uses: %empty { $$ = (MlirList){0}; } | uses ;
 uses
@@ -306,16 +306,16 @@ opt_dict: %empty { $$ = (MlirList){0}; } | dict ;
 custom_op
     : custom_head               { $$ = mlir_custom_op(ctx, $1); if (!$$) YYABORT; }
     | custom_head ':' type_sig opt_attributes
-        { $1->sig = $3; $1->attributes = $4; $$ = mlir_custom_op(ctx, $1); if (!$$) YYABORT; }
+        { $1->sig = *$3; $1->attributes = $4; $$ = mlir_custom_op(ctx, $1); if (!$$) YYABORT; }
     | custom_head ':' type_sig opt_attributes KW_REDUCER reducer_groups region
         {
-            $1->sig = $3; $1->attributes = $4; $1->reducer_args = $6;
+            $1->sig = *$3; $1->attributes = $4; $1->reducer_args = $6;
             PUSH($1->trailing_regions, $7);
             $$ = mlir_custom_op(ctx, $1); if (!$$) YYABORT;
         }
     | custom_head ':' type_sig opt_attributes KW_COND region KW_DO region
         {
-            $1->sig = $3; $1->attributes = $4;
+            $1->sig = *$3; $1->attributes = $4;
             PUSH($1->trailing_regions, $6); PUSH($1->trailing_regions, $8);
             $$ = mlir_custom_op(ctx, $1); if (!$$) YYABORT;
         }
@@ -367,9 +367,9 @@ keyword: BARE_ID | UNIT_KEY ;
 /* ---- types ---- */
 
 type_sig
-    : '(' opt_types ')' ARROW type         { $$ = (MlirTypeSig){true, $2, list_of(ctx, $5), true}; }
-    | '(' opt_types ')' ARROW '(' opt_types ')' { $$ = (MlirTypeSig){true, $2, $6, true}; }
-    | types                                { $$ = (MlirTypeSig){false, $1, {0}, true}; }
+    : '(' opt_types ')' ARROW type         { $$ = NEW(MlirTypeSig); *$$ = (MlirTypeSig){true, $2, list_of(ctx, $5), true}; }
+    | '(' opt_types ')' ARROW '(' opt_types ')' { $$ = NEW(MlirTypeSig); *$$ = (MlirTypeSig){true, $2, $6, true}; }
+    | types                                { $$ = NEW(MlirTypeSig); *$$ = (MlirTypeSig){false, $1, {0}, true}; }
     ;
 opt_types: %empty { $$ = (MlirList){0}; } | types ;
 types
