@@ -545,7 +545,9 @@ static void print_dict(MlirPrinter *p, const AttrValue *v)
 {
     fputc('{', p->out);
     for (int i = 0; i < v->u.dict.count; i++) {
-        fprintf(p->out, "%s%s = ", i ? ", " : "", v->u.dict.items[i].name);
+        fputs(i ? ", " : "", p->out);
+        fputs(v->u.dict.items[i].name, p->out);
+        fputs(" = ", p->out);
         print_generic_value(p, v->u.dict.items[i].value, DT_I64);
     }
     fputc('}', p->out);
@@ -560,16 +562,18 @@ static void print_generic_value(MlirPrinter *p, const AttrValue *v, DType dt)
         if (dtype_is_float(dt))
             mlir_print_float(out, (double)v->u.i, dt);
         else
-            fprintf(out, "%lld", (long long)v->u.i);
-        fprintf(out, " : %s", dtype_mlir_name(dt == DT_BOOL ? DT_I64 : dt));
+            io_put_int(out, (long long)v->u.i);
+        fputs(" : ", out);
+        fputs(dtype_mlir_name(dt == DT_BOOL ? DT_I64 : dt), out);
         break;
     case ATTR_FLOAT:
         mlir_print_float(out, v->u.f, dtype_is_float(dt) ? dt : DT_F64);
-        fprintf(out, " : %s", dtype_mlir_name(dtype_is_float(dt) ? dt : DT_F64));
+        fputs(" : ", out);
+        fputs(dtype_mlir_name(dtype_is_float(dt) ? dt : DT_F64), out);
         break;
     case ATTR_BOOL: fputs(v->u.b ? "true" : "false", out); break;
     case ATTR_STRING: mlir_print_string(out, v->u.s); break;
-    case ATTR_SYMBOL: fprintf(out, "@%s", v->u.s); break;
+    case ATTR_SYMBOL: fputc('@', out); fputs(v->u.s, out); break;
     case ATTR_SHARDING:
         fputs("#sdy.sharding", out);
         mlir_print_tensor_sharding(p, v->u.sharding);
@@ -591,8 +595,10 @@ static void print_int_array(FILE *out, const AttrValue *v)
     int64_t ints[SHARDC_MAX_RANK];
     int n = attr_int_array(v, ints, SHARDC_MAX_RANK);
     fputs("array<i64", out);
-    for (int i = 0; i < n; i++)
-        fprintf(out, "%s%lld", i ? ", " : ": ", (long long)ints[i]);
+    for (int i = 0; i < n; i++) {
+        fputs(i ? ", " : ": ", out);
+        io_put_int(out, (long long)ints[i]);
+    }
     fputc('>', out);
 }
 
@@ -691,7 +697,7 @@ static void print_item(MlirAttrList *l, const MlirAttrItem *it)
     }
     case MLIR_ITEM_OP_ATTR: mlir_print_attr_value(l->p, l->op, it->ptr); break;
     case MLIR_ITEM_STRING: mlir_print_string(out, it->ptr); break;
-    case MLIR_ITEM_SYMBOL: fprintf(out, "@%s", (const char *)it->ptr); break;
+    case MLIR_ITEM_SYMBOL: fputc('@', out); fputs(it->ptr, out); break;
     case MLIR_ITEM_UNIT: break;
     }
 }
