@@ -23,15 +23,18 @@
 %locations
 %parse-param {MlirParseCtx *ctx}
 %lex-param {MlirParseCtx *ctx}
-%initial-action { @$ = (MlirSpan){1, 1, 1, 1, 0, 0}; }
+%initial-action { @$ = (MlirSpan){1, 1, 0, 0}; }
 
 %code requires {
 #include <stdint.h>
 #include "mlir/mlir_parse_ctx.h"
-/* Locations carry byte offsets too, so that an attribute's source text can
- * be kept whole (mlir_span_text). */
+/* Where a symbol starts, and the byte offsets of its text, so that an
+ * attribute's source text can be kept whole (mlir_keep_text). Nothing
+ * reads where it ends by line and column: the scanner keeps its position
+ * in the context, and the four fields the parser copies at every step
+ * were six (bench/instructions.sh). */
 typedef struct MlirSpan {
-    int first_line, first_column, last_line, last_column;
+    int first_line, first_column;
     int first_offset, last_offset;
 } MlirSpan;
 #define MLIR_YYLTYPE MlirSpan
@@ -41,12 +44,10 @@ typedef struct MlirSpan {
             (cur).first_line = YYRHSLOC(rhs, 1).first_line;                 \
             (cur).first_column = YYRHSLOC(rhs, 1).first_column;             \
             (cur).first_offset = YYRHSLOC(rhs, 1).first_offset;             \
-            (cur).last_line = YYRHSLOC(rhs, n).last_line;                   \
-            (cur).last_column = YYRHSLOC(rhs, n).last_column;               \
             (cur).last_offset = YYRHSLOC(rhs, n).last_offset;               \
         } else {                                                            \
-            (cur).first_line = (cur).last_line = YYRHSLOC(rhs, 0).last_line; \
-            (cur).first_column = (cur).last_column = YYRHSLOC(rhs, 0).last_column; \
+            (cur).first_line = YYRHSLOC(rhs, 0).first_line;                 \
+            (cur).first_column = YYRHSLOC(rhs, 0).first_column;             \
             (cur).first_offset = (cur).last_offset = YYRHSLOC(rhs, 0).last_offset; \
         }                                                                   \
     } while (0)

@@ -15,6 +15,7 @@ typedef struct MlirParseCtx {
     int syntax_errors;
     bool lex_error_pending;     /* the scanner reported this token already */
     int nesting;                /* open brackets and regions */
+    int line, column, offset;   /* the scanner's position, after what it read */
     MlirRule *rule;             /* the op sharding rule being read */
     const char *text;           /* the whole input, for attributes' source text */
     size_t len;
