@@ -308,7 +308,8 @@ AttrValue *mlir_imp_attr_value(ImportCtx *ic, const MlirAttr *a, const TensorTyp
         break;
     default: break;
     }
-    diag_error(ic->diag, loc, "attribute '%s' has no shardc equivalent", a->raw ? a->raw : "?");
+    const char *raw = mlir_attr_raw(&ic->scratch, a);
+    diag_error(ic->diag, loc, "attribute '%s' has no shardc equivalent", raw ? raw : "?");
     return NULL;
 }
 

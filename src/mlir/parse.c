@@ -10,7 +10,7 @@ int mlir_yyparse(MlirParseCtx *ctx);
 
 MlirModule *mlir_parse(Arena *arena, DiagEngine *diag, const char *file, const char *text, size_t len)
 {
-    MlirParseCtx ctx = {.arena = arena, .diag = diag, .file = file, .text = text, .len = len};
+    MlirParseCtx ctx = {.arena = arena, .diag = diag, .file = file, .text = text, .len = len, .line = 1, .column = 1};
     ctx.module = arena_alloc(arena, sizeof(MlirModule));
     ctx.module->loc = (Loc){file, 1, 1};
     yyscan_t scanner;
