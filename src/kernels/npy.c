@@ -128,7 +128,8 @@ static const struct {
     {"=f8", DT_F64, false}, {"=f2", DT_F16, false}, {"=i4", DT_I32, false},
     {"=i8", DT_I64, false}, {"=u4", DT_U32, false}, {">f4", DT_F32, true},
     {">f8", DT_F64, true},  {">f2", DT_F16, true},  {">i4", DT_I32, true},
-    {">i8", DT_I64, true},  {">u4", DT_U32, true},
+    {">i8", DT_I64, true},  {">u4", DT_U32, true},  {"<u8", DT_U64, false},
+    {"=u8", DT_U64, false}, {">u8", DT_U64, true},
 };
 
 static TensorStatus parse_descr(TensorCtx *ctx, const char *name, Cursor *c, NpyHeader *h)
@@ -367,7 +368,7 @@ static size_t format_header(const Tensor *t, char *buf, size_t cap)
 {
     static const char *const descr[DT_COUNT] = {
         [DT_F32] = "<f4", [DT_F64] = "<f8", [DT_F16] = "<f2", [DT_I8] = "|i1",
-        [DT_I32] = "<i4", [DT_I64] = "<i8", [DT_U32] = "<u4", [DT_BOOL] = "|b1",
+        [DT_I32] = "<i4", [DT_I64] = "<i8", [DT_U32] = "<u4", [DT_U64] = "<u8", [DT_BOOL] = "|b1",
         [DT_TOKEN] = "|b1", /* a token is written as a 0-d bool False */
     };
     size_t n = 10;
