@@ -51,6 +51,7 @@ void verify_reduce_window(VerifyCtx *vc, Op *op);
 void verify_select_and_scatter(VerifyCtx *vc, Op *op);
 void verify_pad(VerifyCtx *vc, Op *op);
 void verify_top_k(VerifyCtx *vc, Op *op);
+void verify_rng_bit_generator(VerifyCtx *vc, Op *op); /* issue 18 (h33) */
 void verify_sort_or_argmax(VerifyCtx *vc, Op *op);
 void verify_call(VerifyCtx *vc, Op *op);
 void verify_custom(VerifyCtx *vc, Op *op);
