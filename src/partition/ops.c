@@ -558,6 +558,20 @@ static void partition_by_rule(PartitionCtx *pc, Op *op)
     finish_results(pc, op, local, layouts, &partial, reduction, mean_count);
 }
 
+/* A custom op whose target the module does not define (a runtime
+ * custom_call with its sdy.sharding_rule, issue 18) is partitioned by its
+ * rule like a built-in op: the target runs on the local blocks, as XLA
+ * runs it after Shardy; without a rule, on whole values. Targets the
+ * module defines run their implementation (special.c). */
+static void partition_custom(PartitionCtx *pc, Op *op)
+{
+    if (!op_attr_symbol(op, ATTR_KEY_PARTITION) && !module_find_func(pc->module, op->callee)) {
+        partition_by_rule(pc, op);
+        return;
+    }
+    pc_partition_custom(pc, op);
+}
+
 /* One case per op class (opclasses.def): a class without one does not
  * compile. Calls are inlined by now; one left would run whole (it has no
  * rule). */
