@@ -101,5 +101,6 @@ OpShardingRule *rules_select_and_scatter(RuleBuilder *b);
 OpShardingRule *rules_sort(RuleBuilder *b);
 OpShardingRule *rules_top_k(RuleBuilder *b);
 OpShardingRule *rules_fft(RuleBuilder *b);
+OpShardingRule *rules_rng_bit_generator(RuleBuilder *b); /* issue 18 (h33) */
 
 #endif

@@ -52,6 +52,7 @@ static const ImpOpEntry special_ops[] = {
     {"stablehlo.convolution", OP_CONVOLUTION, mlir_imp_convolution},
     {"stablehlo.reduce_window", OP_REDUCE_WINDOW, mlir_imp_reduce_window},
     {"stablehlo.select_and_scatter", OP_SELECT_AND_SCATTER, mlir_imp_select_and_scatter},
+    {"stablehlo.rng_bit_generator", OP_RNG_BIT_GENERATOR, mlir_imp_rng_bit_generator},
     {"stablehlo.constant", OP_CONSTANT, mlir_imp_constant},
     {"sdy.constant", OP_CONSTANT, mlir_imp_constant},
     {"stablehlo.iota", OP_IOTA, mlir_imp_iota},

@@ -493,3 +493,29 @@ bool mlir_imp_sharding_group(OpImport *oi)
 {
     return mlir_imp_make_op(oi, OP_SHARDING_GROUP) && mlir_imp_int_attr_from(oi, ATTR_KEY_GROUP_ID, "group_id", "group_id");
 }
+
+/* ---- rng_bit_generator (issue 18, h33) ---- */
+
+/* `algorithm = THREE_FRY` (custom form) or #stablehlo<rng_algorithm
+ * THREE_FRY> (generic), both read as a keyword; absent is DEFAULT. */
+bool mlir_imp_rng_bit_generator(OpImport *oi)
+{
+    static const char *const algorithms[] = {"DEFAULT", "THREE_FRY", "PHILOX"};
+    const MlirAttr *a = mlir_imp_attr(oi, "rng_algorithm");
+    const char *name = "DEFAULT";
+    bool known = !a;
+    for (size_t i = 0; a && a->kind == MA_KEYWORD && i < sizeof algorithms / sizeof algorithms[0]; i++)
+        if (strcmp(a->s, algorithms[i]) == 0) {
+            name = algorithms[i];
+            known = true;
+        }
+    if (!known) {
+        diag_error(oi->ic->diag, mlir_imp_loc(oi->ic, a->loc), "rng_algorithm must be DEFAULT, THREE_FRY or PHILOX");
+        return false;
+    }
+    if (!mlir_imp_make_op(oi, OP_RNG_BIT_GENERATOR))
+        return false;
+    Loc loc = a ? mlir_imp_loc(oi->ic, a->loc) : oi->op->loc;
+    mlir_imp_set(oi, ATTR_KEY_RNG_ALGORITHM, mlir_imp_string_attr(oi->ic, name, loc));
+    return true;
+}

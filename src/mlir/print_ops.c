@@ -596,6 +596,27 @@ static void emit_shard_map(MlirPrinter *p, const Op *op, int indent)
     end_line(p);
 }
 
+/* `stablehlo.rng_bit_generator %s, algorithm = THREE_FRY : (tensor<2xui64>)
+ * -> (tensor<2xui64>, tensor<4x6xui32>)`; the partitioner's per-device
+ * form (global_shape and start operands) has no StableHLO spelling and
+ * prints generically (issue 18, h33). */
+static void emit_rng_bit_generator(MlirPrinter *p, const Op *op, int indent)
+{
+    if (op_attr_get(op, ATTR_KEY_GLOBAL_SHAPE)) {
+        mlir_emit_generic(p, op, indent);
+        return;
+    }
+    MlirVal in = mlir_val(p, op->operands[0]), res[2] = {mlir_val(p, op->results[0]), mlir_val(p, op->results[1])};
+    mlir_print_defs(p, op, indent);
+    fprintf(p->out, "%s ", mlir_op_name(op));
+    mlir_print_vals(p, &in, 1);
+    fprintf(p->out, ", algorithm = %s", op_attr_string(op, ATTR_KEY_RNG_ALGORITHM));
+    mlir_print_op_attrs(p, op, &(MlirAttrOpts){.consumed = (const AttrKey[]){ATTR_KEY_RNG_ALGORITHM, 0}});
+    fputs(" : ", p->out);
+    mlir_print_fn_type(p->out, &in, 1, res, 2);
+    end_line(p);
+}
+
 /* ---- the table ------------------------------------------------------------------------ */
 
 static const MlirOpForm form_same = {plan_elementwise, emit_elementwise};
@@ -622,6 +643,7 @@ static const MlirOpForm special_forms[OP_COUNT] = {
     [OP_SELECT_AND_SCATTER] = {mlir_plan_reduce, mlir_emit_select_and_scatter},
     [OP_PAD] = {plan_pad, emit_pad},
     [OP_CONCATENATE] = {NULL, emit_concatenate},
+    [OP_RNG_BIT_GENERATOR] = {NULL, emit_rng_bit_generator},
     [OP_CONSTANT] = {NULL, emit_constant},
     [OP_IOTA] = {NULL, emit_iota},
     [OP_CALL] = {NULL, emit_call},
