@@ -100,5 +100,10 @@ OpShardingRule *rules_reduce_window(RuleBuilder *b);
 OpShardingRule *rules_select_and_scatter(RuleBuilder *b);
 OpShardingRule *rules_sort(RuleBuilder *b);
 OpShardingRule *rules_top_k(RuleBuilder *b);
+/* linalg.c: Shardy's CholeskyOp, TriangularSolveOp and BatchNormInferenceOp
+ * cases */
+OpShardingRule *rules_cholesky(RuleBuilder *b);
+OpShardingRule *rules_triangular_solve(RuleBuilder *b);
+OpShardingRule *rules_batch_norm_inference(RuleBuilder *b);
 
 #endif

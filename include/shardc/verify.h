@@ -52,6 +52,10 @@ void verify_select_and_scatter(VerifyCtx *vc, Op *op);
 void verify_pad(VerifyCtx *vc, Op *op);
 void verify_top_k(VerifyCtx *vc, Op *op);
 void verify_sort_or_argmax(VerifyCtx *vc, Op *op);
+/* linalg.c */
+void verify_cholesky(VerifyCtx *vc, Op *op);
+void verify_triangular_solve(VerifyCtx *vc, Op *op);
+void verify_batch_norm(VerifyCtx *vc, Op *op);
 void verify_call(VerifyCtx *vc, Op *op);
 void verify_custom(VerifyCtx *vc, Op *op);
 void verify_sharding_op(VerifyCtx *vc, Op *op);

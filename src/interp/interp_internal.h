@@ -119,6 +119,10 @@ bool exec_concatenate(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out)
 bool exec_slice(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out);
 bool exec_pad(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out);
 bool exec_top_k(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out);
+/* linalg.c */
+bool exec_cholesky(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out);
+bool exec_triangular_solve(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out);
+bool exec_batch_norm(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out);
 bool exec_sort(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out);
 bool exec_argmax(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out);
 bool exec_identity(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out);

@@ -174,6 +174,8 @@ bool mlir_imp_sharding_group(OpImport *oi);
 bool mlir_imp_manual_computation(OpImport *oi);
 bool mlir_imp_collective(OpImport *oi);
 bool mlir_imp_custom_call(OpImport *oi);
+/* stablehlo.cholesky, triangular_solve, batch_norm_* (import_linalg.c) */
+bool mlir_imp_linalg(OpImport *oi);
 /* import_control_flow.c */
 bool mlir_imp_while(OpImport *oi);
 bool mlir_imp_case(OpImport *oi);

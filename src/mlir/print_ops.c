@@ -410,6 +410,29 @@ static void emit_custom(MlirPrinter *p, const Op *op, int indent)
     emit_call_like(p, op, indent, head, &(MlirAttrOpts){.consumed = rule ? rule_keys : NULL, .rule = rule});
 }
 
+/* StableHLO ops with no custom form of their own in shardc (cholesky,
+ * triangular_solve, batch_norm_*): MLIR's generic form under their
+ * StableHLO name, every attribute StableHLO requires spelled out (the
+ * .shir defaults included) and transpose_a as its enum. */
+static void emit_stablehlo_generic(MlirPrinter *p, const Op *op, int indent)
+{
+    char head[128], text[64];
+    MlirKeptAttr extra[3] = {{NULL, NULL}, {NULL, NULL}, {NULL, NULL}};
+    snprintf(head, sizeof head, "\"%s\"", mlir_op_name(op));
+    if (op->kind == OP_TRIANGULAR_SOLVE) {
+        snprintf(text, sizeof text, "#stablehlo<transpose %s>", op_attr_string(op, ATTR_KEY_TRANSPOSE_A));
+        extra[0] = (MlirKeptAttr){"transpose_a", arena_strdup(&p->arena, text)};
+        extra[1] = (MlirKeptAttr){"unit_diagonal", op_attr_bool(op, ATTR_KEY_UNIT_DIAGONAL) ? "true" : "false"};
+    } else if (op_attr_spec(op->kind, ATTR_KEY_EPSILON)) { /* StableHLO's epsilon is an f32 */
+        const AttrValue *eps = op_attr_get(op, ATTR_KEY_EPSILON);
+        snprintf(text, sizeof text, "%.9e : f32", eps->kind == ATTR_FLOAT ? eps->u.f : (double)eps->u.i);
+        extra[0] = (MlirKeptAttr){"epsilon", arena_strdup(&p->arena, text)};
+    }
+    emit_call_like(p, op, indent, head, &(MlirAttrOpts){
+        .generic = true, .extra = extra[0].name ? extra : NULL,
+        .consumed = (const AttrKey[]){ATTR_KEY_TRANSPOSE_A, ATTR_KEY_UNIT_DIAGONAL, ATTR_KEY_EPSILON, 0}});
+}
+
 /* MLIR's generic form for the kinds StableHLO has no op for:
  * `"shardc.relu"(%x) {attrs} : (tensor<...>) -> tensor<...>`. */
 void mlir_emit_generic(MlirPrinter *p, const Op *op, int indent)
@@ -567,11 +590,11 @@ static void emit_shard_map(MlirPrinter *p, const Op *op, int indent)
     mlir_print_block_args(p, body);
     mlir_print_block_ops(p, &s, body, indent + 2, "sdy.return");
     fprintf(p->out, "%*s}", indent, "");
-    static const MlirKeptAttr check_vma = {"shardc.check_vma", "true"};
+    static const MlirKeptAttr check_vma[] = {{"shardc.check_vma", "true"}, {NULL, NULL}};
     mlir_print_op_attrs(p, op, &(MlirAttrOpts){
         .consumed = (const AttrKey[]){ATTR_KEY_MESH, ATTR_KEY_IN_SPECS, ATTR_KEY_OUT_SPECS, ATTR_KEY_MANUAL_AXES,
                                       ATTR_KEY_CHECK_VMA, 0},
-        .no_shardings = true, .extra = op_attr_bool(op, ATTR_KEY_CHECK_VMA) ? &check_vma : NULL});
+        .no_shardings = true, .extra = op_attr_bool(op, ATTR_KEY_CHECK_VMA) ? check_vma : NULL});
     fputs(" : ", p->out);
     mlir_print_fn_type(p->out, in, n, res, op->num_results);
     end_line(p);
@@ -606,6 +629,11 @@ static const MlirOpForm special_forms[OP_COUNT] = {
     [OP_IOTA] = {NULL, emit_iota},
     [OP_CALL] = {NULL, emit_call},
     [OP_CUSTOM] = {NULL, emit_custom},
+    [OP_CHOLESKY] = {NULL, emit_stablehlo_generic},
+    [OP_TRIANGULAR_SOLVE] = {NULL, emit_stablehlo_generic},
+    [OP_BATCH_NORM_INFERENCE] = {NULL, emit_stablehlo_generic},
+    [OP_BATCH_NORM_TRAINING] = {NULL, emit_stablehlo_generic},
+    [OP_BATCH_NORM_GRAD] = {NULL, emit_stablehlo_generic},
     [OP_SHARDING_CONSTRAINT] = {NULL, emit_sharding_op},
     [OP_RESHARD] = {NULL, emit_sharding_op},
     [OP_PROPAGATION_BARRIER] = {NULL, emit_barrier},
