@@ -105,5 +105,9 @@ OpShardingRule *rules_top_k(RuleBuilder *b);
 OpShardingRule *rules_cholesky(RuleBuilder *b);
 OpShardingRule *rules_triangular_solve(RuleBuilder *b);
 OpShardingRule *rules_batch_norm_inference(RuleBuilder *b);
+/* The registry's rule of a linear-algebra custom_call target (Eigh, Qr,
+ * QrDecompositionBlock, ProductOfElementaryHouseholderReflectors) on a
+ * custom op without a rule of its own, or NULL. */
+OpShardingRule *rules_linalg_custom_call(Arena *arena, const Op *op);
 
 #endif
