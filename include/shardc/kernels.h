@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "shardc/gather.h"
+#include "shardc/lapack.h"
 #include "shardc/tensor.h"
 #include "shardc/window.h"
 
@@ -268,6 +269,19 @@ TensorStatus kern_batch_norm_training(TensorCtx *ctx, Tensor *const in[3], doubl
  * batchnorm_expander). */
 TensorStatus kern_batch_norm_grad(TensorCtx *ctx, Tensor *const in[5], double epsilon, int64_t feature,
                                   Tensor *out[3]);
+
+/* A JAX lapack_*_ffi custom_call (lapack.c): the target, its
+ * backend_config letters (uplo 'L'/'U', mode, side, trans_x, diag) and
+ * the op's result types (gesdd's u and vt shapes depend on its mode). */
+typedef struct KernLapack {
+    LapackTarget target;
+    char uplo, mode, side, trans_x, diag;
+    const TensorType *result_types;
+} KernLapack;
+
+/* The routine on every matrix of the batch (the leading dims); results as
+ * jaxlib's FFI handlers give them, LAPACK's info as i32 per matrix. */
+TensorStatus kern_lapack(TensorCtx *ctx, const KernLapack *call, Tensor *const *in, Tensor **out);
 
 /* ---- deterministic random data (rng.c) ----------------------------------- */
 

@@ -109,5 +109,8 @@ OpShardingRule *rules_batch_norm_inference(RuleBuilder *b);
  * QrDecompositionBlock, ProductOfElementaryHouseholderReflectors) on a
  * custom op without a rule of its own, or NULL. */
 OpShardingRule *rules_linalg_custom_call(Arena *arena, const Op *op);
+/* JAX's lapack_*_ffi custom_calls: batch dims pass through, the rest
+ * needs replication */
+OpShardingRule *rules_lapack(RuleBuilder *b);
 
 #endif

@@ -123,6 +123,7 @@ bool exec_top_k(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out);
 bool exec_cholesky(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out);
 bool exec_triangular_solve(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out);
 bool exec_batch_norm(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out);
+bool exec_lapack(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out);
 bool exec_sort(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out);
 bool exec_argmax(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out);
 bool exec_identity(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out);

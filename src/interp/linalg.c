@@ -42,3 +42,23 @@ bool exec_batch_norm(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out)
         st = kern_batch_norm_grad(&x->tensors, in, eps, feature, out);
     return exec_kernel(x, op, st);
 }
+
+/* A one-letter attribute, or 0 when the routine takes none. */
+static char letter(const Op *op, AttrKey key)
+{
+    const char *s = op_attr_string(op, key);
+    return s ? s[0] : 0;
+}
+
+bool exec_lapack(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out)
+{
+    TensorType types[5];
+    KernLapack call = {.uplo = letter(op, ATTR_KEY_UPLO), .mode = letter(op, ATTR_KEY_MODE),
+                       .side = letter(op, ATTR_KEY_SIDE), .trans_x = letter(op, ATTR_KEY_TRANS_X),
+                       .diag = letter(op, ATTR_KEY_DIAG), .result_types = types};
+    if (!lapack_target_parse(op_attr_string(op, ATTR_KEY_TARGET), &call.target) || op->num_results > 5)
+        return exec_fail(x, op, "'lapack': unknown target '%s'", op_attr_string(op, ATTR_KEY_TARGET));
+    for (int i = 0; i < op->num_results; i++)
+        types[i] = op->results[i]->type;
+    return exec_kernel(x, op, kern_lapack(&x->tensors, &call, in, out));
+}

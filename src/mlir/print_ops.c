@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "print_internal.h"
+#include "shardc/lapack.h"
 #include "shardc/rules.h"
 
 typedef enum { FORM_SAME, FORM_FUNC, FORM_SHARDC, FORM_SPECIAL } MlirFormKind;
@@ -433,6 +434,79 @@ static void emit_stablehlo_generic(MlirPrinter *p, const Op *op, int indent)
         .consumed = (const AttrKey[]){ATTR_KEY_TRANSPOSE_A, ATTR_KEY_UNIT_DIAGONAL, ATTR_KEY_EPSILON, 0}});
 }
 
+/* JAX's minor-to-major layout of a lapack operand or result: a matrix
+ * column-major in its last two dims, batch dims outermost; any other
+ * tensor row-major: `dense<[0, 1]> : tensor<2xindex>`. */
+static void layout_text(FILE *f, const TensorType *t, bool matrix)
+{
+    fputs("dense<", f);
+    if (t->rank > 1) /* JAX prints one dim as a splat, dense<0> */
+        fputc('[', f);
+    for (int i = 0; i < t->rank; i++) {
+        int dim = matrix ? (i < 2 ? t->rank - 2 + i : t->rank - 1 - i) : t->rank - 1 - i;
+        fprintf(f, "%s%d", i ? ", " : "", dim);
+    }
+    fprintf(f, "%s> : tensor<%dxindex>", t->rank > 1 ? "]" : "", t->rank);
+}
+
+static const char *layouts_text(MlirPrinter *p, const Op *op, LapackRoutine r, bool operands)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (!f)
+        return "[]";
+    int n = operands ? op->num_operands : op->num_results;
+    fputc('[', f);
+    for (int i = 0; i < n; i++) {
+        fputs(i ? ", " : "", f);
+        layout_text(f, &(operands ? op->operands[i] : op->results[i])->type, lapack_is_matrix(r, operands, i));
+    }
+    fputc(']', f);
+    fclose(f);
+    const char *s = arena_strdup(&p->arena, buf);
+    free(buf);
+    return s;
+}
+
+/* `{diag = 78 : ui8, side = 76 : ui8, ...}`: the letters as JAX encodes
+ * them, sorted by name as MLIR prints a dict. */
+static const char *backend_config_text(MlirPrinter *p, const Op *op)
+{
+    static const AttrKey keys[] = {ATTR_KEY_DIAG, ATTR_KEY_MODE, ATTR_KEY_SIDE, ATTR_KEY_TRANS_X, ATTR_KEY_UPLO};
+    char buf[160];
+    size_t n = 0;
+    buf[n++] = '{';
+    for (size_t i = 0; i < sizeof keys / sizeof *keys; i++) {
+        const char *v = op_attr_string(op, keys[i]);
+        if (v && v[0])
+            n += (size_t)snprintf(buf + n, sizeof buf - n, "%s%s = %d : ui8", n > 1 ? ", " : "", attr_key_name(keys[i]),
+                                  (unsigned char)v[0]);
+    }
+    snprintf(buf + n, sizeof buf - n, "}");
+    return arena_strdup(&p->arena, buf);
+}
+
+/* The lapack op: the custom_call JAX's CPU lowering emits. Layouts read
+ * from MLIR print as written (kept attributes come first), else JAX's. */
+static void emit_lapack(MlirPrinter *p, const Op *op, int indent)
+{
+    static const AttrKey own[] = {ATTR_KEY_TARGET, ATTR_KEY_UPLO, ATTR_KEY_MODE, ATTR_KEY_SIDE,
+                                  ATTR_KEY_TRANS_X, ATTR_KEY_DIAG, 0};
+    LapackTarget t;
+    const char *target = op_attr_string(op, ATTR_KEY_TARGET);
+    bool known = lapack_target_parse(target, &t);
+    MlirKeptAttr extra[4] = {{"mhlo.backend_config", backend_config_text(p, op)}, {NULL, NULL}, {NULL, NULL},
+                             {NULL, NULL}};
+    if (known) {
+        extra[1] = (MlirKeptAttr){"operand_layouts", layouts_text(p, op, t.routine, true)};
+        extra[2] = (MlirKeptAttr){"result_layouts", layouts_text(p, op, t.routine, false)};
+    }
+    char head[256];
+    snprintf(head, sizeof head, "stablehlo.custom_call @%.200s", target ? target : "");
+    emit_call_like(p, op, indent, head, &(MlirAttrOpts){.consumed = own, .extra = extra});
+}
+
 /* MLIR's generic form for the kinds StableHLO has no op for:
  * `"shardc.relu"(%x) {attrs} : (tensor<...>) -> tensor<...>`. */
 void mlir_emit_generic(MlirPrinter *p, const Op *op, int indent)
@@ -634,6 +708,7 @@ static const MlirOpForm special_forms[OP_COUNT] = {
     [OP_BATCH_NORM_INFERENCE] = {NULL, emit_stablehlo_generic},
     [OP_BATCH_NORM_TRAINING] = {NULL, emit_stablehlo_generic},
     [OP_BATCH_NORM_GRAD] = {NULL, emit_stablehlo_generic},
+    [OP_LAPACK] = {NULL, emit_lapack},
     [OP_SHARDING_CONSTRAINT] = {NULL, emit_sharding_op},
     [OP_RESHARD] = {NULL, emit_sharding_op},
     [OP_PROPAGATION_BARRIER] = {NULL, emit_barrier},

@@ -3,6 +3,7 @@
  * so --emit=rules prints what Shardy's registry test expects
  * (tests/rules_registry/linalg*.shir). */
 #include <string.h>
+#include "shardc/lapack.h"
 #include "shardc/rules.h"
 
 /* Batch dims pass through; the two matrix dims need replication: a
@@ -142,4 +143,28 @@ OpShardingRule *rules_linalg_custom_call(Arena *arena, const Op *op)
     if (strcmp(t, "ProductOfElementaryHouseholderReflectors") == 0 && fits(op, 2, 1))
         return rule_householder_product(&b);
     return NULL;
+}
+
+/* ---- JAX's lapack_*_ffi custom_calls (the lapack op) ---- */
+
+/* Batch dims (operand 0's leading dims, which every operand and result
+ * shares) pass through; every matrix, vector and pivot dim is a factor of
+ * its own tensor that needs replication: the routine reads and writes
+ * whole matrices. Shardy has no rule for these targets; this is the rule
+ * of its linear-algebra ops (cholesky, triangular_solve). An unknown
+ * target (read by `shardc opt`) has none. */
+OpShardingRule *rules_lapack(RuleBuilder *b)
+{
+    LapackTarget t;
+    if (!lapack_target_parse(op_attr_string(b->op, ATTR_KEY_TARGET), &t))
+        return NULL;
+    int nb = rule_builder_type(b, 0)->rank - 2;
+    for (int d = 0; d < nb; d++)
+        rule_builder_add_pointwise(b, d, rule_builder_type(b, 0)->dims[d], FACTOR_PASS_THROUGH);
+    for (int i = 0; i < rule_builder_num_tensors(b); i++) {
+        const TensorType *type = rule_builder_type(b, i);
+        for (int d = nb; d < type->rank; d++)
+            rule_builder_map(b, i, d, rule_builder_new_factor(b, type->dims[d], FACTOR_NEED_REPLICATION));
+    }
+    return rule_builder_build(b);
 }

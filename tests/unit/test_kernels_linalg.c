@@ -11,6 +11,12 @@
 #include "shardc/kernels.h"
 #include "tensor_support.h"
 
+static void release2(Tensor *a, Tensor *b)
+{
+    tensor_release(a);
+    tensor_release(b);
+}
+
 static Tensor *cholesky(const Tensor *a, bool lower)
 {
     TensorCtx ctx;
@@ -156,6 +162,111 @@ static void test_batch_norm_grad(void **state)
         tensor_release(in[i]);
 }
 
+/* ---- JAX's lapack_*_ffi targets (kern_lapack) ---- */
+
+/* Runs `target` on in[], the results typed like `like` (their shapes). */
+static void lapack(const char *target, const char *letters, Tensor *const *in, Tensor **out, int n_out,
+                   const Tensor *const *like)
+{
+    TensorCtx ctx;
+    tensor_ctx_init(&ctx, NULL);
+    TensorType types[5];
+    for (int i = 0; i < n_out; i++)
+        types[i] = (TensorType){like[i]->dtype, like[i]->rank, (int64_t *)like[i]->dims};
+    KernLapack call = {.uplo = letters[0], .mode = letters[1], .side = letters[2], .trans_x = letters[3],
+                       .diag = letters[4], .result_types = types};
+    assert_true(lapack_target_parse(target, &call.target));
+    assert_int_equal(kern_lapack(&ctx, &call, in, out), TENSOR_OK);
+}
+
+/* potrf of [[4, 2], [2, 5]], uplo L: L = [[2, 0], [1, 2]] in the lower
+ * triangle, the upper entry (2) left as LAPACK leaves it, info 0.
+ * [[1, 2], [2, 1]]: the second leading minor, 1 - 4, is negative: info 2. */
+static void test_lapack_potrf(void **state)
+{
+    (void)state;
+    Tensor *a = make_f(DT_F64, 3, DIMS(2, 2, 2), VALS(4, 2, 2, 5, 1, 2, 2, 1)), *info = make_i(DT_I32, 1, DIMS(2), INTS(0, 0));
+    Tensor *out[2];
+    lapack("lapack_dpotrf_ffi", "L----", &a, out, 2, (const Tensor *[]){a, info});
+    const double *l = out[0]->data;
+    assert_true(l[0] == 2 && l[1] == 2 && l[2] == 1 && l[3] == 2);
+    tensor_release(out[0]);
+    check_i(out[1], 2, INTS(0, 2));
+    tensor_release(a);
+    tensor_release(info);
+}
+
+/* getrf of [[0, 1], [2, 3]]: row 2 is the pivot (ipiv 1-based: 2, then
+ * 2), l21 = 0/2 = 0, u = [[2, 3], [0, 1 - 0·3]]: LU = [[2, 3], [0, 1]]. */
+static void test_lapack_getrf(void **state)
+{
+    (void)state;
+    Tensor *a = make_f(DT_F32, 2, DIMS(2, 2), VALS(0, 1, 2, 3)), *ipiv = make_i(DT_I32, 1, DIMS(2), INTS(0, 0));
+    Tensor *info = make_i(DT_I32, 0, NULL, INTS(0)), *out[3];
+    lapack("lapack_sgetrf_ffi", "-----", &a, out, 3, (const Tensor *[]){a, ipiv, info});
+    check_f(out[0], 4, VALS(2, 3, 0, 1), 0);
+    check_i(out[1], 2, INTS(2, 2));
+    check_i(out[2], 1, INTS(0));
+    tensor_release(a);
+    tensor_release(ipiv);
+    tensor_release(info);
+}
+
+/* geqrf of [3, 4]ᵀ: LAPACK's reflector takes beta = -sign(3)·5 = -5,
+ * tau = (beta - 3)/beta = 1.6, v = [1, 4/(3 + 5)] = [1, 0.5]: a_out =
+ * [-5, 0.5]ᵀ. orgqr: Q = (I - tau·v·vᵀ)'s first column = [1 - 1.6,
+ * -1.6·0.5] = [-0.6, -0.8]; Q·R = [3, 4]ᵀ. */
+static void test_lapack_geqrf_orgqr(void **state)
+{
+    (void)state;
+    Tensor *a = make_f(DT_F64, 2, DIMS(2, 1), VALS(3, 4)), *tau = make_f(DT_F64, 1, DIMS(1), VALS(0)), *qr[2], *q;
+    lapack("lapack_dgeqrf_ffi", "-----", &a, qr, 2, (const Tensor *[]){a, tau});
+    check_f(tensor_retain(qr[0]), 2, VALS(-5, 0.5), 1e-14);
+    check_f(tensor_retain(qr[1]), 1, VALS(1.6), 1e-14);
+    lapack("lapack_dorgqr_ffi", "-----", qr, &q, 1, (const Tensor *[]){a});
+    check_f(q, 2, VALS(-0.6, -0.8), 1e-14);
+    release2(qr[0], qr[1]);
+    release2(a, tau);
+}
+
+/* syevd of [[2, 1], [1, 2]]: eigenvalues 1 and 3, ascending; the
+ * eigenvectors ±[1, -1]/√2 and ±[1, 1]/√2 (in columns). gesdd of
+ * [[3, 0], [0, -2]] (mode A): singular values 3 and 2, descending. */
+static void test_lapack_syevd_gesdd(void **state)
+{
+    (void)state;
+    Tensor *a = make_f(DT_F32, 2, DIMS(2, 2), VALS(2, 1, 1, 2)), *w = make_f(DT_F32, 1, DIMS(2), VALS(0, 0));
+    Tensor *info = make_i(DT_I32, 0, NULL, INTS(0)), *out[5];
+    lapack("lapack_ssyevd_ffi", "LV---", &a, out, 3, (const Tensor *[]){a, w, info});
+    for (int i = 0; i < 4; i++)
+        assert_true(fabs(fabs(tensor_get_f64(out[0], i)) - 0.70710678) < 1e-6);
+    tensor_release(out[0]);
+    check_f(out[1], 2, VALS(1, 3), 1e-6);
+    check_i(out[2], 1, INTS(0));
+    Tensor *b = make_f(DT_F32, 2, DIMS(2, 2), VALS(3, 0, 0, -2));
+    lapack("lapack_sgesdd_ffi", "-A---", &b, out, 5, (const Tensor *[]){b, w, b, b, info});
+    check_f(out[1], 2, VALS(3, 2), 1e-6);
+    check_i(out[4], 1, INTS(0));
+    tensor_release(out[0]);
+    release2(out[2], out[3]);
+    release2(a, b);
+    release2(w, info);
+}
+
+/* trsm as JAX calls it, side L, uplo L, trans_x N, diag N: the solve of
+ * test_triangular_solve_left, x = [1, 2]; trans_x T: [-0.25, 2.5]. */
+static void test_lapack_trsm(void **state)
+{
+    (void)state;
+    Tensor *in[2] = {make_f(DT_F32, 2, DIMS(2, 2), VALS(2, 9, 1, 2)), make_f(DT_F32, 2, DIMS(2, 1), VALS(2, 5))};
+    Tensor *x;
+    lapack("lapack_strsm_ffi", "L-LNN", in, &x, 1, (const Tensor *[]){in[1]});
+    check_f(x, 2, VALS(1, 2), 1e-7);
+    lapack("lapack_strsm_ffi", "L-LTN", in, &x, 1, (const Tensor *[]){in[1]});
+    check_f(x, 2, VALS(-0.25, 2.5), 1e-7);
+    release2(in[0], in[1]);
+}
+
 /* Bad input is a status with a message, never a crash. */
 static void test_linalg_errors(void **state)
 {
@@ -181,6 +292,11 @@ int main(void)
         cmocka_unit_test(test_batch_norm_inference),
         cmocka_unit_test(test_batch_norm_training),
         cmocka_unit_test(test_batch_norm_grad),
+        cmocka_unit_test(test_lapack_potrf),
+        cmocka_unit_test(test_lapack_getrf),
+        cmocka_unit_test(test_lapack_geqrf_orgqr),
+        cmocka_unit_test(test_lapack_syevd_gesdd),
+        cmocka_unit_test(test_lapack_trsm),
         cmocka_unit_test(test_linalg_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
