@@ -136,6 +136,11 @@ TensorStatus kern_lapack(TensorCtx *ctx, const KernLapack *call, Tensor *const *
     if (a->dtype != call->target.dtype || a->rank < 2)
         return tensor_fail(ctx, TENSOR_ERR_DTYPE, "%s needs %s matrices", lapack_routine_name(call->target.routine),
                            dtype_name(call->target.dtype));
+    for (int i = 0; i < lapack_num_operands(call->target.routine); i++) /* LAPACK's int32 sizes */
+        if (in[i]->rank >= 1 && (in[i]->dims[in[i]->rank - 1] > INT32_MAX ||
+                                 (in[i]->rank >= 2 && in[i]->dims[in[i]->rank - 2] > INT32_MAX)))
+            return tensor_fail(ctx, TENSOR_ERR_ARG, "%s: a matrix dim exceeds LAPACK's 32-bit sizes",
+                               lapack_routine_name(call->target.routine));
     TensorStatus st = make_results(ctx, call, in, out);
     int64_t rows = a->dims[a->rank - 2], cols = a->dims[a->rank - 1], matrix = rows * cols;
     LapackRun run = {call, in, out, matrix != 0 ? a->count / matrix : 0, rows, cols};

@@ -15,6 +15,8 @@ static TensorStatus work_copy(TensorCtx *ctx, const char *what, const Tensor *x,
         return tensor_fail(ctx, TENSOR_ERR_DTYPE, "%s needs a float operand, got %s", what, dtype_name(x->dtype));
     if (x->rank < 2)
         return tensor_fail(ctx, TENSOR_ERR_SHAPE, "%s needs operands of rank >= 2, got rank %d", what, x->rank);
+    if (x->dims[x->rank - 1] > INT32_MAX || x->dims[x->rank - 2] > INT32_MAX) /* LAPACK's int32 sizes */
+        return tensor_fail(ctx, TENSOR_ERR_ARG, "%s: a matrix dim exceeds LAPACK's 32-bit sizes", what);
     if (x->dtype == DT_F32 || x->dtype == DT_F64)
         return tensor_clone(ctx, x, out);
     return tensor_convert(ctx, x, DT_F32, out);
