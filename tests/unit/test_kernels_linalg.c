@@ -140,6 +140,25 @@ static void test_batch_norm_training(void **state)
         tensor_release(in[i]);
 }
 
+/* No rows: the statistics of an empty batch are NaN (0/0), and the
+ * normalized output is empty; no error. */
+static void test_batch_norm_training_empty(void **state)
+{
+    (void)state;
+    TensorCtx ctx;
+    tensor_ctx_init(&ctx, NULL);
+    Tensor *in[3] = {make_f(DT_F32, 2, DIMS(0, 2), VALS(0)), make_f(DT_F32, 1, DIMS(2), VALS(1, 1)),
+                     make_f(DT_F32, 1, DIMS(2), VALS(0, 0))};
+    Tensor *out[3];
+    assert_int_equal(kern_batch_norm_training(&ctx, in, 0.001, 1, out), TENSOR_OK);
+    check_shape(out[0], 2, DIMS(0, 2));
+    tensor_release(out[0]);
+    check_f(out[1], 2, VALS(NAN, NAN), 0);
+    check_f(out[2], 2, VALS(NAN, NAN), 0);
+    for (int i = 0; i < 3; i++)
+        tensor_release(in[i]);
+}
+
 /* One feature, x = [0, 1, 2] (dim 0), mean 1, variance 2/3, scale 1,
  * dy = [1, 0, 0], epsilon 0: c = x - mean = [-1, 0, 1], σ = sqrt(2/3),
  * Σdy = 1, Σdy·c = -1. grad_offset = 1, grad_scale = -1/σ =
@@ -291,6 +310,7 @@ int main(void)
         cmocka_unit_test(test_triangular_solve_right_and_upper),
         cmocka_unit_test(test_batch_norm_inference),
         cmocka_unit_test(test_batch_norm_training),
+        cmocka_unit_test(test_batch_norm_training_empty),
         cmocka_unit_test(test_batch_norm_grad),
         cmocka_unit_test(test_lapack_potrf),
         cmocka_unit_test(test_lapack_getrf),
