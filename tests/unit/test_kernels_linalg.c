@@ -250,7 +250,8 @@ static void test_lapack_geqrf_orgqr(void **state)
 
 /* syevd of [[2, 1], [1, 2]]: eigenvalues 1 and 3, ascending; the
  * eigenvectors ±[1, -1]/√2 and ±[1, 1]/√2 (in columns). gesdd of
- * [[3, 0], [0, -2]] (mode A): singular values 3 and 2, descending. */
+ * [[3, 0], [0, -2]] (mode A, then N): singular values 3 and 2,
+ * descending. */
 static void test_lapack_syevd_gesdd(void **state)
 {
     (void)state;
@@ -268,6 +269,13 @@ static void test_lapack_syevd_gesdd(void **state)
     check_i(out[4], 1, INTS(0));
     tensor_release(out[0]);
     release2(out[2], out[3]);
+    /* mode N: the singular values only; U and Vᵀ stay zero */
+    lapack("lapack_sgesdd_ffi", "-N---", &b, out, 5, (const Tensor *[]){b, w, b, b, info});
+    check_f(out[1], 2, VALS(3, 2), 1e-6);
+    check_f(out[2], 4, VALS(0, 0, 0, 0), 0);
+    check_f(out[3], 4, VALS(0, 0, 0, 0), 0);
+    check_i(out[4], 1, INTS(0));
+    tensor_release(out[0]);
     release2(a, b);
     release2(w, info);
 }
