@@ -52,6 +52,7 @@ static const OpGen op_gens[OP_COUNT] = {
     [OP_CHOLESKY] = {gen_cholesky, 2, S_ALL}, [OP_TRIANGULAR_SOLVE] = {gen_triangular_solve, 2, S_ALL},
     [OP_BATCH_NORM_INFERENCE] = {gen_batch_norm, 2, S_ALL}, [OP_BATCH_NORM_TRAINING] = {gen_batch_norm, 2, S_ALL},
     [OP_BATCH_NORM_GRAD] = {gen_batch_norm, 2, S_ALL},
+    [OP_FFT] = {gen_fft, 5, S_OUTER}, /* complex numbers and fft (#18) */
     [OP_CALL] = {gen_call, 3, S_OUTER}, [OP_CUSTOM] = {gen_custom, 10, S_OUTER},
     [OP_SHARDING_CONSTRAINT] = {gen_constraint, 7, S_ENTRY}, [OP_RESHARD] = {gen_constraint, 4, S_ENTRY},
     [OP_SHARD_MAP] = {gen_shard_map, 6, S_ENTRY},

@@ -112,5 +112,6 @@ OpShardingRule *rules_linalg_custom_call(Arena *arena, const Op *op);
 /* JAX's lapack_*_ffi custom_calls: batch dims pass through, the rest
  * needs replication */
 OpShardingRule *rules_lapack(RuleBuilder *b);
+OpShardingRule *rules_fft(RuleBuilder *b);
 
 #endif

@@ -124,6 +124,8 @@ bool exec_cholesky(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out);
 bool exec_triangular_solve(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out);
 bool exec_batch_norm(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out);
 bool exec_lapack(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out);
+bool exec_complex_part(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out);
+bool exec_fft(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out);
 bool exec_sort(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out);
 bool exec_argmax(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out);
 bool exec_identity(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out);

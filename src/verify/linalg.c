@@ -1,6 +1,6 @@
 /* Verifier checks of cholesky, triangular_solve and the batch_norm ops:
- * StableHLO's constraints (C1, C2, ... of its spec), complex types aside
- * (shardc has none). */
+ * StableHLO's constraints (C1, C2, ... of its spec), on real floats only:
+ * the kernels call the real LAPACK routines, not the complex ones. */
 #include <string.h>
 #include "shardc/verify.h"
 
