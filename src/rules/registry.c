@@ -329,7 +329,8 @@ bool rules_bind_custom(Arena *arena, DiagEngine *diag, Op *op)
 
 /* Runtime custom_call targets that Shardy's registry gives a pointwise
  * rule when the call carries none of its own (its
- * op_sharding_rule_registry.cc); any other custom op without a rule has
+ * op_sharding_rule_registry.cc); its linear-algebra targets (Eigh, Qr,
+ * ...) are rules/linalg.c's; any other custom op without a rule has
  * none: nothing propagates through it and it runs on whole values. */
 static bool pointwise_target(const Op *op)
 {
@@ -369,7 +370,7 @@ static OpShardingRule *rules_custom(Arena *arena, DiagEngine *diag, const Op *op
     if (kept)
         return kept;
     if (!op_attr_get(op, ATTR_KEY_RULE))
-        return pointwise_target(op) ? pointwise_custom(arena, op) : NULL;
+        return pointwise_target(op) ? pointwise_custom(arena, op) : rules_linalg_custom_call(arena, op);
     return bind_custom(arena, diag, op, value_types(arena, op->operands, op->num_operands),
                        value_types(arena, op->results, op->num_results));
 }
