@@ -26,6 +26,14 @@ struct Op;
 /* Reads a verified gather's or scatter's dimension numbers (absent lists
  * read as empty). */
 void op_gather_dims(const struct Op *op, GatherDims *g);
+/* The operand index of a gather's start indices (1) or a scatter's
+ * indices (N: after its N inputs). */
+int op_gather_indices_index(const struct Op *op);
+/* A scatter's update computation as a combiner name ("add", ... or
+ * "replace"): its `combiner`, or its region when every return is one
+ * such op of (cur_i, upd_i), all one kind (the fast path and the
+ * partitioner's strategies); NULL for any other region. */
+const char *op_scatter_combiner(const struct Op *op);
 
 /* Whether d is one of the n entries of list. */
 static inline bool gather_dims_has(const int64_t *list, int n, int64_t d)

@@ -175,6 +175,13 @@ TensorStatus kern_gather(TensorCtx *ctx, const Tensor *x, const Tensor *idx, con
  * the update itself. */
 typedef enum { SCATTER_ADD, SCATTER_MUL, SCATTER_MAX, SCATTER_MIN, SCATTER_AND, SCATTER_OR, SCATTER_REPLACE } ScatterCombiner;
 bool kern_scatter_combiner_lookup(const char *name, ScatterCombiner *out);
+/* Calls visit(user, o, u) for each update element, in the updates' order,
+ * with u its flat offset in upd and o that of its target in x (windows
+ * reaching outside x skipped): a scatter with any update computation.
+ * A visit returning false stops the walk (TENSOR_ERR_ARG). */
+typedef bool (*ScatterVisit)(void *user, int64_t o, int64_t u);
+TensorStatus kern_scatter_walk(TensorCtx *ctx, const Tensor *x, const Tensor *idx, const Tensor *upd,
+                               const GatherDims *g, ScatterVisit visit, void *user);
 /* StableHLO scatter: x with each update window combined in at its start,
  * in the updates' order; a window reaching out of x is skipped (XLA). */
 TensorStatus kern_scatter(TensorCtx *ctx, const Tensor *x, const Tensor *idx, const Tensor *upd,

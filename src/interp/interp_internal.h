@@ -77,6 +77,8 @@ bool exec_block(ExecCtx *x, const Block *b, Tensor *const *args, Tensor **result
 /* Run a control-flow region (while, case) in the running block's values,
  * which it sees: args are not consumed; results get new references. */
 bool exec_region(ExecCtx *x, const Block *b, Tensor *const *args, Tensor **results);
+/* scatter with a region no kernel computes (reduce_region.c) */
+bool exec_scatter_region(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out);
 
 /* An op handler reads `in` (one per operand) and fills `out` (one per
  * result) with new references; on failure it leaves out NULL. */

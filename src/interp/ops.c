@@ -193,13 +193,21 @@ bool exec_gather(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out)
     return exec_kernel(x, op, kern_gather(&x->tensors, in[0], in[1], &g, r->rank, r->dims, out));
 }
 
+/* A known combiner (named, or a region of one binary op per input) runs
+ * the kernel on each input alone; any other region, reduce_region.c. */
 bool exec_scatter(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out)
 {
+    int n = op->num_results;
     GatherDims g;
     op_gather_dims(op, &g);
     ScatterCombiner c = SCATTER_ADD;
-    kern_scatter_combiner_lookup(op_attr_string(op, ATTR_KEY_COMBINER), &c); /* verified */
-    return exec_kernel(x, op, kern_scatter(&x->tensors, in[0], in[1], in[2], &g, c, out));
+    const char *name = op_scatter_combiner(op);
+    if (!name || !kern_scatter_combiner_lookup(name, &c))
+        return exec_scatter_region(x, op, in, out);
+    for (int i = 0; i < n; i++)
+        if (!exec_kernel(x, op, kern_scatter(&x->tensors, in[i], in[n], in[n + 1 + i], &g, c, &out[i])))
+            return false;
+    return true;
 }
 
 /* ---- windows --------------------------------------------------------------------------- */

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "interp/interp_internal.h"
+#include "shardc/gather.h"
 
 typedef struct ReduceShape {
     int rank, num_kept, num_reduced;
@@ -117,4 +118,56 @@ bool exec_reduce_region(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **ou
     }
     free(args);
     return ok;
+}
+
+/* ---- scatter with an update computation region ----------------------------- */
+
+typedef struct ScatterRegion {
+    ExecCtx *x;
+    const Op *op;
+    Tensor *const *upd; /* the N updates */
+    Tensor **out;       /* the N results, copies of the inputs */
+    Tensor **args;      /* 2N scalars, released after each element */
+} ScatterRegion;
+
+/* out_i[o] = region(out_0[o].., upd_0[u]..)_i, for every input i. */
+static bool scatter_region_visit(void *user, int64_t o, int64_t u)
+{
+    ScatterRegion *s = user;
+    int n = s->op->num_results;
+    Tensor *next[n];
+    memset(next, 0, sizeof next);
+    bool ok = true;
+    for (int i = 0; ok && i < n; i++)
+        ok = scalar_of(s->x, s->op, s->out[i], o, &s->args[i]) &&
+             scalar_of(s->x, s->op, s->upd[i], u, &s->args[n + i]);
+    ok = ok && exec_region(s->x, s->op->regions[0], s->args, next);
+    for (int i = 0; ok && i < n; i++) {
+        size_t size = dtype_size(s->out[i]->dtype);
+        memcpy((char *)s->out[i]->data + (size_t)o * size, next[i]->data, size);
+    }
+    release_n(s->args, 2 * n);
+    release_n(next, n);
+    return ok;
+}
+
+/* A scatter whose region is no known combiner: the region runs once per
+ * update element, in the updates' order (slow, as reduce's body). */
+bool exec_scatter_region(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out)
+{
+    int n = op->num_results;
+    GatherDims g;
+    op_gather_dims(op, &g);
+    for (int i = 0; i < n; i++)
+        if (!exec_kernel(x, op, tensor_clone(&x->tensors, in[i], &out[i])))
+            return false;
+    Tensor **args = calloc((size_t)(2 * n), sizeof *args);
+    if (!args)
+        return exec_fail(x, op, "out of memory");
+    ScatterRegion s = {x, op, in + n + 1, out, args};
+    TensorStatus st = kern_scatter_walk(&x->tensors, in[0], in[n], in[n + 1], &g, scatter_region_visit, &s);
+    free(args);
+    if (st != TENSOR_OK && !x->failed) /* else the region reported */
+        return exec_kernel(x, op, st);
+    return st == TENSOR_OK;
 }

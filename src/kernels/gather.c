@@ -180,34 +180,35 @@ static bool window_fits(const Tensor *x, const GsLayout *l, const GsWalk *w, con
     return true;
 }
 
-static void scatter_window(ScatterCombiner c, Tensor *out, const Tensor *upd, const GsLayout *l, const GsWalk *w,
-                           int64_t base, int64_t ubase)
+/* Visits one window's (operand, update) element pairs; false if visit did. */
+static bool scatter_window(const GsLayout *l, const GsWalk *w, int64_t base, int64_t ubase, ScatterVisit visit,
+                           void *user)
 {
     int64_t at[SHARDC_MAX_RANK] = {0};
     if (any_empty(l->num_window, w->window_dims))
-        return;
+        return true;
     do {
         int64_t o = base, u = ubase;
         for (int i = 0; i < l->num_window; i++) {
             o += at[i] * w->x_window_strides[i];
             u += at[i] * w->slices_window_strides[i];
         }
-        combine_at(c, out, o, upd, u);
+        if (!visit(user, o, u))
+            return false;
     } while (next_index(l->num_window, w->window_dims, at));
+    return true;
 }
 
-TensorStatus kern_scatter(TensorCtx *ctx, const Tensor *x, const Tensor *idx, const Tensor *upd,
-                          const GatherDims *g, ScatterCombiner c, Tensor **out)
+TensorStatus kern_scatter_walk(TensorCtx *ctx, const Tensor *x, const Tensor *idx, const Tensor *upd,
+                               const GatherDims *g, ScatterVisit visit, void *user)
 {
     GsLayout l;
     GsWalk w;
     gs_layout(g, x->rank, upd->rank, &l);
-    *out = NULL;
-    if (l.num_window != g->num_offset || upd->dtype != x->dtype)
+    if (l.num_window != g->num_offset)
         return tensor_fail(ctx, TENSOR_ERR_ARG, "scatter: dimension numbers or updates do not fit the operand");
-    TensorStatus st = tensor_clone(ctx, x, out);
-    if (st != TENSOR_OK || upd->count == 0 || x->count == 0)
-        return st;
+    if (upd->count == 0 || x->count == 0)
+        return TENSOR_OK;
     gs_walk(g, &l, x, upd->rank, upd->dims, &w);
     int64_t pos[SHARDC_MAX_RANK] = {0}, start[SHARDC_MAX_RANK];
     do {
@@ -219,9 +220,41 @@ TensorStatus kern_scatter(TensorCtx *ctx, const Tensor *x, const Tensor *idx, co
             base += start[d] * w.x_strides[d];
         for (int i = 0; i < l.num_batch; i++)
             ubase += pos[i] * w.batch_strides[i];
-        scatter_window(c, *out, upd, &l, &w, base, ubase);
+        if (!scatter_window(&l, &w, base, ubase, visit, user))
+            return tensor_fail(ctx, TENSOR_ERR_ARG, "scatter: the update computation failed");
     } while (next_index(l.num_batch, w.batch_dims, pos));
     return TENSOR_OK;
+}
+
+typedef struct CombineVisit {
+    ScatterCombiner c;
+    Tensor *out;
+    const Tensor *upd;
+} CombineVisit;
+
+static bool combine_visit(void *user, int64_t o, int64_t u)
+{
+    CombineVisit *v = user;
+    combine_at(v->c, v->out, o, v->upd, u);
+    return true;
+}
+
+TensorStatus kern_scatter(TensorCtx *ctx, const Tensor *x, const Tensor *idx, const Tensor *upd,
+                          const GatherDims *g, ScatterCombiner c, Tensor **out)
+{
+    *out = NULL;
+    if (upd->dtype != x->dtype)
+        return tensor_fail(ctx, TENSOR_ERR_ARG, "scatter: dimension numbers or updates do not fit the operand");
+    TensorStatus st = tensor_clone(ctx, x, out);
+    if (st != TENSOR_OK)
+        return st;
+    CombineVisit v = {c, *out, upd};
+    st = kern_scatter_walk(ctx, x, idx, upd, g, combine_visit, &v);
+    if (st != TENSOR_OK) {
+        tensor_release(*out);
+        *out = NULL;
+    }
+    return st;
 }
 
 bool kern_scatter_combiner_lookup(const char *name, ScatterCombiner *out)

@@ -56,7 +56,7 @@ static bool addressed_dim(const Op *op, const GatherDims *g, const OpShardingRul
  * mul and and/or are left whole. */
 static bool scatter_reduces(const Op *op)
 {
-    const char *c = op_attr_string(op, ATTR_KEY_COMBINER);
+    const char *c = op_scatter_combiner(op);
     return c && (strcmp(c, "add") == 0 || strcmp(c, "max") == 0 || strcmp(c, "min") == 0);
 }
 
@@ -192,9 +192,10 @@ Value *pc_gather_indices(PartitionCtx *pc, const Op *op, Value **operands, const
         m.block[k] = operands[0]->type.dims[d];
         any = true;
     }
+    int ii = op_gather_indices_index(op);
     if (!any)
-        return operands[1];
-    Value *idx = move_indices(pc, &m, operands[1], op->loc);
+        return operands[ii];
+    Value *idx = move_indices(pc, &m, operands[ii], op->loc);
     *mask = m.mask;
     return idx;
 }

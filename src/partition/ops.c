@@ -6,11 +6,12 @@
 #include <string.h>
 #include "shardc/ir_clone.h"
 #include "partition/partition_ctx.h"
+#include "shardc/gather.h"
 #include "shardc/rules.h"
 
 static ReductionKind op_reduction(const Op *op)
 {
-    const char *c = op->kind == OP_SCATTER ? op_attr_string(op, ATTR_KEY_COMBINER) : NULL;
+    const char *c = op->kind == OP_SCATTER ? op_scatter_combiner(op) : NULL;
     if (c)
         return strcmp(c, "max") == 0 ? REDUCE_MAX : strcmp(c, "min") == 0 ? REDUCE_MIN : REDUCE_SUM;
     switch (op->kind) {
@@ -145,7 +146,7 @@ static void gather_shardings(const Op *op, Sharding **shardings, const TensorTyp
 }
 
 /* The local clone of op on resharded operands, with local result types. */
-/* A reduce's body computes on scalars: the local op runs a copy of it. */
+/* A reduce's or scatter's body computes on scalars: the local op runs a copy of it. */
 static void clone_body(PartitionCtx *pc, const Op *op, Op *local)
 {
     ValueMap map;
@@ -177,7 +178,7 @@ static Op *emit_local_op_n(PartitionCtx *pc, const Op *op, Value **operands, int
     }
     if (op->kind == OP_SLICE)
         localize_slice(pc, local);
-    if (op->kind == OP_REDUCE)
+    if (op->kind == OP_REDUCE || op->kind == OP_SCATTER)
         clone_body(pc, op, local);
     return local;
 }
@@ -431,10 +432,11 @@ static Op *local_gather_or_scatter(PartitionCtx *pc, const Op *op, const OpShard
                                    const AxisList *assignment, Value **operands, const DimAxes *layouts,
                                    const AxisList *partial)
 {
-    if (partial->count && op->kind == OP_SCATTER && op_reduction(op) == REDUCE_SUM)
-        operands[0] = pc_scatter_operand_once(pc, operands[0], partial, op->loc);
+    int ii = op_gather_indices_index(op);
+    for (int i = 0; i < ii && partial->count && op->kind == OP_SCATTER && op_reduction(op) == REDUCE_SUM; i++)
+        operands[i] = pc_scatter_operand_once(pc, operands[i], partial, op->loc);
     Value *in_block = NULL;
-    operands[1] = pc_gather_indices(pc, op, operands, rule, assignment, &in_block);
+    operands[ii] = pc_gather_indices(pc, op, operands, rule, assignment, &in_block);
     Op *local = emit_local_op(pc, op, operands, layouts);
     pc_gather_local_sizes(pc, op, local);
     return in_block ? pc_gather_mask(pc, op, local, in_block) : local;

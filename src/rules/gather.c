@@ -14,13 +14,21 @@ typedef struct GsDims {
 
 static int add_factor(RuleBuilder *b, GsDims at, int64_t size, FactorKind kind)
 {
-    bool scatter = b->op->kind == OP_SCATTER;
-    int f = rule_builder_new_factor(b, size, kind);
-    rule_builder_map(b, 0, at.input, f);
-    rule_builder_map(b, 1, at.indices, f);
-    rule_builder_map(b, scatter ? 2 : b->op->num_operands, at.slices, f);
-    if (scatter)
-        rule_builder_map(b, b->op->num_operands, at.input, f);
+    if (b->op->kind != OP_SCATTER) {
+        int f = rule_builder_new_factor(b, size, kind);
+        rule_builder_map(b, 0, at.input, f);
+        rule_builder_map(b, 1, at.indices, f);
+        rule_builder_map(b, b->op->num_operands, at.slices, f);
+        return f;
+    }
+    /* scatter: every input, update and result alike (Shardy's variadic case) */
+    int n = b->op->num_results, f = rule_builder_new_factor(b, size, kind);
+    for (int i = 0; i < n; i++) {
+        rule_builder_map(b, i, at.input, f);
+        rule_builder_map(b, n + 1 + i, at.slices, f);
+        rule_builder_map(b, b->op->num_operands + i, at.input, f);
+    }
+    rule_builder_map(b, n, at.indices, f);
     return f;
 }
 
@@ -28,9 +36,11 @@ static int add_factor(RuleBuilder *b, GsDims at, int64_t size, FactorKind kind)
  * associative, commutative op on the two block arguments. */
 static bool is_reduction_combiner(const Op *op)
 {
-    const char *c = op_attr_string(op, ATTR_KEY_COMBINER);
-    return c && strcmp(c, "replace") != 0 &&
-           ((strcmp(c, "and") != 0 && strcmp(c, "or") != 0) || op->operands[0]->type.dtype == DT_BOOL);
+    const char *c = op_scatter_combiner(op);
+    bool all_bool = true;
+    for (int i = 0; i < op->num_results; i++)
+        all_bool &= op->operands[i]->type.dtype == DT_BOOL;
+    return c && strcmp(c, "replace") != 0 && ((strcmp(c, "and") != 0 && strcmp(c, "or") != 0) || all_bool);
 }
 
 /* A slices offset dim: the operand dim it takes from (the next that is
@@ -79,7 +89,7 @@ static void add_batch_dim(RuleBuilder *b, const GatherDims *g, int batch_pos, in
 static OpShardingRule *gather_scatter_rule(RuleBuilder *b, const TensorType *slices)
 {
     const Op *op = b->op;
-    const TensorType *x = rule_builder_type(b, 0), *idx = rule_builder_type(b, 1);
+    const TensorType *x = rule_builder_type(b, 0), *idx = rule_builder_type(b, op_gather_indices_index(op));
     GatherDims g;
     op_gather_dims(op, &g);
     bool blocked[4 * SHARDC_MAX_RANK] = {false};
@@ -115,8 +125,8 @@ OpShardingRule *rules_gather(RuleBuilder *b)
     return gather_scatter_rule(b, &b->op->results[0]->type);
 }
 
-/* Shardy's ScatterOp case (one input): the slices are the updates. */
+/* Shardy's ScatterOp case: the slices are the updates (the first's). */
 OpShardingRule *rules_scatter(RuleBuilder *b)
 {
-    return gather_scatter_rule(b, rule_builder_type(b, 2));
+    return gather_scatter_rule(b, rule_builder_type(b, b->op->num_results + 1));
 }

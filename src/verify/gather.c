@@ -57,7 +57,7 @@ static const DimKeys scatter_keys = {ATTR_KEY_UPDATE_WINDOW_DIMS, ATTR_KEY_INSER
  * the index vector dim is not one of them (gather_c13..c17). */
 static bool check_batching(VerifyCtx *vc, const Op *op, const GatherDims *g, const DimKeys *k)
 {
-    const TensorType *x = &op->operands[0]->type, *idx = &op->operands[1]->type;
+    const TensorType *x = &op->operands[0]->type, *idx = &op->operands[op_gather_indices_index(op)]->type;
     if (!check_list(vc, op, k->index_batching, g->index_batching, g->num_index_batching, idx->rank, "the indices",
                     false))
         return false;
@@ -86,10 +86,11 @@ static bool check_batching(VerifyCtx *vc, const Op *op, const GatherDims *g, con
  * result, scatter's updates). */
 static bool check_common(VerifyCtx *vc, const Op *op, const GatherDims *g, const DimKeys *k, int window_rank)
 {
-    const TensorType *x = &op->operands[0]->type, *idx = &op->operands[1]->type;
+    int ii = op_gather_indices_index(op);
+    const TensorType *x = &op->operands[0]->type, *idx = &op->operands[ii]->type;
     const char *name = op_info(op->kind)->name;
     if (!dtype_is_int(idx->dtype)) {
-        diag_error(vc->diag, op->loc, "'%s' indices %%%s must be integers, got %s", name, op->operands[1]->name,
+        diag_error(vc->diag, op->loc, "'%s' indices %%%s must be integers, got %s", name, op->operands[ii]->name,
                    dtype_name(idx->dtype));
         return false;
     }
@@ -204,18 +205,108 @@ static bool combiner_fits(const char *c, DType dt)
     return (strcmp(c, "and") == 0 || strcmp(c, "or") == 0) && (dt == DT_BOOL || dtype_is_int(dt));
 }
 
-void verify_scatter_op(VerifyCtx *vc, Op *op)
+/* scatter_c3, c4: every input and update of one shape; c16: result i
+ * is input i's type. Returns whether the shapes agree. */
+static bool check_variadic(VerifyCtx *vc, Op *op, int n)
 {
-    GatherDims g;
-    op_gather_dims(op, &g);
-    const TensorType *x = &op->operands[0]->type, *idx = &op->operands[1]->type, *upd = &op->operands[2]->type;
-    const char *c = op_attr_string(op, ATTR_KEY_COMBINER);
-    if (c && !combiner_fits(c, x->dtype)) {
-        diag_error(vc->diag, op_attr_loc(op, ATTR_KEY_COMBINER), "'combiner' must be \"add\", \"mul\", \"max\", "
-                   "\"min\", \"replace\", or \"and\"/\"or\" for bool or integers; got \"%s\" for %s", c,
-                   dtype_name(x->dtype));
+    bool ok = true;
+    for (int k = 0; k < 2; k++)
+        for (int i = 1; i < n; i++) {
+            const Value *a = op->operands[k * (n + 1)], *b = op->operands[k * (n + 1) + i];
+            TensorType same = b->type;
+            same.dtype = a->type.dtype;
+            if (!type_equal(&same, &a->type)) {
+                diag_error(vc->diag, op->loc, "the %s of 'scatter' have one shape (scatter_c%d), but %%%s and "
+                           "%%%s differ", k ? "updates" : "inputs", k ? 4 : 3, a->name, b->name);
+                ok = false;
+            }
+        }
+    for (int i = 0; ok && i < n; i++)
+        if (op->operands[n + 1 + i]->type.dtype != op->operands[i]->type.dtype) {
+            diag_error(vc->diag, op->loc, "'scatter' update %%%s must have input %%%s's element type %s "
+                       "(scatter_c16)", op->operands[n + 1 + i]->name, op->operands[i]->name,
+                       dtype_name(op->operands[i]->type.dtype));
+            ok = false;
+        }
+    for (int i = 0; i < n; i++)
+        verify_expect_type(vc, op, &op->operands[i]->type, op->results[i]);
+    return ok;
+}
+
+static bool scatter_body_scalar(VerifyCtx *vc, Loc loc, const Value *v, DType dt, const char *what, int i)
+{
+    if (v->type.rank == 0 && v->type.dtype == dt)
+        return true;
+    char got[128];
+    verify_format_type(got, sizeof got, &v->type);
+    diag_error(vc->diag, loc, "%s %d of the update computation of 'scatter' (%%%s) must be a %s[] scalar "
+               "(scatter_c15), but is %s", what, i, v->name, dtype_name(dt), got);
+    return false;
+}
+
+/* scatter_c15: the region takes (cur_0..cur_N-1, upd_0..upd_N-1) and
+ * returns N scalars of the inputs' element types. */
+static void check_update_region(VerifyCtx *vc, const Op *op, const Block *body, int n)
+{
+    if (body->num_args != 2 * n) {
+        diag_error(vc->diag, op->loc, "the update computation of 'scatter' takes %d scalar arguments (the %d "
+                   "current values, then the %d updates), not %d (scatter_c15)", 2 * n, n, n, body->num_args);
         return;
     }
+    for (int i = 0; i < 2 * n; i++)
+        scatter_body_scalar(vc, body->args[i]->loc, body->args[i], op->operands[i % n]->type.dtype, "argument", i);
+    if (body->num_returns != n) {
+        diag_error(vc->diag, body->return_loc, "the update computation of 'scatter' returns %d value%s, one per "
+                   "input, not %d (scatter_c15)", n, n == 1 ? "" : "s", body->num_returns);
+        return;
+    }
+    for (int i = 0; i < n; i++)
+        scatter_body_scalar(vc, body->return_loc, body->returns[i], op->operands[i]->type.dtype, "returned value",
+                            i);
+}
+
+/* Operand counts, and one update computation: `combiner` (one input
+ * only) or a region, not both. */
+static bool check_scatter_form(VerifyCtx *vc, Op *op, int n)
+{
+    const char *c = op_attr_string(op, ATTR_KEY_COMBINER);
+    if (op->num_operands != 2 * n + 1) {
+        diag_error(vc->diag, op->loc, "'scatter' takes N inputs, the indices and N updates: %d result%s need%s "
+                   "%d operands, not %d (scatter_c1)", n, n == 1 ? "" : "s", n == 1 ? "s" : "", 2 * n + 1,
+                   op->num_operands);
+        return false;
+    }
+    if ((c != NULL) == (op->num_regions == 1)) {
+        diag_error(vc->diag, c ? op_attr_loc(op, ATTR_KEY_COMBINER) : op->loc, c
+                   ? "'scatter' takes either 'combiner' or an update computation region, not both"
+                   : "'scatter' needs its update computation: a region (%%cur: ..., %%upd: ...) {... return %%new} "
+                     "or 'combiner'");
+        return false;
+    }
+    if (c && n != 1) {
+        diag_error(vc->diag, op_attr_loc(op, ATTR_KEY_COMBINER), "'combiner' names the update computation of "
+                   "one input; a scatter of %d inputs takes a region", n);
+        return false;
+    }
+    if (c && !combiner_fits(c, op->operands[0]->type.dtype)) {
+        diag_error(vc->diag, op_attr_loc(op, ATTR_KEY_COMBINER), "'combiner' must be \"add\", \"mul\", \"max\", "
+                   "\"min\", \"replace\", or \"and\"/\"or\" for bool or integers; got \"%s\" for %s", c,
+                   dtype_name(op->operands[0]->type.dtype));
+        return false;
+    }
+    if (!c)
+        check_update_region(vc, op, op->regions[0], n);
+    return true;
+}
+
+void verify_scatter_op(VerifyCtx *vc, Op *op)
+{
+    int n = op->num_results;
+    GatherDims g;
+    op_gather_dims(op, &g);
+    if (n < 1 || !check_scatter_form(vc, op, n) || !check_variadic(vc, op, n))
+        return;
+    const TensorType *x = &op->operands[0]->type, *idx = &op->operands[n]->type, *upd = &op->operands[n + 1]->type;
     if (!check_common(vc, op, &g, &scatter_keys, upd->rank))
         return;
     int64_t window[SHARDC_MAX_RANK], dims[SHARDC_MAX_RANK];
@@ -232,8 +323,6 @@ void verify_scatter_op(VerifyCtx *vc, Op *op)
         TensorType most = {x->dtype, rank, dims};
         verify_format_type(s, sizeof s, &most);
         diag_error(vc->diag, op->loc, "'scatter' updates %%%s must be %s, with window dims (update_window_dims) "
-                   "no bigger", op->operands[2]->name, s);
-        return;
+                   "no bigger", op->operands[n + 1]->name, s);
     }
-    verify_expect_type(vc, op, x, op->results[0]);
 }
