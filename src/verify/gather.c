@@ -205,8 +205,9 @@ static bool combiner_fits(const char *c, DType dt)
     return (strcmp(c, "and") == 0 || strcmp(c, "or") == 0) && (dt == DT_BOOL || dtype_is_int(dt));
 }
 
-/* scatter_c3, c4: every input and update of one shape; c16: result i
- * is input i's type. Returns whether the shapes agree. */
+/* scatter_c1, c3: every input, and every update, of one shape; c15:
+ * update i has input i's element type (both are the region's E_i);
+ * c16, c17: result i is input i's type. Whether the shapes agree. */
 static bool check_variadic(VerifyCtx *vc, Op *op, int n)
 {
     bool ok = true;
@@ -217,14 +218,14 @@ static bool check_variadic(VerifyCtx *vc, Op *op, int n)
             same.dtype = a->type.dtype;
             if (!type_equal(&same, &a->type)) {
                 diag_error(vc->diag, op->loc, "the %s of 'scatter' have one shape (scatter_c%d), but %%%s and "
-                           "%%%s differ", k ? "updates" : "inputs", k ? 4 : 3, a->name, b->name);
+                           "%%%s differ", k ? "updates" : "inputs", k ? 3 : 1, a->name, b->name);
                 ok = false;
             }
         }
     for (int i = 0; ok && i < n; i++)
         if (op->operands[n + 1 + i]->type.dtype != op->operands[i]->type.dtype) {
             diag_error(vc->diag, op->loc, "'scatter' update %%%s must have input %%%s's element type %s "
-                       "(scatter_c16)", op->operands[n + 1 + i]->name, op->operands[i]->name,
+                       "(scatter_c15)", op->operands[n + 1 + i]->name, op->operands[i]->name,
                        dtype_name(op->operands[i]->type.dtype));
             ok = false;
         }
@@ -272,7 +273,7 @@ static bool check_scatter_form(VerifyCtx *vc, Op *op, int n)
     const char *c = op_attr_string(op, ATTR_KEY_COMBINER);
     if (op->num_operands != 2 * n + 1) {
         diag_error(vc->diag, op->loc, "'scatter' takes N inputs, the indices and N updates: %d result%s need%s "
-                   "%d operands, not %d (scatter_c1)", n, n == 1 ? "" : "s", n == 1 ? "s" : "", 2 * n + 1,
+                   "%d operands, not %d", n, n == 1 ? "" : "s", n == 1 ? "s" : "", 2 * n + 1,
                    op->num_operands);
         return false;
     }
