@@ -28,7 +28,7 @@ static Block *import_region(OpImport *oi, int k, bool *ok)
     return b;
 }
 
-static bool import_regions(OpImport *oi, bool reversed)
+bool mlir_imp_regions(OpImport *oi, bool reversed)
 {
     int n = oi->src->regions.count;
     Op *op = oi->op;
@@ -44,7 +44,7 @@ bool mlir_imp_while(OpImport *oi)
 {
     if (oi->src->regions.count != 2)
         return op_error(oi, "it needs a cond region and a body region");
-    return mlir_imp_make_op(oi, OP_WHILE) && import_regions(oi, false);
+    return mlir_imp_make_op(oi, OP_WHILE) && mlir_imp_regions(oi, false);
 }
 
 /* stablehlo.reduce with a body shardc keeps (several inputs, or a body or
@@ -55,7 +55,7 @@ bool mlir_imp_reduce_region(OpImport *oi)
 {
     if (oi->src->regions.count != 1)
         return op_error(oi, "it needs its body region");
-    return mlir_imp_make_op(oi, OP_REDUCE) && import_regions(oi, false) &&
+    return mlir_imp_make_op(oi, OP_REDUCE) && mlir_imp_regions(oi, false) &&
            mlir_imp_ints_attr(oi, ATTR_KEY_DIMS, "dimensions", "dimensions", true);
 }
 
@@ -63,14 +63,14 @@ bool mlir_imp_case(OpImport *oi)
 {
     if (oi->src->regions.count < 1)
         return op_error(oi, "it needs at least one branch region");
-    return mlir_imp_make_op(oi, OP_CASE) && import_regions(oi, false);
+    return mlir_imp_make_op(oi, OP_CASE) && mlir_imp_regions(oi, false);
 }
 
 bool mlir_imp_if(OpImport *oi)
 {
     if (oi->src->regions.count != 2)
         return op_error(oi, "it needs a true branch and a false branch");
-    return mlir_imp_make_op(oi, OP_CASE) && import_regions(oi, true);
+    return mlir_imp_make_op(oi, OP_CASE) && mlir_imp_regions(oi, true);
 }
 
 /* in_shardings / out_shardings: one sharding per body argument / result,

@@ -2,7 +2,7 @@
  * #stablehlo.gather<...> / #stablehlo.scatter<...> attribute become the
  * op's dim-list attributes; a scatter's update computation, one binary op
  * of its two block arguments or the return of the update, becomes its
- * combiner. One scatter input only. */
+ * combiner; any other, or one of several inputs, stays a region. */
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
@@ -186,30 +186,32 @@ static const char *match_body(const MlirBlock *b, const char **mesh)
     return NULL;
 }
 
-/* The combiner of the update computation, or NULL (reported). */
+/* The combiner of a one-input update computation that names one, or
+ * NULL: the region is then kept as it is. */
 static const char *combiner_of(OpImport *oi)
 {
     const MlirRegion *r = oi->src->regions.count == 1 ? oi->src->regions.items[0] : NULL;
     const MlirBlock *b = r && r->blocks.count == 1 ? r->blocks.items[0] : NULL;
-    const char *c = b ? match_body(b, &oi->region_mesh) : NULL;
-    if (!c)
-        gs_error(oi, oi->src->loc, "its update computation is not supported by shardc: ",
-                 "one stablehlo.add, multiply, maximum, minimum, and or or of its two arguments (optionally "
-                 "constrained replicated), or a return of the update");
-    return c;
+    return b && oi->num_operands == 3 ? match_body(b, &oi->region_mesh) : NULL;
 }
 
+/* One input whose region is a known combiner becomes `combiner` (printed
+ * back as that region); any other region, or several inputs, is kept as
+ * the op's update region. */
 bool mlir_imp_scatter(OpImport *oi)
 {
-    if (oi->num_operands != 3)
-        return gs_error(oi, oi->src->loc, "shardc takes one input, its indices and one update", "");
+    if (oi->src->regions.count != 1)
+        return gs_error(oi, oi->src->loc, "it needs its update computation region", "");
     const MlirAttr *d = mlir_imp_attr(oi, "scatter_dimension_numbers");
     const char *c = combiner_of(oi);
-    if (!c || !mlir_imp_make_op(oi, OP_SCATTER))
+    if (!mlir_imp_make_op(oi, OP_SCATTER))
         return false;
     if (!d)
         return gs_error(oi, oi->src->loc, "it needs attribute ", "'scatter_dimension_numbers'");
-    mlir_imp_set(oi, ATTR_KEY_COMBINER, mlir_imp_string_attr(oi->ic, c, oi->op->loc));
+    if (c)
+        mlir_imp_set(oi, ATTR_KEY_COMBINER, mlir_imp_string_attr(oi->ic, c, oi->op->loc));
+    else if (!mlir_imp_regions(oi, false))
+        return false;
     return read_dim_numbers(oi, d, "scatter") && read_flag(oi, ATTR_KEY_INDICES_ARE_SORTED) &&
            read_flag(oi, ATTR_KEY_UNIQUE_INDICES);
 }

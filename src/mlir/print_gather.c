@@ -2,7 +2,8 @@
  * prints them (StableHLO gives them no custom syntax): the dimension
  * numbers as a #stablehlo.gather<...> / #stablehlo.scatter<...> property
  * that leaves out empty lists and an index_vector_dim of 0, and a
- * scatter's update computation as its region. */
+ * scatter's update computation as its region (its `combiner` spelled out,
+ * or its .shir region as written). */
 #include <string.h>
 #include "mlir/mlir_extra.h"
 #include "mlir/print_internal.h"
@@ -41,11 +42,14 @@ static void print_flag(MlirPrinter *p, const Op *op, AttrKey key)
 
 static void print_type_tail(MlirPrinter *p, const Op *op)
 {
-    MlirVal in[3], res = mlir_val(p, op->results[0]);
-    for (int i = 0; i < op->num_operands && i < 3; i++)
+    MlirVal *in = ARENA_ARRAY(&p->arena, MlirVal, op->num_operands + 1);
+    MlirVal *res = ARENA_ARRAY(&p->arena, MlirVal, op->num_results + 1);
+    for (int i = 0; i < op->num_operands; i++)
         in[i] = mlir_val(p, op->operands[i]);
+    for (int j = 0; j < op->num_results; j++)
+        res[j] = mlir_val(p, op->results[j]);
     fputs(" : ", p->out);
-    mlir_print_fn_type(p->out, in, op->num_operands < 3 ? op->num_operands : 3, &res, 1);
+    mlir_print_fn_type(p->out, in, op->num_operands, res, op->num_results);
     fputc('\n', p->out);
 }
 
@@ -125,8 +129,27 @@ static void print_update_region(MlirPrinter *p, const Op *op, int indent)
     fprintf(p->out, "%*sstablehlo.return %%%s : tensor<%s>\n%*s})", indent + 2, "", b, t, indent, "");
 }
 
+/* A .shir update region, printed as it is (StableHLO's generic region:
+ * ^bb0 with the 2N scalar arguments, its ops, stablehlo.return). */
+static void print_shir_region(MlirPrinter *p, MlirScope *s, const Block *body, int indent)
+{
+    fprintf(p->out, " ({\n%*s^bb0(", indent, "");
+    for (int i = 0; i < body->num_args; i++) {
+        fputs(i ? ", " : "", p->out);
+        mlir_print_val(p, mlir_val(p, body->args[i]));
+        fputs(": ", p->out);
+        mlir_print_type(p->out, &body->args[i]->type);
+    }
+    fputs("):\n", p->out);
+    mlir_print_block_ops(p, s, body, indent + 2, "stablehlo.return");
+    fprintf(p->out, "%*s})", indent, "");
+}
+
 void mlir_emit_scatter(MlirPrinter *p, const Op *op, int indent)
 {
+    MlirScope s;
+    if (op->num_regions == 1) /* its arguments named before the results */
+        mlir_region_open(p, &s, op->regions[0], false);
     mlir_print_defs(p, op, indent);
     print_operands(p, op, "stablehlo.scatter");
     fputs(" <{", p->out);
@@ -136,7 +159,10 @@ void mlir_emit_scatter(MlirPrinter *p, const Op *op, int indent)
     print_dims_attr(p, op, "scatter", scatter_consumed);
     print_flag(p, op, ATTR_KEY_UNIQUE_INDICES);
     fputs("}>", p->out);
-    print_update_region(p, op, indent);
+    if (op->num_regions == 1)
+        print_shir_region(p, &s, op->regions[0], indent);
+    else
+        print_update_region(p, op, indent);
     mlir_print_op_attrs(p, op, &(MlirAttrOpts){.consumed = scatter_consumed});
     print_type_tail(p, op);
 }
