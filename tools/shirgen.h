@@ -269,6 +269,11 @@ bool gen_all_to_all(Gen *g, OpKind kind);
 bool gen_axis_index(Gen *g, OpKind kind);
 bool gen_while(Gen *g, OpKind kind);
 bool gen_reduce_region(Gen *g, OpKind kind);
+/* A scatter's update region on op over n inputs of dtypes dts: return i
+ * is kinds[i] ("add", "max" or "select", shirgen_control.c) of (cur_i,
+ * upd_i). */
+#define MAX_SCATTER_INPUTS 2
+void gen_scatter_region(Gen *g, Op *op, const DType *dts, const char *const *kinds, int n);
 bool gen_case(Gen *g, OpKind kind);
 /* fft through complex values that never enter the pool (shirgen_ops_fft.c) */
 bool gen_fft(Gen *g, OpKind kind);

@@ -12,6 +12,7 @@
  * trip count or branch index is now and then axis_index, so that devices
  * differ (then no collectives in the region). */
 #include <math.h>
+#include <string.h>
 #include "shirgen.h"
 
 enum { MAX_CARRIED = 2, MAX_TRIPS = 3, MAX_CAPTURED = 4 };
@@ -338,4 +339,32 @@ bool gen_reduce_region(Gen *g, OpKind kind)
     gen_result(g, op, 0, x->bound, x->exact, x->vma);
     gen_result(g, op, 1, (double)t->dims[dim], true, x->vma);
     return true;
+}
+
+/* ---- scatter's update region ------------------------------------------------------ */
+
+/* One return of a scatter region from (cur, upd): "add" and "max" are one
+ * op (the combiner the partitioner keeps), "select" the max written as
+ * compare + select, which no combiner names (the region runs per element
+ * and the partitioner gathers the updates' batch dims). */
+static Value *scatter_return(Gen *g, const char *kind, Value *cur, Value *upd, DType dt)
+{
+    if (strcmp(kind, "select") == 0)
+        return select_of(g, body_op(g, OP_COMPARE, upd, cur, DT_BOOL, "gt"), upd, cur);
+    return body_op(g, strcmp(kind, "add") == 0 ? OP_ADD : OP_MAX, cur, upd, dt, NULL);
+}
+
+void gen_scatter_region(Gen *g, Op *op, const DType *dts, const char *const *kinds, int n)
+{
+    Block *b = new_region(g);
+    GenScope s;
+    scope_push(g, &s, SCOPE_FUNC, b, g->scope->func);
+    Value *args[2 * MAX_SCATTER_INPUTS], *next[MAX_SCATTER_INPUTS];
+    for (int i = 0; i < 2 * n; i++)
+        args[i] = scalar_arg(g, b, dts[i % n], i < n ? "sc" : "su");
+    for (int i = 0; i < n; i++)
+        next[i] = scatter_return(g, kinds[i], args[i], args[n + i], dts[i]);
+    set_returns(g, b, next, n);
+    scope_pop(g);
+    attach_regions(g, op, &b, 1);
 }

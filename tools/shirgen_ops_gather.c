@@ -125,28 +125,67 @@ bool gen_gather(Gen *g, OpKind kind)
     return true;
 }
 
-bool gen_scatter(Gen *g, OpKind kind)
+/* One input and its updates, with the bound and exactness of its result
+ * under combiner or region return kind c ("add" turns to "max" where the
+ * partitioner's reassociated sum would not be exact enough). */
+typedef struct ScatterInput {
+    GenVal *x, *upd;
+    const char *kind;
+    double bound;
+    bool exact;
+} ScatterInput;
+
+static void scatter_input(Gen *g, const GsStart *st, GenVal *x, const char *c, ScatterInput *in)
 {
-    static const char *const combiners[] = {"add", "max", "min", "replace"};
-    GsStart st;
-    if (!gs_start(g, DTS_NUM, &st))
-        return false;
-    GenVal *x = st.x, *upd = gen_value_of(g, &st.slices, false);
-    if (dtype_is_float(st.slices.dtype))
+    GenVal *upd = gen_value_of(g, &st->slices, false);
+    if (dtype_is_float(st->slices.dtype))
         upd = gen_bounded(g, upd, 1e4);
-    const char *c = combiners[rng_below(&g->rng, 4)];
     /* The partitioner may sum batch-sharded partial scatter-adds: a sum
      * it reassociates, so not exact for floats, and short for bf16. */
     bool add = strcmp(c, "add") == 0;
-    if (add && !sum_ok(st.slices.dtype, st.count + 1))
+    if (add && !sum_ok(st->slices.dtype, st->count + 1))
         c = "max", add = false;
-    double bound = x->bound > upd->bound ? x->bound : upd->bound;
+    *in = (ScatterInput){x, upd, c, x->bound > upd->bound ? x->bound : upd->bound,
+                         x->exact && upd->exact && !(add && dtype_is_float(st->slices.dtype))};
     if (add)
-        bound = cap_bound(st.slices.dtype, x->bound + (double)st.count * upd->bound);
-    GenVal *in[3] = {x, st.idx, upd};
-    Op *op = gen_op(g, kind, (Value *[]){x->v, st.idx->v, upd->v}, 3, &x->v->type, 1);
+        in->bound = cap_bound(st->slices.dtype, x->bound + (double)st->count * upd->bound);
+}
+
+/* `combiner` (half the scatters, as before issue 18), or a region over one
+ * or two inputs whose returns are add, max or a select (no combiner). */
+bool gen_scatter(Gen *g, OpKind kind)
+{
+    static const char *const combiners[] = {"add", "max", "min", "replace"};
+    static const char *const returns[] = {"add", "max", "select"};
+    GsStart st;
+    if (!gs_start(g, DTS_NUM, &st))
+        return false;
+    int form = (int)rng_below(&g->rng, 4), n = form == 3 ? 2 : 1;
+    ScatterInput in[MAX_SCATTER_INPUTS];
+    for (int i = 0; i < n; i++) {
+        GenVal *x = i ? gen_value_of(g, &st.x->v->type, false) : st.x;
+        scatter_input(g, &st, x, form < 2 ? combiners[rng_below(&g->rng, 4)] : returns[rng_below(&g->rng, 3)],
+                      &in[i]);
+    }
+    Value *ops[2 * MAX_SCATTER_INPUTS + 1];
+    GenVal *vals[2 * MAX_SCATTER_INPUTS + 1];
+    TensorType types[MAX_SCATTER_INPUTS];
+    DType dts[MAX_SCATTER_INPUTS];
+    const char *kinds[MAX_SCATTER_INPUTS];
+    for (int i = 0; i < n; i++) {
+        vals[i] = in[i].x, vals[n + 1 + i] = in[i].upd;
+        types[i] = in[i].x->v->type, dts[i] = types[i].dtype, kinds[i] = in[i].kind;
+    }
+    vals[n] = st.idx;
+    for (int i = 0; i < 2 * n + 1; i++)
+        ops[i] = vals[i]->v;
+    Op *op = gen_op(g, kind, ops, 2 * n + 1, types, n);
     set_dims(g, op, &st.s, true);
-    gen_set_attr(g, op, ATTR_KEY_COMBINER, attr_s(g, c));
-    gen_result(g, op, 0, bound, exact_of(in, 3) && !(add && dtype_is_float(st.slices.dtype)), vma_of(in, 3));
+    if (form < 2)
+        gen_set_attr(g, op, ATTR_KEY_COMBINER, attr_s(g, in[0].kind));
+    else
+        gen_scatter_region(g, op, dts, kinds, n);
+    for (int i = 0; i < n; i++)
+        gen_result(g, op, i, in[i].bound, in[i].exact && st.idx->exact, vma_of(vals, 2 * n + 1));
     return true;
 }
