@@ -22,6 +22,7 @@ typedef enum {
     OPT_PIPELINE,       /* propagation, then shardings closed as Shardy's export does */
     OPT_GROUP_IMPORT,   /* sharding groups merged and renumbered */
     OPT_SPLIT,          /* constant sub-computations copied per use */
+    OPT_RULES,          /* each op's sharding rule attached as sdy.sharding_rule */
     OPT_UNSUPPORTED,
 } OptAction;
 
@@ -41,7 +42,7 @@ static const OptPass opt_passes[] = {
     {"-sdy-add-data-flow-edges", OPT_IDENTITY, {0}},
     {"-sdy-sink-data-flow-edges", OPT_IDENTITY, {0}},
     {"-sdy-sharding-group-import", OPT_GROUP_IMPORT, {0}},
-    {"-sdy-populate-op-sharding-rules", OPT_UNSUPPORTED, {0}},
+    {"-sdy-populate-op-sharding-rules", OPT_RULES, {"conservative-propagation=false", "conservative-propagation=true"}},
     {"-sdy-insert-explicit-reshards", OPT_UNSUPPORTED, {0}},
     {"-sdy-reshard-to-collectives", OPT_UNSUPPORTED, {0}},
     {"-sdy-constant-or-scalar-splitter", OPT_SPLIT, {0}},
@@ -57,6 +58,7 @@ typedef struct OptArgs {
     int num_run;
     const OptPass *run[OPT_MAX_RUN];
     const char *run_options[OPT_MAX_RUN];
+    bool *warned_unknown_call;  /* Shardy warns of an unknown custom call once per run */
 } OptArgs;
 
 static OptArgs *opt_args(CliParse *p) { return p->args; }
@@ -148,6 +150,7 @@ typedef struct OptPlan {
     CompileOptions options;
     bool split, import_groups, pipeline;
     bool dedup_fully;   /* the pipeline's dedup-functions-fully=true: calls stay, edges join functions */
+    bool rules, rules_conservative; /* -sdy-populate-op-sharding-rules and its option */
 } OptPlan;
 
 static void plan_pass(OptPlan *plan, const OptPass *pass, const char *options)
@@ -156,6 +159,11 @@ static void plan_pass(OptPlan *plan, const OptPass *pass, const char *options)
     plan->import_groups = plan->import_groups || pass->action == OPT_GROUP_IMPORT || pass->action == OPT_PIPELINE;
     plan->pipeline = plan->pipeline || pass->action == OPT_PIPELINE;
     plan->dedup_fully = plan->dedup_fully || (options && strstr(options, "dedup-functions-fully=true"));
+    if (pass->action == OPT_RULES) {
+        plan->rules = true;
+        plan->rules_conservative = options && strstr(options, "conservative-propagation=true");
+        return;
+    }
     if (pass->action == OPT_IDENTITY || pass->action == OPT_GROUP_IMPORT || pass->action == OPT_SPLIT)
         return;
     plan->options.emit = EMIT_PROPAGATED;
@@ -251,6 +259,8 @@ static bool opt_module(const OptArgs *args, const char *name, const char *text, 
               cli_remember_shardings(m, &before) && pipeline_run(m, &ctx);
     if (ok)
         opt_export(&plan, m, &before);
+    if (ok && plan.rules)
+        mlir_populate_op_sharding_rules(m, plan.rules_conservative, diag, args->warned_unknown_call);
     cli_written_free(&before);
     if (ok)
         mlir_print_module(out, m);
@@ -299,7 +309,8 @@ static bool opt_text(const OptArgs *args, const char *name, const char *text, si
 
 int cmd_opt(int argc, char **argv)
 {
-    OptArgs args = {0};
+    bool warned_unknown_call = false;
+    OptArgs args = {.warned_unknown_call = &warned_unknown_call};
     char **norm = normalize_dashes(argc, argv);
     int status = cli_parse(&cmd_opt_command, argc, norm, &args, &args.common);
     free(norm);

@@ -38,6 +38,13 @@ void mlir_sink_func_data_flow_edges(Module *m);
  * unreduced axes (export_unreduced.c). */
 void mlir_export_unreduced(Module *m);
 
+/* Shardy's -sdy-populate-op-sharding-rules: every op the registry has a
+ * rule for (built as Shardy's conservative-propagation option says) gets
+ * it as its sdy.sharding_rule attribute, over its StableHLO operands; an
+ * op with one keeps it. A custom call the registry does not know gets
+ * Shardy's warning, the first one only while *warned is false. */
+void mlir_populate_op_sharding_rules(Module *m, bool conservative, DiagEngine *diag, bool *warned);
+
 /* Every constant printed as sdy.constant (sdy = true: what Shardy's
  * constant splitter makes of them) or as stablehlo.constant (its export). */
 void mlir_spell_constants(Module *m, bool sdy);
