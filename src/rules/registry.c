@@ -346,49 +346,16 @@ bool rules_bind_custom(Arena *arena, DiagEngine *diag, Op *op)
     return kept->rule != NULL;
 }
 
-/* Runtime custom_call targets that Shardy's registry gives a pointwise
- * rule when the call carries none of its own (its
- * op_sharding_rule_registry.cc); any other custom op without a rule has
- * none: nothing propagates through it and it runs on whole values. */
-static bool pointwise_target(const Op *op)
-{
-    static const char *const targets[] = {
-        "annotate_device_placement", "Cholesky", "CompactWyHelper", "InspectSharding",
-        "InvertDiagBlocksLowerTriangular", "InvertDiagBlocksUpperTriangular", "LayoutConstraint", "mhlo.erf",
-        "MoveToDevice", "MoveToHost", "X64SplitHigh", "X64SplitLow", "xla.megascale.provide_metadata",
-        "_SPMDInternalOp_MultiPad", "_SPMDInternalOp_RotateRight", "_SPMDInternalOp_MultiRotate",
-        "_SPMDInternalOp_MultiSlice", "_SPMDInternalOp_Wrap"};
-    for (size_t i = 0; op->callee && i < sizeof targets / sizeof *targets; i++)
-        if (strcmp(op->callee, targets[i]) == 0)
-            return true;
-    return false;
-}
-
-static bool same_shape_values(Value *const *values, int count, const TensorType *shape)
-{
-    for (int i = 0; i < count; i++)
-        if (!type_same_shape(&values[i]->type, shape))
-            return false;
-    return true;
-}
-
-static OpShardingRule *pointwise_custom(Arena *arena, const Op *op)
-{
-    if (!op->num_results || !same_shape_values(op->operands, op->num_operands, &op->results[0]->type) ||
-        !same_shape_values(op->results, op->num_results, &op->results[0]->type))
-        return NULL;
-    RuleBuilder b;
-    rule_builder_init(&b, arena, op);
-    return rules_elementwise(&b);
-}
-
 static OpShardingRule *rules_custom(Arena *arena, DiagEngine *diag, const Op *op)
 {
     OpShardingRule *kept = kept_rule(op);
     if (kept)
         return kept;
-    if (!op_attr_get(op, ATTR_KEY_RULE))
-        return pointwise_target(op) ? pointwise_custom(arena, op) : NULL;
+    if (!op_attr_get(op, ATTR_KEY_RULE)) {
+        RuleBuilder b;
+        rule_builder_init(&b, arena, op);
+        return rules_custom_call(&b);
+    }
     return bind_custom(arena, diag, op, value_types(arena, op->operands, op->num_operands),
                        value_types(arena, op->results, op->num_results));
 }
