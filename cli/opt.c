@@ -174,7 +174,8 @@ static void plan_pass(OptPlan *plan, const OptPass *pass, const char *options)
 static bool plan_passes(const OptArgs *args, OptPlan *plan, DiagEngine *diag)
 {
     *plan = (OptPlan){.options = {.emit = EMIT_IR, .propagation = PROPAGATION_AGGRESSIVE, .quiet_conflicts = true,
-                                  .external_custom_targets = true, .keep_calls = true}};
+                                  .external_custom_targets = true, .keep_calls = true,
+                                  .constraints_not_applied = true}};
     for (int i = 0; i < args->num_run; i++) {
         if (args->run[i]->action == OPT_UNSUPPORTED) {
             diag_error(diag, (Loc){0}, "pass '%s' is not supported by shardc opt yet (docs/mlir.md)",

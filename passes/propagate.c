@@ -73,7 +73,8 @@ static bool run_propagate(Module *m, PassContext *ctx)
                                 /* --auto-shard's conflicts are reshards its model priced */
                                 .warn_conflicts = !ctx->options->quiet_conflicts && !ctx->options->auto_shard,
                                 .origins = ctx->origins,
-                                .explain = ctx->origins && ctx->options->explain};
+                                .explain = ctx->origins && ctx->options->explain,
+                                .skip_apply_constraints = ctx->options->constraints_not_applied};
     int errors = ctx->diag->errors; /* -Werror makes the warning one */
     if (!ctx->options->quiet_conflicts) /* sdy_opt does not warn */
         warn_unsharded(m, ctx->diag);

@@ -43,6 +43,10 @@ typedef struct CompileOptions {
      * pipeline makes each call a named computation (mlir_import_func_calls)
      * and whose single passes leave calls alone. */
     bool keep_calls;
+    /* Propagation does not first apply closed sharding constraints to
+     * their inputs: `shardc opt` does that in its import, as Shardy's
+     * import pipeline does; its -sdy-*-propagate passes alone do not. */
+    bool constraints_not_applied;
     /* --pass-pipeline=a,b,...: run exactly these passes (checked by
      * pipeline_check_list), or NULL: the passes `emit` needs. */
     const char *pass_list;

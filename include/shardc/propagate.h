@@ -76,10 +76,12 @@ typedef struct PropagateOptions {
     struct OriginTable *origins;    /* filled for --explain when non-NULL */
     bool explain;                   /* --explain: also what did not reach each value, and
                                        each function as propagation left it */
+    bool skip_apply_constraints;    /* the caller's import applied them, or Shardy's would not */
 } PropagateOptions;
 
 bool propagate_module(Module *m, const PropagateOptions *options);
-/* Shardy's ApplyShardingConstraints, which propagate_module runs first: an
+/* Shardy's ApplyShardingConstraints, which propagate_module runs first
+ * (unless told to skip it): an
  * unsharded value takes the fully closed sharding of a sharding_constraint
  * on it or of a shard_map in_spec it feeds, unless another such use wants
  * another one (apply_constraints.c). False only when out of memory. */

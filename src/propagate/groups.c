@@ -189,11 +189,24 @@ static bool merge_sharding(Sharding *into, const Sharding *s)
     return !axes_used_twice(into);
 }
 
+/* The function body v lives in, through while, case and named-computation
+ * regions and partial-manual bodies (the ones propagation enters); NULL in
+ * a body it stays out of (a fully manual shard_map). */
+static const Block *member_home(const Value *v)
+{
+    const Block *b = v->def ? v->def->parent : v->block;
+    while (b && b->parent_op) {
+        if (!prop_edge_owner(b))
+            return NULL;
+        b = b->parent_op->parent;
+    }
+    return b;
+}
+
 /* Propagation stays out of shard_map bodies, and so do groups there. */
 static bool member_propagates(const Value *v)
 {
-    const Block *b = v->def ? v->def->parent : v->block;
-    return b && !b->parent_op;
+    return member_home(v) != NULL;
 }
 
 static void report_conflict(DiagEngine *diag, const ShardingGroups *g, const Value *v, const Value *w)
@@ -270,8 +283,8 @@ void prop_groups_sync(PropagationState *st, const Value *v)
         return;
     for (int i = 0; i < g->num_members[group]; i++) {
         Value *w = g->members[group][i];
-        Block *home = w->def ? w->def->parent : w->block;
-        if (w == v || !member_propagates(w) || sharding_equal(w->sharding, v->sharding) || !home_pending(st, home))
+        const Block *home = member_home(w);
+        if (w == v || !home || sharding_equal(w->sharding, v->sharding) || !home_pending(st, home))
             continue;
         DimOrigin *origins = origins_of(st->origins, &st->module->arena, w);
         for (int d = 0; d < w->type.rank; d++)

@@ -259,7 +259,7 @@ static void propagate_funcs_together(PropagationState *st, Module *m)
 bool propagate_module(Module *m, const PropagateOptions *options)
 {
     PropagationState st;
-    if (!propagate_apply_constraints(m))
+    if (!options->skip_apply_constraints && !propagate_apply_constraints(m))
         return false;
     prop_state_init(&st, m, options);
     propagate_find_groups(&st.groups, m, &m->arena);
