@@ -29,12 +29,13 @@ typedef enum {
 typedef struct OptPass {
     const char *name;
     OptAction action;
-    const char *options[3];     /* the pass options it takes (NAME=VALUE as written) */
+    const char *options[4];     /* the pass options it takes (NAME=VALUE as written) */
 } OptPass;
 
 static const OptPass opt_passes[] = {
     {"-sdy-basic-propagate", OPT_BASIC,
-     {"conservative-propagation=false", "conservative-propagation=true", "keep-sharding-rules=false"}},
+     {"conservative-propagation=false", "conservative-propagation=true", "keep-sharding-rules=false",
+      "keep-sharding-rules=true"}},
     {"-sdy-aggressive-propagate", OPT_AGGRESSIVE, {"propagation-strategy=aggressive"}},
     {"-sdy-op-priority-propagate", OPT_AGGRESSIVE, {0}},
     {"-sdy-user-priority-propagate", OPT_AGGRESSIVE, {0}},
@@ -75,7 +76,7 @@ static bool options_known(const OptPass *pass, const char *options)
     snprintf(buf, sizeof buf, "%s", options);
     for (char *save = NULL, *o = strtok_r(buf, " ", &save); o; o = strtok_r(NULL, " ", &save)) {
         bool known = false;
-        for (int i = 0; i < 3 && pass->options[i]; i++)
+        for (int i = 0; i < 4 && pass->options[i]; i++)
             known = known || strcmp(pass->options[i], o) == 0;
         if (!known)
             return false;
@@ -169,6 +170,11 @@ static void plan_pass(OptPlan *plan, const OptPass *pass, const char *options)
     plan->options.emit = EMIT_PROPAGATED;
     plan->options.propagation = pass->action == OPT_BASIC ? PROPAGATION_BASIC : PROPAGATION_AGGRESSIVE;
     plan->options.conservative_propagation = options && strstr(options, "conservative-propagation=true");
+    /* keep-sharding-rules=true: the rules propagation used stay on the ops */
+    if (options && strstr(options, "keep-sharding-rules=true")) {
+        plan->rules = true;
+        plan->rules_conservative = plan->options.conservative_propagation;
+    }
 }
 
 static bool plan_passes(const OptArgs *args, OptPlan *plan, DiagEngine *diag)
