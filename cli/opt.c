@@ -244,6 +244,7 @@ static void opt_export(const OptPlan *plan, Module *m, CliWritten *before)
         cli_close_shardings(m);
         mlir_export_named_computations(m);
         mlir_export_unreduced(m);
+        propagate_remove_groups(m);
     }
     if (plan->import_groups) {
         ShardingGroups groups;

@@ -111,6 +111,9 @@ typedef struct ShardingGroups {
 void propagate_find_groups(ShardingGroups *g, const Module *m, Arena *arena);
 /* Rewrite each sharding_group's group_id to its group's number. */
 void propagate_renumber_groups(Module *m, const ShardingGroups *g);
+/* Remove every sharding_group op: Shardy's export pipeline drops them once
+ * propagation has made their members agree (RemoveShardingGroupsPass). */
+void propagate_remove_groups(Module *m);
 /* Give every member of a group the shardings its members have, merged (a
  * dim takes the longest of its members' axes where the others are open
  * prefixes of it); members whose shardings conflict are an error naming

@@ -355,3 +355,18 @@ bool propagate_constrain_group_conflicts(Module *m, const ShardingGroups *g, Dia
     }
     return changed;
 }
+
+/* ---- Shardy's export: groups have done their work ---- */
+
+static bool remove_group_op(Op *op, void *user)
+{
+    (void)user;
+    if (op->kind == OP_SHARDING_GROUP)
+        block_remove(op->parent, op);
+    return true;
+}
+
+void propagate_remove_groups(Module *m)
+{
+    ir_walk_module(m, &(IrWalker){.pre = remove_group_op});
+}
