@@ -396,10 +396,44 @@ static void add_label_factor(RuleBuilder *b, const EinsumSpec *spec, LabelDims l
     rule_builder_map(b, spec->num_inputs, ld.dim[OUT], f);
 }
 
-/* Each group in turn, labels in lhs order then rhs order; a label shared
- * by both inputs is taken where it is first met. A single-input einsum is
- * a reduce (plus transpose) in JAX: its factors follow the input dims, as
- * in the ReduceOp rule, which this order gives since it has no rhs. */
+/* The sort key of a label within its group, or -1 to keep its place:
+ * batch labels by their output dim (dot_general's batching pairs are in
+ * the output's order), contracted labels (summed, in both inputs) by
+ * letter (the importer letters a dot_general's contracting dims in its
+ * pairs' order; docs/rules.md); free labels and labels summed in one input
+ * only stay where they were met. */
+static int group_key(const EinsumSpec *spec, int g, char label)
+{
+    LabelDims ld = label_dims(spec, label);
+    if (g == GROUP_BATCH)
+        return ld.dim[OUT];
+    if (g == GROUP_REDUCTION && ld.dim[LHS] != RULE_NULL_DIM && ld.dim[RHS] != RULE_NULL_DIM)
+        return label;
+    return -1;
+}
+
+/* Sorts the labels that have a key among themselves, by it, in the slots
+ * they hold (a selection sort; the keys are distinct). */
+static void order_group(const EinsumSpec *spec, int g, char *labels, int n)
+{
+    for (int i = 0; i < n; i++) {
+        if (group_key(spec, g, labels[i]) < 0)
+            continue;
+        for (int j = i + 1; j < n; j++) {
+            int kj = group_key(spec, g, labels[j]);
+            if (kj >= 0 && kj < group_key(spec, g, labels[i])) {
+                char t = labels[i];
+                labels[i] = labels[j];
+                labels[j] = t;
+            }
+        }
+    }
+}
+
+/* Each group in turn, its labels met in lhs order then rhs order and
+ * ordered by order_group. A single-input einsum is a reduce (plus
+ * transpose) in JAX: its factors follow the input dims, as in the
+ * ReduceOp rule. */
 OpShardingRule *rules_einsum(RuleBuilder *b)
 {
     EinsumSpec spec;
@@ -410,16 +444,22 @@ OpShardingRule *rules_einsum(RuleBuilder *b)
     bool seen[26] = {false};
     /* One input: a single pass that takes every label in input order. */
     int first_group = spec.num_inputs == 1 ? NUM_GROUPS - 1 : 0;
-    for (int g = first_group; g < NUM_GROUPS; g++)
+    for (int g = first_group; g < NUM_GROUPS; g++) {
+        char labels[2 * SHARDC_MAX_RANK];
+        int n = 0;
         for (int i = 0; i < spec.num_inputs; i++)
             for (int d = 0; d < spec.input_rank[i]; d++) {
                 char label = spec.inputs[i][d];
-                LabelDims ld = label_dims(&spec, label);
-                if (seen[label - 'a'] || (spec.num_inputs == 2 && label_group(ld) != g))
+                if (seen[label - 'a'] || (spec.num_inputs == 2 && label_group(label_dims(&spec, label)) != g))
                     continue;
                 seen[label - 'a'] = true;
-                add_label_factor(b, &spec, ld);
+                labels[n++] = label;
             }
+        if (spec.num_inputs == 2)
+            order_group(&spec, g, labels, n);
+        for (int k = 0; k < n; k++)
+            add_label_factor(b, &spec, label_dims(&spec, labels[k]));
+    }
     return rule_builder_build(b);
 }
 

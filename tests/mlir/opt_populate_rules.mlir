@@ -11,4 +11,8 @@ module {
     %v:2 = stablehlo.custom_call @mhlo.topk(%x) {mhlo.attributes = {k = 2 : i64, largest = true}, mhlo.version = 1 : i64} : (tensor<16x8xf32>) -> (tensor<16x2xf32>, tensor<16x2xi32>)
     return %s, %m : tensor<16xf32>, tensor<18x8xf32>
   }
+  func.func @dot_pairs(%a: tensor<4x8x6xf32>, %b: tensor<6x8x5xf32>) -> tensor<4x5xf32> {
+    %0 = stablehlo.dot_general %a, %b, contracting_dims = [2, 1] x [0, 1] : (tensor<4x8x6xf32>, tensor<6x8x5xf32>) -> tensor<4x5xf32>
+    return %0 : tensor<4x5xf32>
+  }
 }
