@@ -3,12 +3,22 @@
 #include <stdlib.h>
 #include "opt_shardings.h"
 
-/* Shardy's export closes every dim: `{"a", ?}` prints as `{"a"}`. */
+/* Shardy's export closes every dim (`{"a", ?}` prints as `{"a"}`) and
+ * drops explicitly replicated axes: its getClosedLike keeps the dims' axes
+ * and nothing else. Unreduced axes stay: the all-reduces of
+ * mlir_export_unreduced need them. */
+static void close_sharding(Sharding *s)
+{
+    for (int d = 0; s && d < s->rank; d++)
+        s->dims[d].is_closed = true;
+    if (s)
+        s->num_replicated = 0;
+}
+
 static bool close_value(Value *v, void *user)
 {
     (void)user;
-    for (int d = 0; v->sharding && d < v->sharding->rank; d++)
-        v->sharding->dims[d].is_closed = true;
+    close_sharding(v->sharding);
     return true;
 }
 
@@ -64,9 +74,7 @@ void cli_close_shardings(Module *m)
     for (int f = 0; f < m->num_funcs; f++) {
         Func *fn = m->funcs[f];
         for (int r = 0; r < fn->num_results; r++) {
-            Sharding *s = fn->result_shardings ? fn->result_shardings[r] : NULL;
-            for (int d = 0; s && d < s->rank; d++)
-                s->dims[d].is_closed = true;
+            close_sharding(fn->result_shardings ? fn->result_shardings[r] : NULL);
         }
     }
 }

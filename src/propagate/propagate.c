@@ -371,12 +371,25 @@ static Sharding *first_round_part(PropagationState *st, const Sharding *r, Value
  * own, or, when the annotation has dims of later priorities, with the
  * dims the first round sees (as in Shardy, the rest stays on the result
  * and meets the value at the return: propagate_func_results). */
+/* Whether r says nothing but its mesh: every dim open and empty, no
+ * replicated or unreduced axes. Seeding a value with it would only bind
+ * the value to r's mesh, which stops propagation through the value's
+ * definer when its operands are on another mesh; Shardy keeps such a
+ * result apart (its returned value is not propagated across meshes). */
+static bool says_only_mesh(const Sharding *r)
+{
+    for (int d = 0; d < r->rank; d++)
+        if (r->dims[d].is_closed || r->dims[d].num_axes)
+            return false;
+    return !r->num_replicated && !r->num_unreduced;
+}
+
 static void seed_func_results(PropagationState *st, Func *f, UserShardings *u)
 {
     for (int i = 0; i < f->num_results; i++) {
         Value *v = f->body->returns[i];
         const Sharding *r = f->result_shardings[i];
-        if (!r || v->sharding)
+        if (!r || v->sharding || says_only_mesh(r))
             continue;
         if (!all_dims_visible(r, st->round_limits[0])) {
             v->sharding = first_round_part(st, r, v);
