@@ -10,6 +10,10 @@
 #   - the plan's predicted collective bytes per device (equal to the
 #     partitioner's, checked with --stats=json) against the hand-annotated
 #     Megatron plan's (gen_transformer without -u) actual bytes;
+#   - the plan's cost in the model (the objective, seconds) against the
+#     Megatron plan's cost in the same model (its propagated program, every
+#     value annotated, through --auto-shard: the search then has one
+#     strategy per value and only prices it);
 # once without a budget and once with --memory-budget set to the Megatron
 # plan's peak (the partitioner's --stats estimate).
 #
@@ -37,7 +41,7 @@ spread() { python3 -c "import sys; v=[float(x) for x in sys.argv[1:]]; print('%.
 
 # One configuration: prints a markdown row.
 run_one() {
-    local file=$1 budget=$2 hand_bytes=$3 label=$4
+    local file=$1 budget=$2 hand_bytes=$3 hand_seconds=$4 label=$5
     local walls=() cpus=() totals=() line="" flags=(--auto-shard --auto-shard-time="$limit") runs=$repeats
     [ "$budget" != 0 ] && flags+=(--memory-budget="$budget") && runs=$budget_repeats
     for _ in $(seq "$runs"); do
@@ -53,27 +57,29 @@ PY' _ "$shardc" "$file" "${flags[@]}" --explain)
         totals+=("$(sed -nE 's/.*compile cpu ([0-9.]+)$/\1/p' <<<"$line")")
     done
     if [[ $line == "# no plan"* ]]; then
-        echo "| $label | - | - | - | - | - | - | - | - | ${line#\# no plan: } |"
+        echo "| $label | - | - | - | - | - | - | - | - | ${line#\# no plan: } | - |"
         return
     fi
     local ops strategies tied vars cons bytes
     read -r ops strategies tied vars cons bytes < <(sed -nE \
         's/.*: ([0-9]+) ops, ([0-9]+) strategies, ([0-9]+) tied, ([0-9]+) variables, ([0-9]+) constraints; plan [^,]*, ([0-9]+) bytes.*/\1 \2 \3 \4 \5 \6/p' <<<"$line")
     "$shardc" "$file" "${flags[@]}" --stats=json >"$work/stats.json"
-    local actual predicted
+    local actual predicted seconds
     actual=$(json_field "$work/stats.json" "d['total_bytes_per_device']")
     predicted=$(json_field "$work/stats.json" "d['auto_shard']['predicted_bytes_per_device']")
-    local ratio
+    seconds=$(json_field "$work/stats.json" "d['auto_shard']['predicted_seconds']")
+    local ratio time_ratio
     ratio=$(python3 -c "print('%.2f' % ($actual / $hand_bytes) if $hand_bytes else '-')")
-    echo "| $label | $ops | $strategies | $tied | $vars | $cons | $(spread "${walls[@]}") | $(spread "${cpus[@]}") | $(spread "${totals[@]}") | $predicted, $actual, $hand_bytes ($ratio) |"
+    time_ratio=$(python3 -c "print('%.4g, %.4g (%.3f)' % ($seconds * 1e3, $hand_seconds * 1e3, $seconds / $hand_seconds))")
+    echo "| $label | $ops | $strategies | $tied | $vars | $cons | $(spread "${walls[@]}") | $(spread "${cpus[@]}") | $(spread "${totals[@]}") | $predicted, $actual, $hand_bytes ($ratio) | $time_ratio |"
 }
 
 echo "# Auto-sharding benchmark"
 echo
 echo "CPU: $(lscpu | sed -nE 's/^Model name: *//p'), $(nproc) cores; load average $(cut -d' ' -f1-3 /proc/loadavg); $repeats repeats ($budget_repeats under a budget); solver limit $limit s"
 echo
-echo "| mesh, layers, budget | ops | strategies | tied | ILP variables | constraints | solve wall s | solve cpu s | compile cpu s | bytes/device: predicted, actual, hand Megatron (ratio actual/Megatron) |"
-echo "|---|---|---|---|---|---|---|---|---|---|"
+echo "| mesh, layers, budget | ops | strategies | tied | ILP variables | constraints | solve wall s | solve cpu s | compile cpu s | bytes/device: predicted, actual, hand Megatron (ratio actual/Megatron) | model ms: plan, Megatron (ratio) |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|"
 for mesh in $meshes; do
     d=${mesh%x*} m=${mesh#*x}
     for layers in $layers_list; do
@@ -83,7 +89,10 @@ for mesh in $meshes; do
         "$shardc" "$hand" --stats=json >"$work/hand.json"
         hand_bytes=$(json_field "$work/hand.json" "d['total_bytes_per_device']")
         hand_peak=$(json_field "$work/hand.json" "d['peak_live_bytes_per_device']")
-        run_one "$auto" 0 "$hand_bytes" "data=$d,model=$m, $layers, none"
-        run_one "$auto" "$hand_peak" "$hand_bytes" "data=$d,model=$m, $layers, $hand_peak"
+        "$shardc" "$hand" --emit=propagated >"$work/hand_propagated.shir"
+        "$shardc" "$work/hand_propagated.shir" --auto-shard --stats=json >"$work/hand_model.json"
+        hand_seconds=$(json_field "$work/hand_model.json" "d['auto_shard']['predicted_seconds']")
+        run_one "$auto" 0 "$hand_bytes" "$hand_seconds" "data=$d,model=$m, $layers, none"
+        run_one "$auto" "$hand_peak" "$hand_bytes" "$hand_seconds" "data=$d,model=$m, $layers, $hand_peak"
     done
 done

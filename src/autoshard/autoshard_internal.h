@@ -12,9 +12,11 @@
 enum { AS_MAX_RANK = 8, AS_MAX_DIM_AXES = 4, AS_MAX_AXES = 8, AS_MAX_TENSORS = 16 };
 
 /* Seconds charged per byte a value keeps per device: far below any
- * collective's or FLOP's cost, it only breaks ties, for the smaller
- * footprint (a weight sharded as its use needs, not replicated and sliced). */
-#define AS_BYTE_TIEBREAK 1e-18
+ * collective's or FLOP's cost (4 GB: 0.4 us, under one alpha), it only
+ * breaks ties, for the smaller footprint (a weight sharded as its use
+ * needs, not replicated and sliced). Not smaller: a 16 KB difference must
+ * stay above CBC's 1e-7 tolerances on an objective in microseconds. */
+#define AS_BYTE_TIEBREAK 1e-16
 
 /* One tensor's sharding: per dim, mesh axis indices major to minor. */
 typedef struct AsLayout {

@@ -52,14 +52,35 @@ int64_t autoshard_layout_bytes(const Mesh *mesh, const TensorType *t, const AsLa
     return n;
 }
 
-static double step_seconds(const AsCosts *c, const ReshardStep *s, int64_t bytes)
+/* The mesh axes of a step's group, as a bit set. A collective-permute
+ * names none (its pairs are the placement change): every axis that
+ * shards the tensor before or after it, whose links the blocks cross.
+ * Without this a permute would cost nothing and the search would trade
+ * all-reduces for permutes the program pays for. */
+static uint32_t step_axes(const ReshardStep *s, const DimAxes *before)
+{
+    uint32_t axes = 0;
+    for (int i = 0; i < s->axes.count; i++)
+        axes |= 1u << s->axes.axes[i].axis;
+    if (s->kind != STEP_COLLECTIVE_PERMUTE || axes)
+        return axes;
+    for (int d = 0; d < before->rank; d++) {
+        for (int i = 0; i < before->dims[d].count; i++)
+            axes |= 1u << before->dims[d].axes[i].axis;
+        for (int i = 0; i < s->after.dims[d].count; i++)
+            axes |= 1u << s->after.dims[d].axes[i].axis;
+    }
+    return axes;
+}
+
+static double step_seconds(const AsCosts *c, uint32_t axes, int64_t bytes)
 {
     double alpha = 0, beta = 0;
-    for (int i = 0; i < s->axes.count; i++) {
-        int a = s->axes.axes[i].axis;
-        alpha = c->alpha[a] > alpha ? c->alpha[a] : alpha;
-        beta = c->beta[a] > beta ? c->beta[a] : beta;
-    }
+    for (int a = 0; a < AS_MAX_AXES; a++)
+        if (axes & (1u << a)) {
+            alpha = c->alpha[a] > alpha ? c->alpha[a] : alpha;
+            beta = c->beta[a] > beta ? c->beta[a] : beta;
+        }
     return alpha + beta * (double)bytes;
 }
 
@@ -88,7 +109,7 @@ double autoshard_plan_cost(const AsGraph *g, const TensorType *t, const AsLayout
         int64_t after = local_bytes(t, &s->after);
         int64_t b = reshard_step_bytes(s, before, after);
         if (s->kind != STEP_ALL_SLICE)
-            seconds += step_seconds(&g->costs, s, b);
+            seconds += step_seconds(&g->costs, step_axes(s, i ? &w->plan.steps[i - 1].after : &w->from), b);
         *bytes += b;
         before = after;
     }

@@ -27,6 +27,8 @@ typedef struct Cbc {
     __typeof__(Cbc_setInteger) *setInteger;
     __typeof__(Cbc_setLogLevel) *setLogLevel;
     __typeof__(Cbc_setMaximumSeconds) *setMaximumSeconds;
+    __typeof__(Cbc_setAllowableFractionGap) *setAllowableFractionGap;
+    __typeof__(Cbc_setParameter) *setParameter;
     __typeof__(Cbc_solve) *solve;
     __typeof__(Cbc_isProvenInfeasible) *isProvenInfeasible;
     __typeof__(Cbc_isProvenOptimal) *isProvenOptimal;
@@ -54,6 +56,8 @@ static bool cbc_open(Cbc *c)
               cbc_sym(c, &c->loadProblem, "Cbc_loadProblem") & cbc_sym(c, &c->setInteger, "Cbc_setInteger") &
               cbc_sym(c, &c->setLogLevel, "Cbc_setLogLevel") &
               cbc_sym(c, &c->setMaximumSeconds, "Cbc_setMaximumSeconds") & cbc_sym(c, &c->solve, "Cbc_solve") &
+              cbc_sym(c, &c->setAllowableFractionGap, "Cbc_setAllowableFractionGap") &
+              cbc_sym(c, &c->setParameter, "Cbc_setParameter") &
               cbc_sym(c, &c->isProvenInfeasible, "Cbc_isProvenInfeasible") &
               cbc_sym(c, &c->isProvenOptimal, "Cbc_isProvenOptimal") &
               cbc_sym(c, &c->numberSavedSolutions, "Cbc_numberSavedSolutions") &
@@ -77,7 +81,17 @@ typedef struct Row {
     double *t_val;
     double *lo, *hi;    /* per row */
     bool failed;
+    /* Memory rows already loaded, by content: a tied layer's program
+     * points give the same rows as the first copy's (same columns, same
+     * bytes), so only the distinct ones are kept and the ILP's size does
+     * not grow with the depth. */
+    int *start;         /* per row: its first triplet */
+    int *seen;          /* open-addressing table of row indices, -1 empty */
+    int seen_size, seen_count;
 } Row;
+
+/* The relative gap to the LP bound at which CBC stops. */
+#define AS_GAP 0.01
 
 static int first_op(const AsGraph *g) { return g->num_nodes - g->num_ops; }
 
@@ -160,6 +174,8 @@ static bool reserve(Row *r, int nz)
     ok = ok && autoshard_grow((void **)&r->lo, &cap, r->rows + 1, sizeof(double));
     cap = r->row_cap;
     ok = ok && autoshard_grow((void **)&r->hi, &cap, r->rows + 1, sizeof(double));
+    cap = r->row_cap;
+    ok = ok && autoshard_grow((void **)&r->start, &cap, r->rows + 1, sizeof(int));
     if (ok)
         r->row_cap = cap;
     return ok;
@@ -170,6 +186,8 @@ static void row_flush(Row *r, char sense, double rhs, int *rows)
 {
     if (!r->failed && !reserve(r, r->nz + r->num_touched))
         r->failed = true;
+    if (!r->failed)
+        r->start[r->rows] = r->nz;
     for (int i = 0; i < r->num_touched; i++) {
         int c = r->touched[i];
         if (!r->failed && (r->acc[c] > 1e-200 || r->acc[c] < -1e-200)) {
@@ -223,6 +241,62 @@ static void edge_rows(const AsGraph *g, Row *r, int *rows)
     }
 }
 
+/* ---- distinct memory rows ---- */
+
+static int cmp_int(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    return (x > y) - (x < y);
+}
+
+/* The accumulated row's hash, its touched columns sorted (so that equal
+ * rows give equal triplets whatever order their terms came in). */
+static uint64_t row_hash(Row *r)
+{
+    qsort(r->touched, (size_t)r->num_touched, sizeof(int), cmp_int);
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (int i = 0; i < r->num_touched; i++) {
+        uint64_t bits;
+        memcpy(&bits, &r->acc[r->touched[i]], sizeof bits);
+        h = (h ^ (uint64_t)r->touched[i]) * 0x100000001b3ull;
+        h = (h ^ bits) * 0x100000001b3ull;
+    }
+    return h;
+}
+
+/* Whether loaded row `k` has exactly the accumulated row's terms. */
+static bool row_equals(const Row *r, int k)
+{
+    int at = r->start[k], end = k + 1 < r->rows ? r->start[k + 1] : r->nz, n = 0;
+    for (int i = 0; i < r->num_touched; i++) {
+        int c = r->touched[i];
+        if (r->acc[c] > 1e-200 || r->acc[c] < -1e-200) {
+            if (at + n >= end || r->t_col[at + n] != c || r->t_val[at + n] != r->acc[c])
+                return false;
+            n++;
+        }
+    }
+    return at + n == end;
+}
+
+/* Drops the accumulated row if an equal one was loaded (true), else
+ * records that the next row loaded is this one. */
+static bool row_duplicate(Row *r)
+{
+    if (!r->seen || r->failed)
+        return false;
+    size_t mask = (size_t)r->seen_size - 1, h = (size_t)row_hash(r) & mask;
+    for (; r->seen[h] >= 0; h = (h + 1) & mask)
+        if (row_equals(r, r->seen[h])) {
+            for (int i = 0; i < r->num_touched; i++)
+                r->acc[r->touched[i]] = 0;
+            r->num_touched = 0;
+            return true;
+        }
+    r->seen[h] = r->rows;
+    return false;
+}
+
 /* Live bytes at op point t as a row (without the arguments' column A). */
 static void live_row(const AsGraph *g, Row *r, int t)
 {
@@ -247,6 +321,12 @@ static void live_row(const AsGraph *g, Row *r, int t)
 /* A = the arguments' bytes; rows A + live(t) - M <= budget (M: peak column or none). */
 static void memory_rows(const AsGraph *g, Row *r, int *rows, int a_col, int peak_col, double budget)
 {
+    r->seen_size = 2;
+    while (r->seen_size < 2 * g->num_ops + 2)
+        r->seen_size *= 2;
+    r->seen = malloc(sizeof(int) * (size_t)r->seen_size);
+    for (int i = 0; r->seen && i < r->seen_size; i++)
+        r->seen[i] = -1;
     for (int n = 0; n < first_op(g); n++)
         for (int k = 0; k < g->nodes[n].num_strategies; k++)
             row_add(r, g->nodes[n].col + k, (double)g->nodes[n].strategies[k].result_bytes);
@@ -257,7 +337,8 @@ static void memory_rows(const AsGraph *g, Row *r, int *rows, int a_col, int peak
         row_add(r, a_col, 1);
         if (peak_col >= 0)
             row_add(r, peak_col, -1);
-        row_flush(r, 'L', peak_col >= 0 ? 0 : budget, rows);
+        if (!row_duplicate(r))
+            row_flush(r, 'L', peak_col >= 0 ? 0 : budget, rows);
     }
 }
 
@@ -324,6 +405,8 @@ static void free_rows(Row *r)
     free(r->t_val);
     free(r->lo);
     free(r->hi);
+    free(r->start);
+    free(r->seen);
 }
 
 /* Columns: the strategies' and edges' (then A, then M for the peak). */
@@ -375,10 +458,25 @@ static void read_choice(AsGraph *g, const double *sol)
 }
 
 /* Solves; true when a solution was read into the nodes' `chosen`. */
-static bool run(const Cbc *cbc, AsGraph *g, Cbc_Model *m, double time_limit, bool *infeasible)
+static bool run(const Cbc *cbc, AsGraph *g, Cbc_Model *m, double time_limit, bool memory, bool *infeasible)
 {
     cbc->setLogLevel(m, 0);
     cbc->setMaximumSeconds(m, time_limit);
+    /* A plan within AS_GAP of the optimum is taken: under a budget the LP
+     * bound is a few percent below the optimum and proving the last
+     * percent took CBC 30 s on the benchmark (docs/auto_sharding.md). The
+     * feasibility pump found nothing its diving heuristics do not, in
+     * several times their time, and preprocessing (probing the one-hot
+     * rows) took a third of an unbudgeted solve and left the budgeted
+     * root further from the bound. All three settings are deterministic. */
+    cbc->setAllowableFractionGap(m, AS_GAP);
+    cbc->setParameter(m, "feas", "off");
+    cbc->setParameter(m, "preprocess", "off");
+    /* Without memory rows the LP is one-hot and edge rows only: presolving
+     * it took twice as long as solving it (0.45 -> 0.15 s CPU at 2 layers
+     * on data=8,model=8); under a budget presolve pays for itself. */
+    if (!memory)
+        cbc->setParameter(m, "presolve", "off");
     cbc->solve(m);
     *infeasible = cbc->isProvenInfeasible(m);
     const double *sol =
@@ -412,7 +510,7 @@ static void find_min_budget(const Cbc *cbc, AsGraph *g, AsSolve *s, int cols)
     int rows = 0;
     Cbc_Model *m = build(cbc, g, cols, true, 0, &rows);
     bool infeasible;
-    if (m && run(cbc, g, m, s->time_limit, &infeasible)) {
+    if (m && run(cbc, g, m, s->time_limit, true, &infeasible)) {
         s->min_budget = 0;
         for (int t = 0; t < g->num_ops; t++) {
             double live = (double)autoshard_live_bytes(g, t);
@@ -436,7 +534,7 @@ void autoshard_solve(AsGraph *g, AsSolve *s)
     Cbc_Model *m = s->solver_missing ? NULL : build(&cbc, g, cols, false, (double)s->memory_budget, &rows);
     s->variables = cols + (s->memory_budget > 0);
     s->constraints = rows;
-    s->found = m && run(&cbc, g, m, s->time_limit, &s->infeasible);
+    s->found = m && run(&cbc, g, m, s->time_limit, s->memory_budget > 0, &s->infeasible);
     if (m)
         cbc.deleteModel(m);
     s->peak_point = -1;

@@ -21,6 +21,9 @@ static void check_device_ids(ParseCtx *ctx, const Mesh *mesh, const MeshItemSynt
                    item->device_ids.count, (long long)mesh->num_devices);
         return;
     }
+    /* A maximal mesh (no axes) names the one device it is, any id. */
+    if (mesh->num_axes == 0 && mesh->device_ids[0] >= 0)
+        return;
     bool *seen = ARENA_ARRAY(ctx->arena, bool, mesh->num_devices);
     for (int i = 0; i < item->device_ids.count; i++) {
         int64_t id = mesh->device_ids[i];

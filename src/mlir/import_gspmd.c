@@ -3,8 +3,8 @@
  * StableHLO import does (xla/service/spmd/shardy/stablehlo_round_trip/
  * stablehlo_import.cc):
  *   {replicated}                  every dim closed and empty
- *   {maximal device=0}            <@maximal_mesh_0, []> on the mesh
- *                                 `maximal_mesh_0 = <[], device_ids=[0]>`
+ *   {maximal device=N}            <@maximal_mesh_N, []> on the mesh
+ *                                 `maximal_mesh_N = <[], device_ids=[N]>`
  *   {devices=[2,1,2]0,1,2,3 last_tile_dim_replicate}, {devices=[2,2]<=[4]},
  *   {devices=[4,2]<=[2,4]T(1,0)}  tiled: closed dims over mesh axes
  * A tile assignment must be an iota of device ids, reshaped and transposed
@@ -474,13 +474,17 @@ static Sharding *tiled_sharding(ImportCtx *ic, const Gspmd *g, const GspmdLocal 
     return s;
 }
 
-static const Mesh *maximal_mesh(ImportCtx *ic, Loc loc)
+/* `maximal_mesh_N = <[], device_ids=[N]>`, made at its first use. */
+static const Mesh *maximal_mesh(ImportCtx *ic, int64_t device, Loc loc)
 {
-    const Mesh *found = mlir_imp_find_mesh(ic, "maximal_mesh_0");
+    char name[48];
+    snprintf(name, sizeof name, "maximal_mesh_%lld", (long long)device);
+    const Mesh *found = mlir_imp_find_mesh(ic, name);
     if (found)
         return found;
-    Mesh *mesh = mlir_imp_add_mesh(ic, "maximal_mesh_0", loc);
+    Mesh *mesh = mlir_imp_add_mesh(ic, name, loc);
     mesh->device_ids = ARENA_NEW(ic->arena, int64_t);
+    mesh->device_ids[0] = device;
     return mesh;
 }
 
@@ -513,11 +517,9 @@ Sharding *mlir_imp_gspmd(ImportCtx *ic, const MlirAttr *a, int rank, bool *bad)
     else if (g.kind == G_REPLICATED) {
         *bad = false;
         return ic->gspmd_mesh ? new_sharding(ic, ic->gspmd_mesh, rank, loc) : NULL;
-    } else if (g.kind == G_MAXIMAL && g.device != 0)
-        error = "a maximal sharding on a device other than 0 is not supported by shardc";
-    else if (g.kind == G_MAXIMAL) {
+    } else if (g.kind == G_MAXIMAL) {
         *bad = false;
-        return new_sharding(ic, maximal_mesh(ic, loc), 0, loc);
+        return new_sharding(ic, maximal_mesh(ic, g.device, loc), 0, loc);
     } else if (!(error = check_tiled(ic, &g, &l, rank))) {
         Sharding *s = tiled_sharding(ic, &g, &l, rank, loc);
         error = s ? NULL : "its tiles do not map onto the mesh's axes";

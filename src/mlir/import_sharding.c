@@ -104,9 +104,9 @@ static void set_device_ids(ImportCtx *ic, Mesh *mesh, const MlirMesh *src)
     int n = src->device_ids.count;
     if (!check_device_ids(ic, mesh, src, loc))
         return;
-    if (mesh->num_axes == 0 && device_id(src, 0) != 0) {
-        diag_error(ic->diag, loc, "a maximal mesh on device %lld is not supported by shardc (a mesh's devices are "
-                   "numbered 0..N-1; only device_ids=[0] is)", (long long)device_id(src, 0));
+    if (mesh->num_axes == 0 && n == 1) { /* a maximal mesh: the one device it names, kept */
+        mesh->device_ids = ARENA_ARRAY(ic->arena, int64_t, 1);
+        mesh->device_ids[0] = device_id(src, 0);
         return;
     }
     bool *seen = ARENA_ARRAY(&ic->scratch, bool, n);
@@ -387,6 +387,11 @@ Sharding *mlir_imp_sharding(ImportCtx *ic, const MlirSharding *src)
     const Mesh *mesh = sharding_mesh(ic, src, loc);
     if (!mesh)
         return NULL;
+    if (mesh->num_axes == 0 && mesh->device_ids && (src->dims.count || src->replicated.count || src->unreduced.count)) {
+        diag_error(ic->diag, loc, "a maximal sharding can only have a sharding with rank 0 and no replicated or "
+                   "unreduced axes");
+        return NULL;
+    }
     Sharding *s = ARENA_NEW(ic->arena, Sharding);
     s->mesh = mesh;
     s->loc = loc;

@@ -280,11 +280,25 @@ static bool host_runnable(Module *m, Func *f, DiagEngine *diag)
     return false;
 }
 
+/* A run's devices are numbered from 0 (the interpreter and the MPI ranks
+ * index them so): a maximal mesh on another device is read, propagated
+ * and printed, but its function is not partitioned. */
+static bool check_maximal_device(const Func *f, const Mesh *mesh, DiagEngine *diag)
+{
+    if (mesh->num_axes || !mesh->device_ids || mesh->device_ids[0] == 0)
+        return true;
+    diag_error(diag, mesh->loc, "'@%s' is on maximal mesh '@%s' (device %lld): shardc partitions and runs a "
+               "maximal mesh only on device 0", f->name, mesh->name, (long long)mesh->device_ids[0]);
+    return false;
+}
+
 static bool partition_func(Module *m, Func *f, DiagEngine *diag, PartitionStats *stats)
 {
     const Mesh *mesh = func_first_mesh(f);
     if (!mesh || used_by_custom_op(m, f))
         return true;
+    if (!check_maximal_device(f, mesh, diag))
+        return false;
     PartitionCtx pc;
     init_ctx(&pc, m, diag, stats, mesh);
     if (!check_func(&pc, f)) {
