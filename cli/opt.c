@@ -23,6 +23,8 @@ typedef enum {
     OPT_GROUP_IMPORT,   /* sharding groups merged and renumbered */
     OPT_SPLIT,          /* constant sub-computations copied per use */
     OPT_RULES,          /* each op's sharding rule attached as sdy.sharding_rule */
+    OPT_EXPLICIT,       /* explicit reshards and all-reduces (mlir_insert_explicit_reshards) */
+    OPT_COLLECTIVES,    /* reshards to collectives (mlir_reshard_to_collectives) */
     OPT_UNSUPPORTED,
 } OptAction;
 
@@ -44,8 +46,8 @@ static const OptPass opt_passes[] = {
     {"-sdy-sink-data-flow-edges", OPT_IDENTITY, {0}},
     {"-sdy-sharding-group-import", OPT_GROUP_IMPORT, {0}},
     {"-sdy-populate-op-sharding-rules", OPT_RULES, {"conservative-propagation=false", "conservative-propagation=true"}},
-    {"-sdy-insert-explicit-reshards", OPT_UNSUPPORTED, {0}},
-    {"-sdy-reshard-to-collectives", OPT_UNSUPPORTED, {0}},
+    {"-sdy-insert-explicit-reshards", OPT_EXPLICIT, {"enable-full-version=true", "enable-full-version=false"}},
+    {"-sdy-reshard-to-collectives", OPT_COLLECTIVES, {0}},
     {"-sdy-constant-or-scalar-splitter", OPT_SPLIT, {0}},
     {"-sdy-convert-global-to-local", OPT_UNSUPPORTED, {0}},
     {"-sdy-drop-sharding-and-mesh", OPT_UNSUPPORTED, {0}},
@@ -149,7 +151,9 @@ static char **normalize_dashes(int argc, char **argv)
  * the pipeline's import and export run around propagation. */
 typedef struct OptPlan {
     CompileOptions options;
-    bool split, import_groups, pipeline;
+    bool split, import_groups, pipeline, explicit_reshards;
+    bool explicit_partial;
+    bool collectives;       /* -sdy-reshard-to-collectives */  /* enable-full-version=false (or not given, Shardy's default) */
     bool dedup_fully;   /* the pipeline's dedup-functions-fully=true: calls stay, edges join functions */
     bool rules, rules_conservative; /* -sdy-populate-op-sharding-rules and its option */
 } OptPlan;
@@ -165,7 +169,11 @@ static void plan_pass(OptPlan *plan, const OptPass *pass, const char *options)
         plan->rules_conservative = options && strstr(options, "conservative-propagation=true");
         return;
     }
-    if (pass->action == OPT_IDENTITY || pass->action == OPT_GROUP_IMPORT || pass->action == OPT_SPLIT)
+    plan->explicit_reshards = plan->explicit_reshards || pass->action == OPT_EXPLICIT;
+    if (pass->action == OPT_EXPLICIT)
+        plan->explicit_partial = !(options && strstr(options, "enable-full-version=true"));
+    plan->collectives = plan->collectives || pass->action == OPT_COLLECTIVES;
+    if (pass->action == OPT_EXPLICIT || pass->action == OPT_COLLECTIVES || pass->action == OPT_IDENTITY || pass->action == OPT_GROUP_IMPORT || pass->action == OPT_SPLIT)
         return;
     plan->options.emit = EMIT_PROPAGATED;
     plan->options.propagation = pass->action == OPT_BASIC ? PROPAGATION_BASIC : PROPAGATION_AGGRESSIVE;
@@ -232,7 +240,7 @@ static bool opt_import(const OptPlan *plan, Module *m, DiagEngine *diag)
 /* After propagation: open dims as Shardy prints them; the pipeline's export
  * (dims closed, constraints to reshards, calls back; constants stay
  * sdy.constant, as Shardy's do); group ids renumbered. */
-static void opt_export(const OptPlan *plan, Module *m, CliWritten *before)
+static void opt_export(const OptPlan *plan, Module *m, CliWritten *before, DiagEngine *diag)
 {
     if (plan->options.emit >= EMIT_PROPAGATED) {
         cli_reopen_propagated(m, before);
@@ -246,6 +254,10 @@ static void opt_export(const OptPlan *plan, Module *m, CliWritten *before)
         mlir_export_unreduced(m);
         propagate_remove_groups(m);
     }
+    if (plan->explicit_reshards)
+        mlir_insert_explicit_reshards(m, diag, !plan->explicit_partial);
+    if (plan->collectives)
+        mlir_reshard_to_collectives(m);
     if (plan->import_groups) {
         ShardingGroups groups;
         propagate_find_groups(&groups, m, &m->arena);
@@ -266,7 +278,7 @@ static bool opt_module(const OptArgs *args, const char *name, const char *text, 
     bool ok = m && opt_import(&plan, m, diag) && seed_groups(m, &plan.options, diag) &&
               cli_remember_shardings(m, &before) && pipeline_run(m, &ctx);
     if (ok)
-        opt_export(&plan, m, &before);
+        opt_export(&plan, m, &before, diag);
     if (ok && plan.rules)
         mlir_populate_op_sharding_rules(m, plan.rules_conservative, diag, args->warned_unknown_call);
     cli_written_free(&before);

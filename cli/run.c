@@ -359,8 +359,8 @@ static int precision_rank(DType dt)
     switch (dt) {
     case DT_BF16: return 1;
     case DT_F16: return 2;
-    case DT_F32: return 3;
-    case DT_F64: return 4;
+    case DT_F32: case DT_C64: return 3;
+    case DT_F64: case DT_C128: return 4;
     default: return 5; /* not a float: exact */
     }
 }
@@ -498,11 +498,27 @@ static void print_mismatch(const Tensor *got, const Tensor *want, const TensorDi
            diff->b_value);
 }
 
-/* One result line; returns whether it matches. */
-static bool report_result(const RunArgs *a, const Program *ref, const Program *spmd, int i, const Tensor *got,
-                          const Tensor *want)
+/* Complex results are compared part by part, each with its part type's
+ * tolerance (a c64 result like f32 values): *got and *want become views
+ * of their parts when they are comparable. */
+static void comparable_parts(const Tensor **got, const Tensor **want, Tensor *got_parts, Tensor *want_parts)
 {
-    DType compute = compute_dtype(ref->module, ref->entry, i, want->dtype);
+    if ((*got)->dtype != (*want)->dtype || !tensor_same_shape(*got, *want))
+        return;
+    tensor_complex_parts_view(*got, got_parts);
+    tensor_complex_parts_view(*want, want_parts);
+    *got = got_parts;
+    *want = want_parts;
+}
+
+/* One result line; returns whether it matches. */
+static bool report_result(const RunArgs *a, const Program *ref, const Program *spmd, int i, const Tensor *got_in,
+                          const Tensor *want_in)
+{
+    Tensor got_parts, want_parts;
+    const Tensor *got = got_in, *want = want_in;
+    comparable_parts(&got, &want, &got_parts, &want_parts);
+    DType compute = dtype_complex_part(compute_dtype(ref->module, ref->entry, i, want_in->dtype));
     Tolerance tol = tolerance_for(want, compute, a);
     TensorDiff diff = {0};
     bool same = tensor_allclose(got, want, tol.rtol, tol.atol, &diff);
@@ -520,12 +536,12 @@ static bool report_result(const RunArgs *a, const Program *ref, const Program *s
     if (a->visualize)
         visualize_sharding(stdout, result_sharding(spmd->entry, i), &spmd->entry->result_types[i]);
     if (a->print) {
-        visualize_print_array_numpy(stdout, got);
+        visualize_print_array_numpy(stdout, got_in);
         printf("\n");
     }
     if (a->print && !same) {
         printf("reference:\n");
-        visualize_print_array_numpy(stdout, want);
+        visualize_print_array_numpy(stdout, want_in);
         printf("\n");
     }
     return same;

@@ -306,11 +306,25 @@ static ElementFormat element_format(const Tensor *t, bool summary)
     return ef;
 }
 
+/* A complex element as NumPy writes one alone (`1+2j`), at %g's 6
+ * digits: not NumPy's column-aligned array layout, which --print leaves
+ * out for complex results. */
+static void format_complex(StrBuf *sb, const Tensor *t, int64_t flat)
+{
+    Tensor parts;
+    tensor_complex_parts_view(t, &parts);
+    char text[2 * NUM_TEXT];
+    snprintf(text, sizeof text, "%g%+gj", tensor_get_f64(&parts, 2 * flat), tensor_get_f64(&parts, 2 * flat + 1));
+    sb_append(sb, text);
+}
+
 static void format_element(StrBuf *sb, const Tensor *t, const ElementFormat *ef, int64_t flat)
 {
     char text[NUM_TEXT];
     if (dtype_is_float(t->dtype)) {
         format_float(sb, &ef->f, tensor_get_f64(t, flat));
+    } else if (dtype_is_complex(t->dtype)) {
+        format_complex(sb, t, flat);
     } else if (dtype_is_int(t->dtype)) {
         snprintf(text, sizeof text, "%*lld", ef->int_width, (long long)tensor_get_i64(t, flat));
         sb_append(sb, text);

@@ -265,6 +265,8 @@ bool gen_axis_index(Gen *g, OpKind kind);
 bool gen_while(Gen *g, OpKind kind);
 bool gen_reduce_region(Gen *g, OpKind kind);
 bool gen_case(Gen *g, OpKind kind);
+/* fft through complex values that never enter the pool (shirgen_ops_fft.c) */
+bool gen_fft(Gen *g, OpKind kind);
 
 /* Shape helpers shared by the generators. */
 TensorType broadcast_partner(Gen *g, const TensorType *t, DType dt);

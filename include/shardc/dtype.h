@@ -10,8 +10,11 @@
  * unsigned two's-complement integers (arithmetic wraps), bool, and
  * StableHLO's token (`token[]`, MLIR's !stablehlo.token: orders side
  * effects, holds no data; only calls, control flow, after_all and the
- * ops that pass values through take one, and it is never sharded). */
-typedef enum { DTC_FLOAT, DTC_SINT, DTC_UINT, DTC_BOOL, DTC_TOKEN } DTypeClass;
+ * ops that pass values through take one, and it is never sharded), and
+ * complex numbers (c64 and c128: a real and an imaginary f32 or f64, C's
+ * float/double _Complex and NumPy's complex64/complex128 layout; only the
+ * ops that verify_complex_ok lists take them, src/verify/ops.c). */
+typedef enum { DTC_FLOAT, DTC_SINT, DTC_UINT, DTC_BOOL, DTC_TOKEN, DTC_COMPLEX } DTypeClass;
 
 /* X(enum, spelling, byte size, class, MLIR spelling). The spellings are
  * JAX's short dtype names (jnp.float16 is f16, jnp.uint32 u32); MLIR's
@@ -26,9 +29,11 @@ typedef enum { DTC_FLOAT, DTC_SINT, DTC_UINT, DTC_BOOL, DTC_TOKEN } DTypeClass;
     X(DT_I64, "i64", 8, DTC_SINT, "i64")         \
     X(DT_U32, "u32", 4, DTC_UINT, "ui32")        \
     X(DT_BOOL, "bool", 1, DTC_BOOL, "i1")        \
-    X(DT_TOKEN, "token", 1, DTC_TOKEN, "!stablehlo.token")
+    X(DT_TOKEN, "token", 1, DTC_TOKEN, "!stablehlo.token")     \
+    X(DT_C64, "c64", 8, DTC_COMPLEX, "complex<f32>")          \
+    X(DT_C128, "c128", 16, DTC_COMPLEX, "complex<f64>")
 /* The spellings above, for messages; keep it in step with the table. */
-#define SHARDC_DTYPE_SPELLINGS "f32, f64, bf16, f16, i8, i32, i64, u32, bool or token"
+#define SHARDC_DTYPE_SPELLINGS "f32, f64, bf16, f16, i8, i32, i64, u32, bool, token, c64 or c128"
 
 typedef enum {
 #define X(e, s, n, c, m) e,
@@ -41,6 +46,11 @@ const char *dtype_name(DType dt);
 size_t dtype_size(DType dt);
 DTypeClass dtype_class(DType dt);
 bool dtype_is_float(DType dt);
+bool dtype_is_complex(DType dt);
+/* The type of a complex type's parts (c64: f32, c128: f64), and back
+ * (f32: c64, f64: c128); other types map to themselves / false. */
+DType dtype_complex_part(DType dt);
+bool dtype_complex_of(DType part, DType *out);
 /* Signed or unsigned integer (not bool). */
 bool dtype_is_int(DType dt);
 bool dtype_is_unsigned(DType dt);

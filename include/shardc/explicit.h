@@ -48,6 +48,7 @@ bool explicit_rule_concatenate(ExplicitCtx *cx, const Op *op, XSpec *const *in, 
 bool explicit_rule_slice_pad(ExplicitCtx *cx, const Op *op, XSpec *const *in, XSpec **out);
 bool explicit_rule_sort(ExplicitCtx *cx, const Op *op, XSpec *const *in, XSpec **out);
 bool explicit_rule_top_k(ExplicitCtx *cx, const Op *op, XSpec *const *in, XSpec **out);
+bool explicit_rule_fft(ExplicitCtx *cx, const Op *op, XSpec *const *in, XSpec **out);
 
 /* ---- writing the decisions into shardings (explicit_write.c) ------------- */
 

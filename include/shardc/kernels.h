@@ -136,7 +136,9 @@ typedef struct TensorDiff {
 
 /* numpy.allclose(a, b, rtol, atol, equal_nan=True) for float tensors of the
  * same dtype and shape; int and bool tensors must match exactly. A dtype or
- * shape mismatch is false with every element counted. diff may be NULL. */
+ * shape mismatch is false with every element counted. diff may be NULL.
+ * Complex tensors are compared part by part (tensor_complex_parts_view):
+ * mismatches and indices count parts, 2i and 2i+1 being element i's. */
 bool tensor_allclose(const Tensor *a, const Tensor *b, double rtol, double atol, TensorDiff *diff);
 
 /* ---- data movement (kernel_shape.c) -------------------------------------- */
@@ -230,6 +232,28 @@ TensorStatus kern_argmax(TensorCtx *ctx, const Tensor *x, int64_t dim, Tensor **
  * ties keep the lower index first; NaN ranks above +inf. */
 TensorStatus kern_top_k(TensorCtx *ctx, const Tensor *x, int64_t k, Tensor **values,
                         Tensor **indices);
+
+/* ---- complex numbers and the FFT (complex.c, fft.c) ----------------------- */
+
+/* real and imag: the parts of a c64/c128 tensor as f32/f64 (of a float
+ * tensor, itself and zeros); complex: re + i*im of two same-shape f32 or
+ * f64 tensors. */
+TensorStatus kern_real(TensorCtx *ctx, const Tensor *x, Tensor **out);
+TensorStatus kern_imag(TensorCtx *ctx, const Tensor *x, Tensor **out);
+TensorStatus kern_complex(TensorCtx *ctx, const Tensor *re, const Tensor *im, Tensor **out);
+
+/* StableHLO's fft_type. */
+typedef enum { KERN_FFT, KERN_IFFT, KERN_RFFT, KERN_IRFFT } KernFftType;
+bool kern_fft_type_lookup(const char *name, KernFftType *out);
+/* The n-dimensional DFT (n = 1..3) over x's last n dims, of the given
+ * lengths, every leading index a batch (numpy.fft.fftn/ifftn/rfftn/irfftn
+ * over axes -n..-1, with FFTW): FFT/IFFT complex to complex (IFFT divided
+ * by the product of the lengths), RFFT real to the half spectrum (last dim
+ * lengths[n-1] / 2 + 1), IRFFT that half spectrum back to real (the
+ * imaginary parts of its zero and Nyquist terms ignored). x's transformed
+ * dims must be lengths (for IRFFT: the last one lengths[n-1] / 2 + 1). */
+TensorStatus kern_fft(TensorCtx *ctx, const Tensor *x, KernFftType type, int n, const int64_t *lengths,
+                      Tensor **out);
 
 /* ---- deterministic random data (rng.c) ----------------------------------- */
 

@@ -37,6 +37,22 @@ void mlir_sink_func_data_flow_edges(Module *m);
  * where an unreduced value meets a use that does not keep all its
  * unreduced axes (export_unreduced.c). */
 void mlir_export_unreduced(Module *m);
+/* Make op (a one-operand OP_ALL_REDUCE) print as `sdy.all_reduce` over
+ * `reduce` on `mesh`, combining by `kind`. */
+void mlir_all_reduce_attrs(Module *m, Op *op, const Mesh *mesh, const AxisList *reduce, UnreducedOp kind);
+/* Shardy's -sdy-insert-explicit-reshards (explicit_reshards.c): an
+ * sdy.reshard on each operand and result whose sharding differs from the
+ * one the op's factor assignment (the partitioner's, in the global view)
+ * gives it, an sdy.all_reduce after an op over the axes its reduction
+ * factors were sharded by, and a reshard before each return whose value
+ * is not sharded as the function's result. Without `full` (Shardy's
+ * enable-full-version=false) only concatenates whose operands differ from
+ * their result, dots whose result alone conflicts, and unreduced results. */
+void mlir_insert_explicit_reshards(Module *m, DiagEngine *diag, bool full);
+/* Shardy's -sdy-reshard-to-collectives (reshard_collectives.c): each
+ * sdy.reshard on one mesh becomes the sdy.all_slice, collective_permute,
+ * all_to_all and all_gather ops the partitioner's reshard plan makes. */
+void mlir_reshard_to_collectives(Module *m);
 
 /* Shardy's -sdy-populate-op-sharding-rules: every op the registry has a
  * rule for (built as Shardy's conservative-propagation option says) gets

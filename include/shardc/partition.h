@@ -66,6 +66,8 @@ typedef enum { REDUCE_SUM, REDUCE_MAX, REDUCE_MIN, REDUCE_MEAN } ReductionKind;
  * every tensor of every op was a tenth of partitioning. */
 void reshard_dim_axes_clear(DimAxes *out, int rank);
 void reshard_dim_axes_from_sharding(DimAxes *out, const Sharding *s, int rank);
+/* The same axes on every dim below a's rank. */
+bool reshard_dim_axes_equal(const DimAxes *a, const DimAxes *b);
 /* Plan from `from` (with partial results pending over `partial`, combined
  * by `reduction`) to `to`. False if no plan exists (too many steps). */
 bool reshard_plan(ReshardPlan *plan, const Mesh *mesh, const DimAxes *from, const AxisList *partial,
@@ -79,7 +81,11 @@ int64_t reshard_step_bytes(const ReshardStep *s, int64_t in_bytes, int64_t out_b
  * partition function must not see padding), pass-through ones (the op is
  * independent along them), or reduction ones too (the partitioner masks
  * the padding to the reduction's identity first). */
-typedef enum { UNEVEN_NONE, UNEVEN_PASS_THROUGH, UNEVEN_MASKED_REDUCTIONS } UnevenPolicy;
+typedef enum { UNEVEN_NONE, UNEVEN_PASS_THROUGH, UNEVEN_MASKED_REDUCTIONS, UNEVEN_GLOBAL_VIEW } UnevenPolicy;
+/* UNEVEN_GLOBAL_VIEW is Shardy's insert-explicit-reshards, which decides
+ * in the global view, for no local op: every factor but need_replication
+ * ones may keep its axes (permutation factors too, by Shardy's precedence
+ * 1), sizes need not divide, and no axes are dropped for the local op. */
 
 /* ---- factor assignment (factor_assignment.c) ----------------------------
  * One sharding per factor for an op, from its tensors' final shardings,

@@ -113,5 +113,6 @@ OpShardingRule *rules_top_k(RuleBuilder *b);
 /* A custom op without a rule string: Shardy's rule for its runtime target
  * (custom_call.c), or NULL. */
 OpShardingRule *rules_custom_call(RuleBuilder *b);
+OpShardingRule *rules_fft(RuleBuilder *b);
 
 #endif

@@ -251,6 +251,20 @@ enum { TENSOR_VECTOR_BLOCK = 16 };
             __VA_ARGS__                                                             \
     } while (0)
 
+/* ---- complex ------------------------------------------------------------------ */
+
+/* A 16-byte element (c128) moved as a whole by the copy loops. */
+typedef struct TensorElem16 {
+    uint64_t half[2];
+} TensorElem16;
+
+/* A complex tensor read as its parts: a rank-1 tensor of the part type
+ * (f32 for c64, f64 for c128) and twice the count, real and imaginary
+ * parts interleaved, sharing t's data (no reference is taken: *view lives
+ * no longer than t and is never released). Other tensors are copied as
+ * they are. For comparing results component by component. */
+void tensor_complex_parts_view(const Tensor *t, Tensor *view);
+
 /* ---- strided iteration ------------------------------------------------------ */
 
 enum { NDITER_MAX_DIMS = 32, NDITER_MAX_OPS = 4 };

@@ -51,6 +51,13 @@ void verify_reduce_window(VerifyCtx *vc, Op *op);
 void verify_select_and_scatter(VerifyCtx *vc, Op *op);
 void verify_pad(VerifyCtx *vc, Op *op);
 void verify_top_k(VerifyCtx *vc, Op *op);
+/* complex numbers and fft (src/verify/fft.c) */
+void verify_complex_part(VerifyCtx *vc, Op *op);
+void verify_fft(VerifyCtx *vc, Op *op);
+/* False (reported) if the op has a complex operand or result and does not
+ * take them, or takes them in a way it refuses (compare lt, convert to a
+ * real type). */
+bool verify_complex_ok(VerifyCtx *vc, const Op *op);
 void verify_sort_or_argmax(VerifyCtx *vc, Op *op);
 void verify_call(VerifyCtx *vc, Op *op);
 void verify_custom(VerifyCtx *vc, Op *op);

@@ -214,3 +214,24 @@ bool explicit_rule_top_k(ExplicitCtx *cx, const Op *op, XSpec *const *in, XSpec 
         out[i] = in[0];
     return true;
 }
+
+/* fft transforms its last len(fft_length) dims whole, so in explicit mode
+ * they must be unsharded (shardc's rule, in the manner of top_k's: the
+ * batch dims keep the operand's sharding). */
+bool explicit_rule_fft(ExplicitCtx *cx, const Op *op, XSpec *const *in, XSpec **out)
+{
+    int64_t len[SHARDC_MAX_RANK];
+    int first = in[0]->rank - op_attr_ints(op, ATTR_KEY_FFT_LENGTH, len, SHARDC_MAX_RANK);
+    for (int d = first < 0 ? 0 : first; d < in[0]->rank; d++) {
+        if (!in[0]->dims[d].count)
+            continue;
+        TextBuf t;
+        textbuf_init(&t);
+        xspec_format_type(&t, cx->mesh, in[0], &op->operands[0]->type);
+        diag_error(cx->diag, op->loc, "fft needs its transformed dims unsharded; got operand type=%s, dim %d "
+                   "sharded", t.text, d);
+        return false;
+    }
+    out[0] = in[0];
+    return true;
+}

@@ -180,6 +180,12 @@ static bool by_class(ParseCtx *ctx, Op *op)
         return reduced(ctx, op);
     case OPC_EINSUM:
         return einsum_result(ctx, op);
+    case OPC_COMPLEX_PART: { /* real, imag: the part type; complex: the complex type of its parts */
+        DType dt = dtype_complex_part(first);
+        if (op->kind == OP_COMPLEX && !dtype_complex_of(first, &dt))
+            return fail(ctx, op, "its operands are not f32 or f64");
+        return elementwise(ctx, op, 0, dt);
+    }
     case OPC_AFTER_ALL:
         op->results[0]->type = make(ctx, DT_TOKEN, 0, NULL);
         return true;

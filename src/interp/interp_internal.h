@@ -119,6 +119,8 @@ bool exec_concatenate(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out)
 bool exec_slice(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out);
 bool exec_pad(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out);
 bool exec_top_k(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out);
+bool exec_complex_part(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out);
+bool exec_fft(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out);
 bool exec_sort(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out);
 bool exec_argmax(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out);
 bool exec_identity(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out);

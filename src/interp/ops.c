@@ -379,3 +379,23 @@ bool interp_relabel(ExecCtx *x, const Op *op, Tensor *t, const TensorType *type)
     memcpy(t->dims, type->dims, (size_t)type->rank * sizeof *t->dims);
     return true;
 }
+
+/* real, imag, complex (kernels/complex.c). */
+bool exec_complex_part(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out)
+{
+    if (op->kind == OP_COMPLEX)
+        return exec_kernel(x, op, kern_complex(&x->tensors, in[0], in[1], out));
+    if (op->kind == OP_IMAG)
+        return exec_kernel(x, op, kern_imag(&x->tensors, in[0], out));
+    return exec_kernel(x, op, kern_real(&x->tensors, in[0], out));
+}
+
+bool exec_fft(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out)
+{
+    KernFftType type;
+    int64_t len[SHARDC_MAX_RANK];
+    int n = op_attr_ints(op, ATTR_KEY_FFT_LENGTH, len, SHARDC_MAX_RANK);
+    if (!kern_fft_type_lookup(op_attr_string(op, ATTR_KEY_FFT_TYPE), &type))
+        return exec_fail(x, op, "'fft' has an unknown fft_type");
+    return exec_kernel(x, op, kern_fft(&x->tensors, in[0], type, n, len, out));
+}

@@ -62,13 +62,22 @@ const char *dtype_mlir_name(DType dt) { return dtype_table[dt].mlir; }
 size_t dtype_size(DType dt) { return dtype_table[dt].size; }
 DTypeClass dtype_class(DType dt) { return dtype_table[dt].cls; }
 bool dtype_is_float(DType dt) { return dtype_table[dt].cls == DTC_FLOAT; }
+bool dtype_is_complex(DType dt) { return dtype_table[dt].cls == DTC_COMPLEX; }
+DType dtype_complex_part(DType dt) { return dt == DT_C64 ? DT_F32 : dt == DT_C128 ? DT_F64 : dt; }
+
+bool dtype_complex_of(DType part, DType *out)
+{
+    *out = part == DT_F32 ? DT_C64 : DT_C128;
+    return part == DT_F32 || part == DT_F64;
+}
+
 bool dtype_is_int(DType dt) { return dtype_table[dt].cls == DTC_SINT || dtype_table[dt].cls == DTC_UINT; }
 bool dtype_is_unsigned(DType dt) { return dtype_table[dt].cls == DTC_UINT; }
 
 bool dtype_int_range(DType dt, int64_t *lo, int64_t *hi)
 {
     DTypeClass cls = dtype_table[dt].cls;
-    if (cls == DTC_FLOAT || cls == DTC_TOKEN)
+    if (cls == DTC_FLOAT || cls == DTC_TOKEN || cls == DTC_COMPLEX)
         return false;
     int bits = 8 * (int)dtype_table[dt].size;
     if (cls == DTC_BOOL) {

@@ -198,6 +198,19 @@ static double libm_logistic(double v) { return 1 / (1 + exp(-v)); }
     X(OR, (E)(a | b), __VA_ARGS__)                                                  \
     X(XOR, (E)(a ^ b), __VA_ARGS__)
 
+/* Complex numbers (C's _Complex, so mul and div are C99 Annex G's, with
+ * its inf and NaN cases): the arithmetic StableHLO defines for them that
+ * shardc runs; no ordering, so compare is eq and ne only. */
+#define COMPLEX_UNARY_OPS(X, ...) X(NEG, -v, __VA_ARGS__)
+#define COMPLEX_BINARY_OPS(X, ...)                                                  \
+    X(ADD, a + b, __VA_ARGS__)                                                      \
+    X(SUB, a - b, __VA_ARGS__)                                                      \
+    X(MUL, a * b, __VA_ARGS__)                                                      \
+    X(DIV, a / b, __VA_ARGS__)
+#define COMPLEX_COMPARE_OPS(X, ...)                                                 \
+    X(EQ, a == b, __VA_ARGS__)                                                      \
+    X(NE, a != b, __VA_ARGS__)
+
 #define COMPARE_OPS(X, ...)                                                         \
     X(EQ, a == b, __VA_ARGS__)                                                      \
     X(NE, a != b, __VA_ARGS__)                                                      \
@@ -254,6 +267,8 @@ typedef void (*AccumulateLoop)(void *y, const void *b, int64_t n);
 #define UNARY_CLONES_I64
 #define UNARY_CLONES_U32
 #define UNARY_CLONES_BOOL
+#define UNARY_CLONES_C64
+#define UNARY_CLONES_C128
 
 #define UNARY_LOOP(ID, EXPR, DT, T, U)                                              \
     static UNARY_CLONES_##DT void un_##ID##_##DT(const void *restrict xp, void *restrict yp, int64_t n) \
@@ -319,19 +334,25 @@ typedef void (*AccumulateLoop)(void *y, const void *b, int64_t n);
     LIST(M, I8, int8_t, uint8_t) LIST(M, I32, int32_t, uint32_t) LIST(M, I64, int64_t, uint64_t)
 #define UINT_TYPES(M, LIST) LIST(M, U32, uint32_t, uint32_t)
 #define BOOL_TYPES(M, LIST) LIST(M, BOOL, uint8_t, uint8_t)
+typedef float _Complex KernC64;
+typedef double _Complex KernC128;
+#define COMPLEX_TYPES(M, LIST) LIST(M, C64, KernC64, KernC64) LIST(M, C128, KernC128, KernC128)
 #define ALL_TYPES(M, LIST)                                                          \
     FLOAT_TYPES(M, LIST) INT_TYPES(M, LIST) UINT_TYPES(M, LIST) BOOL_TYPES(M, LIST)
 
 /* Every (dtype family, op list) pair, for one loop kind. */
-#define PER_FAMILY(M, FLOATS, INTS, UINTS, BOOLS)                                   \
-    FLOAT_TYPES(M, FLOATS) INT_TYPES(M, INTS) UINT_TYPES(M, UINTS) BOOL_TYPES(M, BOOLS)
-#define UNARY_FAMILIES(M) PER_FAMILY(M, FLOAT_UNARY_OPS, INT_UNARY_OPS, UINT_UNARY_OPS, BOOL_UNARY_OPS)
+#define PER_FAMILY(M, FLOATS, INTS, UINTS, BOOLS, COMPLEXES)                        \
+    FLOAT_TYPES(M, FLOATS) INT_TYPES(M, INTS) UINT_TYPES(M, UINTS) BOOL_TYPES(M, BOOLS) \
+    COMPLEX_TYPES(M, COMPLEXES)
+#define UNARY_FAMILIES(M)                                                           \
+    PER_FAMILY(M, FLOAT_UNARY_OPS, INT_UNARY_OPS, UINT_UNARY_OPS, BOOL_UNARY_OPS, COMPLEX_UNARY_OPS)
 #define BINARY_FAMILIES(M)                                                          \
-    PER_FAMILY(M, FLOAT_BINARY_OPS, INT_BINARY_OPS, UINT_BINARY_OPS, BOOL_BINARY_OPS)
+    PER_FAMILY(M, FLOAT_BINARY_OPS, INT_BINARY_OPS, UINT_BINARY_OPS, BOOL_BINARY_OPS, COMPLEX_BINARY_OPS)
 
 UNARY_FAMILIES(UNARY_LOOP)
 BINARY_FAMILIES(BINARY_LOOP)
 ALL_TYPES(COMPARE_LOOP, COMPARE_OPS)
+COMPLEX_TYPES(COMPARE_LOOP, COMPLEX_COMPARE_OPS)
 BINARY_FAMILIES(ACCUMULATE_LOOP)
 
 #define UNARY_ENTRY(ID, EXPR, DT, T, U) [UN_##ID][DT_##DT] = un_##ID##_##DT,
@@ -343,7 +364,7 @@ BINARY_FAMILIES(ACCUMULATE_LOOP)
 static const UnaryLoop unary_loops[UN_COUNT][DT_COUNT] = {UNARY_FAMILIES(UNARY_ENTRY)};
 static const BinaryLoop binary_loops[BIN_COUNT][DT_COUNT] = {BINARY_FAMILIES(BINARY_ENTRY)};
 static const BinaryLoop compare_loops[CMP_COUNT][DT_COUNT] = {
-    ALL_TYPES(COMPARE_ENTRY, COMPARE_OPS)
+    ALL_TYPES(COMPARE_ENTRY, COMPARE_OPS) COMPLEX_TYPES(COMPARE_ENTRY, COMPLEX_COMPARE_OPS)
 };
 static const AccumulateLoop accumulate_loops[BIN_COUNT][DT_COUNT] = {
     BINARY_FAMILIES(ACCUMULATE_ENTRY)
@@ -557,7 +578,10 @@ TensorStatus kern_compare(TensorCtx *ctx, CompareOp op, const Tensor *a, const T
         tensor_release(wb);
         return st;
     }
-    return run_binary(ctx, compare_names[op], compare_loops[op][a->dtype], a, b, DT_BOOL, out);
+    BinaryLoop loop = compare_loops[op][a->dtype];
+    if (!loop) /* lt, le, gt, ge of complex numbers */
+        return undefined_for(ctx, compare_names[op], a->dtype);
+    return run_binary(ctx, compare_names[op], loop, a, b, DT_BOOL, out);
 }
 
 /* dst = op(dst, src) computed out of place, then stored back into dst's
@@ -619,6 +643,7 @@ SELECT_ROW(uint8_t)
 SELECT_ROW(uint16_t)
 SELECT_ROW(uint32_t)
 SELECT_ROW(uint64_t)
+SELECT_ROW(TensorElem16)
 
 static void select_row(void *user, const int64_t *off, const int64_t *st, int64_t n)
 {
@@ -627,6 +652,7 @@ static void select_row(void *user, const int64_t *off, const int64_t *st, int64_
     case 1: select_row_uint8_t(job, off, st, n); break;
     case 2: select_row_uint16_t(job, off, st, n); break;
     case 4: select_row_uint32_t(job, off, st, n); break;
+    case 16: select_row_TensorElem16(job, off, st, n); break; /* c128 */
     default: select_row_uint64_t(job, off, st, n); break;
     }
 }

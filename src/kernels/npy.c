@@ -129,6 +129,8 @@ static const struct {
     {"=i8", DT_I64, false}, {"=u4", DT_U32, false}, {">f4", DT_F32, true},
     {">f8", DT_F64, true},  {">f2", DT_F16, true},  {">i4", DT_I32, true},
     {">i8", DT_I64, true},  {">u4", DT_U32, true},
+    /* complex: little-endian only (a big-endian one would swap each part) */
+    {"<c8", DT_C64, false}, {"=c8", DT_C64, false}, {"<c16", DT_C128, false}, {"=c16", DT_C128, false},
 };
 
 static TensorStatus parse_descr(TensorCtx *ctx, const char *name, Cursor *c, NpyHeader *h)
@@ -151,7 +153,7 @@ static TensorStatus parse_descr(TensorCtx *ctx, const char *name, Cursor *c, Npy
                            "%s: bf16 .npy files are not supported (NumPy has no bfloat16); "
                            "save as float32", name);
     return tensor_fail(ctx, TENSOR_ERR_FORMAT,
-                       "%s: unsupported dtype '%s' (expected <f4, <f8, <f2, <i4, <i8, <u4, |i1 or |b1)", name,
+                       "%s: unsupported dtype '%s' (expected <f4, <f8, <f2, <i4, <i8, <u4, |i1, |b1, <c8 or <c16)", name,
                        descr);
 }
 
@@ -369,6 +371,7 @@ static size_t format_header(const Tensor *t, char *buf, size_t cap)
         [DT_F32] = "<f4", [DT_F64] = "<f8", [DT_F16] = "<f2", [DT_I8] = "|i1",
         [DT_I32] = "<i4", [DT_I64] = "<i8", [DT_U32] = "<u4", [DT_BOOL] = "|b1",
         [DT_TOKEN] = "|b1", /* a token is written as a 0-d bool False */
+        [DT_C64] = "<c8", [DT_C128] = "<c16",
     };
     size_t n = 10;
     n += (size_t)snprintf(buf + n, cap - n, "{'descr': '%s', 'fortran_order': False, 'shape': (",

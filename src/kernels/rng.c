@@ -83,6 +83,11 @@ RNG_FILL(I64, int64_t, map_i64)
 RNG_FILL(U32, uint32_t, map_u32)
 RNG_FILL(BOOL, uint8_t, map_bool)
 
+/* A complex element's real and imaginary parts are parts 2i and 2i+1 of
+ * the stream, each uniform like its part type's. */
+static void fill_C64(void *data, int64_t n, uint64_t key) { fill_F32(data, 2 * n, key); }
+static void fill_C128(void *data, int64_t n, uint64_t key) { fill_F64(data, 2 * n, key); }
+
 /* A token holds no data: its one byte is 0 whatever the seed. */
 static void fill_TOKEN(void *data, int64_t count, uint64_t key)
 {
@@ -93,7 +98,7 @@ static void fill_TOKEN(void *data, int64_t count, uint64_t key)
 static const FillFn fill_fns[DT_COUNT] = {
     [DT_F32] = fill_F32, [DT_F64] = fill_F64, [DT_BF16] = fill_BF16, [DT_F16] = fill_F16,
     [DT_I8] = fill_I8,   [DT_I32] = fill_I32, [DT_I64] = fill_I64,   [DT_U32] = fill_U32,
-    [DT_BOOL] = fill_BOOL, [DT_TOKEN] = fill_TOKEN,
+    [DT_BOOL] = fill_BOOL, [DT_TOKEN] = fill_TOKEN, [DT_C64] = fill_C64, [DT_C128] = fill_C128,
 };
 
 void rng_fill(Tensor *t, uint64_t seed, uint64_t stream)

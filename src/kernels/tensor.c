@@ -391,6 +391,53 @@ static void convert_via_f32(DType from, const char *src, DType to, char *dst, in
     }
 }
 
+/* m elements of `from` as c128 pairs in buf (2m doubles): a real value
+ * gets a zero imaginary part. Spread backwards in place, since 2i >= i. */
+static void to_c128(DType from, const char *src, double *buf, int64_t m)
+{
+    if (from == DT_C128) {
+        memcpy(buf, src, (size_t)m * 2 * sizeof(double));
+    } else if (from == DT_C64) {
+        const float *s = (const float *)(const void *)src;
+        for (int64_t i = 0; i < 2 * m; i++)
+            buf[i] = s[i];
+    } else {
+        tensor_convert_elements(from, src, DT_F64, buf, m);
+        for (int64_t i = m - 1; i >= 0; i--) {
+            buf[2 * i] = buf[i];
+            buf[2 * i + 1] = 0.0;
+        }
+    }
+}
+
+/* The pairs in buf as `to`: a real type keeps the real part (as XLA's
+ * convert does; the verifier asks for `real` instead). */
+static void from_c128(double *buf, DType to, char *dst, int64_t m)
+{
+    if (to == DT_C128) {
+        memcpy(dst, buf, (size_t)m * 2 * sizeof(double));
+    } else if (to == DT_C64) {
+        float *d = (float *)(void *)dst;
+        for (int64_t i = 0; i < 2 * m; i++)
+            d[i] = (float)buf[i];
+    } else {
+        for (int64_t i = 0; i < m; i++)
+            buf[i] = buf[2 * i];
+        tensor_convert_elements(DT_F64, buf, to, dst, m);
+    }
+}
+
+static void convert_via_c128(DType from, const char *src, DType to, char *dst, int64_t n)
+{
+    double buf[2 * CVT_CHUNK];
+    size_t in_size = dtype_size(from), out_size = dtype_size(to);
+    for (int64_t done = 0; done < n; done += CVT_CHUNK) {
+        int64_t m = n - done < CVT_CHUNK ? n - done : CVT_CHUNK;
+        to_c128(from, src + (size_t)done * in_size, buf, m);
+        from_c128(buf, to, dst + (size_t)done * out_size, m);
+    }
+}
+
 /* src and dst must not overlap unless from == to. */
 void tensor_convert_elements(DType from, const void *src, DType to, void *dst, int64_t n)
 {
@@ -399,6 +446,8 @@ void tensor_convert_elements(DType from, const void *src, DType to, void *dst, i
     to = to == DT_TOKEN ? DT_BOOL : to;
     if (from == to)
         memmove(dst, src, (size_t)n * dtype_size(from));
+    else if (dtype_is_complex(from) || dtype_is_complex(to))
+        convert_via_c128(from, src, to, dst, n);
     else if (from == DT_F64 && to == DT_F16)
         f64_to_f16_loop(src, dst, n);
     else if (tensor_is_half(from) || tensor_is_half(to))
@@ -518,6 +567,7 @@ COPY_ROW(uint8_t)
 COPY_ROW(uint16_t)
 COPY_ROW(uint32_t)
 COPY_ROW(uint64_t)
+COPY_ROW(TensorElem16)
 
 static void copy_row(void *user, const int64_t *off, const int64_t *st, int64_t n)
 {
@@ -532,6 +582,7 @@ static void copy_row(void *user, const int64_t *off, const int64_t *st, int64_t 
     case 1: copy_row_uint8_t(job, off, st, n); break;
     case 2: copy_row_uint16_t(job, off, st, n); break;
     case 4: copy_row_uint32_t(job, off, st, n); break;
+    case 16: copy_row_TensorElem16(job, off, st, n); break; /* c128 */
     default: copy_row_uint64_t(job, off, st, n); break;
     }
 }
@@ -548,4 +599,23 @@ void tensor_strided_copy(size_t elem_size, int rank, const int64_t *dims, void *
     nditer_init(&it, rank, dims, 2, strides);
     CopyJob job = {dst, src, elem_size};
     nditer_run(&it, copy_row, &job);
+}
+
+/* ---- complex ------------------------------------------------------------------ */
+
+void tensor_complex_parts_view(const Tensor *t, Tensor *view)
+{
+    memset(view, 0, sizeof *view);
+    bool parts = dtype_is_complex(t->dtype) && !t->strided;
+    view->dtype = parts ? dtype_complex_part(t->dtype) : t->dtype;
+    view->rank = parts ? 1 : t->rank;
+    if (parts)
+        view->dims[0] = 2 * t->count;
+    else
+        memcpy(view->dims, t->dims, sizeof view->dims);
+    view->count = parts ? 2 * t->count : t->count;
+    view->nbytes = t->nbytes;
+    view->data = t->data;
+    view->strided = t->strided;
+    memcpy(view->strides, t->strides, sizeof view->strides);
 }

@@ -40,14 +40,6 @@ static Value *reduce_for(Module *m, Block *b, Op *before, Value *v, const Shardi
     Sharding *out = sharding_clone(&m->arena, s);
     out->num_unreduced = keep.count;
     out->unreduced = arena_memdup(&m->arena, keep.axes, (size_t)keep.count, sizeof(AxisRef));
-    AttrValue *axes = attr_new(&m->arena, ATTR_ARRAY, (Loc){0});
-    axes->u.array.count = reduce.count;
-    axes->u.array.items = ARENA_ARRAY(&m->arena, AttrValue *, reduce.count);
-    for (int k = 0; k < reduce.count; k++) {
-        char name[160];
-        axis_ref_format(name, sizeof name, s->mesh, reduce.axes[k]);
-        axes->u.array.items[k] = string_attr(m, arena_strdup(&m->arena, name));
-    }
     Op *op = op_new(m, OP_ALL_REDUCE, v->loc);
     op->num_operands = 1;
     op->operands = arena_memdup(&m->arena, &v, 1, sizeof(Value *));
@@ -58,13 +50,26 @@ static Value *reduce_for(Module *m, Block *b, Op *before, Value *v, const Shardi
     r->def = op;
     op->num_results = 1;
     op->results = arena_memdup(&m->arena, &r, 1, sizeof(Value *));
-    op_attr_set(&m->arena, op, ATTR_KEY_AXES, axes);
-    op_attr_set(&m->arena, op, ATTR_KEY_REDUCTION, string_attr(m, sharding_unreduced_op_name(s->unreduced_op)));
-    AttrValue *mesh = attr_new(&m->arena, ATTR_SYMBOL, (Loc){0});
-    mesh->u.s = s->mesh->name;
-    op_attr_set(&m->arena, op, ATTR_KEY_MESH, mesh);
+    mlir_all_reduce_attrs(m, op, s->mesh, &reduce, s->unreduced_op);
     block_insert_before(b, before, op);
     return r;
+}
+
+void mlir_all_reduce_attrs(Module *m, Op *op, const Mesh *mesh, const AxisList *reduce, UnreducedOp kind)
+{
+    AttrValue *axes = attr_new(&m->arena, ATTR_ARRAY, (Loc){0});
+    axes->u.array.count = reduce->count;
+    axes->u.array.items = ARENA_ARRAY(&m->arena, AttrValue *, reduce->count);
+    for (int k = 0; k < reduce->count; k++) {
+        char name[160];
+        axis_ref_format(name, sizeof name, mesh, reduce->axes[k]);
+        axes->u.array.items[k] = string_attr(m, arena_strdup(&m->arena, name));
+    }
+    op_attr_set(&m->arena, op, ATTR_KEY_AXES, axes);
+    op_attr_set(&m->arena, op, ATTR_KEY_REDUCTION, string_attr(m, sharding_unreduced_op_name(kind)));
+    AttrValue *mesh_attr = attr_new(&m->arena, ATTR_SYMBOL, (Loc){0});
+    mesh_attr->u.s = mesh->name;
+    op_attr_set(&m->arena, op, ATTR_KEY_MESH, mesh_attr);
 }
 
 static bool reduce_operands(Op *op, void *user)

@@ -82,9 +82,10 @@ static AttrValue *number_value(DenseParser *dp, const char *text, size_t len, Lo
     bool hex = len > 2 && (buf[0] == '0') && (buf[1] == 'x' || buf[1] == 'X');
     char *stop;
     errno = 0;
-    if (dtype_is_float(dp->dtype)) {
+    DType part = dtype_complex_part(dp->dtype); /* a complex number's parts are floats */
+    if (dtype_is_float(part)) {
         AttrValue *v = attr_new(dp->ic->arena, ATTR_FLOAT, loc);
-        v->u.f = hex ? float_from_bits(dp->dtype, strtoull(buf, &stop, 16)) : strtod(buf, &stop);
+        v->u.f = hex ? float_from_bits(part, strtoull(buf, &stop, 16)) : strtod(buf, &stop);
         if (*stop)
             dense_error(dp, "expected a float");
         return v;
@@ -97,6 +98,27 @@ static AttrValue *number_value(DenseParser *dp, const char *text, size_t len, Lo
 }
 
 static AttrValue *parse_element(DenseParser *dp);
+
+/* `(re,im)` of a complex tensor: its real part, since an IR constant holds
+ * real numbers (a complex one gets imaginary part 0); a nonzero imaginary
+ * part is an error. */
+static AttrValue *parse_complex(DenseParser *dp)
+{
+    const char *start = ++dp->p, *comma = memchr(start, ',', (size_t)(dp->end - start));
+    const char *close = comma ? memchr(comma, ')', (size_t)(dp->end - comma)) : NULL;
+    if (!dtype_is_complex(dp->dtype) || !close) {
+        dense_error(dp, dtype_is_complex(dp->dtype) ? "expected (real, imaginary)" : "a complex element in a tensor of real numbers");
+        return NULL;
+    }
+    AttrValue *re = number_value(dp, start, (size_t)(comma - start), dp->loc);
+    const char *im_start = comma + 1 + strspn(comma + 1, " ");
+    AttrValue *im = number_value(dp, im_start, (size_t)(close - im_start), dp->loc);
+    dp->p = close + 1;
+    if (!dp->failed && im && im->u.f != 0)
+        dense_error(dp, "complex constants with a nonzero imaginary part are not supported (build them with "
+                        "stablehlo.complex of two real constants)");
+    return re;
+}
 
 static AttrValue *parse_list(DenseParser *dp)
 {
@@ -129,10 +151,8 @@ static AttrValue *parse_element(DenseParser *dp)
     }
     if (*dp->p == '[')
         return parse_list(dp);
-    if (*dp->p == '(') {
-        dense_error(dp, "complex elements are not supported");
-        return NULL;
-    }
+    if (*dp->p == '(')
+        return parse_complex(dp);
     const char *start = dp->p;
     while (dp->p < dp->end && !strchr(",] \t\n", *dp->p))
         dp->p++;
@@ -199,6 +219,10 @@ static AttrValue *parse_hex(DenseParser *dp, const TensorType *t)
     size_t digits = close ? (size_t)(close - s) : 0, elem = dtype_size(t->dtype);
     int64_t n = 1;
     type_num_elements(t, &n);
+    if (dtype_is_complex(t->dtype)) {
+        dense_error(dp, "hex literals of complex tensors are not supported");
+        return NULL;
+    }
     if (!close || digits % 2 || (digits / 2 != elem && (int64_t)(digits / 2) != n * (int64_t)elem)) {
         dense_error(dp, "the hex string does not hold one element or the whole tensor of its type");
         return NULL;

@@ -156,6 +156,7 @@ bool mlir_imp_transpose(OpImport *oi);
 bool mlir_imp_concatenate(OpImport *oi);
 bool mlir_imp_slice(OpImport *oi);
 bool mlir_imp_reverse(OpImport *oi);
+bool mlir_imp_fft(OpImport *oi);
 bool mlir_imp_dynamic_slice(OpImport *oi);
 bool mlir_imp_gather(OpImport *oi);
 bool mlir_imp_scatter(OpImport *oi);

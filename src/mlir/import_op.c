@@ -45,6 +45,7 @@ static const ImpOpEntry special_ops[] = {
     {"stablehlo.slice", OP_SLICE, mlir_imp_slice},
     {"stablehlo.pad", OP_PAD, mlir_imp_pad},
     {"stablehlo.reverse", OP_REVERSE, mlir_imp_reverse},
+    {"stablehlo.fft", OP_FFT, mlir_imp_fft},
     {"stablehlo.dynamic_slice", OP_DYNAMIC_SLICE, mlir_imp_dynamic_slice},
     {"stablehlo.gather", OP_GATHER, mlir_imp_gather},
     {"stablehlo.scatter", OP_SCATTER, mlir_imp_scatter},

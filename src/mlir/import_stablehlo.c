@@ -418,6 +418,20 @@ bool mlir_imp_compare(OpImport *oi)
     return false;
 }
 
+/* `type = FFT, length = [16]` (generic: fft_type = #stablehlo<fft_type
+ * FFT>, fft_length = array<i64: 16>); the type stays in upper case, as
+ * .shir spells it. */
+bool mlir_imp_fft(OpImport *oi)
+{
+    const MlirAttr *a = mlir_imp_attr(oi, "fft_type");
+    if (!a || a->kind != MA_KEYWORD)
+        return op_error(oi, "it needs attribute 'fft_type' (FFT, IFFT, RFFT or IRFFT)");
+    if (!mlir_imp_make_op(oi, OP_FFT) || !mlir_imp_ints_attr(oi, ATTR_KEY_FFT_LENGTH, "fft_length", "length", true))
+        return false;
+    mlir_imp_set(oi, ATTR_KEY_FFT_TYPE, mlir_imp_string_attr(oi->ic, a->s, mlir_imp_loc(oi->ic, a->loc)));
+    return true;
+}
+
 /* ---- calls and sharding ops ---- */
 
 bool mlir_imp_call(OpImport *oi)

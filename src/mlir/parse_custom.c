@@ -30,6 +30,8 @@ static const KeyRename key_renames[] = {
     {"stablehlo.dot_general", "precision", "precision_config"},
     {"stablehlo.dot", "precision", "precision_config"},
     {"stablehlo.reduce", "dimensions", "dimensions"},
+    {"stablehlo.fft", "type", "fft_type"},
+    {"stablehlo.fft", "length", "fft_length"},
     {"sdy.all_gather", "out_sharding", "out_sharding"},
 };
 

@@ -229,6 +229,7 @@ static int64_t leaf_int(const AttrValue *v)
 
 static bool leaves_equal(const AttrValue *a, const AttrValue *b, DType dt)
 {
+    dt = dtype_complex_part(dt);
     if (dtype_is_float(dt)) {
         double x = round_to(leaf_float(a), dt), y = round_to(leaf_float(b), dt);
         return memcmp(&x, &y, sizeof x) == 0;
@@ -238,7 +239,13 @@ static bool leaves_equal(const AttrValue *a, const AttrValue *b, DType dt)
 
 static void print_leaf(FILE *out, const AttrValue *v, DType dt)
 {
-    if (dtype_is_float(dt))
+    if (dtype_is_complex(dt)) { /* MLIR's (re,im); an IR constant's imaginary parts are 0 */
+        fputc('(', out);
+        mlir_print_float(out, leaf_float(v), dtype_complex_part(dt));
+        fputc(',', out);
+        mlir_print_float(out, 0.0, dtype_complex_part(dt));
+        fputc(')', out);
+    } else if (dtype_is_float(dt))
         mlir_print_float(out, leaf_float(v), dt);
     else if (dt == DT_BOOL)
         fputs(leaf_int(v) ? "true" : "false", out);
@@ -480,6 +487,7 @@ static void print_dict(MlirPrinter *p, const AttrValue *v)
 static void print_generic_value(MlirPrinter *p, const AttrValue *v, DType dt)
 {
     FILE *out = p->out;
+    dt = dtype_complex_part(dt); /* a complex full's value: its real part */
     switch (v->kind) {
     case ATTR_INT:
         if (dtype_is_float(dt))

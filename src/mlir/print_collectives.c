@@ -356,14 +356,9 @@ static bool global_view(const Op *op)
     return op->kind == OP_ALL_REDUCE && op->results[0]->sharding;
 }
 
-/* `sdy.all_reduce [max] {"b"} %x out_sharding=<@m, [...]> : tensor<...>` */
-static void emit_sdy_all_reduce(MlirPrinter *p, const Op *op, const Collective *c, int indent)
+/* The rest of an sdy collective's line: `%x out_sharding=<...> : type`. */
+static void sdy_operand_and_out_sharding(MlirPrinter *p, const Op *op)
 {
-    const char *r = op_attr_string(op, ATTR_KEY_REDUCTION);
-    mlir_print_defs(p, op, indent);
-    fprintf(p->out, "sdy.all_reduce %s%s{", r && strcmp(r, "sum") ? r : "", r && strcmp(r, "sum") ? " " : "");
-    mlir_print_axes(p->out, c->mesh, c->axes, c->num_axes);
-    fputs("} ", p->out);
     mlir_print_val(p, mlir_val(p, op->operands[0]));
     fputs(" out_sharding=", p->out);
     mlir_print_tensor_sharding(p, op->results[0]->sharding);
@@ -372,10 +367,64 @@ static void emit_sdy_all_reduce(MlirPrinter *p, const Op *op, const Collective *
     fputc('\n', p->out);
 }
 
+/* `sdy.all_reduce [max] {"b"} %x out_sharding=<@m, [...]> : tensor<...>` */
+static void emit_sdy_all_reduce(MlirPrinter *p, const Op *op, const Collective *c, int indent)
+{
+    const char *r = op_attr_string(op, ATTR_KEY_REDUCTION);
+    mlir_print_defs(p, op, indent);
+    fprintf(p->out, "sdy.all_reduce %s%s{", r && strcmp(r, "sum") ? r : "", r && strcmp(r, "sum") ? " " : "");
+    mlir_print_axes(p->out, c->mesh, c->axes, c->num_axes);
+    fputs("} ", p->out);
+    sdy_operand_and_out_sharding(p, op);
+}
+
+/* What reshard-to-collectives makes (reshard_collectives.c): per-dim
+ * axes as a sharding-valued `axes` attribute, outside any shard_map. */
+static const Sharding *sdy_collective_axes(const Op *op)
+{
+    const AttrValue *a = op_attr_get(op, ATTR_KEY_AXES);
+    return a && a->kind == ATTR_SHARDING && op->num_results == 1 && op->results[0]->sharding ? a->u.sharding
+                                                                                              : NULL;
+}
+
+static const char *sdy_collective_name(OpKind kind)
+{
+    switch (kind) {
+    case OP_ALL_GATHER: return "all_gather";
+    case OP_ALL_SLICE: return "all_slice";
+    case OP_ALL_TO_ALL: return "all_to_all";
+    default: return "collective_permute";
+    }
+}
+
+/* `sdy.all_gather [{"x"}, {}] %x out_sharding=<...> : tensor<...>`; an
+ * all_to_all's list is `[{"x"}: 0->1, ...]`, a collective_permute has none. */
+static void emit_sdy_collective(MlirPrinter *p, const Op *op, const Sharding *axes, int indent)
+{
+    const AttrValue *dims = op_attr_get(op, ATTR_KEY_DIMS);
+    mlir_print_defs(p, op, indent);
+    fprintf(p->out, "sdy.%s ", sdy_collective_name(op->kind));
+    for (int d = 0; op->kind != OP_COLLECTIVE_PERMUTE && d < axes->rank; d++) {
+        fputs(d ? ", {" : "[{", p->out);
+        mlir_print_axes(p->out, axes->mesh, axes->dims[d].axes, axes->dims[d].num_axes);
+        fputc('}', p->out);
+        if (dims && dims->kind == ATTR_ARRAY && 2 * d + 1 < dims->u.array.count)
+            fprintf(p->out, ": %lld->%lld", (long long)dims->u.array.items[2 * d]->u.i,
+                    (long long)dims->u.array.items[2 * d + 1]->u.i);
+    }
+    fputs(op->kind != OP_COLLECTIVE_PERMUTE ? "] " : "", p->out);
+    sdy_operand_and_out_sharding(p, op);
+}
+
 void mlir_emit_collective(MlirPrinter *p, const Op *op, int indent)
 {
+    const Sharding *axes = sdy_collective_axes(op);
+    if (axes) {
+        emit_sdy_collective(p, op, axes, indent);
+        return;
+    }
     Collective c;
-    if (!resolve(p, op, &c)) {
+    if (op->kind == OP_ALL_SLICE || !resolve(p, op, &c)) { /* no StableHLO all_slice */
         mlir_emit_generic(p, op, indent);
         return;
     }

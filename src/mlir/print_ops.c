@@ -228,6 +228,17 @@ static void emit_reverse(MlirPrinter *p, const Op *op, int indent)
     end_line(p);
 }
 
+/* `stablehlo.fft %x, type = FFT, length = [16] : (...) -> ...`, as
+ * StableHLO prints it (the type a bare keyword). */
+static void emit_fft(MlirPrinter *p, const Op *op, int indent)
+{
+    MlirVal x = unary_head(p, op, indent);
+    const char *type = op_attr_string(op, ATTR_KEY_FFT_TYPE);
+    fprintf(p->out, ", type = %s, length = ", type ? type : "FFT");
+    print_ints_attr(p, op, ATTR_KEY_FFT_LENGTH);
+    unary_tail(p, op, x, (const AttrKey[]){ATTR_KEY_FFT_TYPE, ATTR_KEY_FFT_LENGTH, 0});
+}
+
 /* `stablehlo.dynamic_slice %x, %i, %j, sizes = [2, 4] : (...) -> ...`:
  * the sizes are the result's dims. */
 static void emit_dynamic_slice(MlirPrinter *p, const Op *op, int indent)
@@ -594,6 +605,7 @@ static const MlirOpForm special_forms[OP_COUNT] = {
     [OP_RESHAPE] = {NULL, emit_reshape},
     [OP_SLICE] = {NULL, emit_slice},
     [OP_REVERSE] = {NULL, emit_reverse},
+    [OP_FFT] = {NULL, emit_fft},
     [OP_DYNAMIC_SLICE] = {NULL, emit_dynamic_slice},
     [OP_GATHER] = {NULL, mlir_emit_gather},
     [OP_SCATTER] = {NULL, mlir_emit_scatter},
@@ -622,6 +634,7 @@ static const MlirOpForm special_forms[OP_COUNT] = {
     [OP_ALL_REDUCE] = {mlir_plan_collective, mlir_emit_collective},
     [OP_REDUCE_SCATTER] = {mlir_plan_collective, mlir_emit_collective},
     [OP_COLLECTIVE_PERMUTE] = {mlir_plan_collective, mlir_emit_collective},
+    [OP_ALL_SLICE] = {mlir_plan_collective, mlir_emit_collective},
 };
 
 static MlirFormKind form_kind(OpKind kind)

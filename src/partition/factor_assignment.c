@@ -116,8 +116,9 @@ static void build_offers(FactorOffers *o, const ShardingProjection *p, UnevenPol
     int nf = p->rule->num_factors;
     bool *ok = ARENA_ARRAY(scratch, bool, nf + 1);
     AxisList *axes = ARENA_ARRAY(scratch, AxisList, (size_t)p->num_tensors * nf + 1);
+    bool global = uneven == UNEVEN_GLOBAL_VIEW;
     for (int f = 0; f < nf; f++)
-        ok[f] = eligible(p->rule, f, p->num_tensors);
+        ok[f] = global ? p->rule->factors[f].kind != FACTOR_NEED_REPLICATION : eligible(p->rule, f, p->num_tensors);
     /* A need_replication factor is a candidate too (Shardy's lowest
      * precedence): the axes it wins go to the batching factors after. */
     for (int t = 0; t < p->num_tensors; t++)
@@ -128,7 +129,7 @@ static void build_offers(FactorOffers *o, const ShardingProjection *p, UnevenPol
             *a = (AxisList){0};
             if ((ok[f] || need_replication) && fs->present && !fs->overflow.count) {
                 *a = fs->axes;
-                if (ok[f])
+                if (ok[f] && !global)
                     cut_to_shardable(p, f, a, uneven);
             }
         }
@@ -299,7 +300,8 @@ void factor_assignment(AxisList *axes_per_factor, const OpShardingRule *rule, co
             factor_assignment_by_candidates(axes_per_factor, &o, scratch);
         move_need_replication_axes(axes_per_factor, &p, count);
     }
-    fit_local_op(axes_per_factor, &o, uneven, count);
+    if (uneven != UNEVEN_GLOBAL_VIEW)
+        fit_local_op(axes_per_factor, &o, uneven, count);
 }
 
 /* Whether f follows a factor that is not fully sharded in some compound dim. */

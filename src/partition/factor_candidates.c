@@ -13,7 +13,7 @@ typedef struct Candidate {
     AxisList axes;
     int64_t source_size;    /* global elements of the tensors holding (or extending) axes */
     int64_t sharding_size;  /* the sharding axes add beyond the factor's current axes */
-    int precedence;         /* pass_through 3, reduction 2, need_replication 0 (Shardy's) */
+    int precedence;         /* pass_through 3, reduction 2, permutation 1, need_replication 0 (Shardy's) */
 } Candidate;
 
 typedef struct Bag {
@@ -51,7 +51,8 @@ static void bag_fill(Bag *bag, const FactorOffers *o)
                 if (bag_has(bag, f, &prefix))
                     continue;
                 FactorKind kind = rule->factors[f].kind;
-                int precedence = kind == FACTOR_PASS_THROUGH ? 3 : kind == FACTOR_REDUCTION ? 2 : 0;
+                int precedence = kind == FACTOR_PASS_THROUGH ? 3 : kind == FACTOR_REDUCTION ? 2
+                               : kind == FACTOR_PERMUTATION ? 1 : 0;
                 bag->items[bag->count++] = (Candidate){f, prefix, source_size(o, f, &prefix),
                                                        axis_list_size(&prefix), precedence};
             }

@@ -87,7 +87,7 @@ static bool used_anywhere(const DimAxes *s, AxisRef a)
     return false;
 }
 
-static bool layouts_equal(const DimAxes *a, const DimAxes *b)
+bool reshard_dim_axes_equal(const DimAxes *a, const DimAxes *b)
 {
     for (int d = 0; d < a->rank; d++)
         if (!axis_list_equal(&a->dims[d], &b->dims[d]))
@@ -326,7 +326,7 @@ bool reshard_plan(ReshardPlan *plan, const Mesh *mesh, const DimAxes *from, cons
     plan->full_replication = false;
     if (!reduce_partials(plan, &state, &target, &partial))
         return false;
-    while (!layouts_equal(&state, &target)) {
+    while (!reshard_dim_axes_equal(&state, &target)) {
         if (!(try_slice(plan, &state, &target) || try_permute(plan, &state, &target) ||
               try_all_to_all(plan, &state, &target) || try_gather(plan, &state, &target)))
             return false;

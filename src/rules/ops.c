@@ -510,3 +510,23 @@ OpShardingRule *rules_argmax(RuleBuilder *b)
     reduced[op_attr_int(b->op, ATTR_KEY_DIM)] = true;
     return reduce_rule(b, reduced, FACTOR_NEED_REPLICATION);
 }
+
+/* Shardy's FftOp: the dims before the last len(fft_length) are batch dims
+ * (pass-through); the transformed dims need replication, each a factor of
+ * the operand's size; the last one also blocks propagation when RFFT or
+ * IRFFT make its operand and result sizes differ. */
+OpShardingRule *rules_fft(RuleBuilder *b)
+{
+    const TensorType *in = rule_builder_type(b, 0), *out = &b->op->results[0]->type;
+    int64_t len[SHARDC_MAX_RANK];
+    int first = in->rank - op_attr_ints(b->op, ATTR_KEY_FFT_LENGTH, len, SHARDC_MAX_RANK);
+    for (int d = 0; d < in->rank; d++)
+        rule_builder_add_pointwise(b, d, in->dims[d], d < first ? FACTOR_PASS_THROUGH : FACTOR_NEED_REPLICATION);
+    OpShardingRule *rule = rule_builder_build(b);
+    bool *blocked = ARENA_ARRAY(b->arena, bool, rule->num_factors + 1);
+    int last = in->rank - 1;
+    if (last >= 0 && in->dims[last] != out->dims[last]) /* factor f is dim f's; size-1 extras come after */
+        blocked[last] = true;
+    rule->blocked = blocked;
+    return rule;
+}

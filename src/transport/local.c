@@ -240,11 +240,19 @@ COMBINE_HALF_ALL(f16)
 COMBINE_NATIVE(uint8_t, or, BOOL_OR)
 COMBINE_NATIVE(uint8_t, and, BOOL_AND)
 
+/* Complex numbers are summed only (the verifier refuses pmax, pmin and
+ * max/min reductions of them): no ordering. */
+typedef float _Complex TransportC64;
+typedef double _Complex TransportC128;
+COMBINE_NATIVE(TransportC64, sum, SUM)
+COMBINE_NATIVE(TransportC128, sum, SUM)
+
 #define COMBINE_ROW(T) {[RED_SUM] = combine_sum_##T, [RED_MAX] = combine_max_##T, [RED_MIN] = combine_min_##T}
 static const CombineFn combine_fns[DT_COUNT][RED_COUNT] = {
     [DT_F32] = COMBINE_ROW(float),  [DT_F64] = COMBINE_ROW(double),   [DT_BF16] = COMBINE_ROW(bf16),
     [DT_F16] = COMBINE_ROW(f16),    [DT_I8] = COMBINE_ROW(int8_t),    [DT_I32] = COMBINE_ROW(int32_t),
     [DT_I64] = COMBINE_ROW(int64_t), [DT_U32] = COMBINE_ROW(uint32_t),
+    [DT_C64] = {[RED_SUM] = combine_sum_TransportC64}, [DT_C128] = {[RED_SUM] = combine_sum_TransportC128},
     [DT_BOOL] = {[RED_SUM] = combine_or_uint8_t, [RED_MAX] = combine_or_uint8_t, [RED_MIN] = combine_and_uint8_t},
 };
 

@@ -283,7 +283,7 @@ static void check_unreduced_change(VerifyCtx *vc, const Op *op)
 void verify_op(VerifyCtx *vc, Op *op)
 {
     verify_op_attrs(vc, op);
-    if (!check_tokens(vc, op))
+    if (!check_tokens(vc, op) || !verify_complex_ok(vc, op))
         return;
     if ((op->kind == OP_SHARDING_CONSTRAINT || op->kind == OP_RESHARD) && op->num_operands == 1 &&
         op->num_results == 1)
@@ -299,7 +299,7 @@ static bool scalar_fits(const AttrValue *v, DType dt)
 {
     if (dt == DT_BOOL)
         return v->kind == ATTR_BOOL;
-    if (dtype_is_float(dt))
+    if (dtype_is_float(dt) || dtype_is_complex(dt)) /* complex: the real part, imaginary 0 */
         return v->kind == ATTR_FLOAT || v->kind == ATTR_INT;
     return v->kind == ATTR_INT;
 }

@@ -418,7 +418,7 @@ static void test_spellings_and_ranges(void **state)
     static const char *const mlir[DT_COUNT] = {
         [DT_F32] = "f32", [DT_F64] = "f64", [DT_BF16] = "bf16", [DT_F16] = "f16", [DT_I8] = "i8",
         [DT_I32] = "i32", [DT_I64] = "i64", [DT_U32] = "ui32", [DT_BOOL] = "i1",
-        [DT_TOKEN] = "!stablehlo.token",
+        [DT_TOKEN] = "!stablehlo.token", [DT_C64] = "complex<f32>", [DT_C128] = "complex<f64>",
     };
     for (int i = 0; i < DT_COUNT; i++) {
         DType a, b;
@@ -439,6 +439,8 @@ static void test_spellings_and_ranges(void **state)
     assert_true(dtype_int_range(DT_I64, &lo, &hi) && lo == INT64_MIN && hi == INT64_MAX);
     assert_true(dtype_int_range(DT_BOOL, &lo, &hi) && lo == 0 && hi == 1);
     assert_false(dtype_int_range(DT_F16, &lo, &hi));
+    assert_false(dtype_int_range(DT_C64, &lo, &hi));
+    assert_true(dtype_is_complex(DT_C128) && !dtype_is_float(DT_C64) && dtype_size(DT_C128) == 16);
     assert_true(dtype_is_int(DT_U32) && dtype_is_unsigned(DT_U32) && !dtype_is_unsigned(DT_I8));
     assert_true(dtype_is_float(DT_F16) && !dtype_is_int(DT_BOOL));
     assert_int_equal(dtype_size(DT_F16), 2);
