@@ -166,9 +166,12 @@ $(BUILD)/shirgen: $(SHIRGEN_SRC) $(wildcard tools/shirgen*.h) $(BUILD)/libshardc
 N ?= 1000
 SEED ?= 1
 GENFLAGS ?=
-.PHONY: difftest difftest-ci
+.PHONY: difftest difftest-ci difftest-ops
 difftest: all
 	@bash tools/difftest.sh -b $(BUILD) -n $(N) -s $(SEED) -- $(GENFLAGS)
+# How many programs of that campaign use each op of issue 18 (generation only).
+difftest-ops: $(BUILD)/shirgen
+	@bash tools/difftest_ops.sh -b $(BUILD) -n $(N) -s $(SEED) -- $(GENFLAGS)
 
 # The random differential tests at full size (.ci/run runs them; make check
 # runs the first seeds of each, to stay short): plain, uneven, unreduced

@@ -562,6 +562,11 @@ int cmd_compile(int argc, char **argv)
         return status;
     }
     args.options.config = config;
+    /* Compiling needs a custom op's rule, not its meaning: a target the
+     * module does not define (a runtime custom_call with its
+     * sdy.sharding_rule) propagates and partitions; `shardc run`, which
+     * computes it, reports it at the op (issue 18). */
+    args.options.external_custom_targets = true;
     char *text = NULL;
     Chunks chunks = {.args = &args};
     arena_init(&chunks.texts);

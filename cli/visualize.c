@@ -281,6 +281,14 @@ typedef struct ElementFormat {
     int int_width;
 } ElementFormat;
 
+/* An integer element as NumPy prints it: u64 past 2^63 - 1 too. */
+static int int_text(char *buf, size_t size, int width, const Tensor *t, int64_t flat)
+{
+    if (t->dtype == DT_U64)
+        return snprintf(buf, size, "%*llu", width, (unsigned long long)(uint64_t)tensor_get_i64(t, flat)); /* wraps back */
+    return snprintf(buf, size, "%*lld", width, (long long)tensor_get_i64(t, flat));
+}
+
 typedef struct IntScan {
     const Tensor *t;
     int width;
@@ -289,7 +297,8 @@ typedef struct IntScan {
 static void scan_int(void *user, int64_t flat)
 {
     IntScan *s = user;
-    int len = snprintf(NULL, 0, "%lld", (long long)tensor_get_i64(s->t, flat));
+    char text[32];
+    int len = int_text(text, sizeof text, 0, s->t, flat);
     s->width = len > s->width ? len : s->width;
 }
 
@@ -326,7 +335,7 @@ static void format_element(StrBuf *sb, const Tensor *t, const ElementFormat *ef,
     } else if (dtype_is_complex(t->dtype)) {
         format_complex(sb, t, flat);
     } else if (dtype_is_int(t->dtype)) {
-        snprintf(text, sizeof text, "%*lld", ef->int_width, (long long)tensor_get_i64(t, flat));
+        int_text(text, sizeof text, ef->int_width, t, flat);
         sb_append(sb, text);
     } else {
         sb_append(sb, tensor_get_i64(t, flat) ? " True" : "False");
@@ -449,7 +458,7 @@ static void format_scalar(StrBuf *sb, const Tensor *t)
         if (t->dtype == DT_BOOL)
             snprintf(text, sizeof text, "%s", tensor_get_i64(t, 0) ? "True" : "False");
         else
-            snprintf(text, sizeof text, "%lld", (long long)tensor_get_i64(t, 0));
+            int_text(text, sizeof text, 0, t, 0);
     } else if (!isfinite(v)) {
         snprintf(text, sizeof text, "%s", isnan(v) ? "nan" : v > 0 ? "inf" : "-inf");
     } else if (v == 0 || (fabs(v) >= 1e-4 && fabs(v) < 1e16)) {

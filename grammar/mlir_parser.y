@@ -23,15 +23,18 @@
 %locations
 %parse-param {MlirParseCtx *ctx}
 %lex-param {MlirParseCtx *ctx}
-%initial-action { @$ = (MlirSpan){1, 1, 1, 1, 0, 0}; }
+%initial-action { @$ = (MlirSpan){1, 1, 0, 0}; }
 
 %code requires {
 #include <stdint.h>
 #include "mlir/mlir_parse_ctx.h"
-/* Locations carry byte offsets too, so that an attribute's source text can
- * be kept whole (mlir_span_text). */
+/* Where a symbol starts, and the byte offsets of its text, so that an
+ * attribute's source text can be kept whole (mlir_keep_text). Nothing
+ * reads where it ends by line and column: the scanner keeps its position
+ * in the context, and the four fields the parser copies at every step
+ * were six (bench/instructions.sh). */
 typedef struct MlirSpan {
-    int first_line, first_column, last_line, last_column;
+    int first_line, first_column;
     int first_offset, last_offset;
 } MlirSpan;
 #define MLIR_YYLTYPE MlirSpan
@@ -41,12 +44,10 @@ typedef struct MlirSpan {
             (cur).first_line = YYRHSLOC(rhs, 1).first_line;                 \
             (cur).first_column = YYRHSLOC(rhs, 1).first_column;             \
             (cur).first_offset = YYRHSLOC(rhs, 1).first_offset;             \
-            (cur).last_line = YYRHSLOC(rhs, n).last_line;                   \
-            (cur).last_column = YYRHSLOC(rhs, n).last_column;               \
             (cur).last_offset = YYRHSLOC(rhs, n).last_offset;               \
         } else {                                                            \
-            (cur).first_line = (cur).last_line = YYRHSLOC(rhs, 0).last_line; \
-            (cur).first_column = (cur).last_column = YYRHSLOC(rhs, 0).last_column; \
+            (cur).first_line = YYRHSLOC(rhs, 0).first_line;                 \
+            (cur).first_column = YYRHSLOC(rhs, 0).first_column;             \
             (cur).first_offset = (cur).last_offset = YYRHSLOC(rhs, 0).last_offset; \
         }                                                                   \
     } while (0)
@@ -100,7 +101,7 @@ static MlirList list_of(MlirParseCtx *ctx, void *item)
     MlirResultDef *rdef;
     MlirSyntaxItem *item;
     MlirCustomSyntax *custom;
-    MlirTypeSig sig;
+    MlirTypeSig *sig;           /* a pointer: the union is copied at every parser step */
     MlirSharding *sharding;
     MlirDimSharding *dim;
     MlirAxisRef *axis;
@@ -288,7 +289,7 @@ op_body: generic_op | custom_op ;
 
 generic_op
     : STRING '(' opt_uses ')' opt_props opt_region_list opt_dict ':' type_sig
-        { $$ = mlir_build_generic(ctx, $1, L(@1), &$3, &$5, &$6, &$7, &$9); if (!$$) YYABORT; }
+        { $$ = mlir_build_generic(ctx, $1, L(@1), &$3, &$5, &$6, &$7, $9); if (!$$) YYABORT; }
     ;
 opt_uses: %empty { $$ = (MlirList){0}; } | uses ;
 uses
@@ -306,16 +307,16 @@ opt_dict: %empty { $$ = (MlirList){0}; } | dict ;
 custom_op
     : custom_head               { $$ = mlir_custom_op(ctx, $1); if (!$$) YYABORT; }
     | custom_head ':' type_sig opt_attributes
-        { $1->sig = $3; $1->attributes = $4; $$ = mlir_custom_op(ctx, $1); if (!$$) YYABORT; }
+        { $1->sig = *$3; $1->attributes = $4; $$ = mlir_custom_op(ctx, $1); if (!$$) YYABORT; }
     | custom_head ':' type_sig opt_attributes KW_REDUCER reducer_groups region
         {
-            $1->sig = $3; $1->attributes = $4; $1->reducer_args = $6;
+            $1->sig = *$3; $1->attributes = $4; $1->reducer_args = $6;
             PUSH($1->trailing_regions, $7);
             $$ = mlir_custom_op(ctx, $1); if (!$$) YYABORT;
         }
     | custom_head ':' type_sig opt_attributes KW_COND region KW_DO region
         {
-            $1->sig = $3; $1->attributes = $4;
+            $1->sig = *$3; $1->attributes = $4;
             PUSH($1->trailing_regions, $6); PUSH($1->trailing_regions, $8);
             $$ = mlir_custom_op(ctx, $1); if (!$$) YYABORT;
         }
@@ -367,9 +368,9 @@ keyword: BARE_ID | UNIT_KEY ;
 /* ---- types ---- */
 
 type_sig
-    : '(' opt_types ')' ARROW type         { $$ = (MlirTypeSig){true, $2, list_of(ctx, $5), true}; }
-    | '(' opt_types ')' ARROW '(' opt_types ')' { $$ = (MlirTypeSig){true, $2, $6, true}; }
-    | types                                { $$ = (MlirTypeSig){false, $1, {0}, true}; }
+    : '(' opt_types ')' ARROW type         { $$ = NEW(MlirTypeSig); *$$ = (MlirTypeSig){true, $2, list_of(ctx, $5), true}; }
+    | '(' opt_types ')' ARROW '(' opt_types ')' { $$ = NEW(MlirTypeSig); *$$ = (MlirTypeSig){true, $2, $6, true}; }
+    | types                                { $$ = NEW(MlirTypeSig); *$$ = (MlirTypeSig){false, $1, {0}, true}; }
     ;
 opt_types: %empty { $$ = (MlirList){0}; } | types ;
 types

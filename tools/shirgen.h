@@ -246,6 +246,7 @@ bool gen_scatter(Gen *g, OpKind kind);
 bool gen_convolution(Gen *g, OpKind kind);
 bool gen_reduce_window(Gen *g, OpKind kind);
 bool gen_select_and_scatter(Gen *g, OpKind kind);
+bool gen_rng_bit_generator(Gen *g, OpKind kind); /* shirgen_ops_random.c (issue 18) */
 /* A random window [start, limit) with stride of a dim of `size`, its
  * length a multiple of the resize unit (shirgen_ops_window.c). */
 void slice_dim(Gen *g, int64_t size, int64_t *start, int64_t *limit, int64_t *stride);

@@ -49,6 +49,7 @@ static const OpGen op_gens[OP_COUNT] = {
     [OP_CONVOLUTION] = {gen_convolution, 4, S_OUTER}, [OP_REDUCE_WINDOW] = {gen_reduce_window, 4, S_OUTER},
     [OP_SELECT_AND_SCATTER] = {gen_select_and_scatter, 3, S_OUTER},
     [OP_FFT] = {gen_fft, 5, S_OUTER}, /* complex numbers and fft (#18) */
+    [OP_RNG_BIT_GENERATOR] = {gen_rng_bit_generator, 3, S_OUTER},
     [OP_CALL] = {gen_call, 3, S_OUTER}, [OP_CUSTOM] = {gen_custom, 10, S_OUTER},
     [OP_SHARDING_CONSTRAINT] = {gen_constraint, 7, S_ENTRY}, [OP_RESHARD] = {gen_constraint, 4, S_ENTRY},
     [OP_SHARD_MAP] = {gen_shard_map, 6, S_ENTRY},

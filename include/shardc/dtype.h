@@ -28,12 +28,13 @@ typedef enum { DTC_FLOAT, DTC_SINT, DTC_UINT, DTC_BOOL, DTC_TOKEN, DTC_COMPLEX }
     X(DT_I32, "i32", 4, DTC_SINT, "i32")         \
     X(DT_I64, "i64", 8, DTC_SINT, "i64")         \
     X(DT_U32, "u32", 4, DTC_UINT, "ui32")        \
+    X(DT_U64, "u64", 8, DTC_UINT, "ui64")        \
     X(DT_BOOL, "bool", 1, DTC_BOOL, "i1")        \
     X(DT_TOKEN, "token", 1, DTC_TOKEN, "!stablehlo.token")     \
     X(DT_C64, "c64", 8, DTC_COMPLEX, "complex<f32>")          \
     X(DT_C128, "c128", 16, DTC_COMPLEX, "complex<f64>")
 /* The spellings above, for messages; keep it in step with the table. */
-#define SHARDC_DTYPE_SPELLINGS "f32, f64, bf16, f16, i8, i32, i64, u32, bool, token, c64 or c128"
+#define SHARDC_DTYPE_SPELLINGS "f32, f64, bf16, f16, i8, i32, i64, u32, u64, bool, token, c64 or c128"
 
 typedef enum {
 #define X(e, s, n, c, m) e,

@@ -33,4 +33,11 @@ void io_sync_parent(const char *path);
 void io_put_int(FILE *out, long long v);
 void io_put_spaces(FILE *out, int n);
 
+/* A printer's run on one stream without stdio's lock taken per call (the
+ * library's threads never write to it meanwhile): a printer makes dozens
+ * of calls an op, and the locking was a twelfth of printing MLIR. Returns
+ * what io_stream_unlocked_end restores. */
+int io_stream_unlocked_begin(FILE *out);
+void io_stream_unlocked_end(FILE *out, int saved);
+
 #endif

@@ -254,6 +254,27 @@ bool kern_fft_type_lookup(const char *name, KernFftType *out);
  * dims must be lengths (for IRFFT: the last one lengths[n-1] / 2 + 1). */
 TensorStatus kern_fft(TensorCtx *ctx, const Tensor *x, KernFftType type, int n, const int64_t *lengths,
                       Tensor **out);
+/* ---- rng_bit_generator (random_bits.c) ------------------------------------ */
+
+/* Threefry-2x32 with 20 rounds (Random123's threefry2x32): out = the
+ * cipher of ctr under key. */
+void kern_threefry2x32(const uint32_t key[2], const uint32_t ctr[2], uint32_t out[2]);
+
+/* A block of rng_bit_generator's bits: the whole output's shape, this
+ * block's start in it and its own shape (a padded shard may reach past the
+ * shape: those elements are zeros), and the element type (32 or 64 bits). */
+typedef struct RngBitsRequest {
+    DType dtype;
+    int rank;
+    const int64_t *global_dims, *offsets, *local_dims;
+} RngBitsRequest;
+
+/* StableHLO rng_bit_generator with THREE_FRY as XLA computes it: state
+ * u64[2] = [key, counter]; new_state = [key, counter + the Threefry calls
+ * of the whole output]; every block of the same request gives the bits of
+ * the whole output at its place. */
+TensorStatus kern_rng_bit_generator(TensorCtx *ctx, const Tensor *state, const RngBitsRequest *req,
+                                    Tensor **new_state, Tensor **bits);
 
 /* ---- deterministic random data (rng.c) ----------------------------------- */
 

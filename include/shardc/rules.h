@@ -114,5 +114,6 @@ OpShardingRule *rules_top_k(RuleBuilder *b);
  * (custom_call.c), or NULL. */
 OpShardingRule *rules_custom_call(RuleBuilder *b);
 OpShardingRule *rules_fft(RuleBuilder *b);
+OpShardingRule *rules_rng_bit_generator(RuleBuilder *b); /* issue 18 (h33) */
 
 #endif

@@ -58,6 +58,7 @@ void verify_fft(VerifyCtx *vc, Op *op);
  * take them, or takes them in a way it refuses (compare lt, convert to a
  * real type). */
 bool verify_complex_ok(VerifyCtx *vc, const Op *op);
+void verify_rng_bit_generator(VerifyCtx *vc, Op *op); /* issue 18 (h33) */
 void verify_sort_or_argmax(VerifyCtx *vc, Op *op);
 void verify_call(VerifyCtx *vc, Op *op);
 void verify_custom(VerifyCtx *vc, Op *op);

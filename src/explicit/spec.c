@@ -103,7 +103,7 @@ bool xspec_duplicate(const XSpec *s, AxisRef *dup)
 
 static const char *const jax_dtype_names[DT_COUNT] = {
     [DT_F32] = "float32", [DT_F64] = "float64", [DT_BF16] = "bfloat16", [DT_F16] = "float16",
-    [DT_I8] = "int8",     [DT_I32] = "int32",   [DT_I64] = "int64",     [DT_U32] = "uint32",
+    [DT_I8] = "int8",     [DT_I32] = "int32",   [DT_I64] = "int64",     [DT_U32] = "uint32", [DT_U64] = "uint64",
     [DT_BOOL] = "bool", [DT_TOKEN] = "token", [DT_C64] = "complex64", [DT_C128] = "complex128",
 };
 

@@ -121,6 +121,7 @@ bool exec_pad(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out);
 bool exec_top_k(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out);
 bool exec_complex_part(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out);
 bool exec_fft(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out);
+bool exec_rng_bit_generator(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out); /* issue 18 (h33) */
 bool exec_sort(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out);
 bool exec_argmax(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out);
 bool exec_identity(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out);

@@ -83,9 +83,9 @@ bool dtype_int_range(DType dt, int64_t *lo, int64_t *hi)
     if (cls == DTC_BOOL) {
         *lo = 0;
         *hi = 1;
-    } else if (cls == DTC_UINT) { /* u32 is the widest unsigned type */
+    } else if (cls == DTC_UINT) { /* u64: literals and attributes are int64, so its range stops there */
         *lo = 0;
-        *hi = (int64_t)((UINT64_C(1) << bits) - 1);
+        *hi = bits >= 64 ? INT64_MAX : (int64_t)((UINT64_C(1) << bits) - 1);
     } else {
         *hi = (int64_t)((UINT64_C(1) << (bits - 1)) - 1);
         *lo = -*hi - 1;

@@ -225,12 +225,13 @@ DOT_ROW(I8, int8_t, uint8_t, I_PROD, I_SUM)
 DOT_ROW(I32, int32_t, uint32_t, I_PROD, I_SUM)
 DOT_ROW(I64, int64_t, uint64_t, I_PROD, I_SUM)
 DOT_ROW(U32, uint32_t, uint32_t, I_PROD, I_SUM)
+DOT_ROW(U64, uint64_t, uint64_t, I_PROD, I_SUM)
 DOT_ROW(BOOL, uint8_t, uint8_t, B_PROD, B_SUM)
 
 /* bf16 and f16 are computed in f32 (einsum_half). */
 static const DotRow dot_rows[DT_COUNT] = {
     [DT_F32] = dot_F32, [DT_F64] = dot_F64, [DT_I8] = dot_I8, [DT_I32] = dot_I32,
-    [DT_I64] = dot_I64, [DT_U32] = dot_U32, [DT_BOOL] = dot_BOOL,
+    [DT_I64] = dot_I64, [DT_U32] = dot_U32, [DT_U64] = dot_U64, [DT_BOOL] = dot_BOOL,
 };
 
 typedef struct DotJob {

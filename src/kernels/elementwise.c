@@ -182,10 +182,10 @@ static double libm_logistic(double v) { return 1 / (1 + exp(-v)); }
     X(MUL, (E)(a * b), __VA_ARGS__)                                                 \
     X(DIV, (b == 0 ? (E)~(E)0 : (E)(a / b)), __VA_ARGS__)                           \
     X(REM, (b == 0 ? a : (E)(a % b)), __VA_ARGS__)                                  \
-    X(POW, uint_pow_u32(a, b), __VA_ARGS__)                                         \
-    X(SHIFT_LEFT, (b >= 32u ? (E)0 : (E)(a << b)), __VA_ARGS__)                     \
-    X(SHIFT_RIGHT_LOGICAL, (b >= 32u ? (E)0 : (E)(a >> b)), __VA_ARGS__)            \
-    X(SHIFT_RIGHT_ARITHMETIC, (E)((int32_t)a >> (b >= 32u ? 31u : b)), __VA_ARGS__) \
+    X(POW, UINT_POW(a, b), __VA_ARGS__)                                             \
+    X(SHIFT_LEFT, (b >= BITS ? (E)0 : (E)(a << b)), __VA_ARGS__)                    \
+    X(SHIFT_RIGHT_LOGICAL, (b >= BITS ? (E)0 : (E)(a >> b)), __VA_ARGS__)           \
+    X(SHIFT_RIGHT_ARITHMETIC, UINT_SRA(a, b), __VA_ARGS__)                          \
     INT_ORDER_AND_BIT_OPS(X, __VA_ARGS__)
 
 /* XLA pred arithmetic: add and max are OR, mul and min are AND. */
@@ -221,14 +221,23 @@ static double libm_logistic(double v) { return 1 / (1 + exp(-v)); }
 
 /* Exponentiation by squaring with wrapping multiplies. A negative exponent
  * gives the truncated reciprocal: 1 for base 1, +-1 for base -1, else 0. */
-static inline uint32_t uint_pow_u32(uint32_t base, uint32_t exponent)
-{
-    uint32_t acc = 1;
-    for (; exponent; exponent >>= 1, base *= base)
-        if (exponent & 1u)
-            acc *= base;
-    return acc;
-}
+#define DEFINE_UINT_POW(S, U)                                                       \
+    static inline U uint_pow_##S(U base, U exponent)                                \
+    {                                                                               \
+        U acc = 1;                                                                  \
+        for (; exponent; exponent >>= 1, base *= base)                              \
+            if (exponent & 1u)                                                      \
+                acc *= base;                                                        \
+        return acc;                                                                 \
+    }
+DEFINE_UINT_POW(u32, uint32_t)
+DEFINE_UINT_POW(u64, uint64_t)
+#define UINT_POW(a, b) _Generic((a), uint32_t: uint_pow_u32, uint64_t: uint_pow_u64)(a, b)
+
+/* The arithmetic shift of an unsigned value copies its top bit. */
+static inline uint32_t uint_sra_u32(uint32_t a, uint32_t b) { return (uint32_t)((int32_t)a >> (b >= 32u ? 31u : b)); }
+static inline uint64_t uint_sra_u64(uint64_t a, uint64_t b) { return (uint64_t)((int64_t)a >> (b >= 64u ? 63u : b)); }
+#define UINT_SRA(a, b) _Generic((a), uint32_t: uint_sra_u32, uint64_t: uint_sra_u64)(a, b)
 
 #define DEFINE_INT_POW(S, T, U)                                                     \
     static inline T int_pow_##S(T base, T exponent)                                 \
@@ -266,6 +275,7 @@ typedef void (*AccumulateLoop)(void *y, const void *b, int64_t n);
 #define UNARY_CLONES_I32
 #define UNARY_CLONES_I64
 #define UNARY_CLONES_U32
+#define UNARY_CLONES_U64
 #define UNARY_CLONES_BOOL
 #define UNARY_CLONES_C64
 #define UNARY_CLONES_C128
@@ -332,7 +342,7 @@ typedef void (*AccumulateLoop)(void *y, const void *b, int64_t n);
 #define FLOAT_TYPES(M, LIST) LIST(M, F32, float, float) LIST(M, F64, double, double)
 #define INT_TYPES(M, LIST)                                                          \
     LIST(M, I8, int8_t, uint8_t) LIST(M, I32, int32_t, uint32_t) LIST(M, I64, int64_t, uint64_t)
-#define UINT_TYPES(M, LIST) LIST(M, U32, uint32_t, uint32_t)
+#define UINT_TYPES(M, LIST) LIST(M, U32, uint32_t, uint32_t) LIST(M, U64, uint64_t, uint64_t)
 #define BOOL_TYPES(M, LIST) LIST(M, BOOL, uint8_t, uint8_t)
 typedef float _Complex KernC64;
 typedef double _Complex KernC128;

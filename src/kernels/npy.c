@@ -131,6 +131,7 @@ static const struct {
     {">i8", DT_I64, true},  {">u4", DT_U32, true},
     /* complex: little-endian only (a big-endian one would swap each part) */
     {"<c8", DT_C64, false}, {"=c8", DT_C64, false}, {"<c16", DT_C128, false}, {"=c16", DT_C128, false},
+    {"<u8", DT_U64, false}, {"=u8", DT_U64, false}, {">u8", DT_U64, true},
 };
 
 static TensorStatus parse_descr(TensorCtx *ctx, const char *name, Cursor *c, NpyHeader *h)
@@ -369,7 +370,7 @@ static size_t format_header(const Tensor *t, char *buf, size_t cap)
 {
     static const char *const descr[DT_COUNT] = {
         [DT_F32] = "<f4", [DT_F64] = "<f8", [DT_F16] = "<f2", [DT_I8] = "|i1",
-        [DT_I32] = "<i4", [DT_I64] = "<i8", [DT_U32] = "<u4", [DT_BOOL] = "|b1",
+        [DT_I32] = "<i4", [DT_I64] = "<i8", [DT_U32] = "<u4", [DT_U64] = "<u8", [DT_BOOL] = "|b1",
         [DT_TOKEN] = "|b1", /* a token is written as a 0-d bool False */
         [DT_C64] = "<c8", [DT_C128] = "<c16",
     };

@@ -62,10 +62,11 @@ typedef void (*ReduceRow)(void *y, int64_t sy, const void *x, int64_t sx, int64_
     }
 
 #define FLOAT_TYPES(M, LIST) LIST(M, F32, float, float) LIST(M, F64, double, double)
-/* u32 is here too: its wrapping sum and its compares need no signed type. */
+/* u32 and u64 are here too: its wrapping sum and its compares need no signed type. */
 #define INT_TYPES(M, LIST)                                                          \
     LIST(M, I8, int8_t, uint8_t) LIST(M, I32, int32_t, uint32_t)                    \
-    LIST(M, I64, int64_t, uint64_t) LIST(M, U32, uint32_t, uint32_t)
+    LIST(M, I64, int64_t, uint64_t) LIST(M, U32, uint32_t, uint32_t)                \
+    LIST(M, U64, uint64_t, uint64_t)
 #define BOOL_TYPES(M, LIST) LIST(M, BOOL, uint8_t, uint8_t)
 
 FLOAT_TYPES(REDUCE_ROW, FLOAT_REDUCE_OPS)

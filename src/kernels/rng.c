@@ -62,6 +62,7 @@ static inline int8_t map_i8(uint64_t bits) { return (int8_t)((int)(bits >> 60) -
 static inline int32_t map_i32(uint64_t bits) { return (int32_t)(bits >> 60) - 8; }
 static inline int64_t map_i64(uint64_t bits) { return (int64_t)(bits >> 60) - 8; }
 static inline uint32_t map_u32(uint64_t bits) { return (uint32_t)(bits >> 60); }
+static inline uint64_t map_u64(uint64_t bits) { return bits >> 60; }
 static inline uint8_t map_bool(uint64_t bits) { return (uint8_t)(bits >> 63); }
 
 typedef void (*FillFn)(void *data, int64_t n, uint64_t key);
@@ -81,6 +82,7 @@ RNG_FILL(I8, int8_t, map_i8)
 RNG_FILL(I32, int32_t, map_i32)
 RNG_FILL(I64, int64_t, map_i64)
 RNG_FILL(U32, uint32_t, map_u32)
+RNG_FILL(U64, uint64_t, map_u64)
 RNG_FILL(BOOL, uint8_t, map_bool)
 
 /* A complex element's real and imaginary parts are parts 2i and 2i+1 of
@@ -98,6 +100,7 @@ static void fill_TOKEN(void *data, int64_t count, uint64_t key)
 static const FillFn fill_fns[DT_COUNT] = {
     [DT_F32] = fill_F32, [DT_F64] = fill_F64, [DT_BF16] = fill_BF16, [DT_F16] = fill_F16,
     [DT_I8] = fill_I8,   [DT_I32] = fill_I32, [DT_I64] = fill_I64,   [DT_U32] = fill_U32,
+    [DT_U64] = fill_U64,
     [DT_BOOL] = fill_BOOL, [DT_TOKEN] = fill_TOKEN, [DT_C64] = fill_C64, [DT_C128] = fill_C128,
 };
 

@@ -27,6 +27,7 @@ KEY_ORDERS(I8, int8_t)
 KEY_ORDERS(I32, int32_t)
 KEY_ORDERS(I64, int64_t)
 KEY_ORDERS(U32, uint32_t)
+KEY_ORDERS(U64, uint64_t)
 KEY_ORDERS(BOOL, uint8_t)
 
 /* bf16 and f16 keys are widened to f32 before sorting, hence their F32
@@ -36,6 +37,7 @@ KEY_ORDERS(BOOL, uint8_t)
         [DT_F32] = ORDER##_F32, [DT_F64] = ORDER##_F64, [DT_BF16] = ORDER##_F32,     \
         [DT_F16] = ORDER##_F32, [DT_I8] = ORDER##_I8, [DT_I32] = ORDER##_I32,        \
         [DT_I64] = ORDER##_I64, [DT_U32] = ORDER##_U32, [DT_BOOL] = ORDER##_BOOL,    \
+        [DT_U64] = ORDER##_U64,                                                      \
     }
 static const BeforeFn ascending_fns[DT_COUNT] = KEY_ORDER_TABLE(ascending);
 static const BeforeFn greater_fns[DT_COUNT] = KEY_ORDER_TABLE(greater);

@@ -309,12 +309,14 @@ DEFINE_SAT(i64, int64_t, INT64_MIN, INT64_MAX, -9223372036854775808.0, 922337203
 DEFINE_SAT(i32, int32_t, INT32_MIN, INT32_MAX, -2147483649.0, 2147483648.0)
 DEFINE_SAT(i8, int8_t, INT8_MIN, INT8_MAX, -129.0, 128.0)
 DEFINE_SAT(u32, uint32_t, 0, UINT32_MAX, -1.0, 4294967296.0)
+DEFINE_SAT(u64, uint64_t, 0, UINT64_MAX, -1.0, 18446744073709551616.0)
 
 /* Narrowing goes through unsigned types so it wraps instead of trapping. */
 static inline int32_t wrap_i32(int64_t x) { return (int32_t)(uint32_t)(uint64_t)x; }
 static inline int64_t wrap_i64(int64_t x) { return x; }
 static inline int8_t wrap_i8(int64_t x) { return (int8_t)(uint8_t)(uint64_t)x; }
 static inline uint32_t wrap_u32(int64_t x) { return (uint32_t)(uint64_t)x; }
+static inline uint64_t wrap_u64(uint64_t x) { return x; }
 
 #define TO_F32(x) ((float)(x))
 #define TO_F64(x) ((double)(x))
@@ -322,17 +324,18 @@ static inline uint32_t wrap_u32(int64_t x) { return (uint32_t)(uint64_t)x; }
 #define TO_I64(x) _Generic((x), float: sat_i64, double: sat_i64, default: wrap_i64)(x)
 #define TO_I8(x) _Generic((x), float: sat_i8, double: sat_i8, default: wrap_i8)(x)
 #define TO_U32(x) _Generic((x), float: sat_u32, double: sat_u32, default: wrap_u32)(x)
+#define TO_U64(x) _Generic((x), float: sat_u64, double: sat_u64, default: wrap_u64)(x)
 #define TO_BOOL(x) ((uint8_t)((x) != 0))
 
 /* Storage types of the dtypes converted directly (bf16 and f16 go through
  * f32), listed twice because a macro cannot expand itself while nested. */
 #define CVT_SOURCES(X)                                                            \
     X(F32, float) X(F64, double) X(I8, int8_t) X(I32, int32_t) X(I64, int64_t)     \
-    X(U32, uint32_t) X(BOOL, uint8_t)
+    X(U32, uint32_t) X(U64, uint64_t) X(BOOL, uint8_t)
 #define CVT_TARGETS(X, SN, ST)                                                    \
     X(F32, float, SN, ST) X(F64, double, SN, ST) X(I8, int8_t, SN, ST)             \
     X(I32, int32_t, SN, ST) X(I64, int64_t, SN, ST) X(U32, uint32_t, SN, ST)        \
-    X(BOOL, uint8_t, SN, ST)
+    X(U64, uint64_t, SN, ST) X(BOOL, uint8_t, SN, ST)
 
 #define CVT_LOOP(DN, DT, SN, ST)                                                   \
     static void cvt_##SN##_##DN(const void *restrict src, void *restrict dst, int64_t n) \

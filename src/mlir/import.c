@@ -161,7 +161,8 @@ MlirKeptAttr mlir_imp_keep(ImportCtx *ic, const MlirNamedAttr *a)
     const MlirAttr *v = a->value;
     if (!v || v->kind == MA_UNIT)
         return (MlirKeptAttr){mlir_imp_str(ic, a->name), NULL};
-    const char *raw = v->raw ? v->raw : "";
+    const char *raw = mlir_attr_raw(&ic->scratch, v);
+    raw = raw ? raw : "";
     size_t len = strlen(raw) + (v->type_text ? strlen(v->type_text) + 4 : 0) + 1;
     char *text = arena_alloc(ic->arena, len);
     snprintf(text, len, v->type_text ? "%s : %s" : "%s", raw, v->type_text);

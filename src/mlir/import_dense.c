@@ -283,7 +283,7 @@ static bool literal_type(ImportCtx *ic, const MlirAttr *a, TensorType *t)
         *t = type_make(&ic->scratch, DT_I64, 2, a->type->dims);
         return true;
     }
-    const char *text = a->type_text ? a->type_text : a->raw;
+    const char *text = a->type_text ? a->type_text : mlir_attr_raw(&ic->scratch, a);
     const char *tail = text ? strstr(text, "tensor<") : NULL;
     long long rows, cols;
     if (!tail || sscanf(tail, "tensor<%lldx%lldx", &rows, &cols) != 2 || rows < 0 || cols < 0)

@@ -152,6 +152,7 @@ bool mlir_imp_dot(OpImport *oi);
 bool mlir_imp_reduce(OpImport *oi);
 bool mlir_imp_broadcast(OpImport *oi);
 bool mlir_imp_compare(OpImport *oi);
+bool mlir_imp_rng_bit_generator(OpImport *oi); /* issue 18 (h33) */
 bool mlir_imp_transpose(OpImport *oi);
 bool mlir_imp_concatenate(OpImport *oi);
 bool mlir_imp_slice(OpImport *oi);

@@ -52,6 +52,7 @@ static const ImpOpEntry special_ops[] = {
     {"stablehlo.convolution", OP_CONVOLUTION, mlir_imp_convolution},
     {"stablehlo.reduce_window", OP_REDUCE_WINDOW, mlir_imp_reduce_window},
     {"stablehlo.select_and_scatter", OP_SELECT_AND_SCATTER, mlir_imp_select_and_scatter},
+    {"stablehlo.rng_bit_generator", OP_RNG_BIT_GENERATOR, mlir_imp_rng_bit_generator},
     {"stablehlo.constant", OP_CONSTANT, mlir_imp_constant},
     {"sdy.constant", OP_CONSTANT, mlir_imp_constant},
     {"stablehlo.iota", OP_IOTA, mlir_imp_iota},
@@ -308,7 +309,8 @@ AttrValue *mlir_imp_attr_value(ImportCtx *ic, const MlirAttr *a, const TensorTyp
         break;
     default: break;
     }
-    diag_error(ic->diag, loc, "attribute '%s' has no shardc equivalent", a->raw ? a->raw : "?");
+    const char *raw = mlir_attr_raw(&ic->scratch, a);
+    diag_error(ic->diag, loc, "attribute '%s' has no shardc equivalent", raw ? raw : "?");
     return NULL;
 }
 

@@ -91,6 +91,21 @@ static void letter_contracting(const DotDims *d, char *lhs)
         lhs[d->lhs_contract[k]] = letters[k];
 }
 
+/* "lhs,rhs->out" into spec, false if it does not fit (ranks are capped:
+ * it does); copied, not snprintf'd, which cost 3,000 instructions a dot. */
+static bool join_spec(char *spec, size_t len, const char *lhs, const char *rhs, const char *out)
+{
+    size_t nl = strlen(lhs), nr = strlen(rhs), no = strlen(out);
+    if (nl + nr + no + 4 > len)
+        return false;
+    memcpy(spec, lhs, nl);
+    spec[nl] = ',';
+    memcpy(spec + nl + 1, rhs, nr);
+    memcpy(spec + nl + 1 + nr, "->", 2);
+    memcpy(spec + nl + nr + 3, out, no + 1);
+    return true;
+}
+
 /* "lhs,rhs->out": lhs dims a, b, ... in order (contracting ones lettered
  * in the pairs' order); rhs batch and contracting dims take their lhs
  * partner's label; the result is batch, lhs free, rhs free, each in order
@@ -117,8 +132,7 @@ static bool dot_spec(const DotDims *d, int lr, int rr, char *spec, size_t len)
     for (int i = 0; i < rr; i++)
         if (!rhs[i])
             out[n++] = rhs[i] = next++;
-    int written = snprintf(spec, len, "%s,%s->%s", lhs, rhs, out);
-    return written > 0 && (size_t)written < len;   /* labels fit: ranks are capped */
+    return join_spec(spec, len, lhs, rhs, out);
 }
 
 static bool make_einsum(OpImport *oi, const DotDims *d)
@@ -499,4 +513,30 @@ bool mlir_imp_barrier(OpImport *oi)
 bool mlir_imp_sharding_group(OpImport *oi)
 {
     return mlir_imp_make_op(oi, OP_SHARDING_GROUP) && mlir_imp_int_attr_from(oi, ATTR_KEY_GROUP_ID, "group_id", "group_id");
+}
+
+/* ---- rng_bit_generator (issue 18, h33) ---- */
+
+/* `algorithm = THREE_FRY` (custom form) or #stablehlo<rng_algorithm
+ * THREE_FRY> (generic), both read as a keyword; absent is DEFAULT. */
+bool mlir_imp_rng_bit_generator(OpImport *oi)
+{
+    static const char *const algorithms[] = {"DEFAULT", "THREE_FRY", "PHILOX"};
+    const MlirAttr *a = mlir_imp_attr(oi, "rng_algorithm");
+    const char *name = "DEFAULT";
+    bool known = !a;
+    for (size_t i = 0; a && a->kind == MA_KEYWORD && i < sizeof algorithms / sizeof algorithms[0]; i++)
+        if (strcmp(a->s, algorithms[i]) == 0) {
+            name = algorithms[i];
+            known = true;
+        }
+    if (!known) {
+        diag_error(oi->ic->diag, mlir_imp_loc(oi->ic, a->loc), "rng_algorithm must be DEFAULT, THREE_FRY or PHILOX");
+        return false;
+    }
+    if (!mlir_imp_make_op(oi, OP_RNG_BIT_GENERATOR))
+        return false;
+    Loc loc = a ? mlir_imp_loc(oi->ic, a->loc) : oi->op->loc;
+    mlir_imp_set(oi, ATTR_KEY_RNG_ALGORITHM, mlir_imp_string_attr(oi->ic, name, loc));
+    return true;
 }

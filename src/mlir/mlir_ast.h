@@ -134,6 +134,8 @@ struct MlirAttr {
     MlirAttrKind kind;
     Loc loc;
     const char *raw;            /* the source text, whitespace-normalized */
+    const char *span;           /* or, until asked for (mlir_attr_raw), where */
+    size_t span_len;            /* it is in the input and how long */
     const char *type_text;      /* `: i64` of a typed int/float, or NULL */
     int64_t i;
     double f;
@@ -152,6 +154,10 @@ struct MlirAttr {
  * items the parser did not read (convolution's dim_numbers): such an op
  * cannot be printed back, only reported. */
 #define MLIR_UNREAD_ITEMS "mlir.unread_custom_form"
+
+/* The attribute's source text, whitespace-normalized (in arena when it is
+ * normalized now), or NULL when it has none. */
+const char *mlir_attr_raw(Arena *arena, const MlirAttr *a);
 
 /* The value of the named attribute in a dict list (MlirNamedAttr*), or NULL. */
 MlirAttr *mlir_dict_get(const MlirList *dict, const char *name);

@@ -15,6 +15,7 @@ typedef struct MlirParseCtx {
     int syntax_errors;
     bool lex_error_pending;     /* the scanner reported this token already */
     int nesting;                /* open brackets and regions */
+    int line, column, offset;   /* the scanner's position, after what it read */
     MlirRule *rule;             /* the op sharding rule being read */
     const char *text;           /* the whole input, for attributes' source text */
     size_t len;
@@ -113,7 +114,7 @@ MlirAttr *mlir_build_range(MlirParseCtx *ctx, const char *start, const char *lim
                            Loc loc);
 /* `value : type` in an attribute dict. */
 MlirAttr *mlir_typed(MlirParseCtx *ctx, MlirAttr *value, MlirType *type);
-/* Keeps text[first, last) as the value's raw text, whitespace-normalized,
+/* Keeps text[first, last) as the value's raw text (mlir_attr_raw),
  * unless it has one already; returns the value. */
 MlirAttr *mlir_keep_text(MlirParseCtx *ctx, MlirAttr *value, int first, int last);
 MlirNamedAttr *mlir_named(MlirParseCtx *ctx, const char *name, MlirAttr *value, Loc loc);

@@ -10,7 +10,7 @@ int mlir_yyparse(MlirParseCtx *ctx);
 
 MlirModule *mlir_parse(Arena *arena, DiagEngine *diag, const char *file, const char *text, size_t len)
 {
-    MlirParseCtx ctx = {.arena = arena, .diag = diag, .file = file, .text = text, .len = len};
+    MlirParseCtx ctx = {.arena = arena, .diag = diag, .file = file, .text = text, .len = len, .line = 1, .column = 1};
     ctx.module = arena_alloc(arena, sizeof(MlirModule));
     ctx.module->loc = (Loc){file, 1, 1};
     yyscan_t scanner;
@@ -99,6 +99,8 @@ void mlir_normalize_attrs(MlirParseCtx *ctx, MlirOp *op)
             unwrap_enum(ctx, a, "#stablehlo<comparison_type");
         else if (strcmp(a->name, "fft_type") == 0)
             unwrap_enum(ctx, a, "#stablehlo<fft_type");
+        else if (strcmp(a->name, "rng_algorithm") == 0)
+            unwrap_enum(ctx, a, "#stablehlo<rng_algorithm");
         else if (strcmp(a->name, "allowed_direction") == 0)
             unwrap_enum(ctx, a, "#sdy<propagation_direction");
         else if (strcmp(a->name, "dot_dimension_numbers") == 0)

@@ -20,9 +20,9 @@ MlirAttr *mlir_dict_get(const MlirList *dict, const char *name)
 
 /* Text scanned whole with its line breaks and indentation collapsed to
  * single spaces (outside strings), as it is printed back on one line. */
-static const char *normalize_ws_n(MlirParseCtx *ctx, const char *text, size_t n)
+static const char *normalize_ws_n(Arena *arena, const char *text, size_t n)
 {
-    char *out = arena_alloc_uninit(ctx->arena, n + 1);
+    char *out = arena_alloc_uninit(arena, n + 1);
     size_t k = 0;
     bool in_string = false, escaped = false;
     for (size_t i = 0; i < n; i++) {
@@ -48,7 +48,7 @@ static const char *normalize_ws_n(MlirParseCtx *ctx, const char *text, size_t n)
 
 static const char *normalize_ws(MlirParseCtx *ctx, const char *text)
 {
-    return normalize_ws_n(ctx, text, strlen(text));
+    return normalize_ws_n(ctx->arena, text, strlen(text));
 }
 
 /* ---- types ---- */
@@ -277,12 +277,24 @@ MlirAttr *mlir_typed(MlirParseCtx *ctx, MlirAttr *value, MlirType *type)
     return value;
 }
 
+/* Only the place is kept: the importer asks for the text of the few
+ * attributes it keeps as written, and normalizing every attribute's text
+ * was a twelfth of reading MLIR (bench/instructions.sh). The input outlives
+ * the AST (mlir_read_module). */
 MlirAttr *mlir_keep_text(MlirParseCtx *ctx, MlirAttr *value, int first, int last)
 {
     if (value->raw || first < 0 || last < first || (size_t)last > ctx->len)
         return value;
-    value->raw = normalize_ws_n(ctx, ctx->text + first, (size_t)(last - first));
+    value->span = ctx->text + first;
+    value->span_len = (size_t)(last - first);
     return value;
+}
+
+const char *mlir_attr_raw(Arena *arena, const MlirAttr *a)
+{
+    if (a->raw || !a->span)
+        return a->raw;
+    return normalize_ws_n(arena, a->span, a->span_len);
 }
 
 MlirNamedAttr *mlir_named(MlirParseCtx *ctx, const char *name, MlirAttr *value, Loc loc)

@@ -27,6 +27,7 @@ static const KeyRename key_renames[] = {
     {"stablehlo.pad", "high", "edge_padding_high"},
     {"stablehlo.pad", "interior", "interior_padding"},
     {"stablehlo.dynamic_slice", "sizes", "slice_sizes"},
+    {"stablehlo.rng_bit_generator", "algorithm", "rng_algorithm"},
     {"stablehlo.dot_general", "precision", "precision_config"},
     {"stablehlo.dot", "precision", "precision_config"},
     {"stablehlo.reduce", "dimensions", "dimensions"},

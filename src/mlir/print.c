@@ -73,7 +73,11 @@ static const char *aux_name(MlirPrinter *p, MlirScope *s, const Op *op, const Ml
         return aux->asm_name ? mlir_scope_unique(p, s, aux->asm_name) : number_name(p, "", s->next_value++);
     char buf[256];
     const char *base = op->num_results ? op->results[0]->name : "v";
-    snprintf(buf, sizeof buf, "%.200s.%s", base, aux->role);
+    size_t nb = strnlen(base, 200), nr = strnlen(aux->role, sizeof buf - nb - 2);
+    memcpy(buf, base, nb);
+    buf[nb] = '.';
+    memcpy(buf + nb + 1, aux->role, nr);
+    buf[nb + 1 + nr] = '\0';
     return mlir_scope_unique(p, s, buf);
 }
 
@@ -178,7 +182,10 @@ void mlir_print_defs(MlirPrinter *p, const Op *op, int indent)
 void mlir_print_aux_def(MlirPrinter *p, const Op *op, int i, int indent)
 {
     MlirVal v = mlir_aux_val(p, op, i, (TensorType){0});
-    fprintf(p->out, "%*s%%%s = ", indent, "", v.name);
+    io_put_spaces(p->out, indent);
+    fputc('%', p->out);
+    fputs(v.name, p->out);
+    fputs(" = ", p->out);
 }
 
 /* ---- blocks and regions ---------------------------------------------------- */
@@ -353,6 +360,7 @@ static void print_module_head(MlirPrinter *p, const Module *m)
 void mlir_print_module(FILE *out, const Module *m)
 {
     MlirPrinter p = {.out = out, .m = m, .renumber = m->mlir != NULL, .next_channel = 1};
+    int locking = io_stream_unlocked_begin(out);
     arena_init(&p.arena);
     p.names = ARENA_ARRAY(&p.arena, const char *, m->num_values + 1);
     p.aux = ARENA_ARRAY(&p.arena, const char **, m->num_ops + 1);
@@ -362,5 +370,6 @@ void mlir_print_module(FILE *out, const Module *m)
     for (int i = 0; i < m->num_funcs; i++)
         print_func(&p, m->funcs[i]);
     fputs("}\n", out);
+    io_stream_unlocked_end(out, locking);
     arena_free(&p.arena);
 }

@@ -175,7 +175,9 @@ void mlir_emit_reduce_head(MlirPrinter *p, MlirVal x, MlirVal init, const char *
     mlir_print_val(p, x);
     fputs(" init: ", p->out);
     mlir_print_val(p, init);
-    fprintf(p->out, ") applies %s across dimensions = ", body_op);
+    fputs(") applies ", p->out);
+    fputs(body_op, p->out);
+    fputs(" across dimensions = ", p->out);
     mlir_print_ints(p->out, dims, n);
 }
 
@@ -337,13 +339,15 @@ static MlirVal emit_dot(MlirPrinter *p, EinsumEmit *ee, MlirVal lhs, MlirVal rhs
     const EinsumPlan *e = ee->e;
     bool last = !e->transpose, dot = prints_as_dot(op, e);
     char both[2 * MAXR + 1];
-    snprintf(both, sizeof both, "%s%s", e->kept[0], e->kept[1]);
+    size_t n0 = strlen(e->kept[0]), n1 = strlen(e->kept[1]);
+    memcpy(both, e->kept[0], n0);
+    memcpy(both + n0, e->kept[1], n1 + 1);
     int64_t dims[2 * MAXR];
     memcpy(dims, lhs.type.dims, sizeof(int64_t) * (size_t)lhs.type.rank);
     memcpy(dims + lhs.type.rank, rhs.type.dims, sizeof(int64_t) * (size_t)rhs.type.rank);
     MlirVal r = einsum_def(p, ee, labels_type(p, op->results[0]->type.dtype, e->canon, both, dims), last);
     MlirVal in[2] = {lhs, rhs};
-    fprintf(p->out, "%s ", dot ? "stablehlo.dot" : "stablehlo.dot_general");
+    fputs(dot ? "stablehlo.dot " : "stablehlo.dot_general ", p->out);
     mlir_print_vals(p, in, 2);
     if (!dot) {
         if (e->num_batch) {

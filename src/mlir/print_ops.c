@@ -104,7 +104,8 @@ static void emit_elementwise(MlirPrinter *p, const Op *op, int indent)
     MlirVal in[MLIR_MAX_ELEMENTWISE_OPERANDS], res = result_val(p, op);
     int n = broadcast_operands(p, op, indent, in);
     mlir_print_defs(p, op, indent);
-    fprintf(p->out, "%s%s", mlir_op_name(op), n ? " " : ""); /* `stablehlo.after_all : ...` */
+    fputs(mlir_op_name(op), p->out);
+    fputs(n ? " " : "", p->out); /* `stablehlo.after_all : ...` */
     mlir_print_vals(p, in, n);
     mlir_print_op_attrs(p, op, &(MlirAttrOpts){0});
     mlir_print_same_type(p->out, in, n, &res);
@@ -185,7 +186,8 @@ static MlirVal unary_head(MlirPrinter *p, const Op *op, int indent)
 {
     MlirVal x = mlir_val(p, op->operands[0]);
     mlir_print_defs(p, op, indent);
-    fprintf(p->out, "%s ", mlir_op_name(op));
+    fputs(mlir_op_name(op), p->out);
+    fputc(' ', p->out);
     mlir_print_val(p, x);
     return x;
 }
@@ -246,7 +248,8 @@ static void emit_dynamic_slice(MlirPrinter *p, const Op *op, int indent)
     MlirVal in[SHARDC_MAX_RANK + 1], res = result_val(p, op);
     int n = operand_vals(p, op, in, SHARDC_MAX_RANK + 1);
     mlir_print_defs(p, op, indent);
-    fprintf(p->out, "%s ", mlir_op_name(op));
+    fputs(mlir_op_name(op), p->out);
+    fputc(' ', p->out);
     mlir_print_vals(p, in, n);
     fputs(", sizes = ", p->out);
     mlir_print_ints(p->out, res.type.dims, res.type.rank);
@@ -376,7 +379,8 @@ static void emit_call_like(MlirPrinter *p, const Op *op, int indent, const char 
     MlirVal *in = ARENA_ARRAY(&p->arena, MlirVal, op->num_operands + 1), *res = result_vals(p, op);
     int n = operand_vals(p, op, in, op->num_operands);
     mlir_print_defs(p, op, indent);
-    fprintf(p->out, "%s(", head);
+    fputs(head, p->out);
+    fputc('(', p->out);
     mlir_print_vals(p, in, n);
     fputc(')', p->out);
     mlir_print_op_attrs(p, op, opts);
@@ -425,8 +429,11 @@ static void emit_custom(MlirPrinter *p, const Op *op, int indent)
  * `"shardc.relu"(%x) {attrs} : (tensor<...>) -> tensor<...>`. */
 void mlir_emit_generic(MlirPrinter *p, const Op *op, int indent)
 {
-    char head[128];
-    snprintf(head, sizeof head, "\"shardc.%s\"", op_info(op->kind)->name);
+    char head[128] = "\"shardc.";
+    const char *name = op_info(op->kind)->name;
+    size_t n = strnlen(name, sizeof head - 10);
+    memcpy(head + 8, name, n);
+    memcpy(head + 8 + n, "\"", 2);
     emit_call_like(p, op, indent, head, &(MlirAttrOpts){.generic = true});
 }
 
@@ -443,7 +450,8 @@ static void emit_sharding_op(MlirPrinter *p, const Op *op, int indent)
     const Value *r = op->results[0];
     MlirVal x = mlir_val(p, op->operands[0]);
     mlir_print_defs(p, op, indent);
-    fprintf(p->out, "%s ", mlir_op_canonical_name(op->kind));
+    fputs(mlir_op_canonical_name(op->kind), p->out);
+    fputc(' ', p->out);
     mlir_print_val(p, x);
     fputc(' ', p->out);
     if (r->sharding)
@@ -588,6 +596,27 @@ static void emit_shard_map(MlirPrinter *p, const Op *op, int indent)
     end_line(p);
 }
 
+/* `stablehlo.rng_bit_generator %s, algorithm = THREE_FRY : (tensor<2xui64>)
+ * -> (tensor<2xui64>, tensor<4x6xui32>)`; the partitioner's per-device
+ * form (global_shape and start operands) has no StableHLO spelling and
+ * prints generically (issue 18, h33). */
+static void emit_rng_bit_generator(MlirPrinter *p, const Op *op, int indent)
+{
+    if (op_attr_get(op, ATTR_KEY_GLOBAL_SHAPE)) {
+        mlir_emit_generic(p, op, indent);
+        return;
+    }
+    MlirVal in = mlir_val(p, op->operands[0]), res[2] = {mlir_val(p, op->results[0]), mlir_val(p, op->results[1])};
+    mlir_print_defs(p, op, indent);
+    fprintf(p->out, "%s ", mlir_op_name(op));
+    mlir_print_vals(p, &in, 1);
+    fprintf(p->out, ", algorithm = %s", op_attr_string(op, ATTR_KEY_RNG_ALGORITHM));
+    mlir_print_op_attrs(p, op, &(MlirAttrOpts){.consumed = (const AttrKey[]){ATTR_KEY_RNG_ALGORITHM, 0}});
+    fputs(" : ", p->out);
+    mlir_print_fn_type(p->out, &in, 1, res, 2);
+    end_line(p);
+}
+
 /* ---- the table ------------------------------------------------------------------------ */
 
 static const MlirOpForm form_same = {plan_elementwise, emit_elementwise};
@@ -614,6 +643,7 @@ static const MlirOpForm special_forms[OP_COUNT] = {
     [OP_SELECT_AND_SCATTER] = {mlir_plan_reduce, mlir_emit_select_and_scatter},
     [OP_PAD] = {plan_pad, emit_pad},
     [OP_CONCATENATE] = {NULL, emit_concatenate},
+    [OP_RNG_BIT_GENERATOR] = {NULL, emit_rng_bit_generator},
     [OP_CONSTANT] = {NULL, emit_constant},
     [OP_IOTA] = {NULL, emit_iota},
     [OP_CALL] = {NULL, emit_call},

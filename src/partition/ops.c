@@ -158,9 +158,10 @@ static void clone_body(PartitionCtx *pc, const Op *op, Op *local)
     }
 }
 
-static Op *emit_local_op(PartitionCtx *pc, const Op *op, Value **operands, const DimAxes *result_layouts)
+static Op *emit_local_op_n(PartitionCtx *pc, const Op *op, Value **operands, int num_operands,
+                           const DimAxes *result_layouts)
 {
-    Op *local = pc_append_op(pc, op->kind, op->loc, operands, op->num_operands);
+    Op *local = pc_append_op(pc, op->kind, op->loc, operands, num_operands);
     local->str = op->str;
     local->str_loc = op->str_loc;
     local->callee = op->callee;
@@ -178,6 +179,24 @@ static Op *emit_local_op(PartitionCtx *pc, const Op *op, Value **operands, const
         localize_slice(pc, local);
     if (op->kind == OP_REDUCE)
         clone_body(pc, op, local);
+    return local;
+}
+
+static Op *emit_local_op(PartitionCtx *pc, const Op *op, Value **operands, const DimAxes *result_layouts)
+{
+    return emit_local_op_n(pc, op, operands, op->num_operands, result_layouts);
+}
+
+/* rng_bit_generator with sharded bits: each device computes its block of
+ * the global bits (random.c). NULL: not sharded, the op as written. */
+static Op *local_rng(PartitionCtx *pc, const Op *op, Value *state, const DimAxes *layouts)
+{
+    const TensorType *bits = &op->results[1]->type;
+    Value *args[SHARDC_MAX_RANK + 2] = {state};
+    if (!pc_rng_operands(pc, op, &layouts[1], args))
+        return NULL;
+    Op *local = emit_local_op_n(pc, op, args, 1 + bits->rank, layouts);
+    pc_set_attr(pc, local, ATTR_KEY_GLOBAL_SHAPE, pc_int_array_attr(pc, bits->dims, bits->rank));
     return local;
 }
 
@@ -523,6 +542,8 @@ static void partition_by_rule(PartitionCtx *pc, Op *op)
     Op *local = op->kind == OP_DYNAMIC_UPDATE_SLICE ? pc_local_dynamic_update_slice(pc, op, operands, layouts) : NULL;
     if (op->kind == OP_GATHER || op->kind == OP_SCATTER)
         local = local_gather_or_scatter(pc, op, rule, assignment, operands, layouts, &partial);
+    if (op->kind == OP_RNG_BIT_GENERATOR)
+        local = local_rng(pc, op, operands[0], layouts);
     if (!local)
         local = emit_local_op(pc, op, operands, layouts);
     if (halo.count)
@@ -535,6 +556,20 @@ static void partition_by_rule(PartitionCtx *pc, Op *op)
         mean_count = reduced_count(op);
     }
     finish_results(pc, op, local, layouts, &partial, reduction, mean_count);
+}
+
+/* A custom op whose target the module does not define (a runtime
+ * custom_call with its sdy.sharding_rule, issue 18) is partitioned by its
+ * rule like a built-in op: the target runs on the local blocks, as XLA
+ * runs it after Shardy; without a rule, on whole values. Targets the
+ * module defines run their implementation (special.c). */
+static void partition_custom(PartitionCtx *pc, Op *op)
+{
+    if (!op_attr_symbol(op, ATTR_KEY_PARTITION) && !module_find_func(pc->module, op->callee)) {
+        partition_by_rule(pc, op);
+        return;
+    }
+    pc_partition_custom(pc, op);
 }
 
 /* One case per op class (opclasses.def): a class without one does not

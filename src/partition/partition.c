@@ -333,7 +333,9 @@ bool partition_module(Module *m, DiagEngine *diag, PartitionStats *stats, const 
             return false;
     }
     /* The SPMD program is .shir like any other: it must verify. */
-    if (diag->errors == errors && !verify_module(m, diag))
+    /* custom ops' targets were checked (or left to run time) by the first
+     * verification: the partitioned program keeps the same ones */
+    if (diag->errors == errors && !verify_module_targets(m, diag, true))
         diag_error(diag, (Loc){m->file, 0, 0}, "internal error: the partitioned program does not verify");
     return diag->errors == errors;
 }

@@ -75,6 +75,9 @@ typedef struct PartitionCtx {
 Op *pc_local_dynamic_update_slice(PartitionCtx *pc, const Op *op, Value **operands, const DimAxes *layout);
 /* A `full` i64 scalar of value v. */
 Value *pc_const_i64(PartitionCtx *pc, int64_t v, const char *name, Loc loc);
+/* rng_bit_generator (random.c): operands[1..rank] become its block's
+ * starts; false when its bits are not sharded (issue 18, h33). */
+bool pc_rng_operands(PartitionCtx *pc, const Op *op, const DimAxes *bits_layout, Value **operands);
 
 /* ---- gather and scatter (gather.c) ---- */
 /* Clears the factors the local op cannot keep sharded (dims the indices do

@@ -7,6 +7,9 @@
 #include <unistd.h>
 #include "shardc/arena.h"
 #include "shardc/io.h"
+#ifdef __GLIBC__
+#include <stdio_ext.h>
+#endif
 
 static char *read_stream(FILE *in, size_t *len)
 {
@@ -185,6 +188,14 @@ void io_put_int(FILE *out, long long v)
         *--p = '-';
     fputs(p, out);
 }
+
+#ifdef __GLIBC__
+int io_stream_unlocked_begin(FILE *out) { return __fsetlocking(out, FSETLOCKING_BYCALLER); }
+void io_stream_unlocked_end(FILE *out, int saved) { __fsetlocking(out, saved); }
+#else
+int io_stream_unlocked_begin(FILE *out) { (void)out; return 0; }
+void io_stream_unlocked_end(FILE *out, int saved) { (void)out; (void)saved; }
+#endif
 
 void io_put_spaces(FILE *out, int n)
 {

@@ -202,6 +202,7 @@ typedef void (*CombineFn)(void *restrict acc, const void *restrict in, int64_t n
 COMBINE_ALL(float)
 COMBINE_ALL(double)
 COMBINE_ALL(uint32_t)
+COMBINE_ALL(uint64_t)
 
 /* Signed sums wrap, as the kernels' do (elementwise.c): added as unsigned,
  * since signed overflow is undefined (UBSan; found by fuzz_run). */
@@ -251,7 +252,7 @@ COMBINE_NATIVE(TransportC128, sum, SUM)
 static const CombineFn combine_fns[DT_COUNT][RED_COUNT] = {
     [DT_F32] = COMBINE_ROW(float),  [DT_F64] = COMBINE_ROW(double),   [DT_BF16] = COMBINE_ROW(bf16),
     [DT_F16] = COMBINE_ROW(f16),    [DT_I8] = COMBINE_ROW(int8_t),    [DT_I32] = COMBINE_ROW(int32_t),
-    [DT_I64] = COMBINE_ROW(int64_t), [DT_U32] = COMBINE_ROW(uint32_t),
+    [DT_I64] = COMBINE_ROW(int64_t), [DT_U32] = COMBINE_ROW(uint32_t), [DT_U64] = COMBINE_ROW(uint64_t),
     [DT_C64] = {[RED_SUM] = combine_sum_TransportC64}, [DT_C128] = {[RED_SUM] = combine_sum_TransportC128},
     [DT_BOOL] = {[RED_SUM] = combine_or_uint8_t, [RED_MAX] = combine_or_uint8_t, [RED_MIN] = combine_and_uint8_t},
 };

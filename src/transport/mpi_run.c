@@ -156,6 +156,7 @@ static bool native_reduction(const MpiWorld *w, TransportReduction red, MPI_Data
     case DT_I32: *type = MPI_INT32_T; break;
     case DT_I64: *type = MPI_INT64_T; break;
     case DT_U32: *type = MPI_UINT32_T; break;
+    case DT_U64: *type = MPI_UINT64_T; break;
     case DT_BOOL: *type = MPI_UINT8_T; break;
     case DT_F32: *type = MPI_FLOAT; break;
     case DT_F64: *type = MPI_DOUBLE; break;

@@ -283,6 +283,33 @@ static void test_u32_arithmetic_is_unsigned(void **state)
     tensor_release(e);
 }
 
+/* u64 (rng_bit_generator's state): values past 2^63 - 1 are read through
+ * int64 and wrap back; arithmetic, order, shifts and float conversions
+ * are unsigned (a -1 written through int64 is 2^64 - 1). */
+static void test_u64_is_unsigned(void **state)
+{
+    (void)state;
+    Tensor *a = make_i(DT_U64, 1, DIMS(4), INTS(-1, 0, 7, INT64_MIN)); /* 2^64-1, 0, 7, 2^63 */
+    Tensor *b = make_i(DT_U64, 1, DIMS(4), INTS(1, 1, 2, 63));
+    check_i(binary(BIN_ADD, a, b), 4, INTS(0, 1, 9, INT64_MIN + 63));
+    check_i(binary(BIN_DIV, a, b), 4, INTS(-1, 0, 3, 146402730743726600)); /* 2^63 / 63, truncated */
+    check_i(binary(BIN_SHIFT_RIGHT_LOGICAL, a, b), 4, INTS(INT64_MAX, 0, 1, 1));
+    check_i(binary(BIN_SHIFT_RIGHT_ARITHMETIC, a, b), 4, INTS(-1, 0, 1, -1)); /* copies the top bit */
+    check_i(reduced(RED_MAX, a), 1, INTS(-1));
+    check_i(sorted(a), 4, INTS(0, 7, INT64_MIN, -1));
+    TensorCtx ctx;
+    tensor_ctx_init(&ctx, NULL);
+    Tensor *f, *u;
+    assert_int_equal(tensor_convert(&ctx, a, DT_F64, &f), TENSOR_OK);
+    check_f(f, 4, VALS(18446744073709551615.0, 0, 7, 9223372036854775808.0), 0);
+    Tensor *g = make_f(DT_F64, 1, DIMS(3), VALS(-1.5, 3e19, 12.9));
+    assert_int_equal(tensor_convert(&ctx, g, DT_U64, &u), TENSOR_OK);
+    check_i(u, 3, INTS(0, -1, 12)); /* saturates at 0 and 2^64 - 1 */
+    tensor_release(g);
+    tensor_release(a);
+    tensor_release(b);
+}
+
 static void test_u32_reduce_sort_dot(void **state)
 {
     (void)state;
@@ -417,7 +444,7 @@ static void test_spellings_and_ranges(void **state)
     (void)state;
     static const char *const mlir[DT_COUNT] = {
         [DT_F32] = "f32", [DT_F64] = "f64", [DT_BF16] = "bf16", [DT_F16] = "f16", [DT_I8] = "i8",
-        [DT_I32] = "i32", [DT_I64] = "i64", [DT_U32] = "ui32", [DT_BOOL] = "i1",
+        [DT_I32] = "i32", [DT_I64] = "i64", [DT_U32] = "ui32", [DT_U64] = "ui64", [DT_BOOL] = "i1",
         [DT_TOKEN] = "!stablehlo.token", [DT_C64] = "complex<f32>", [DT_C128] = "complex<f64>",
     };
     for (int i = 0; i < DT_COUNT; i++) {
@@ -436,6 +463,8 @@ static void test_spellings_and_ranges(void **state)
     int64_t lo, hi;
     assert_true(dtype_int_range(DT_I8, &lo, &hi) && lo == -128 && hi == 127);
     assert_true(dtype_int_range(DT_U32, &lo, &hi) && lo == 0 && hi == 4294967295);
+    /* u64 literals are int64 attributes: the range stops at 2^63 - 1 */
+    assert_true(dtype_int_range(DT_U64, &lo, &hi) && lo == 0 && hi == INT64_MAX);
     assert_true(dtype_int_range(DT_I64, &lo, &hi) && lo == INT64_MIN && hi == INT64_MAX);
     assert_true(dtype_int_range(DT_BOOL, &lo, &hi) && lo == 0 && hi == 1);
     assert_false(dtype_int_range(DT_F16, &lo, &hi));
@@ -464,6 +493,7 @@ int main(void)
         cmocka_unit_test(test_convert_all_pairs_small_unsigned),
         cmocka_unit_test(test_random_inputs_of_the_new_types),
         cmocka_unit_test(test_spellings_and_ranges),
+        cmocka_unit_test(test_u64_is_unsigned),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1200,7 +1200,7 @@ static void test_convert_all_pairs_round_trip_small_ints(void **state)
     Tensor *x = make_i(DT_I32, 1, DIMS(4), INTS(0, 1, 5, -3));
     for (int from = 0; from < DT_COUNT; from++) {
         for (int to = 0; to < DT_COUNT; to++) {
-            if (from == DT_U32 || to == DT_U32) /* -3 is no u32: test_convert_unsigned */
+            if (from == DT_U32 || to == DT_U32 || from == DT_U64 || to == DT_U64) /* -3 is no u32: test_convert_unsigned */
                 continue;
             if (from == DT_TOKEN || to == DT_TOKEN) /* a token holds no data to convert */
                 continue;
