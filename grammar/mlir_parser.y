@@ -151,14 +151,20 @@ static MlirList list_of(MlirParseCtx *ctx, void *item)
 
 file
     : top_items                 { ctx->module->items = $1; }
-    | KW_MODULE opt_symbol opt_module_attrs '{' top_items '}' opt_loc top_items
+    | top_items KW_MODULE opt_symbol opt_module_attrs '{' top_items '}' opt_loc top_items
         {
+            /* JAX prints `#loc1 = loc(...)` aliases before the module:
+             * they go to loc_aliases, so nothing else may stand there */
+            if ($1.count) {
+                diag_error(ctx->diag, L(@2), "only location aliases may come before 'module'");
+                YYABORT;
+            }
             ctx->module->explicit_module = true;
-            ctx->module->name = $2;
-            ctx->module->attrs = $3;
-            ctx->module->items = $5;
-            for (int i = 0; i < $8.count; i++)
-                PUSH(ctx->module->items, $8.items[i]);
+            ctx->module->name = $3;
+            ctx->module->attrs = $4;
+            ctx->module->items = $6;
+            for (int i = 0; i < $9.count; i++)
+                PUSH(ctx->module->items, $9.items[i]);
         }
     ;
 
@@ -446,6 +452,7 @@ array_elems
  * `{"a"}: 0->1`. */
 array_elem
     : value_nb                  { $$ = $1; }
+    | DENSE ':' type            { $$ = mlir_typed(ctx, mlir_build_raw(ctx, MA_DENSE, $1, L(@1)), $3); } /* operand_layouts */
     | '{' dict_entries '}'      { $$ = mlir_attr_new(ctx, MA_DICT, L(@1)); $$->items = $2; }
     | dim                       { $$ = mlir_dim_attr(ctx, $1, -1, -1); }
     | dim ':' INT ARROW INT     { $$ = mlir_dim_attr(ctx, $1, mlir_int_value(ctx, $3, L(@3)), mlir_int_value(ctx, $5, L(@5))); }

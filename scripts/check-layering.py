@@ -76,7 +76,7 @@ for src, syms in used.items():
 PREFIXES = {
     'support': 'arena_ diag_ loc_ symtab_ textbuf_ timer_ io_ suggest_',
     'ir': 'ir_ cost_ module_ func_ block_ op_ value_ attr_ sharding_ axis_ref_ axis_refs_ axis_list_ '
-          'axis_set_ mesh_ type_ dtype_ print_',
+          'axis_set_ mesh_ type_ dtype_ print_ lapack_',
     'front': 'parse_ build_',
     'config': 'config_ yaml_ logical_',
     'rules': 'rule_ rules_ einsum_',

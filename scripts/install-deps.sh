@@ -3,9 +3,10 @@
 set -euo pipefail
 # coinor-libcbc-dev: CBC, the auto-sharding ILP solver (src/autoshard/ilp.c, docs/auto_sharding.md).
 # python3: scripts/check-layering.py (tests/layout). mpich, libmpich-dev: the distributed build (make MPI=1, docs/distributed.md)
+# liblapacke-dev: LAPACKE, the cholesky and triangular_solve kernels and JAX's lapack custom_calls (src/kernels/linalg.c)
 # libfftw3-dev: FFTW, the fft kernel (src/kernels/fft.c, docs/kernels.md).
 # graphviz: dot renders --emit=dot graphs (tests/cli/emit_dot_graphviz.test)
-packages=(build-essential python3 flex bison libyaml-dev libcmocka-dev libopenblas-dev llvm-14-tools mpich libmpich-dev graphviz coinor-libcbc-dev pkg-config libfftw3-dev)
+packages=(build-essential python3 flex bison libyaml-dev libcmocka-dev libopenblas-dev liblapacke-dev llvm-14-tools mpich libmpich-dev graphviz coinor-libcbc-dev pkg-config libfftw3-dev)
 missing=()
 for p in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")

@@ -253,6 +253,10 @@ void slice_dim(Gen *g, int64_t size, int64_t *start, int64_t *limit, int64_t *st
 bool gen_top_k(Gen *g, OpKind kind);
 bool gen_sort(Gen *g, OpKind kind);
 bool gen_argmax(Gen *g, OpKind kind);
+/* shirgen_ops_linalg.c: cholesky, triangular_solve, batch_norm_* */
+bool gen_cholesky(Gen *g, OpKind kind);
+bool gen_triangular_solve(Gen *g, OpKind kind);
+bool gen_batch_norm(Gen *g, OpKind kind);
 bool gen_call(Gen *g, OpKind kind);
 bool gen_custom(Gen *g, OpKind kind);
 bool gen_constraint(Gen *g, OpKind kind);

@@ -48,6 +48,10 @@ static const OpGen op_gens[OP_COUNT] = {
     [OP_GATHER] = {gen_gather, 4, S_OUTER}, [OP_SCATTER] = {gen_scatter, 3, S_OUTER},
     [OP_CONVOLUTION] = {gen_convolution, 4, S_OUTER}, [OP_REDUCE_WINDOW] = {gen_reduce_window, 4, S_OUTER},
     [OP_SELECT_AND_SCATTER] = {gen_select_and_scatter, 3, S_OUTER},
+    /* linear algebra and batch norm (issue #18) */
+    [OP_CHOLESKY] = {gen_cholesky, 2, S_ALL}, [OP_TRIANGULAR_SOLVE] = {gen_triangular_solve, 2, S_ALL},
+    [OP_BATCH_NORM_INFERENCE] = {gen_batch_norm, 2, S_ALL}, [OP_BATCH_NORM_TRAINING] = {gen_batch_norm, 2, S_ALL},
+    [OP_BATCH_NORM_GRAD] = {gen_batch_norm, 2, S_ALL},
     [OP_FFT] = {gen_fft, 5, S_OUTER}, /* complex numbers and fft (#18) */
     [OP_RNG_BIT_GENERATOR] = {gen_rng_bit_generator, 3, S_OUTER},
     [OP_CALL] = {gen_call, 3, S_OUTER}, [OP_CUSTOM] = {gen_custom, 10, S_OUTER},

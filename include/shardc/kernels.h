@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "shardc/gather.h"
+#include "shardc/lapack.h"
 #include "shardc/tensor.h"
 #include "shardc/window.h"
 
@@ -232,6 +233,57 @@ TensorStatus kern_argmax(TensorCtx *ctx, const Tensor *x, int64_t dim, Tensor **
  * ties keep the lower index first; NaN ranks above +inf. */
 TensorStatus kern_top_k(TensorCtx *ctx, const Tensor *x, int64_t k, Tensor **values,
                         Tensor **indices);
+
+/* ---- linear algebra and batch norm (linalg.c, batch_norm.c) ------------- */
+
+/* The last two dims are matrices, the others batch dims. Floats only:
+ * f32 and f64 through LAPACK/BLAS in their own precision, bf16 and f16
+ * through f32. */
+
+/* stablehlo.cholesky: L with L·Lᵀ = A (lower) or U with Uᵀ·U = A, the
+ * other triangle zero (as jnp.linalg.cholesky). A matrix that is not
+ * positive definite gives NaNs, not an error (as JAX on CPU). */
+TensorStatus kern_cholesky(TensorCtx *ctx, const Tensor *a, bool lower, Tensor **out);
+
+typedef enum { KERN_NO_TRANSPOSE, KERN_TRANSPOSE, KERN_ADJOINT } KernTranspose;
+
+typedef struct KernTriangularSolve {
+    bool left_side, lower, unit_diagonal;
+    KernTranspose transpose_a; /* ADJOINT is TRANSPOSE on real matrices */
+} KernTriangularSolve;
+
+/* stablehlo.triangular_solve: X with op(A)·X = B (left_side) or
+ * X·op(A) = B, reading only A's `lower` (else upper) triangle, its
+ * diagonal taken as ones if unit_diagonal. */
+TensorStatus kern_triangular_solve(TensorCtx *ctx, const Tensor *a, const Tensor *b,
+                                   const KernTriangularSolve *opts, Tensor **out);
+
+/* stablehlo.batch_norm_*: statistics per index of dim `feature` over all
+ * other dims (the biased variance); computed in f64, stored in the
+ * operand's type. */
+TensorStatus kern_batch_norm_inference(TensorCtx *ctx, Tensor *const in[5], double epsilon, int64_t feature,
+                                       Tensor **out);
+/* in: operand, scale, offset; out: output, batch_mean, batch_var. */
+TensorStatus kern_batch_norm_training(TensorCtx *ctx, Tensor *const in[3], double epsilon, int64_t feature,
+                                      Tensor *out[3]);
+/* in: operand, scale, mean, variance, grad_output; out: grad_operand,
+ * grad_scale, grad_offset (StableHLO's formula, from XLA's
+ * batchnorm_expander). */
+TensorStatus kern_batch_norm_grad(TensorCtx *ctx, Tensor *const in[5], double epsilon, int64_t feature,
+                                  Tensor *out[3]);
+
+/* A JAX lapack_*_ffi custom_call (lapack.c): the target, its
+ * backend_config letters (uplo 'L'/'U', mode, side, trans_x, diag) and
+ * the op's result types (gesdd's u and vt shapes depend on its mode). */
+typedef struct KernLapack {
+    LapackTarget target;
+    char uplo, mode, side, trans_x, diag;
+    const TensorType *result_types;
+} KernLapack;
+
+/* The routine on every matrix of the batch (the leading dims); results as
+ * jaxlib's FFI handlers give them, LAPACK's info as i32 per matrix. */
+TensorStatus kern_lapack(TensorCtx *ctx, const KernLapack *call, Tensor *const *in, Tensor **out);
 
 /* ---- complex numbers and the FFT (complex.c, fft.c) ----------------------- */
 

@@ -113,6 +113,18 @@ OpShardingRule *rules_top_k(RuleBuilder *b);
 /* A custom op without a rule string: Shardy's rule for its runtime target
  * (custom_call.c), or NULL. */
 OpShardingRule *rules_custom_call(RuleBuilder *b);
+/* linalg.c: Shardy's CholeskyOp, TriangularSolveOp and BatchNormInferenceOp
+ * cases */
+OpShardingRule *rules_cholesky(RuleBuilder *b);
+OpShardingRule *rules_triangular_solve(RuleBuilder *b);
+OpShardingRule *rules_batch_norm_inference(RuleBuilder *b);
+/* The registry's rule of a linear-algebra custom_call target (Eigh, Qr,
+ * QrDecompositionBlock, ProductOfElementaryHouseholderReflectors) on a
+ * custom op without a rule of its own, or NULL. */
+OpShardingRule *rules_linalg_custom_call(Arena *arena, const Op *op);
+/* JAX's lapack_*_ffi custom_calls: batch dims pass through, the rest
+ * needs replication */
+OpShardingRule *rules_lapack(RuleBuilder *b);
 OpShardingRule *rules_fft(RuleBuilder *b);
 OpShardingRule *rules_rng_bit_generator(RuleBuilder *b); /* issue 18 (h33) */
 

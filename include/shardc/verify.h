@@ -60,6 +60,12 @@ void verify_fft(VerifyCtx *vc, Op *op);
 bool verify_complex_ok(VerifyCtx *vc, const Op *op);
 void verify_rng_bit_generator(VerifyCtx *vc, Op *op); /* issue 18 (h33) */
 void verify_sort_or_argmax(VerifyCtx *vc, Op *op);
+/* linalg.c */
+void verify_cholesky(VerifyCtx *vc, Op *op);
+void verify_triangular_solve(VerifyCtx *vc, Op *op);
+void verify_batch_norm(VerifyCtx *vc, Op *op);
+/* lapack.c: JAX's lapack_*_ffi custom_calls */
+void verify_lapack(VerifyCtx *vc, Op *op);
 void verify_call(VerifyCtx *vc, Op *op);
 void verify_custom(VerifyCtx *vc, Op *op);
 void verify_sharding_op(VerifyCtx *vc, Op *op);

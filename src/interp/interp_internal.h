@@ -119,6 +119,11 @@ bool exec_concatenate(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out)
 bool exec_slice(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out);
 bool exec_pad(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out);
 bool exec_top_k(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out);
+/* linalg.c */
+bool exec_cholesky(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out);
+bool exec_triangular_solve(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out);
+bool exec_batch_norm(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out);
+bool exec_lapack(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out);
 bool exec_complex_part(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out);
 bool exec_fft(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out);
 bool exec_rng_bit_generator(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out); /* issue 18 (h33) */

@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "mlir/import_internal.h"
+#include "shardc/lapack.h"
 #include "shardc/layout.h"
 
 static bool op_error(OpImport *oi, const char *msg)
@@ -606,6 +607,9 @@ bool mlir_imp_custom_call(OpImport *oi)
         oi->op_name = "stablehlo.custom_call";
         return mlir_imp_make_op(oi, OP_SHARDING_CONSTRAINT);
     }
+    LapackTarget known;
+    if (lapack_target_parse(target->s, &known)) /* JAX's CPU linear algebra */
+        return mlir_imp_lapack(oi, mlir_imp_str(oi->ic, target->s), target_loc);
     const MlirAttr *rule = mlir_imp_attr(oi, "sdy.sharding_rule");
     if (rule && rule->kind == MA_RULE)
         return custom_op(oi, target->s, target_loc, rule);

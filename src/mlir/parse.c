@@ -97,6 +97,8 @@ void mlir_normalize_attrs(MlirParseCtx *ctx, MlirOp *op)
             unwrap_enum(ctx, a, "#stablehlo<comparison_direction");
         else if (strcmp(a->name, "compare_type") == 0)
             unwrap_enum(ctx, a, "#stablehlo<comparison_type");
+        else if (strcmp(a->name, "transpose_a") == 0)
+            unwrap_enum(ctx, a, "#stablehlo<transpose");
         else if (strcmp(a->name, "fft_type") == 0)
             unwrap_enum(ctx, a, "#stablehlo<fft_type");
         else if (strcmp(a->name, "rng_algorithm") == 0)

@@ -782,8 +782,8 @@ void mlir_print_op_attrs(MlirPrinter *p, const Op *op, const MlirAttrOpts *opts)
         mlir_attrs_add(&l, "spec", MLIR_ITEM_STRING, op->str);
     if (opts->generic && op->callee)
         mlir_attrs_add(&l, "callee", MLIR_ITEM_SYMBOL, op->callee);
-    if (opts->extra)
-        mlir_attrs_add(&l, opts->extra->name, MLIR_ITEM_KEPT, opts->extra);
+    for (const MlirKeptAttr *e = opts->extra; e && e->name; e++)
+        mlir_attrs_add(&l, e->name, MLIR_ITEM_KEPT, e);
     mlir_attrs_print(&l);
 }
 

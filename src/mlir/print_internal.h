@@ -185,7 +185,7 @@ typedef struct MlirAttrOpts {
     bool no_shardings;      /* the form spells the result shardings itself */
     const struct OpShardingRule *rule; /* a custom op's, or NULL */
     const char *const *skip_kept;      /* kept attributes the form spelled (NULL-terminated) */
-    const MlirKeptAttr *extra;         /* one more attribute, or NULL */
+    const MlirKeptAttr *extra;         /* more attributes up to a NULL name, or NULL */
 } MlirAttrOpts;
 void mlir_print_op_attrs(MlirPrinter *p, const Op *op, const MlirAttrOpts *opts);
 /* ` {marker}` on a made-up op. */

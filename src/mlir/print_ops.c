@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "print_internal.h"
+#include "shardc/lapack.h"
 #include "shardc/rules.h"
 
 typedef enum { FORM_SAME, FORM_FUNC, FORM_SHARDC, FORM_SPECIAL } MlirFormKind;
@@ -425,6 +426,102 @@ static void emit_custom(MlirPrinter *p, const Op *op, int indent)
     emit_call_like(p, op, indent, head, &(MlirAttrOpts){.consumed = rule ? rule_keys : NULL, .rule = rule});
 }
 
+/* StableHLO ops with no custom form of their own in shardc (cholesky,
+ * triangular_solve, batch_norm_*): MLIR's generic form under their
+ * StableHLO name, every attribute StableHLO requires spelled out (the
+ * .shir defaults included) and transpose_a as its enum. */
+static void emit_stablehlo_generic(MlirPrinter *p, const Op *op, int indent)
+{
+    char head[128], text[64];
+    MlirKeptAttr extra[3] = {{NULL, NULL}, {NULL, NULL}, {NULL, NULL}};
+    snprintf(head, sizeof head, "\"%s\"", mlir_op_name(op));
+    if (op->kind == OP_TRIANGULAR_SOLVE) {
+        snprintf(text, sizeof text, "#stablehlo<transpose %s>", op_attr_string(op, ATTR_KEY_TRANSPOSE_A));
+        extra[0] = (MlirKeptAttr){"transpose_a", arena_strdup(&p->arena, text)};
+        extra[1] = (MlirKeptAttr){"unit_diagonal", op_attr_bool(op, ATTR_KEY_UNIT_DIAGONAL) ? "true" : "false"};
+    } else if (op_attr_spec(op->kind, ATTR_KEY_EPSILON)) { /* StableHLO's epsilon is an f32 */
+        const AttrValue *eps = op_attr_get(op, ATTR_KEY_EPSILON);
+        snprintf(text, sizeof text, "%.9e : f32", eps->kind == ATTR_FLOAT ? eps->u.f : (double)eps->u.i);
+        extra[0] = (MlirKeptAttr){"epsilon", arena_strdup(&p->arena, text)};
+    }
+    emit_call_like(p, op, indent, head, &(MlirAttrOpts){
+        .generic = true, .extra = extra[0].name ? extra : NULL,
+        .consumed = (const AttrKey[]){ATTR_KEY_TRANSPOSE_A, ATTR_KEY_UNIT_DIAGONAL, ATTR_KEY_EPSILON, 0}});
+}
+
+/* JAX's minor-to-major layout of a lapack operand or result: a matrix
+ * column-major in its last two dims, batch dims outermost; any other
+ * tensor row-major: `dense<[0, 1]> : tensor<2xindex>`. */
+static void layout_text(FILE *f, const TensorType *t, bool matrix)
+{
+    fputs("dense<", f);
+    if (t->rank > 1) /* JAX prints one dim as a splat, dense<0> */
+        fputc('[', f);
+    for (int i = 0; i < t->rank; i++) {
+        int dim = matrix ? (i < 2 ? t->rank - 2 + i : t->rank - 1 - i) : t->rank - 1 - i;
+        fprintf(f, "%s%d", i ? ", " : "", dim);
+    }
+    fprintf(f, "%s> : tensor<%dxindex>", t->rank > 1 ? "]" : "", t->rank);
+}
+
+static const char *layouts_text(MlirPrinter *p, const Op *op, LapackRoutine r, bool operands)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (!f)
+        return "[]";
+    int n = operands ? op->num_operands : op->num_results;
+    fputc('[', f);
+    for (int i = 0; i < n; i++) {
+        fputs(i ? ", " : "", f);
+        layout_text(f, &(operands ? op->operands[i] : op->results[i])->type, lapack_is_matrix(r, operands, i));
+    }
+    fputc(']', f);
+    fclose(f);
+    const char *s = arena_strdup(&p->arena, buf);
+    free(buf);
+    return s;
+}
+
+/* `{diag = 78 : ui8, side = 76 : ui8, ...}`: the letters as JAX encodes
+ * them, sorted by name as MLIR prints a dict. */
+static const char *backend_config_text(MlirPrinter *p, const Op *op)
+{
+    static const AttrKey keys[] = {ATTR_KEY_DIAG, ATTR_KEY_MODE, ATTR_KEY_SIDE, ATTR_KEY_TRANS_X, ATTR_KEY_UPLO};
+    char buf[160];
+    size_t n = 0;
+    buf[n++] = '{';
+    for (size_t i = 0; i < sizeof keys / sizeof *keys; i++) {
+        const char *v = op_attr_string(op, keys[i]);
+        if (v && v[0])
+            n += (size_t)snprintf(buf + n, sizeof buf - n, "%s%s = %d : ui8", n > 1 ? ", " : "", attr_key_name(keys[i]),
+                                  (unsigned char)v[0]);
+    }
+    snprintf(buf + n, sizeof buf - n, "}");
+    return arena_strdup(&p->arena, buf);
+}
+
+/* The lapack op: the custom_call JAX's CPU lowering emits. Layouts read
+ * from MLIR print as written (kept attributes come first), else JAX's. */
+static void emit_lapack(MlirPrinter *p, const Op *op, int indent)
+{
+    static const AttrKey own[] = {ATTR_KEY_TARGET, ATTR_KEY_UPLO, ATTR_KEY_MODE, ATTR_KEY_SIDE,
+                                  ATTR_KEY_TRANS_X, ATTR_KEY_DIAG, 0};
+    LapackTarget t;
+    const char *target = op_attr_string(op, ATTR_KEY_TARGET);
+    bool known = lapack_target_parse(target, &t);
+    MlirKeptAttr extra[4] = {{"mhlo.backend_config", backend_config_text(p, op)}, {NULL, NULL}, {NULL, NULL},
+                             {NULL, NULL}};
+    if (known) {
+        extra[1] = (MlirKeptAttr){"operand_layouts", layouts_text(p, op, t.routine, true)};
+        extra[2] = (MlirKeptAttr){"result_layouts", layouts_text(p, op, t.routine, false)};
+    }
+    char head[256];
+    snprintf(head, sizeof head, "stablehlo.custom_call @%.200s", target ? target : "");
+    emit_call_like(p, op, indent, head, &(MlirAttrOpts){.consumed = own, .extra = extra});
+}
+
 /* MLIR's generic form for the kinds StableHLO has no op for:
  * `"shardc.relu"(%x) {attrs} : (tensor<...>) -> tensor<...>`. */
 void mlir_emit_generic(MlirPrinter *p, const Op *op, int indent)
@@ -586,11 +683,11 @@ static void emit_shard_map(MlirPrinter *p, const Op *op, int indent)
     mlir_print_block_args(p, body);
     mlir_print_block_ops(p, &s, body, indent + 2, "sdy.return");
     fprintf(p->out, "%*s}", indent, "");
-    static const MlirKeptAttr check_vma = {"shardc.check_vma", "true"};
+    static const MlirKeptAttr check_vma[] = {{"shardc.check_vma", "true"}, {NULL, NULL}};
     mlir_print_op_attrs(p, op, &(MlirAttrOpts){
         .consumed = (const AttrKey[]){ATTR_KEY_MESH, ATTR_KEY_IN_SPECS, ATTR_KEY_OUT_SPECS, ATTR_KEY_MANUAL_AXES,
                                       ATTR_KEY_CHECK_VMA, 0},
-        .no_shardings = true, .extra = op_attr_bool(op, ATTR_KEY_CHECK_VMA) ? &check_vma : NULL});
+        .no_shardings = true, .extra = op_attr_bool(op, ATTR_KEY_CHECK_VMA) ? check_vma : NULL});
     fputs(" : ", p->out);
     mlir_print_fn_type(p->out, in, n, res, op->num_results);
     end_line(p);
@@ -648,6 +745,12 @@ static const MlirOpForm special_forms[OP_COUNT] = {
     [OP_IOTA] = {NULL, emit_iota},
     [OP_CALL] = {NULL, emit_call},
     [OP_CUSTOM] = {NULL, emit_custom},
+    [OP_CHOLESKY] = {NULL, emit_stablehlo_generic},
+    [OP_TRIANGULAR_SOLVE] = {NULL, emit_stablehlo_generic},
+    [OP_BATCH_NORM_INFERENCE] = {NULL, emit_stablehlo_generic},
+    [OP_BATCH_NORM_TRAINING] = {NULL, emit_stablehlo_generic},
+    [OP_BATCH_NORM_GRAD] = {NULL, emit_stablehlo_generic},
+    [OP_LAPACK] = {NULL, emit_lapack},
     [OP_SHARDING_CONSTRAINT] = {NULL, emit_sharding_op},
     [OP_RESHARD] = {NULL, emit_sharding_op},
     [OP_PROPAGATION_BARRIER] = {NULL, emit_barrier},

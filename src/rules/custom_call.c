@@ -1,6 +1,7 @@
 /* Rules of custom calls without a rule of their own: the runtime targets
  * Shardy's registry knows (op_sharding_rule_registry.cc, its CustomCallOp
- * case), factor for factor and in its order. Any other custom op without
+ * case), factor for factor and in its order (its linear-algebra targets
+ * are linalg.c's). Any other custom op without
  * a rule has none: nothing propagates through it and it runs on whole
  * values. */
 #include <string.h>
@@ -111,70 +112,6 @@ static OpShardingRule *x64_combine(RuleBuilder *b)
     return rule_builder_build(b);
 }
 
-/* jax.lax.linalg's calls: every dim but the last two of operand 0 is a
- * batch dim of every tensor; returns the first non-batch dim, or -1 when
- * the op is not of `operands` and `results` with operand 0 a matrix. */
-static int linalg_batch(RuleBuilder *b, int operands, int results)
-{
-    const TensorType *in = rule_builder_type(b, 0);
-    if (!has_counts(b->op, operands, results) || in->rank < 2)
-        return -1;
-    for (int d = 0; d < in->rank - 2; d++)
-        rule_builder_add_pointwise(b, d, in->dims[d], FACTOR_PASS_THROUGH);
-    return in->rank - 2;
-}
-
-/* A factor on dims of up to three tensors (t, dim pairs; RULE_NULL_DIM: none). */
-static void linalg_factor(RuleBuilder *b, int64_t size, FactorKind kind, const int (*at)[2], int n)
-{
-    int f = rule_builder_new_factor(b, size, kind);
-    for (int i = 0; i < n; i++)
-        rule_builder_map(b, at[i][0], at[i][1], f);
-}
-
-/* Eigh (eigenvectors, eigenvalues): the matrix dims correspond between the
- * input and the eigenvectors, the last also to the eigenvalues' one. */
-static OpShardingRule *eigh(RuleBuilder *b)
-{
-    int d1 = linalg_batch(b, 1, 2);
-    if (d1 < 0)
-        return NULL;
-    const TensorType *in = rule_builder_type(b, 0);
-    linalg_factor(b, in->dims[d1], FACTOR_PASS_THROUGH, (const int[][2]){{0, d1}, {1, d1}}, 2);
-    linalg_factor(b, in->dims[d1 + 1], FACTOR_PASS_THROUGH, (const int[][2]){{0, d1 + 1}, {1, d1 + 1}, {2, d1}}, 3);
-    return rule_builder_build(b);
-}
-
-/* Qr and QrDecompositionBlock (the reflectors, taus): the matrix dims
- * correspond between input and first result but need replication, as
- * does the taus' dim. */
-static OpShardingRule *qr(RuleBuilder *b)
-{
-    int d1 = linalg_batch(b, 1, 2);
-    if (d1 < 0 || rule_builder_type(b, 2)->rank != d1 + 1)
-        return NULL;
-    const TensorType *in = rule_builder_type(b, 0);
-    linalg_factor(b, in->dims[d1], FACTOR_NEED_REPLICATION, (const int[][2]){{0, d1}, {1, d1}}, 2);
-    linalg_factor(b, in->dims[d1 + 1], FACTOR_NEED_REPLICATION, (const int[][2]){{0, d1 + 1}, {1, d1 + 1}}, 2);
-    linalg_factor(b, rule_builder_type(b, 2)->dims[d1], FACTOR_NEED_REPLICATION, (const int[][2]){{2, d1}}, 1);
-    return rule_builder_build(b);
-}
-
-/* ProductOfElementaryHouseholderReflectors (reflectors, taus -> matrix):
- * the matrix dims correspond between the first operand and the result,
- * needing replication, and the taus' dim corresponds to nothing. */
-static OpShardingRule *householder_product(RuleBuilder *b)
-{
-    int d1 = linalg_batch(b, 2, 1);
-    if (d1 < 0 || rule_builder_type(b, 1)->rank != d1 + 1)
-        return NULL;
-    const TensorType *in = rule_builder_type(b, 0);
-    linalg_factor(b, in->dims[d1], FACTOR_NEED_REPLICATION, (const int[][2]){{0, d1}, {2, d1}}, 2);
-    linalg_factor(b, in->dims[d1 + 1], FACTOR_NEED_REPLICATION, (const int[][2]){{0, d1 + 1}, {2, d1 + 1}}, 2);
-    linalg_factor(b, rule_builder_type(b, 1)->dims[d1], FACTOR_NEED_REPLICATION, (const int[][2]){{1, d1}}, 1);
-    return rule_builder_build(b);
-}
-
 OpShardingRule *rules_custom_call(RuleBuilder *b)
 {
     const Op *op = b->op;
@@ -187,11 +124,5 @@ OpShardingRule *rules_custom_call(RuleBuilder *b)
         return approx_top_k(b);
     if (is_target(op, (const char *const[]){"X64Combine"}, 1))
         return x64_combine(b);
-    if (is_target(op, (const char *const[]){"Eigh"}, 1))
-        return eigh(b);
-    if (is_target(op, (const char *const[]){"Qr", "QrDecompositionBlock"}, 2))
-        return qr(b);
-    if (is_target(op, (const char *const[]){"ProductOfElementaryHouseholderReflectors"}, 1))
-        return householder_product(b);
-    return NULL;
+    return rules_linalg_custom_call(b->arena, op); /* Eigh, Qr, ...: linalg.c */
 }

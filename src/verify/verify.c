@@ -4,6 +4,7 @@
 /* The verifier's walk: every function, op, value sharding and region. */
 #include <stdio.h>
 #include <string.h>
+#include "shardc/lapack.h"
 #include "shardc/verify.h"
 
 void verify_value_sharding(VerifyCtx *vc, Sharding **sharding, const TensorType *type, Loc loc,
@@ -158,8 +159,12 @@ void verify_call(VerifyCtx *vc, Op *op)
 
 void verify_custom(VerifyCtx *vc, Op *op)
 {
-    const Func *impl = vc->external_targets ? module_find_func(vc->module, op->callee)
-                                            : find_callee(vc, op->callee, op->callee_loc);
+    const Func *impl = module_find_func(vc->module, op->callee);
+    if (!impl && !vc->external_targets && lapack_is_target_name(op->callee)) /* a JAX target it cannot run */
+        diag_error(vc->diag, op->callee_loc, "unknown LAPACK target '%s': shardc runs " LAPACK_KNOWN_TARGETS,
+                   op->callee);
+    else if (!vc->external_targets)
+        impl = find_callee(vc, op->callee, op->callee_loc);
     if (impl)
         verify_signature(vc, op, impl, "custom op implementation");
     const AttrValue *partition = op_attr_get(op, ATTR_KEY_PARTITION);
