@@ -151,6 +151,24 @@ static void scatter_input(Gen *g, const GsStart *st, GenVal *x, const char *c, S
         in->bound = cap_bound(st->slices.dtype, x->bound + (double)st->count * upd->bound);
 }
 
+/* The scatter of the n inputs in[] at st's indices, without its update
+ * computation; vals gets its 2n + 1 operands. */
+static Op *scatter_op(Gen *g, OpKind kind, const GsStart *st, const ScatterInput *in, int n, GenVal **vals)
+{
+    Value *ops[2 * MAX_SCATTER_INPUTS + 1];
+    TensorType types[MAX_SCATTER_INPUTS];
+    for (int i = 0; i < n; i++) {
+        vals[i] = in[i].x, vals[n + 1 + i] = in[i].upd;
+        types[i] = in[i].x->v->type;
+    }
+    vals[n] = st->idx;
+    for (int i = 0; i < 2 * n + 1; i++)
+        ops[i] = vals[i]->v;
+    Op *op = gen_op(g, kind, ops, 2 * n + 1, types, n);
+    set_dims(g, op, &st->s, true);
+    return op;
+}
+
 /* `combiner` (half the scatters, as before issue 18), or a region over one
  * or two inputs whose returns are add, max or a select (no combiner). */
 bool gen_scatter(Gen *g, OpKind kind)
@@ -162,25 +180,16 @@ bool gen_scatter(Gen *g, OpKind kind)
         return false;
     int form = (int)rng_below(&g->rng, 4), n = form == 3 ? 2 : 1;
     ScatterInput in[MAX_SCATTER_INPUTS];
+    DType dts[MAX_SCATTER_INPUTS];
+    const char *kinds[MAX_SCATTER_INPUTS];
     for (int i = 0; i < n; i++) {
         GenVal *x = i ? gen_value_of(g, &st.x->v->type, false) : st.x;
         scatter_input(g, &st, x, form < 2 ? combiners[rng_below(&g->rng, 4)] : returns[rng_below(&g->rng, 3)],
                       &in[i]);
+        dts[i] = x->v->type.dtype, kinds[i] = in[i].kind;
     }
-    Value *ops[2 * MAX_SCATTER_INPUTS + 1];
     GenVal *vals[2 * MAX_SCATTER_INPUTS + 1];
-    TensorType types[MAX_SCATTER_INPUTS];
-    DType dts[MAX_SCATTER_INPUTS];
-    const char *kinds[MAX_SCATTER_INPUTS];
-    for (int i = 0; i < n; i++) {
-        vals[i] = in[i].x, vals[n + 1 + i] = in[i].upd;
-        types[i] = in[i].x->v->type, dts[i] = types[i].dtype, kinds[i] = in[i].kind;
-    }
-    vals[n] = st.idx;
-    for (int i = 0; i < 2 * n + 1; i++)
-        ops[i] = vals[i]->v;
-    Op *op = gen_op(g, kind, ops, 2 * n + 1, types, n);
-    set_dims(g, op, &st.s, true);
+    Op *op = scatter_op(g, kind, &st, in, n, vals);
     if (form < 2)
         gen_set_attr(g, op, ATTR_KEY_COMBINER, attr_s(g, in[0].kind));
     else
