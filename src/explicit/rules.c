@@ -28,7 +28,8 @@ static bool rule_same(ExplicitCtx *cx, const Op *op, XSpec *const *in, XSpec **o
     return true;
 }
 
-/* optimization_barrier: each result is its operand. */
+/* optimization_barrier: each result is its operand; a (variadic) scatter:
+ * each result is its input, as JAX types lax.scatter's result. */
 static bool rule_barrier(ExplicitCtx *cx, const Op *op, XSpec *const *in, XSpec **out)
 {
     (void)cx;
