@@ -77,7 +77,9 @@ static bool check_structure(ParseCtx *ctx, const OpSyntax *s, OpKind kind)
         diag_error(ctx->diag, s->callee_loc, "'%s' does not take a callee", op_info(kind)->name);
         ok = false;
     }
-    bool region_op = kind == OP_WHILE || kind == OP_CASE || kind == OP_NAMED_COMPUTATION || kind == OP_REDUCE;
+    /* sort's comparator is optional: without it, sort's fixed order */
+    bool region_op = kind == OP_WHILE || kind == OP_CASE || kind == OP_NAMED_COMPUTATION || kind == OP_REDUCE ||
+                     (kind == OP_SORT && s->region);
     if (region_op || s->regions.count) {
         if (!check_region_count(ctx, s, kind))
             ok = false;
@@ -235,7 +237,8 @@ void build_op(ParseCtx *ctx, OpSyntax *s)
     op->callee_loc = s->callee_loc;
     op->num_operands = s->operands.count;
     op->operands = (Value **)s->operands.items;
-    if (kind == OP_WHILE || kind == OP_CASE || kind == OP_NAMED_COMPUTATION || kind == OP_REDUCE)
+    if (kind == OP_WHILE || kind == OP_CASE || kind == OP_NAMED_COMPUTATION || kind == OP_REDUCE ||
+        (kind == OP_SORT && s->region))
         set_regions(ctx, op, s);
     else
         op->region = s->region;
