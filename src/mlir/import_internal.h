@@ -172,6 +172,7 @@ bool mlir_imp_sharding_op(OpImport *oi);
 bool mlir_imp_barrier(OpImport *oi);
 bool mlir_imp_data_flow_edge(OpImport *oi);
 bool mlir_imp_reduce_region(OpImport *oi);
+bool mlir_imp_sort(OpImport *oi);
 bool mlir_imp_sharding_group(OpImport *oi);
 bool mlir_imp_manual_computation(OpImport *oi);
 bool mlir_imp_collective(OpImport *oi);
