@@ -269,6 +269,8 @@ bool gen_all_to_all(Gen *g, OpKind kind);
 bool gen_axis_index(Gen *g, OpKind kind);
 bool gen_while(Gen *g, OpKind kind);
 bool gen_reduce_region(Gen *g, OpKind kind);
+/* sort of (x, iota) with a comparator, for gen_sort; false if x does not fit. */
+bool gen_sort_region(Gen *g, OpKind kind, GenVal *x);
 bool gen_case(Gen *g, OpKind kind);
 /* fft through complex values that never enter the pool (shirgen_ops_fft.c) */
 bool gen_fft(Gen *g, OpKind kind);
