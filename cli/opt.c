@@ -22,6 +22,7 @@ typedef enum {
     OPT_PIPELINE,       /* propagation, then shardings closed as Shardy's export does */
     OPT_GROUP_IMPORT,   /* sharding groups merged and renumbered */
     OPT_SPLIT,          /* constant sub-computations copied per use */
+    OPT_RULES,          /* each op's sharding rule attached as sdy.sharding_rule */
     OPT_EXPLICIT,       /* explicit reshards and all-reduces (mlir_insert_explicit_reshards) */
     OPT_COLLECTIVES,    /* reshards to collectives (mlir_reshard_to_collectives) */
     OPT_UNSUPPORTED,
@@ -30,12 +31,13 @@ typedef enum {
 typedef struct OptPass {
     const char *name;
     OptAction action;
-    const char *options[3];     /* the pass options it takes (NAME=VALUE as written) */
+    const char *options[4];     /* the pass options it takes (NAME=VALUE as written) */
 } OptPass;
 
 static const OptPass opt_passes[] = {
     {"-sdy-basic-propagate", OPT_BASIC,
-     {"conservative-propagation=false", "conservative-propagation=true", "keep-sharding-rules=false"}},
+     {"conservative-propagation=false", "conservative-propagation=true", "keep-sharding-rules=false",
+      "keep-sharding-rules=true"}},
     {"-sdy-aggressive-propagate", OPT_AGGRESSIVE, {"propagation-strategy=aggressive"}},
     {"-sdy-op-priority-propagate", OPT_AGGRESSIVE, {0}},
     {"-sdy-user-priority-propagate", OPT_AGGRESSIVE, {0}},
@@ -43,7 +45,7 @@ static const OptPass opt_passes[] = {
     {"-sdy-add-data-flow-edges", OPT_IDENTITY, {0}},
     {"-sdy-sink-data-flow-edges", OPT_IDENTITY, {0}},
     {"-sdy-sharding-group-import", OPT_GROUP_IMPORT, {0}},
-    {"-sdy-populate-op-sharding-rules", OPT_UNSUPPORTED, {0}},
+    {"-sdy-populate-op-sharding-rules", OPT_RULES, {"conservative-propagation=false", "conservative-propagation=true"}},
     {"-sdy-insert-explicit-reshards", OPT_EXPLICIT, {"enable-full-version=true", "enable-full-version=false"}},
     {"-sdy-reshard-to-collectives", OPT_COLLECTIVES, {0}},
     {"-sdy-constant-or-scalar-splitter", OPT_SPLIT, {0}},
@@ -59,6 +61,7 @@ typedef struct OptArgs {
     int num_run;
     const OptPass *run[OPT_MAX_RUN];
     const char *run_options[OPT_MAX_RUN];
+    bool *warned_unknown_call;  /* Shardy warns of an unknown custom call once per run */
 } OptArgs;
 
 static OptArgs *opt_args(CliParse *p) { return p->args; }
@@ -75,7 +78,7 @@ static bool options_known(const OptPass *pass, const char *options)
     snprintf(buf, sizeof buf, "%s", options);
     for (char *save = NULL, *o = strtok_r(buf, " ", &save); o; o = strtok_r(NULL, " ", &save)) {
         bool known = false;
-        for (int i = 0; i < 3 && pass->options[i]; i++)
+        for (int i = 0; i < 4 && pass->options[i]; i++)
             known = known || strcmp(pass->options[i], o) == 0;
         if (!known)
             return false;
@@ -152,6 +155,7 @@ typedef struct OptPlan {
     bool explicit_partial;
     bool collectives;       /* -sdy-reshard-to-collectives */  /* enable-full-version=false (or not given, Shardy's default) */
     bool dedup_fully;   /* the pipeline's dedup-functions-fully=true: calls stay, edges join functions */
+    bool rules, rules_conservative; /* -sdy-populate-op-sharding-rules and its option */
 } OptPlan;
 
 static void plan_pass(OptPlan *plan, const OptPass *pass, const char *options)
@@ -160,6 +164,11 @@ static void plan_pass(OptPlan *plan, const OptPass *pass, const char *options)
     plan->import_groups = plan->import_groups || pass->action == OPT_GROUP_IMPORT || pass->action == OPT_PIPELINE;
     plan->pipeline = plan->pipeline || pass->action == OPT_PIPELINE;
     plan->dedup_fully = plan->dedup_fully || (options && strstr(options, "dedup-functions-fully=true"));
+    if (pass->action == OPT_RULES) {
+        plan->rules = true;
+        plan->rules_conservative = options && strstr(options, "conservative-propagation=true");
+        return;
+    }
     plan->explicit_reshards = plan->explicit_reshards || pass->action == OPT_EXPLICIT;
     if (pass->action == OPT_EXPLICIT)
         plan->explicit_partial = !(options && strstr(options, "enable-full-version=true"));
@@ -169,6 +178,11 @@ static void plan_pass(OptPlan *plan, const OptPass *pass, const char *options)
     plan->options.emit = EMIT_PROPAGATED;
     plan->options.propagation = pass->action == OPT_BASIC ? PROPAGATION_BASIC : PROPAGATION_AGGRESSIVE;
     plan->options.conservative_propagation = options && strstr(options, "conservative-propagation=true");
+    /* keep-sharding-rules=true: the rules propagation used stay on the ops */
+    if (options && strstr(options, "keep-sharding-rules=true")) {
+        plan->rules = true;
+        plan->rules_conservative = plan->options.conservative_propagation;
+    }
 }
 
 static bool plan_passes(const OptArgs *args, OptPlan *plan, DiagEngine *diag)
@@ -265,6 +279,8 @@ static bool opt_module(const OptArgs *args, const char *name, const char *text, 
               cli_remember_shardings(m, &before) && pipeline_run(m, &ctx);
     if (ok)
         opt_export(&plan, m, &before, diag);
+    if (ok && plan.rules)
+        mlir_populate_op_sharding_rules(m, plan.rules_conservative, diag, args->warned_unknown_call);
     cli_written_free(&before);
     if (ok)
         mlir_print_module(out, m);
@@ -313,7 +329,8 @@ static bool opt_text(const OptArgs *args, const char *name, const char *text, si
 
 int cmd_opt(int argc, char **argv)
 {
-    OptArgs args = {0};
+    bool warned_unknown_call = false;
+    OptArgs args = {.warned_unknown_call = &warned_unknown_call};
     char **norm = normalize_dashes(argc, argv);
     int status = cli_parse(&cmd_opt_command, argc, norm, &args, &args.common);
     free(norm);

@@ -54,6 +54,13 @@ void mlir_insert_explicit_reshards(Module *m, DiagEngine *diag, bool full);
  * all_to_all and all_gather ops the partitioner's reshard plan makes. */
 void mlir_reshard_to_collectives(Module *m);
 
+/* Shardy's -sdy-populate-op-sharding-rules: every op the registry has a
+ * rule for (built as Shardy's conservative-propagation option says) gets
+ * it as its sdy.sharding_rule attribute, over its StableHLO operands; an
+ * op with one keeps it. A custom call the registry does not know gets
+ * Shardy's warning, the first one only while *warned is false. */
+void mlir_populate_op_sharding_rules(Module *m, bool conservative, DiagEngine *diag, bool *warned);
+
 /* Every constant printed as sdy.constant (sdy = true: what Shardy's
  * constant splitter makes of them) or as stablehlo.constant (its export). */
 void mlir_spell_constants(Module *m, bool sdy);

@@ -16,6 +16,10 @@
  * custom ops whose rule fails to bind (already reported by the verifier,
  * normally). */
 OpShardingRule *rules_of_op(Arena *arena, DiagEngine *diag, const Op *op);
+/* The same with Shardy's conservative-propagation option: no factor for a
+ * concatenated dim or a convolution's spatial dims, and the resized dims
+ * of slice, pad, reduce_window and select_and_scatter blocked. */
+OpShardingRule *rules_of_op_conservative(Arena *arena, DiagEngine *diag, const Op *op, bool conservative);
 
 /* Parse a custom op's rule string and bind it to its types, reporting any
  * error (the verifier's check), and keep the rule on the op (Op.bound_rule)
@@ -52,11 +56,15 @@ enum { RULE_BUILDER_FACTORS = 16, RULE_BUILDER_MAPPINGS = 48 };
 typedef struct RuleBuilder {
     Arena *arena;
     const Op *op;
-    int num_factors, factor_cap;
+    bool conservative;          /* Shardy's conservative-propagation option */
+    bool any_blocked;
+    int num_factors, factor_cap, blocked_cap;
     Factor *factors;
+    bool *blocked;              /* per factor: blocked_propagation */
     int num_mappings, mapping_cap;
     DimMapping *mappings;
     Factor factor_buf[RULE_BUILDER_FACTORS];
+    bool blocked_buf[RULE_BUILDER_FACTORS];
     DimMapping mapping_buf[RULE_BUILDER_MAPPINGS];
 } RuleBuilder;
 
@@ -66,6 +74,8 @@ int rule_builder_num_tensors(const RuleBuilder *b);
 const TensorType *rule_builder_type(const RuleBuilder *b, int t);
 /* A new factor mapped to no dim yet; returns its index. */
 int rule_builder_new_factor(RuleBuilder *b, int64_t size, FactorKind kind);
+/* Mark a factor blocked_propagation (Shardy's isBlocked). */
+void rule_builder_block(RuleBuilder *b, int factor);
 /* Append `factor` to dim `dim` of tensor t; RULE_NULL_DIM does nothing. */
 void rule_builder_map(RuleBuilder *b, int t, int dim, int factor);
 /* Shardy's addFactor(inDim, outDim, size, kind) for ops of one operand:
@@ -100,6 +110,9 @@ OpShardingRule *rules_reduce_window(RuleBuilder *b);
 OpShardingRule *rules_select_and_scatter(RuleBuilder *b);
 OpShardingRule *rules_sort(RuleBuilder *b);
 OpShardingRule *rules_top_k(RuleBuilder *b);
+/* A custom op without a rule string: Shardy's rule for its runtime target
+ * (custom_call.c), or NULL. */
+OpShardingRule *rules_custom_call(RuleBuilder *b);
 /* linalg.c: Shardy's CholeskyOp, TriangularSolveOp and BatchNormInferenceOp
  * cases */
 OpShardingRule *rules_cholesky(RuleBuilder *b);

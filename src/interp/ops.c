@@ -415,7 +415,8 @@ bool exec_rng_bit_generator(ExecCtx *x, const Op *op, Tensor *const *in, Tensor 
                          "DEFAULT are)");
     const TensorType *bits = result_type(op, 1);
     int64_t global[SHARDC_MAX_RANK], offsets[SHARDC_MAX_RANK] = {0};
-    if (op_attr_ints(op, ATTR_KEY_GLOBAL_SHAPE, global, SHARDC_MAX_RANK) < 0)
+    /* a scalar's dims may be NULL, which memcpy must not get even for 0 bytes */
+    if (op_attr_ints(op, ATTR_KEY_GLOBAL_SHAPE, global, SHARDC_MAX_RANK) < 0 && bits->rank > 0)
         memcpy(global, bits->dims, sizeof(int64_t) * (size_t)bits->rank);
     for (int d = 0; d + 1 < op->num_operands; d++)
         offsets[d] = tensor_get_i64(in[1 + d], 0);

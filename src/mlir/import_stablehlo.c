@@ -72,6 +72,25 @@ static bool distinct_in_range(const int64_t *a, int na, const int64_t *b, int nb
     return true;
 }
 
+/* The contracting lhs dims' letters in the pairs' order: the k-th pair's
+ * lhs dim gets the k-th smallest of their letters, so that the einsum's
+ * rule (docs/rules.md) and the printed dot_general list them as written. */
+static void letter_contracting(const DotDims *d, char *lhs)
+{
+    char letters[SHARDC_MAX_RANK];
+    int n = d->num_lhs_contract;
+    for (int k = 0; k < n; k++)
+        letters[k] = lhs[d->lhs_contract[k]];
+    for (int i = 1; i < n; i++)
+        for (int j = i; j > 0 && letters[j - 1] > letters[j]; j--) {
+            char t = letters[j - 1];
+            letters[j - 1] = letters[j];
+            letters[j] = t;
+        }
+    for (int k = 0; k < n; k++)
+        lhs[d->lhs_contract[k]] = letters[k];
+}
+
 /* "lhs,rhs->out" into spec, false if it does not fit (ranks are capped:
  * it does); copied, not snprintf'd, which cost 3,000 instructions a dot. */
 static bool join_spec(char *spec, size_t len, const char *lhs, const char *rhs, const char *out)
@@ -87,9 +106,10 @@ static bool join_spec(char *spec, size_t len, const char *lhs, const char *rhs, 
     return true;
 }
 
-/* "lhs,rhs->out": lhs dims a, b, ... in order; rhs batch and contracting
- * dims take their lhs partner's label; the result is batch, lhs free, rhs
- * free, each in order (dot_general's result layout). */
+/* "lhs,rhs->out": lhs dims a, b, ... in order (contracting ones lettered
+ * in the pairs' order); rhs batch and contracting dims take their lhs
+ * partner's label; the result is batch, lhs free, rhs free, each in order
+ * (dot_general's result layout). */
 static bool dot_spec(const DotDims *d, int lr, int rr, char *spec, size_t len)
 {
     if (d->num_lhs_batch != d->num_rhs_batch || d->num_lhs_contract != d->num_rhs_contract || lr + rr > 26 ||
@@ -101,6 +121,7 @@ static bool dot_spec(const DotDims *d, int lr, int rr, char *spec, size_t len)
     char next = (char)('a' + lr);
     for (int i = 0; i < lr; i++)
         lhs[i] = (char)('a' + i);
+    letter_contracting(d, lhs);
     for (int i = 0; i < d->num_lhs_batch; i++)
         out[n++] = rhs[d->rhs_batch[i]] = lhs[d->lhs_batch[i]];
     for (int i = 0; i < d->num_lhs_contract; i++)

@@ -129,9 +129,21 @@ static bool read_group_count(OpImport *oi, AttrKey key)
     return !mlir_imp_attr(oi, attr_key_name(key)) || mlir_imp_int_attr_from(oi, key, attr_key_name(key), NULL);
 }
 
+/* `lhs_dilations = dense<1> : tensor<2xi64>` (plural: not StableHLO's
+ * lhs_dilation), an attribute MLIR keeps on the op as written and nothing
+ * reads: kept when a splat of 1 (no dilation), else refused as unknown. */
+static void keep_unit_dilations(OpImport *oi, const char *name)
+{
+    const MlirAttr *a = mlir_dict_get(&oi->src->attrs, name);
+    if (a && a->kind == MA_DENSE && a->raw && strncmp(a->raw, "dense<1>", 8) == 0)
+        mlir_imp_keep_attr(oi, name);
+}
+
 bool mlir_imp_convolution(OpImport *oi)
 {
     mlir_imp_attr(oi, "precision_config"); /* the interpreter computes in f32 or f64 whatever it asks */
+    keep_unit_dilations(oi, "lhs_dilations");
+    keep_unit_dilations(oi, "rhs_dilations");
     return mlir_imp_make_op(oi, OP_CONVOLUTION) && read_conv_dims(oi) && read_conv_window(oi) &&
            read_group_count(oi, ATTR_KEY_FEATURE_GROUP_COUNT) && read_group_count(oi, ATTR_KEY_BATCH_GROUP_COUNT);
 }

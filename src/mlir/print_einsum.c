@@ -51,7 +51,9 @@ static void keep_or_sum(const EinsumSpec *spec, int i, EinsumPlan *e)
 }
 
 /* dot_general's dims: batch labels in the output's order (so that no
- * transpose is needed for them), contracting ones in the lhs's. */
+ * transpose is needed for them), contracting ones in letter order (the
+ * importer letters them in the order they were written; the einsum's rule
+ * orders them so too). */
 static void plan_dot(const EinsumSpec *spec, EinsumPlan *e)
 {
     const char *lhs = e->kept[0], *rhs = e->kept[1];
@@ -64,9 +66,9 @@ static void plan_dot(const EinsumSpec *spec, EinsumPlan *e)
             e->canon[nc++] = spec->output[j];
         }
     }
-    for (int a = 0; a < nl; a++) {
-        int b = label_at(rhs, nr, lhs[a]);
-        if (b >= 0 && label_at(spec->output, spec->output_rank, lhs[a]) < 0) {
+    for (char c = 'a'; c <= 'z'; c++) {
+        int a = label_at(lhs, nl, c), b = label_at(rhs, nr, c);
+        if (a >= 0 && b >= 0 && label_at(spec->output, spec->output_rank, c) < 0) {
             e->lhs_contract[e->num_contract] = a;
             e->rhs_contract[e->num_contract++] = b;
         }

@@ -45,7 +45,7 @@ OpShardingRule *rules_elementwise(RuleBuilder *b)
 
 /* Rules of data-movement ops: transpose, broadcast, concatenate, slice and
  * pad (Shardy's TransposeOp, BroadcastInDimOp, ConcatenateOp, SliceOp and
- * PadOp cases, with conservative propagation off as Shardy's default). */
+ * PadOp cases; conservative propagation as RuleBuilder.conservative says). */
 
 /* Factors in result order: result dim d is operand dim permutation[d]. */
 OpShardingRule *rules_transpose(RuleBuilder *b)
@@ -82,29 +82,57 @@ OpShardingRule *rules_broadcast(RuleBuilder *b)
     return rule_builder_build(b);
 }
 
-/* Pointwise over the result shape; the concatenated dim is a permutation
- * factor of the result's size (operands' pieces of it must be moved into
- * place between devices, as Shardy's kPermutation says). */
+/* Shardy's findOperandBeforeSlice: a slice's operand, else the value. */
+static const Value *before_slice(const Value *v)
+{
+    return v->def && v->def->kind == OP_SLICE ? v->def->operands[0] : v;
+}
+
+/* Shardy's kind for the concatenated dim: a permutation when the operands
+ * are pieces moved into place (all slices, or slices of one value
+ * concatenated with it), else need_replication. */
+static FactorKind concat_dim_kind(const Op *op)
+{
+    bool all_slices = true, any_slice = false, one_source = true;
+    for (int i = 0; i < op->num_operands; i++) {
+        bool slice = op->operands[i]->def && op->operands[i]->def->kind == OP_SLICE;
+        all_slices &= slice;
+        any_slice |= slice;
+        one_source &= before_slice(op->operands[i]) == before_slice(op->operands[0]);
+    }
+    return all_slices || (one_source && any_slice) ? FACTOR_PERMUTATION : FACTOR_NEED_REPLICATION;
+}
+
+/* Pointwise over the result shape; the concatenated dim one factor of the
+ * result's size (concat_dim_kind), none under conservative propagation
+ * (the dims then get size-1 factors: never sharded). */
 OpShardingRule *rules_concatenate(RuleBuilder *b)
 {
     const TensorType *out = &b->op->results[0]->type;
     int64_t concat_dim = op_attr_int(b->op, ATTR_KEY_DIM);
-    for (int d = 0; d < out->rank; d++)
-        rule_builder_add_pointwise(b, d, out->dims[d],
-                                   d == concat_dim ? FACTOR_PERMUTATION : FACTOR_PASS_THROUGH);
+    for (int d = 0; d < out->rank; d++) {
+        if (d != concat_dim)
+            rule_builder_add_pointwise(b, d, out->dims[d], FACTOR_PASS_THROUGH);
+        else if (!b->conservative)
+            rule_builder_add_pointwise(b, d, out->dims[d], concat_dim_kind(b->op));
+    }
     return rule_builder_build(b);
 }
 
 /* Shardy's addPointwiseWithDiffTypeForMismatch: one factor per dim of the
  * operand's size; a dim whose size changes (sliced, strided or padded) is a
  * permutation factor, since keeping it sharded means shifting data between
- * devices (the start, stride and padding are static). */
+ * devices (the start, stride and padding are static); conservative
+ * propagation blocks propagation along it. */
 OpShardingRule *rules_slice_or_pad(RuleBuilder *b)
 {
     const TensorType *in = rule_builder_type(b, 0), *out = rule_builder_type(b, 1);
-    for (int d = 0; d < in->rank; d++)
-        rule_builder_add_pointwise(b, d, in->dims[d],
-                                   in->dims[d] == out->dims[d] ? FACTOR_PASS_THROUGH : FACTOR_PERMUTATION);
+    for (int d = 0; d < in->rank; d++) {
+        bool resized = in->dims[d] != out->dims[d];
+        int f = rule_builder_add_pointwise(b, d, in->dims[d], resized ? FACTOR_PERMUTATION : FACTOR_PASS_THROUGH);
+        if (resized && b->conservative) /* Shardy's mismatchFactorIsBlocked */
+            rule_builder_block(b, f);
+    }
     return rule_builder_build(b);
 }
 
@@ -374,10 +402,44 @@ static void add_label_factor(RuleBuilder *b, const EinsumSpec *spec, LabelDims l
     rule_builder_map(b, spec->num_inputs, ld.dim[OUT], f);
 }
 
-/* Each group in turn, labels in lhs order then rhs order; a label shared
- * by both inputs is taken where it is first met. A single-input einsum is
- * a reduce (plus transpose) in JAX: its factors follow the input dims, as
- * in the ReduceOp rule, which this order gives since it has no rhs. */
+/* The sort key of a label within its group, or -1 to keep its place:
+ * batch labels by their output dim (dot_general's batching pairs are in
+ * the output's order), contracted labels (summed, in both inputs) by
+ * letter (the importer letters a dot_general's contracting dims in its
+ * pairs' order; docs/rules.md); free labels and labels summed in one input
+ * only stay where they were met. */
+static int group_key(const EinsumSpec *spec, int g, char label)
+{
+    LabelDims ld = label_dims(spec, label);
+    if (g == GROUP_BATCH)
+        return ld.dim[OUT];
+    if (g == GROUP_REDUCTION && ld.dim[LHS] != RULE_NULL_DIM && ld.dim[RHS] != RULE_NULL_DIM)
+        return label;
+    return -1;
+}
+
+/* Sorts the labels that have a key among themselves, by it, in the slots
+ * they hold (a selection sort; the keys are distinct). */
+static void order_group(const EinsumSpec *spec, int g, char *labels, int n)
+{
+    for (int i = 0; i < n; i++) {
+        if (group_key(spec, g, labels[i]) < 0)
+            continue;
+        for (int j = i + 1; j < n; j++) {
+            int kj = group_key(spec, g, labels[j]);
+            if (kj >= 0 && kj < group_key(spec, g, labels[i])) {
+                char t = labels[i];
+                labels[i] = labels[j];
+                labels[j] = t;
+            }
+        }
+    }
+}
+
+/* Each group in turn, its labels met in lhs order then rhs order and
+ * ordered by order_group. A single-input einsum is a reduce (plus
+ * transpose) in JAX: its factors follow the input dims, as in the
+ * ReduceOp rule. */
 OpShardingRule *rules_einsum(RuleBuilder *b)
 {
     EinsumSpec spec;
@@ -388,16 +450,22 @@ OpShardingRule *rules_einsum(RuleBuilder *b)
     bool seen[26] = {false};
     /* One input: a single pass that takes every label in input order. */
     int first_group = spec.num_inputs == 1 ? NUM_GROUPS - 1 : 0;
-    for (int g = first_group; g < NUM_GROUPS; g++)
+    for (int g = first_group; g < NUM_GROUPS; g++) {
+        char labels[2 * SHARDC_MAX_RANK];
+        int n = 0;
         for (int i = 0; i < spec.num_inputs; i++)
             for (int d = 0; d < spec.input_rank[i]; d++) {
                 char label = spec.inputs[i][d];
-                LabelDims ld = label_dims(&spec, label);
-                if (seen[label - 'a'] || (spec.num_inputs == 2 && label_group(ld) != g))
+                if (seen[label - 'a'] || (spec.num_inputs == 2 && label_group(label_dims(&spec, label)) != g))
                     continue;
                 seen[label - 'a'] = true;
-                add_label_factor(b, &spec, ld);
+                labels[n++] = label;
             }
+        if (spec.num_inputs == 2)
+            order_group(&spec, g, labels, n);
+        for (int k = 0; k < n; k++)
+            add_label_factor(b, &spec, label_dims(&spec, labels[k]));
+    }
     return rule_builder_build(b);
 }
 

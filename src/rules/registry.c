@@ -12,9 +12,11 @@ void rule_builder_init(RuleBuilder *b, Arena *arena, const Op *op)
     b->arena = arena;
     b->op = op;
     b->num_factors = b->num_mappings = 0;
-    b->factor_cap = RULE_BUILDER_FACTORS;
+    b->conservative = b->any_blocked = false;
+    b->factor_cap = b->blocked_cap = RULE_BUILDER_FACTORS;
     b->mapping_cap = RULE_BUILDER_MAPPINGS;
     b->factors = b->factor_buf;
+    b->blocked = b->blocked_buf;
     b->mappings = b->mapping_buf;
 }
 
@@ -45,8 +47,16 @@ static void *grow(Arena *arena, void *items, int count, int *cap, size_t elem_si
 int rule_builder_new_factor(RuleBuilder *b, int64_t size, FactorKind kind)
 {
     b->factors = grow(b->arena, b->factors, b->num_factors, &b->factor_cap, sizeof(Factor));
+    b->blocked = grow(b->arena, b->blocked, b->num_factors, &b->blocked_cap, sizeof(bool));
     b->factors[b->num_factors] = (Factor){NULL, size, kind};
+    b->blocked[b->num_factors] = false;
     return b->num_factors++;
+}
+
+void rule_builder_block(RuleBuilder *b, int factor)
+{
+    b->blocked[factor] = true;
+    b->any_blocked = true;
 }
 
 void rule_builder_map(RuleBuilder *b, int t, int dim, int factor)
@@ -161,6 +171,9 @@ OpShardingRule *rule_builder_build(RuleBuilder *b)
     rule->factors = arena_memdup(b->arena, b->factors, (size_t)b->num_factors, sizeof(Factor));
     for (int i = 0; i < b->num_factors; i++)
         rule->factors[i].name = factor_name(b->arena, i);
+    /* the size-1 factors build added are never blocked */
+    if (b->any_blocked)
+        rule->blocked = arena_memdup(b->arena, b->blocked, (size_t)b->num_factors, sizeof(bool));
     rule->is_custom = false;
     return rule;
 }
@@ -182,7 +195,7 @@ static const RuleFn rule_fns[OPC_COUNT] = {
 #undef OPCLASS
 };
 
-OpShardingRule *rules_of_op(Arena *arena, DiagEngine *diag, const Op *op)
+OpShardingRule *rules_of_op_conservative(Arena *arena, DiagEngine *diag, const Op *op, bool conservative)
 {
     OpClass cls = op_info(op->kind)->op_class;
     if (cls == OPC_CUSTOM)
@@ -191,7 +204,13 @@ OpShardingRule *rules_of_op(Arena *arena, DiagEngine *diag, const Op *op)
         return NULL;
     RuleBuilder b;
     rule_builder_init(&b, arena, op);
+    b.conservative = conservative;
     return rule_fns[cls](&b);
+}
+
+OpShardingRule *rules_of_op(Arena *arena, DiagEngine *diag, const Op *op)
+{
+    return rules_of_op_conservative(arena, diag, op, false);
 }
 
 /* A custom op's rule: its JAX rule string (attribute `rule`) parsed with the
@@ -327,50 +346,16 @@ bool rules_bind_custom(Arena *arena, DiagEngine *diag, Op *op)
     return kept->rule != NULL;
 }
 
-/* Runtime custom_call targets that Shardy's registry gives a pointwise
- * rule when the call carries none of its own (its
- * op_sharding_rule_registry.cc); its linear-algebra targets (Eigh, Qr,
- * ...) are rules/linalg.c's; any other custom op without a rule has
- * none: nothing propagates through it and it runs on whole values. */
-static bool pointwise_target(const Op *op)
-{
-    static const char *const targets[] = {
-        "annotate_device_placement", "Cholesky", "CompactWyHelper", "InspectSharding",
-        "InvertDiagBlocksLowerTriangular", "InvertDiagBlocksUpperTriangular", "LayoutConstraint", "mhlo.erf",
-        "MoveToDevice", "MoveToHost", "X64SplitHigh", "X64SplitLow", "xla.megascale.provide_metadata",
-        "_SPMDInternalOp_MultiPad", "_SPMDInternalOp_RotateRight", "_SPMDInternalOp_MultiRotate",
-        "_SPMDInternalOp_MultiSlice", "_SPMDInternalOp_Wrap"};
-    for (size_t i = 0; op->callee && i < sizeof targets / sizeof *targets; i++)
-        if (strcmp(op->callee, targets[i]) == 0)
-            return true;
-    return false;
-}
-
-static bool same_shape_values(Value *const *values, int count, const TensorType *shape)
-{
-    for (int i = 0; i < count; i++)
-        if (!type_same_shape(&values[i]->type, shape))
-            return false;
-    return true;
-}
-
-static OpShardingRule *pointwise_custom(Arena *arena, const Op *op)
-{
-    if (!op->num_results || !same_shape_values(op->operands, op->num_operands, &op->results[0]->type) ||
-        !same_shape_values(op->results, op->num_results, &op->results[0]->type))
-        return NULL;
-    RuleBuilder b;
-    rule_builder_init(&b, arena, op);
-    return rules_elementwise(&b);
-}
-
 static OpShardingRule *rules_custom(Arena *arena, DiagEngine *diag, const Op *op)
 {
     OpShardingRule *kept = kept_rule(op);
     if (kept)
         return kept;
-    if (!op_attr_get(op, ATTR_KEY_RULE))
-        return pointwise_target(op) ? pointwise_custom(arena, op) : rules_linalg_custom_call(arena, op);
+    if (!op_attr_get(op, ATTR_KEY_RULE)) {
+        RuleBuilder b;
+        rule_builder_init(&b, arena, op);
+        return rules_custom_call(&b);
+    }
     return bind_custom(arena, diag, op, value_types(arena, op->operands, op->num_operands),
                        value_types(arena, op->results, op->num_results));
 }

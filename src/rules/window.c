@@ -1,7 +1,7 @@
 /* Sharding rules of convolution, reduce_window and select_and_scatter:
  * Shardy's ConvolutionOp, ReduceWindowOp and SelectAndScatterOp cases
- * (op_sharding_rule_registry.cc, conservative propagation off), factor
- * for factor and in its order, so the printed rules are Shardy's. */
+ * (op_sharding_rule_registry.cc, with its conservative-propagation
+ * option), factor for factor and in its order, so the printed rules are Shardy's. */
 #include "shardc/rules.h"
 #include "shardc/window.h"
 
@@ -51,7 +51,7 @@ OpShardingRule *rules_convolution(RuleBuilder *b)
     if (bg > 1)
         conv_factor(b, d.in_batch, d.k_out, d.out_feature, bg, FACTOR_PASS_THROUGH);
     conv_factor(b, d.in_batch, RULE_NULL_DIM, d.out_batch, out->dims[d.out_batch], FACTOR_PASS_THROUGH);
-    for (int i = 0; i < d.num_spatial; i++)
+    for (int i = 0; !b->conservative && i < d.num_spatial; i++) /* conservative: spatial dims unsharded */
         spatial_factors(b, &d, i);
     if (fg > 1)
         conv_factor(b, d.in_feature, d.k_out, d.out_feature, fg, FACTOR_PASS_THROUGH);
@@ -70,20 +70,24 @@ static bool passthrough_dim(const WindowDims *w, int i)
 }
 
 /* A factor per result dim, of its size: the operand dim is sharded along
- * the number of windows (a permutation unless the dim passes through). */
+ * the number of windows (a permutation unless the dim passes through,
+ * blocked under conservative propagation). */
 OpShardingRule *rules_reduce_window(RuleBuilder *b)
 {
     WindowDims w;
     op_window_dims(b->op, &w);
     const TensorType *out = &b->op->results[0]->type;
-    for (int i = 0; i < out->rank; i++)
-        rule_builder_add_pointwise(b, i, out->dims[i], passthrough_dim(&w, i) ? FACTOR_PASS_THROUGH
-                                                                                : FACTOR_PERMUTATION);
+    for (int i = 0; i < out->rank; i++) {
+        bool through = passthrough_dim(&w, i);
+        int f = rule_builder_add_pointwise(b, i, out->dims[i], through ? FACTOR_PASS_THROUGH : FACTOR_PERMUTATION);
+        if (!through && b->conservative)
+            rule_builder_block(b, f);
+    }
     return rule_builder_build(b);
 }
 
 /* A window dim: the source dim needs replication, the operand dim is
- * permuted into the result's. */
+ * permuted into the result's; conservative propagation blocks both. */
 OpShardingRule *rules_select_and_scatter(RuleBuilder *b)
 {
     WindowDims w;
@@ -94,8 +98,13 @@ OpShardingRule *rules_select_and_scatter(RuleBuilder *b)
             rule_builder_add_pointwise(b, i, out->dims[i], FACTOR_PASS_THROUGH);
             continue;
         }
-        rule_builder_map(b, 1, i, rule_builder_new_factor(b, src->dims[i], FACTOR_NEED_REPLICATION));
-        rule_builder_add_in_out(b, i, i, out->dims[i], FACTOR_PERMUTATION);
+        int f = rule_builder_new_factor(b, src->dims[i], FACTOR_NEED_REPLICATION);
+        rule_builder_map(b, 1, i, f);
+        int g = rule_builder_add_in_out(b, i, i, out->dims[i], FACTOR_PERMUTATION);
+        if (b->conservative) {
+            rule_builder_block(b, f);
+            rule_builder_block(b, g);
+        }
     }
     return rule_builder_build(b);
 }

@@ -360,9 +360,25 @@ static void test_concatenate(void **state)
     OpShardingRule *r = rule_for(*state, "%a: f32[4,3], %b: f32[4,5]",
                                  "%r = concatenate %a, %b {dim = 1} : f32[4,8]", "r");
     expect_sizes(r, SIZES(4, 8));
-    expect_factor(r, 1, 8, FACTOR_PERMUTATION);
+    expect_factor(r, 1, 8, FACTOR_NEED_REPLICATION);
     expect_dim(&r->operands[0], 1, 1, 1);
     expect_dim(&r->operands[1], 1, 1, 1);
+}
+
+/* Shardy's concat(slice(x), x): pieces moved into place, a permutation;
+ * conservative propagation gives the dim no factor (size-1 ones). */
+static void test_concatenate_of_slices(void **state)
+{
+    Fixture *f = *state;
+    load_func(f, "%a: f32[4,6]",
+              "  %s = slice %a {start = [0, 0], limit = [4, 2]} : f32[4,2]\n"
+              "  %r = concatenate %s, %a {dim = 1} : f32[4,8]");
+    OpShardingRule *r = rule_of(f, "r");
+    expect_factor(r, 1, 8, FACTOR_PERMUTATION);
+    r = rules_of_op_conservative(&f->arena, &f->cap.diag, op_defining(f, "r"), true);
+    assert_int_equal(r->num_factors, 4); /* i=4, then a size-1 factor per concatenated dim */
+    expect_factor(r, 1, 1, FACTOR_PASS_THROUGH);
+    expect_dim(&r->results[0], 1, 1, 3);
 }
 
 static void test_slice_and_pad(void **state)
@@ -626,6 +642,7 @@ int main(void)
         T(test_transpose),
         T(test_broadcast_op),
         T(test_concatenate),
+        T(test_concatenate_of_slices),
         T(test_slice_and_pad),
         T(test_reshape_split),
         T(test_reshape_merge),
