@@ -274,6 +274,8 @@ bool gen_reduce_region(Gen *g, OpKind kind);
  * upd_i). */
 #define MAX_SCATTER_INPUTS 2
 void gen_scatter_region(Gen *g, Op *op, const DType *dts, const char *const *kinds, int n);
+/* sort of (x, iota) with a comparator, for gen_sort; false if x does not fit. */
+bool gen_sort_region(Gen *g, OpKind kind, GenVal *x);
 bool gen_case(Gen *g, OpKind kind);
 /* fft through complex values that never enter the pool (shirgen_ops_fft.c) */
 bool gen_fft(Gen *g, OpKind kind);

@@ -368,3 +368,51 @@ void gen_scatter_region(Gen *g, Op *op, const DType *dts, const char *const *kin
     scope_pop(g);
     attach_regions(g, op, &b, 1);
 }
+
+/* ---- sort with a comparator ------------------------------------------------------ */
+
+/* (a, b, ia, ib) -> a before b: keys by `direction`, and on equal keys
+ * the smaller index when tie_break (else stability keeps their order, as
+ * jnp.argsort's comparator on the keys alone with is_stable). */
+static Block *sort_comparator(Gen *g, DType dt, const char *direction, bool tie_break)
+{
+    Block *b = new_region(g);
+    GenScope s;
+    scope_push(g, &s, SCOPE_FUNC, b, g->scope->func);
+    Value *a = scalar_arg(g, b, dt, "ca"), *x = scalar_arg(g, b, dt, "cb");
+    Value *ai = scalar_arg(g, b, DT_I32, "ci"), *xi = scalar_arg(g, b, DT_I32, "cj");
+    Value *before = body_op(g, OP_COMPARE, a, x, DT_BOOL, direction);
+    if (tie_break) {
+        Value *eq = body_op(g, OP_COMPARE, a, x, DT_BOOL, "eq");
+        Value *lo = body_op(g, OP_COMPARE, ai, xi, DT_BOOL, "lt");
+        before = body_op(g, OP_OR, before, body_op(g, OP_AND, eq, lo, DT_BOOL, NULL), DT_BOOL, NULL);
+    }
+    set_returns(g, b, &before, 1);
+    scope_pop(g);
+    return b;
+}
+
+/* JAX's argsort as lax.sort writes it: (keys, iota along dim) sorted by a
+ * comparator on the keys. Exact keys only: the indices jump when
+ * near-equal keys swap (as for argmax). */
+bool gen_sort_region(Gen *g, OpKind kind, GenVal *x)
+{
+    const TensorType *t = &x->v->type;
+    if (!x->exact || t->rank == 0)
+        return false;
+    int dim = rng_below(&g->rng, t->rank);
+    TensorType it = gen_type(g, DT_I32, t->rank, t->dims);
+    Op *iota = gen_op(g, OP_IOTA, NULL, 0, &it, 1);
+    gen_set_attr(g, iota, ATTR_KEY_DIMENSION, attr_i(g, dim));
+    Value *operands[2] = {x->v, iota->results[0]};
+    TensorType rt[2] = {x->v->type, it};
+    Op *op = gen_op(g, kind, operands, 2, rt, 2);
+    gen_set_attr(g, op, ATTR_KEY_DIM, attr_i(g, dim));
+    if (rng_pct(&g->rng, 50))
+        gen_set_attr(g, op, ATTR_KEY_IS_STABLE, attr_b(g, true));
+    Block *cmp = sort_comparator(g, t->dtype, rng_pct(&g->rng, 50) ? "lt" : "gt", rng_pct(&g->rng, 50));
+    attach_regions(g, op, &cmp, 1);
+    gen_result(g, op, 0, x->bound, true, x->vma);
+    gen_result(g, op, 1, (double)t->dims[dim], true, x->vma);
+    return true;
+}

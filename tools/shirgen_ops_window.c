@@ -136,6 +136,8 @@ bool gen_sort(Gen *g, OpKind kind)
 {
     Pick p = pick_ranked1(DTS_NUM, false);
     GenVal *x = gen_operand(g, &p);
+    if (rng_pct(&g->rng, 50) && gen_sort_region(g, kind, x))
+        return true;
     Op *op = gen_op(g, kind, &x->v, 1, &x->v->type, 1);
     gen_set_attr(g, op, ATTR_KEY_DIM, attr_i(g, rng_below(&g->rng, x->v->type.rank)));
     if (rng_pct(&g->rng, 50))

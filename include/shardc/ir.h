@@ -405,6 +405,10 @@ bool axis_ref_equal(AxisRef a, AxisRef b);
  * its free part (the body's view), and joined back. */
 uint64_t op_manual_axes_mask(const Op *op, const Mesh **mesh);
 bool op_is_partial_manual(const Op *op);
+/* A reduce with a body, a scatter with an update region or a sort with a
+ * comparator: its regions compute on scalars, so propagation and
+ * partitioning leave them alone. */
+bool op_has_scalar_body(const Op *op);
 void sharding_split_manual(Arena *a, const Sharding *s, uint64_t manual, Sharding **manual_part,
                            Sharding **free_part);
 Sharding *sharding_join_manual(Arena *a, const Sharding *manual_part, const Sharding *free_part);

@@ -229,6 +229,11 @@ TensorStatus tensor_insert_valid(TensorCtx *ctx, Tensor *dst, const Tensor *src,
 
 /* ---- sorting (kernel_sort.c) --------------------------------------------- */
 
+/* True if element i must come before element j. */
+typedef bool (*KernBeforeFn)(void *user, int64_t i, int64_t j);
+/* Stable bottom-up merge sort of idx = 0..n-1 by before; tmp holds n
+ * entries (sort with a comparator region runs it too). */
+void kern_stable_sort_indices(int64_t *idx, int64_t *tmp, int64_t n, KernBeforeFn before, void *user);
 /* Stable sort along dim, NaN last; descending is the reverse of ascending
  * (jnp.sort(descending=True)), so NaN comes first there. */
 TensorStatus kern_sort(TensorCtx *ctx, const Tensor *x, int64_t dim, bool descending,

@@ -60,6 +60,7 @@ void verify_fft(VerifyCtx *vc, Op *op);
 bool verify_complex_ok(VerifyCtx *vc, const Op *op);
 void verify_rng_bit_generator(VerifyCtx *vc, Op *op); /* issue 18 (h33) */
 void verify_sort_or_argmax(VerifyCtx *vc, Op *op);
+void verify_sort(VerifyCtx *vc, Op *op); /* sort.c */
 /* linalg.c */
 void verify_cholesky(VerifyCtx *vc, Op *op);
 void verify_triangular_solve(VerifyCtx *vc, Op *op);

@@ -185,15 +185,17 @@ bool explicit_rule_slice_pad(ExplicitCtx *cx, const Op *op, XSpec *const *in, XS
 bool explicit_rule_sort(ExplicitCtx *cx, const Op *op, XSpec *const *in, XSpec **out)
 {
     int64_t d = op_attr_int(op, ATTR_KEY_DIM);
-    if (d >= 0 && d < in[0]->rank && in[0]->dims[d].count) {
-        TextBuf t;
-        textbuf_init(&t);
-        xspec_format_pspec(&t, cx->mesh, in[0]);
-        diag_error(cx->diag, op->loc, "Arguments to sort must be unsharded over the sorting dimension. Got arg "
-                   "sharding=%s and sorting dimension=%lld", t.text, (long long)d);
-        return false;
+    for (int i = 0; i < op->num_operands; i++) {
+        if (d >= 0 && d < in[i]->rank && in[i]->dims[d].count) {
+            TextBuf t;
+            textbuf_init(&t);
+            xspec_format_pspec(&t, cx->mesh, in[i]);
+            diag_error(cx->diag, op->loc, "Arguments to sort must be unsharded over the sorting dimension. Got arg "
+                       "sharding=%s and sorting dimension=%lld", t.text, (long long)d);
+            return false;
+        }
+        out[i] = in[i];
     }
-    out[0] = in[0];
     return true;
 }
 

@@ -77,9 +77,11 @@ static bool check_structure(ParseCtx *ctx, const OpSyntax *s, OpKind kind)
         diag_error(ctx->diag, s->callee_loc, "'%s' does not take a callee", op_info(kind)->name);
         ok = false;
     }
-    /* a scatter's update region is optional: `combiner` may name it */
+    /* a scatter's update region and sort's comparator are optional
+     * (`combiner` may name the first; without the second, sort's fixed
+     * order) */
     bool region_op = kind == OP_WHILE || kind == OP_CASE || kind == OP_NAMED_COMPUTATION || kind == OP_REDUCE ||
-                     (kind == OP_SCATTER && s->region);
+                     ((kind == OP_SCATTER || kind == OP_SORT) && s->region);
     if (region_op || s->regions.count) {
         if (!check_region_count(ctx, s, kind))
             ok = false;
@@ -238,7 +240,7 @@ void build_op(ParseCtx *ctx, OpSyntax *s)
     op->num_operands = s->operands.count;
     op->operands = (Value **)s->operands.items;
     if (kind == OP_WHILE || kind == OP_CASE || kind == OP_NAMED_COMPUTATION || kind == OP_REDUCE ||
-        (kind == OP_SCATTER && s->region))
+        ((kind == OP_SCATTER || kind == OP_SORT) && s->region))
         set_regions(ctx, op, s);
     else
         op->region = s->region;

@@ -168,7 +168,7 @@ static bool by_class(ParseCtx *ctx, Op *op)
     case OPC_CLAMP:
         return op->num_operands == 3 ? (op->results[0]->type = op->operands[1]->type, true)
                                      : fail(ctx, op, "it needs three operands");
-    case OPC_SHARDING: case OPC_BARRIER: case OPC_DATA_FLOW_EDGE: case OPC_OPT_BARRIER: case OPC_WHILE:
+    case OPC_SHARDING: case OPC_BARRIER: case OPC_DATA_FLOW_EDGE: case OPC_OPT_BARRIER: case OPC_WHILE: case OPC_SORT:
         return same_as_operands(ctx, op);
     case OPC_CASE: case OPC_NAMED:
         return from_region(ctx, op);

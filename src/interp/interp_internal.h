@@ -114,6 +114,10 @@ bool exec_select_and_scatter(ExecCtx *x, const Op *op, Tensor *const *in, Tensor
 bool exec_einsum(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out);
 bool exec_reduce(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out);
 bool exec_reduce_region(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out);
+/* A new scalar tensor holding element i of t (reduce_region.c). */
+bool exec_scalar_of(ExecCtx *x, const Op *op, const Tensor *t, int64_t i, Tensor **out);
+/* sort with a comparator region (sort_region.c). */
+bool exec_sort_region(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out);
 bool exec_transpose(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out);
 bool exec_reshape(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out);
 bool exec_broadcast(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out);

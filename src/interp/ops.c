@@ -320,6 +320,8 @@ bool exec_top_k(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out)
 
 bool exec_sort(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out)
 {
+    if (op->num_regions)
+        return exec_sort_region(x, op, in, out);
     int64_t dim = op_attr_int(op, ATTR_KEY_DIM);
     bool descending = op_attr_bool(op, ATTR_KEY_DESCENDING);
     return exec_kernel(x, op, kern_sort(&x->tensors, in[0], dim, descending, out));

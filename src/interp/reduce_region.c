@@ -53,8 +53,8 @@ static int64_t input_offset(const ReduceShape *s, int64_t out, int64_t r)
     return offset;
 }
 
-/* A new scalar holding element i of t. */
-static bool scalar_of(ExecCtx *x, const Op *op, const Tensor *t, int64_t i, Tensor **out)
+/* A new scalar holding element i of t (sort_region.c's too). */
+bool exec_scalar_of(ExecCtx *x, const Op *op, const Tensor *t, int64_t i, Tensor **out)
 {
     if (!exec_kernel(x, op, tensor_new_uninit(&x->tensors, t->dtype, 0, NULL, out)))
         return false;
@@ -78,12 +78,12 @@ static bool fold_element(ExecCtx *x, const Op *op, const ReduceShape *s, Tensor 
 {
     int n = op->num_results;
     for (int i = 0; i < n; i++)
-        if (!scalar_of(x, op, in[n + i], 0, &args[i]))
+        if (!exec_scalar_of(x, op, in[n + i], 0, &args[i]))
             return false;
     for (int64_t r = 0; r < s->reduced_count; r++) {
         int64_t at = input_offset(s, o, r);
         for (int i = 0; i < n; i++)
-            if (!scalar_of(x, op, in[i], at, &args[n + i]))
+            if (!exec_scalar_of(x, op, in[i], at, &args[n + i]))
                 return false;
         Tensor *next[n];
         memset(next, 0, sizeof next);
@@ -139,8 +139,8 @@ static bool scatter_region_visit(void *user, int64_t o, int64_t u)
     memset(next, 0, sizeof next);
     bool ok = true;
     for (int i = 0; ok && i < n; i++)
-        ok = scalar_of(s->x, s->op, s->out[i], o, &s->args[i]) &&
-             scalar_of(s->x, s->op, s->upd[i], u, &s->args[n + i]);
+        ok = exec_scalar_of(s->x, s->op, s->out[i], o, &s->args[i]) &&
+             exec_scalar_of(s->x, s->op, s->upd[i], u, &s->args[n + i]);
     ok = ok && exec_region(s->x, s->op->regions[0], s->args, next);
     for (int i = 0; ok && i < n; i++) {
         size_t size = dtype_size(s->out[i]->dtype);

@@ -260,3 +260,8 @@ bool mesh_equal(const Mesh *a, const Mesh *b)
             return false;
     return same_device_order(a, b);
 }
+
+bool op_has_scalar_body(const Op *op)
+{
+    return (op->kind == OP_REDUCE || op->kind == OP_SORT || op->kind == OP_SCATTER) && op->num_regions > 0;
+}

@@ -7,8 +7,8 @@ static bool walk_block(Block *b, const IrWalker *w);
 
 static bool enters(const Op *op, IrWalkScope scope)
 {
-    if (scope == IR_WALK_PROPAGATED) /* a reduce's or scatter's body is a computation on scalars */
-        return op->kind != OP_REDUCE && op->kind != OP_SCATTER && (op->kind != OP_SHARD_MAP || op_is_partial_manual(op));
+    if (scope == IR_WALK_PROPAGATED) /* a reduce's, scatter's or sort's body computes on scalars */
+        return !op_has_scalar_body(op) && (op->kind != OP_SHARD_MAP || op_is_partial_manual(op));
     return scope == IR_WALK_ALL || (scope == IR_WALK_GLOBAL && op->kind != OP_SHARD_MAP);
 }
 

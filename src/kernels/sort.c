@@ -48,20 +48,19 @@ typedef struct Order {
 } Order;
 
 static void merge_runs(const int64_t *src, int64_t *dst, int64_t lo, int64_t mid, int64_t hi,
-                       const Order *o)
+                       KernBeforeFn before, void *user)
 {
     int64_t i = lo, j = mid, k = lo;
     /* Take from the right run only when strictly before: keeps stability. */
     while (i < mid && j < hi)
-        dst[k++] = o->before(o->keys, src[j], src[i]) ? src[j++] : src[i++];
+        dst[k++] = before(user, src[j], src[i]) ? src[j++] : src[i++];
     while (i < mid)
         dst[k++] = src[i++];
     while (j < hi)
         dst[k++] = src[j++];
 }
 
-/* Sort idx[0..n) = 0..n-1 by o; tmp has room for n entries. */
-static void stable_sort(int64_t *idx, int64_t *tmp, int64_t n, const Order *o)
+void kern_stable_sort_indices(int64_t *idx, int64_t *tmp, int64_t n, KernBeforeFn before, void *user)
 {
     int64_t *src = idx, *dst = tmp;
     for (int64_t i = 0; i < n; i++)
@@ -70,7 +69,7 @@ static void stable_sort(int64_t *idx, int64_t *tmp, int64_t n, const Order *o)
         for (int64_t lo = 0; lo < n; lo += 2 * width) {
             int64_t mid = lo + width < n ? lo + width : n;
             int64_t hi = lo + 2 * width < n ? lo + 2 * width : n;
-            merge_runs(src, dst, lo, mid, hi, o);
+            merge_runs(src, dst, lo, mid, hi, before, user);
         }
         int64_t *swap = src;
         src = dst;
@@ -78,6 +77,18 @@ static void stable_sort(int64_t *idx, int64_t *tmp, int64_t n, const Order *o)
     }
     if (src != idx)
         memcpy(idx, src, (size_t)n * sizeof *idx);
+}
+
+static bool order_before(void *user, int64_t i, int64_t j)
+{
+    const Order *o = user;
+    return o->before(o->keys, i, j);
+}
+
+/* Sort idx[0..n) = 0..n-1 by o; tmp has room for n entries. */
+static void stable_sort(int64_t *idx, int64_t *tmp, int64_t n, const Order *o)
+{
+    kern_stable_sort_indices(idx, tmp, n, order_before, (void *)o);
 }
 
 static void gather_row(char *dst, const char *src, const int64_t *idx, int64_t n, size_t size)

@@ -59,6 +59,26 @@ bool mlir_imp_reduce_region(OpImport *oi)
            mlir_imp_ints_attr(oi, ATTR_KEY_DIMS, "dimensions", "dimensions", true);
 }
 
+/* stablehlo.sort: `sort` with its comparator as region (arguments lhs_0,
+ * rhs_0, lhs_1, ... as written); dimension is its dim, is_stable kept. */
+bool mlir_imp_sort(OpImport *oi)
+{
+    if (oi->src->regions.count != 1)
+        return op_error(oi, "it needs its comparator region");
+    if (!mlir_imp_make_op(oi, OP_SORT) || !mlir_imp_regions(oi, false) ||
+        !mlir_imp_int_attr_from(oi, ATTR_KEY_DIM, "dimension", NULL))
+        return false;
+    const MlirAttr *a = mlir_imp_attr(oi, "is_stable");
+    if (a && a->kind != MA_BOOL)
+        return op_error(oi, "'is_stable' must be true or false");
+    if (a) {
+        AttrValue *v = attr_new(oi->ic->arena, ATTR_BOOL, mlir_imp_loc(oi->ic, a->loc));
+        v->u.b = a->b;
+        mlir_imp_set(oi, ATTR_KEY_IS_STABLE, v);
+    }
+    return true;
+}
+
 bool mlir_imp_case(OpImport *oi)
 {
     if (oi->src->regions.count < 1)

@@ -174,6 +174,7 @@ bool mlir_imp_data_flow_edge(OpImport *oi);
 bool mlir_imp_reduce_region(OpImport *oi);
 /* The source op's regions as the op's (reversed: in reverse order). */
 bool mlir_imp_regions(OpImport *oi, bool reversed);
+bool mlir_imp_sort(OpImport *oi);
 bool mlir_imp_sharding_group(OpImport *oi);
 bool mlir_imp_manual_computation(OpImport *oi);
 bool mlir_imp_collective(OpImport *oi);

@@ -39,6 +39,7 @@ static const ImpOpEntry special_ops[] = {
     {"stablehlo.dot_general", OP_EINSUM, mlir_imp_dot_general},
     {"stablehlo.dot", OP_EINSUM, mlir_imp_dot},
     {"stablehlo.reduce", OP_REDUCE_SUM, mlir_imp_reduce},
+    {"stablehlo.sort", OP_SORT, mlir_imp_sort},
     {"stablehlo.transpose", OP_TRANSPOSE, mlir_imp_transpose},
     {"stablehlo.broadcast_in_dim", OP_BROADCAST, mlir_imp_broadcast},
     {"stablehlo.concatenate", OP_CONCATENATE, mlir_imp_concatenate},

@@ -8,6 +8,9 @@
  *     (%arg1: t) {... sdy.return %x : t} {...} : (t) -> t
  *   %0:2 = stablehlo.reduce(%a init: %c), (%b init: %d) across dimensions = [1] {...} : (...) -> (...)
  *    reducer(%e: t, %g: t) (%f: t, %h: t) {... stablehlo.return %x, %y : t, t}
+ *   %0:2 = "stablehlo.sort"(%a, %b) <{dimension = 0 : i64, is_stable = true}> ({
+ *   ^bb0(%arg0: t, %arg1: t, %arg2: t, %arg3: t): ... stablehlo.return %c : tensor<i1>
+ *   }) : (...) -> (...)    (as JAX prints it; a sort without comparator is generic)
  * A case on a bool index (read from stablehlo.if, or written so) is an if:
  * its regions are the false branch then the true one (a bool index
  * selects branch 0 for false), printed in if's order, true branch first. */
@@ -223,6 +226,33 @@ static void emit_reduce(MlirPrinter *p, const Op *op, int indent)
 }
 
 const MlirOpForm mlir_form_reduce = {NULL, emit_reduce};
+
+/* JAX's generic form with properties; the op's other attributes (its
+ * shardings) follow the region as a dictionary. */
+static void emit_sort(MlirPrinter *p, const Op *op, int indent)
+{
+    if (op->num_regions != 1) {
+        mlir_emit_generic(p, op, indent);
+        return;
+    }
+    const Block *cmp = op->regions[0];
+    MlirScope s;
+    mlir_region_open(p, &s, cmp, false);
+    mlir_print_defs(p, op, indent);
+    fputs("\"stablehlo.sort\"(", p->out);
+    print_operands(p, op);
+    fprintf(p->out, ") <{dimension = %lld : i64, is_stable = %s}> ({\n", (long long)op_attr_int(op, ATTR_KEY_DIM),
+            op_attr_bool(op, ATTR_KEY_IS_STABLE) ? "true" : "false");
+    fprintf(p->out, "%*s^bb0(", indent, "");
+    mlir_print_arg_list(p, cmp);
+    fputs("):\n", p->out);
+    print_region(p, &s, cmp, indent);
+    fputc(')', p->out);
+    mlir_print_op_attrs(p, op, &(MlirAttrOpts){.consumed = (const AttrKey[]){ATTR_KEY_DIM, ATTR_KEY_IS_STABLE, 0}});
+    print_fn_types(p, op);
+}
+
+const MlirOpForm mlir_form_sort = {NULL, emit_sort};
 const MlirOpForm mlir_form_while = {NULL, emit_while};
 const MlirOpForm mlir_form_case = {NULL, emit_case};
 const MlirOpForm mlir_form_barrier = {NULL, emit_barrier};

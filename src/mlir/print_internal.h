@@ -107,6 +107,8 @@ void mlir_print_defs(MlirPrinter *p, const Op *op, int indent);
 /* ` (%arg1: t1, ...) {` and a newline: a region's arguments, as the sdy
  * ops with a body print them (manual and named computations). */
 void mlir_print_block_args(MlirPrinter *p, const Block *body);
+/* `%a: t, %b: t` of a block's arguments. */
+void mlir_print_arg_list(MlirPrinter *p, const Block *body);
 void mlir_print_aux_def(MlirPrinter *p, const Op *op, int i, int indent);
 
 /* ---- attributes and types (print_attrs.c) ---- */
@@ -206,7 +208,8 @@ void mlir_emit_select_and_scatter(MlirPrinter *p, const Op *op, int indent);
 
 /* ---- control flow (print_control_flow.c) ---- */
 
-extern const MlirOpForm mlir_form_while, mlir_form_case, mlir_form_barrier, mlir_form_named, mlir_form_reduce;
+extern const MlirOpForm mlir_form_while, mlir_form_case, mlir_form_barrier, mlir_form_named, mlir_form_reduce,
+    mlir_form_sort;
 
 /* ---- collectives (print_collectives.c) ---- */
 

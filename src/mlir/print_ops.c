@@ -648,15 +648,20 @@ static void print_manual_axes(MlirPrinter *p, const Op *op)
     fputc('}', p->out);
 }
 
-void mlir_print_block_args(MlirPrinter *p, const Block *body)
+void mlir_print_arg_list(MlirPrinter *p, const Block *body)
 {
-    fputs(" (", p->out);
     for (int i = 0; i < body->num_args; i++) {
         fputs(i ? ", " : "", p->out);
         mlir_print_val(p, mlir_val(p, body->args[i]));
         fputs(": ", p->out);
         mlir_print_type(p->out, &body->args[i]->type);
     }
+}
+
+void mlir_print_block_args(MlirPrinter *p, const Block *body)
+{
+    fputs(" (", p->out);
+    mlir_print_arg_list(p, body);
     fputs(") {\n", p->out);
 }
 
@@ -797,6 +802,8 @@ const MlirOpForm *mlir_op_form(OpKind kind)
         return &mlir_form_named;
     if (kind == OP_REDUCE)
         return &mlir_form_reduce;
+    if (kind == OP_SORT)
+        return &mlir_form_sort;
     switch ((unsigned)kind < OP_COUNT ? form_kind(kind) : FORM_SHARDC) {
     case FORM_SAME:
     case FORM_FUNC: return &form_same;

@@ -146,7 +146,8 @@ static void gather_shardings(const Op *op, Sharding **shardings, const TensorTyp
 }
 
 /* The local clone of op on resharded operands, with local result types. */
-/* A reduce's or scatter's body computes on scalars: the local op runs a copy of it. */
+/* A reduce's or scatter's body or a sort's comparator computes on scalars:
+ * the local op runs a copy of it. */
 static void clone_body(PartitionCtx *pc, const Op *op, Op *local)
 {
     ValueMap map;
@@ -178,7 +179,7 @@ static Op *emit_local_op_n(PartitionCtx *pc, const Op *op, Value **operands, int
     }
     if (op->kind == OP_SLICE)
         localize_slice(pc, local);
-    if (op->kind == OP_REDUCE || op->kind == OP_SCATTER)
+    if (op_has_scalar_body(op))
         clone_body(pc, op, local);
     return local;
 }

@@ -205,25 +205,31 @@ OpShardingRule *rules_dynamic_update_slice(RuleBuilder *b)
 /* Rules of sort and top_k (Shardy's SortOp case and its mhlo.topk custom
  * call case). */
 
-/* Pointwise, the sorted dim a need_replication factor: it is sorted whole,
- * so a sharding along it must be gathered first. Like Shardy
- * (b/387351742), the sorted dim gets that factor only when some other dim
- * is bigger than 1; otherwise operand and result get separate size-1
- * factors for it. */
+/* Shardy's SortOp rule: pointwise over every operand and result, the
+ * sorted dim need_replication, and also blocked_propagation when every
+ * other dim has size 1 (nothing else to shard: propagating the sorted
+ * dim's sharding would only force a gather). */
 OpShardingRule *rules_sort(RuleBuilder *b)
 {
     const TensorType *in = rule_builder_type(b, 0);
     int64_t sort_dim = op_attr_int(b->op, ATTR_KEY_DIM);
     bool other_dim_sharable = false;
+    int sort_factor = -1;
     for (int d = 0; d < in->rank; d++)
         other_dim_sharable |= d != sort_dim && in->dims[d] > 1;
     for (int d = 0; d < in->rank; d++) {
         if (d != sort_dim)
             rule_builder_add_pointwise(b, d, in->dims[d], FACTOR_PASS_THROUGH);
-        else if (other_dim_sharable)
-            rule_builder_add_pointwise(b, d, in->dims[d], FACTOR_NEED_REPLICATION);
+        else
+            sort_factor = rule_builder_add_pointwise(b, d, in->dims[d], FACTOR_NEED_REPLICATION);
     }
-    return rule_builder_build(b);
+    OpShardingRule *rule = rule_builder_build(b);
+    if (rule && sort_factor >= 0 && !other_dim_sharable) {
+        bool *blocked = ARENA_ARRAY(b->arena, bool, rule->num_factors + 1);
+        blocked[sort_factor] = true;
+        rule->blocked = blocked;
+    }
+    return rule;
 }
 
 /* Shardy's mhlo.topk rule (addPointwiseIfDimSizesMatch of operand and
