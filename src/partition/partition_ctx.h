@@ -103,6 +103,7 @@ Value *pc_first_of_group(PartitionCtx *pc, Value *x, const AxisList *axes, const
 typedef struct HaloDim {
     int dim, window;        /* the operand's dim, the op's window index */
     int64_t lo, hi;         /* elements read from the previous, next block */
+    int64_t stride;
     AxisList axes;
 } HaloDim;
 typedef struct WindowHalo {
@@ -118,8 +119,13 @@ void pc_window_assignment(const Op *op, const OpShardingRule *rule, AxisList *as
  * padding masked to it, and the dim's ends set to it if fill_ends). */
 Value *pc_window_halo(PartitionCtx *pc, const Op *op, Value *x, const DimAxes *layout, const WindowHalo *h,
                       AttrValue *fill, bool fill_ends);
-/* The local op reads its halos instead of padding along h's dims. */
-void pc_window_localize(PartitionCtx *pc, Op *local, const WindowHalo *h);
+/* A select_and_scatter's local source with the padding of h's uneven dims
+ * set to 0 (the windows past the dim's end scatter nothing). */
+Value *pc_window_source(PartitionCtx *pc, const Op *op, Value *source, const DimAxes *layout, const WindowHalo *h);
+/* The local op of `op` reads its halos instead of padding along h's dims.
+ * A select_and_scatter's result, over its halos too, is folded back (each
+ * halo added to its owner's block): the op giving the result's block. */
+Op *pc_window_localize(PartitionCtx *pc, const Op *op, Op *local, const WindowHalo *h);
 /* A reduction's identity as a value attribute of dtype (ops.c). */
 AttrValue *pc_reduction_identity(PartitionCtx *pc, ReductionKind reduction, DType dtype);
 
