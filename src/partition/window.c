@@ -276,7 +276,7 @@ static Value *first_end(PartitionCtx *pc, Value *low, const HaloDim *hd, int64_t
         sum = add(pc, sum, slice_dim(pc, low, hd->dim, t, 1, "halo.padding", loc), loc);
     Value *zeros = pc_emit1(pc, OP_ZEROS, loc, NULL, 0, "halo.zero", sum->type, NULL);
     Value *at = at_end(pc, hd, true, loc);
-    sum = pc_emit1(pc, OP_SELECT, loc, (Value *[]){at, sum, zeros}, 3, sum->name, sum->type, NULL);
+    sum = pc_emit1(pc, OP_SELECT, loc, (Value *[]){at, sum, zeros}, 3, "halo.padding", sum->type, NULL);
     return place(pc, sum, hd->dim, 0, block, loc);
 }
 
