@@ -1,17 +1,18 @@
 /* convolution, reduce_window and select_and_scatter along sharded window
  * dims (docs/partitioning.md "Windows"). Their rules make such dims
  * permutation factors, which the general case gathers; here a dim keeps
- * its operand's axes when each device can compute its own block of the
- * result:
- * - windows that tile the dim (a max-pool's stride = size, no padding)
- *   and blocks holding whole windows: the local op as it is;
- * - stride 1 without dilation, as many windows as elements ("same"
- *   padding, low + high = window - 1, each no more than the block): a
- *   halo exchange, as GSPMD does: each device sends its last `low`
- *   elements to the next and its first `high` to the previous (two
- *   ppermutes), concatenates them around its block and runs the op with
- *   no padding on that dim; the ends of the dim get the padding value
- *   (zeros from ppermute; a max/min reduce_window selects its identity).
+ * its operand's axes when each device can compute its own block of
+ * windows, as GSPMD does: when its windows start in its block (windows
+ * per block x stride = block, no base dilation), they read a halo of
+ * `low` elements of the previous block and `span - stride - low` of the
+ * next. Each device sends its last `low` elements to the next device and
+ * its first others to the previous (two ppermutes), concatenates them
+ * around its block and runs the op with no padding on that dim; the ends
+ * of the dim get the padding value (zeros from ppermute; a max/min
+ * reduce_window and select_and_scatter select their identity). A
+ * select_and_scatter then sends back what it scattered into the halos,
+ * added to their owners' blocks (the transpose of the exchange). Windows
+ * that tile the dim (a max-pool's stride = size) are the case of no halo.
  * Everything else stays gathered by the rule, reported with its reason. */
 #include <string.h>
 #include "partition/partition_ctx.h"
@@ -85,13 +86,15 @@ static bool dim_local(const WindowDims *w, int i, int64_t size, const AxisList *
            (windows + n - 1) / n * w->stride[i] == block && hd->lo <= block && hd->hi <= block;
 }
 
-/* The one factor of the operand's dim, if it is the factor of the result's
- * dim too (the number of windows) and the op's factors left it. */
+/* The major factor of the operand's dim, if it is the factor of the
+ * result's dim too (the number of windows). A strided convolution's dim
+ * also has a minor factor, the window's (its reduction factor, cleared):
+ * the axes of the major one are the dim's. */
 static int window_factor(const Op *op, const OpShardingRule *rule, const ConvDims *d, int i)
 {
     const DimFactors *in = &rule->operands[0].dims[operand_dim(op, d, i)];
     const DimFactors *out = &rule->results[0].dims[op->kind == OP_CONVOLUTION ? (int)d->out_spatial[i] : i];
-    if (in->count != 1 || out->count != 1 || in->factors[0] != out->factors[0])
+    if (in->count < 1 || out->count != 1 || in->factors[0] != out->factors[0])
         return -1;
     return in->factors[0];
 }
