@@ -192,8 +192,36 @@ static Value *fill_end(PartitionCtx *pc, Value *edge, const HaloDim *hd, bool up
     return pc_emit1(pc, OP_SELECT, loc, (Value *[]){at, value, edge}, 3, edge->name, edge->type, NULL);
 }
 
-Value *pc_window_halo(PartitionCtx *pc, const Op *op, Value *x, const DimAxes *layout, const WindowHalo *h,
-                      AttrValue *fill, bool fill_ends)
+static bool same_halo(const WindowHalo *a, const WindowHalo *b)
+{
+    if (a->count != b->count)
+        return false;
+    for (int k = 0; k < a->count; k++) {
+        const HaloDim *p = &a->dims[k], *q = &b->dims[k];
+        if (p->dim != q->dim || p->lo != q->lo || p->hi != q->hi || !pc_axes_same(&p->axes, &q->axes))
+            return false;
+    }
+    return true;
+}
+
+static bool same_fill(const AttrValue *a, const AttrValue *b)
+{
+    return a->kind == b->kind && (a->kind == ATTR_FLOAT ? a->u.f == b->u.f
+                                  : a->kind == ATTR_BOOL ? a->u.b == b->u.b : a->u.i == b->u.i);
+}
+
+static HaloExchange *find_exchange(PartitionCtx *pc, const Value *x, const WindowHalo *h, const AttrValue *fill,
+                                   bool fill_ends)
+{
+    for (HaloExchange *e = pc->halos; e; e = e->next)
+        if (e->x == x && e->body == pc->body && e->fill_ends == fill_ends && same_fill(e->fill, fill) &&
+            same_halo(&e->halo, h))
+            return e;
+    return NULL;
+}
+
+static Value *exchange_halos(PartitionCtx *pc, const Op *op, Value *x, const DimAxes *layout, const WindowHalo *h,
+                             AttrValue *fill, bool fill_ends)
 {
     const TensorType *global = &op->operands[0]->type;
     for (int k = 0; k < h->count; k++) {
@@ -231,6 +259,19 @@ Value *pc_window_halo(PartitionCtx *pc, const Op *op, Value *x, const DimAxes *l
         pc_set_attr(pc, cat, ATTR_KEY_DIM, pc_int_attr(pc, hd->dim));
     }
     return x;
+}
+
+Value *pc_window_halo(PartitionCtx *pc, const Op *op, Value *x, const DimAxes *layout, const WindowHalo *h,
+                      AttrValue *fill, bool fill_ends)
+{
+    const HaloExchange *found = find_exchange(pc, x, h, fill, fill_ends);
+    if (found)
+        return found->haloed;
+    HaloExchange *e = ARENA_NEW(&pc->tables, HaloExchange);
+    *e = (HaloExchange){x, pc->body, *h, fill, fill_ends, NULL, pc->halos};
+    e->haloed = exchange_halos(pc, op, x, layout, h, fill, fill_ends);
+    pc->halos = e;
+    return e->haloed;
 }
 
 Value *pc_window_source(PartitionCtx *pc, const Op *op, Value *source, const DimAxes *layout, const WindowHalo *h)
