@@ -82,7 +82,7 @@ static bool dim_local(const WindowDims *w, int i, int64_t size, const AxisList *
     int64_t after = span - w->stride[i] - w->lo[i];
     hd->lo = w->lo[i];
     hd->hi = after > 0 ? after : 0;
-    return w->base_dil[i] == 1 && w->lo[i] >= 0 && w->hi[i] >= 0 && w->lo[i] < span &&
+    return block > 0 && w->base_dil[i] == 1 && w->lo[i] >= 0 && w->hi[i] >= 0 && w->lo[i] < span &&
            (windows + n - 1) / n * w->stride[i] == block && hd->lo <= block && hd->hi <= block;
 }
 
