@@ -154,8 +154,8 @@ valgrind: all
 
 # Random differential testing (docs/testing.md): build/shirgen generates
 # random programs from the library's IR builders and printer;
-# `make difftest N=100000 SEED=7 [GENFLAGS=--no=odd_resize]` runs a
-# campaign through `shardc run`.
+# `make difftest N=100000 SEED=7 [UNEVEN=1] [GENFLAGS=--no=odd_resize]` runs a
+# campaign through `shardc run` (UNEVEN=1: shirgen --uneven).
 SHIRGEN_SRC = $(wildcard tools/shirgen*.c)
 # fuzz_run (fuzz/fuzz_run.c) links the generator without its main.
 FUZZ_EXTRA_fuzz_run = $(filter-out tools/shirgen.c,$(SHIRGEN_SRC))
@@ -168,7 +168,7 @@ SEED ?= 1
 GENFLAGS ?=
 .PHONY: difftest difftest-ci difftest-ops
 difftest: all
-	@bash tools/difftest.sh -b $(BUILD) -n $(N) -s $(SEED) -- $(GENFLAGS)
+	@bash tools/difftest.sh -b $(BUILD) -n $(N) -s $(SEED) -- $(GENFLAGS) $(if $(UNEVEN),--uneven)
 # How many programs of that campaign use each op of issue 18 (generation only).
 difftest-ops: $(BUILD)/shirgen
 	@bash tools/difftest_ops.sh -b $(BUILD) -n $(N) -s $(SEED) -- $(GENFLAGS)

@@ -1,8 +1,9 @@
 /* Generators for convolution, reduce_window and select_and_scatter.
  * Windows are drawn so the partitioner's cases come up: "same" windows at
- * stride 1 (halo exchanges), tiling windows (local pools) and anything
- * else (strides, dilations, uneven padding: gathered). Convolutions take
- * random layouts and feature or batch groups. */
+ * stride 1 and JAX's "SAME" at stride 2 (halo exchanges), tiling windows
+ * (local pools) and anything else (dilations, other padding: mostly
+ * gathered). Convolutions take random layouts and feature or batch
+ * groups. */
 #include <string.h>
 #include "shirgen.h"
 #include "shardc/window.h"
@@ -15,10 +16,15 @@ static bool draw_window(Gen *g, WindowDims *w, int i, int64_t size, bool dilate)
     w->base_dil[i] = w->win_dil[i] = 1;
     w->size[i] = rng_range(&g->rng, 1, 3);
     w->lo[i] = w->hi[i] = 0;
-    if (kind < 4) { /* "same" */
+    if (kind < 3) { /* "same" */
         w->stride[i] = 1;
         w->lo[i] = rng_range(&g->rng, 0, (int)w->size[i] - 1);
         w->hi[i] = w->size[i] - 1 - w->lo[i];
+    } else if (kind < 5) { /* JAX's "SAME" at stride 2 (a max-pool's): halos with strides */
+        w->stride[i] = 2;
+        int64_t total = ((size + 1) / 2 - 1) * 2 + w->size[i] - size;
+        w->lo[i] = total > 0 ? total / 2 : 0;
+        w->hi[i] = total > 0 ? total - w->lo[i] : 0;
     } else if (kind < 7) { /* tiling */
         w->stride[i] = w->size[i];
     } else {

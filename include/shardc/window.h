@@ -44,8 +44,5 @@ bool op_conv_dims(const struct Op *op, ConvDims *d);
 void op_window_dims(const struct Op *op, WindowDims *w);
 /* The number of windows along dim i of an input of `size`: 0 if none fits. */
 int64_t op_window_count(const WindowDims *w, int i, int64_t size);
-/* Whether dim i's windows tile the input: stride = size, no padding, no
- * dilation (a max-pool's), so a block of whole windows is local. */
-bool op_window_tiles(const WindowDims *w, int i);
 
 #endif

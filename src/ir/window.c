@@ -170,9 +170,3 @@ int64_t op_window_count(const WindowDims *w, int i, int64_t size)
         return 0;
     return (padded - span) / w->stride[i] + 1;
 }
-
-bool op_window_tiles(const WindowDims *w, int i)
-{
-    return w->stride[i] == w->size[i] && w->lo[i] == 0 && w->hi[i] == 0 && w->base_dil[i] == 1 &&
-           w->win_dil[i] == 1;
-}

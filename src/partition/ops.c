@@ -223,8 +223,8 @@ static const char *why_not(PartitionCtx *pc, const Op *op, const OpShardingRule 
 {
     FactorKind kind = rule->factors[f].kind;
     if (kind == FACTOR_PERMUTATION && is_window_op(op->kind))
-        return " (a window dim stays sharded only if its blocks hold whole windows, or read a halo at stride 1 with "
-               "'same' padding)";
+        return " (a window dim stays sharded only if each block of windows starts in its block of the operand "
+               "(windows per block x stride = block, no base dilation) and reads no more than a block around it)";
     if (kind == FACTOR_NEED_REPLICATION || kind == FACTOR_PERMUTATION)
         return " (its kind needs it unsharded)";
     for (int i = 0; i < had->count; i++)
@@ -466,14 +466,19 @@ static ReductionKind operand_keeps(PartitionCtx *pc, const Op *op, AxisList *kee
     return combine;
 }
 
-/* The operand with its halos (window.c): convolution pads with zeros,
- * which is what ppermute leaves at the ends; reduce_window with its
- * reduction's identity. */
-static Value *window_halo(PartitionCtx *pc, const Op *op, Value *x, const DimAxes *layout, const WindowHalo *h)
+/* Operand i of a windowed op kept sharded along h's dims (window.c): the
+ * operand with its halos, padded as the op pads: with zeros for a
+ * convolution (what ppermute leaves at the ends), with the reduction's
+ * identity for reduce_window, with the lowest value for the elements a
+ * select_and_scatter selects among; its source with uneven padding 0. */
+static Value *window_operand(PartitionCtx *pc, const Op *op, int i, Value *x, const DimAxes *layout,
+                             const WindowHalo *h)
 {
+    if (i == 1)
+        return op->kind == OP_SELECT_AND_SCATTER ? pc_window_source(pc, op, x, layout, h) : x;
     if (op->kind == OP_CONVOLUTION)
         return pc_window_halo(pc, op, x, layout, h, pc_zero_attr(pc, x->type.dtype), false);
-    const char *r = op_attr_string(op, ATTR_KEY_REDUCTION);
+    const char *r = op->kind == OP_SELECT_AND_SCATTER ? "max" : op_attr_string(op, ATTR_KEY_REDUCTION);
     ReductionKind kind = strcmp(r, "max") == 0 ? REDUCE_MAX : strcmp(r, "min") == 0 ? REDUCE_MIN : REDUCE_SUM;
     return pc_window_halo(pc, op, x, layout, h, pc_reduction_identity(pc, kind, x->type.dtype), kind != REDUCE_SUM);
 }
@@ -530,8 +535,8 @@ static void partition_by_rule(PartitionCtx *pc, Op *op)
             pc->reason = operand_reason(pc, op, rule, assignment, i, &want);
         if (!(operands[i] = pc_local_as_partial(pc, op->operands[i], &want, &keep[i], combine, op->loc)))
             return;
-        if (i == 0 && halo.count)
-            operands[0] = window_halo(pc, op, operands[0], &want, &halo);
+        if (halo.count && i < 2)
+            operands[i] = window_operand(pc, op, i, operands[i], &want, &halo);
     }
     DimAxes layouts[op->num_results + 1];
     for (int j = 0; j < op->num_results; j++)
@@ -550,7 +555,7 @@ static void partition_by_rule(PartitionCtx *pc, Op *op)
     if (!local)
         local = emit_local_op(pc, op, operands, layouts);
     if (halo.count)
-        pc_window_localize(pc, local, &halo);
+        local = pc_window_localize(pc, op, local, &halo);
     ReductionKind reduction = op_reduction(op);
     int64_t mean_count = NO_MEAN;
     if (masked && op->kind == OP_REDUCE_MEAN) {

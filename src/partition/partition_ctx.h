@@ -56,6 +56,7 @@ typedef struct PartitionCtx {
     Arena scratch;
     const char *reason;     /* why the collectives being emitted are needed */
     PaddingMask *masks;     /* in `tables` */
+    struct HaloExchange *halos; /* in `tables` (window.c) */
     int64_t executions;     /* runs of the ops being emitted per program run
                                (loop trip counts; -1: unknown) */
     HoistPoint *hoist;      /* the innermost loop being filled, or NULL */
@@ -103,23 +104,42 @@ Value *pc_first_of_group(PartitionCtx *pc, Value *x, const AxisList *axes, const
 typedef struct HaloDim {
     int dim, window;        /* the operand's dim, the op's window index */
     int64_t lo, hi;         /* elements read from the previous, next block */
+    int64_t stride;
     AxisList axes;
 } HaloDim;
 typedef struct WindowHalo {
     int count;
     HaloDim dims[SHARDC_MAX_RANK];
 } WindowHalo;
+/* A halo exchange already in a body: windowed ops reading the same halos
+ * of the same local operand, padded alike, share it (a max-pool and its
+ * gradient). */
+typedef struct HaloExchange {
+    const Value *x;
+    const Block *body;
+    WindowHalo halo;
+    const AttrValue *fill;
+    bool fill_ends;
+    Value *haloed;
+    struct HaloExchange *next;
+} HaloExchange;
 /* Clears the factors of window dims (and, with groups, of the dims the
  * groups split), then gives back its operand's axes to each window dim
  * whose blocks hold whole windows or can read a halo (recorded in *h). */
 void pc_window_assignment(const Op *op, const OpShardingRule *rule, AxisList *assignment, WindowHalo *h);
 /* The local operand x (laid out as `layout`) with its neighbours' halos
  * around it along h's dims; `fill` is the padding value (its uneven
- * padding masked to it, and the dim's ends set to it if fill_ends). */
+ * padding masked to it, and the dim's ends set to it if fill_ends). An
+ * exchange already in the body is reused. */
 Value *pc_window_halo(PartitionCtx *pc, const Op *op, Value *x, const DimAxes *layout, const WindowHalo *h,
                       AttrValue *fill, bool fill_ends);
-/* The local op reads its halos instead of padding along h's dims. */
-void pc_window_localize(PartitionCtx *pc, Op *local, const WindowHalo *h);
+/* A select_and_scatter's local source with the padding of h's uneven dims
+ * set to 0 (the windows past the dim's end scatter nothing). */
+Value *pc_window_source(PartitionCtx *pc, const Op *op, Value *source, const DimAxes *layout, const WindowHalo *h);
+/* The local op of `op` reads its halos instead of padding along h's dims.
+ * A select_and_scatter's result, over its halos too, is folded back (each
+ * halo added to its owner's block): the op giving the result's block. */
+Op *pc_window_localize(PartitionCtx *pc, const Op *op, Op *local, const WindowHalo *h);
 /* A reduction's identity as a value attribute of dtype (ops.c). */
 AttrValue *pc_reduction_identity(PartitionCtx *pc, ReductionKind reduction, DType dtype);
 

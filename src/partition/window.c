@@ -1,17 +1,18 @@
 /* convolution, reduce_window and select_and_scatter along sharded window
  * dims (docs/partitioning.md "Windows"). Their rules make such dims
  * permutation factors, which the general case gathers; here a dim keeps
- * its operand's axes when each device can compute its own block of the
- * result:
- * - windows that tile the dim (a max-pool's stride = size, no padding)
- *   and blocks holding whole windows: the local op as it is;
- * - stride 1 without dilation, as many windows as elements ("same"
- *   padding, low + high = window - 1, each no more than the block): a
- *   halo exchange, as GSPMD does: each device sends its last `low`
- *   elements to the next and its first `high` to the previous (two
- *   ppermutes), concatenates them around its block and runs the op with
- *   no padding on that dim; the ends of the dim get the padding value
- *   (zeros from ppermute; a max/min reduce_window selects its identity).
+ * its operand's axes when each device can compute its own block of
+ * windows, as GSPMD does: when its windows start in its block (windows
+ * per block x stride = block, no base dilation), they read a halo of
+ * `low` elements of the previous block and `span - stride - low` of the
+ * next. Each device sends its last `low` elements to the next device and
+ * its first others to the previous (two ppermutes), concatenates them
+ * around its block and runs the op with no padding on that dim; the ends
+ * of the dim get the padding value (zeros from ppermute; a max/min
+ * reduce_window and select_and_scatter select their identity). A
+ * select_and_scatter then sends back what it scattered into the halos,
+ * added to their owners' blocks (the transpose of the exchange). Windows
+ * that tile the dim (a max-pool's stride = size) are the case of no halo.
  * Everything else stays gathered by the rule, reported with its reason. */
 #include <string.h>
 #include "partition/partition_ctx.h"
@@ -67,29 +68,33 @@ static bool axes_free(const OpShardingRule *rule, const AxisList *assignment, co
     return true;
 }
 
-/* Windowed dim i, sharded as the operand is over `axes`: true if it may
- * stay so; *halo then says whether it needs a halo exchange. */
-static bool dim_local(const Op *op, const WindowDims *w, int i, int64_t size, const AxisList *axes, bool *halo)
+/* Windowed dim i of `size` elements, sharded over `axes`: true if each
+ * device can compute its own block of windows from its block of the
+ * operand and a halo of its neighbours' (recorded in *hd). Its windows
+ * start in its block when a block of windows times the stride is a block
+ * of the operand; the first reads `lo` elements before the block (the
+ * padding, or the previous block's last), the last `span - stride - lo`
+ * after it, each halo no more than a block. */
+static bool dim_local(const WindowDims *w, int i, int64_t size, const AxisList *axes, HaloDim *hd)
 {
     int64_t n = axis_list_size(axes), block = (size + n - 1) / n;
-    int64_t span = (w->size[i] - 1) * w->win_dil[i] + 1;
-    *halo = false;
-    if (op_window_tiles(w, i))
-        return size % (w->size[i] * n) == 0;
-    if (op->kind == OP_SELECT_AND_SCATTER || w->stride[i] != 1 || w->base_dil[i] != 1 || w->lo[i] < 0 ||
-        w->hi[i] < 0 || w->lo[i] + w->hi[i] != span - 1 || w->lo[i] > block || w->hi[i] > block)
-        return false;
-    *halo = true;
-    return true;
+    int64_t windows = op_window_count(w, i, size), span = (w->size[i] - 1) * w->win_dil[i] + 1;
+    int64_t after = span - w->stride[i] - w->lo[i];
+    hd->lo = w->lo[i];
+    hd->hi = after > 0 ? after : 0;
+    return block > 0 && w->base_dil[i] == 1 && w->lo[i] >= 0 && w->hi[i] >= 0 && w->lo[i] < span &&
+           (windows + n - 1) / n * w->stride[i] == block && hd->lo <= block && hd->hi <= block;
 }
 
-/* The one factor of the operand's dim, if it is the factor of the result's
- * dim too (the number of windows) and the op's factors left it. */
+/* The major factor of the operand's dim, if it is the factor of the
+ * result's dim too (the number of windows). A strided convolution's dim
+ * also has a minor factor, the window's (its reduction factor, cleared):
+ * the axes of the major one are the dim's. */
 static int window_factor(const Op *op, const OpShardingRule *rule, const ConvDims *d, int i)
 {
     const DimFactors *in = &rule->operands[0].dims[operand_dim(op, d, i)];
     const DimFactors *out = &rule->results[0].dims[op->kind == OP_CONVOLUTION ? (int)d->out_spatial[i] : i];
-    if (in->count != 1 || out->count != 1 || in->factors[0] != out->factors[0])
+    if (in->count < 1 || out->count != 1 || in->factors[0] != out->factors[0])
         return -1;
     return in->factors[0];
 }
@@ -115,20 +120,18 @@ void pc_window_assignment(const Op *op, const OpShardingRule *rule, AxisList *as
     for (int i = 0; i < w.n; i++) {
         int od = operand_dim(op, &d, i), f = window_factor(op, rule, &d, i);
         const AxisList *axes = &have.dims[od];
-        bool halo;
-        if (f < 0 || !axes->count || !axes_free(rule, assignment, axes) ||
-            !dim_local(op, &w, i, op->operands[0]->type.dims[od], axes, &halo))
+        HaloDim hd = {od, i, 0, 0, w.stride[i], *axes};
+        int g = op->kind == OP_SELECT_AND_SCATTER ? source_factor(rule, i) : f;
+        if (f < 0 || g < 0 || !axes->count || !axes_free(rule, assignment, axes) ||
+            !dim_local(&w, i, op->operands[0]->type.dims[od], axes, &hd))
             continue;
-        assignment[f] = *axes;
-        if (op->kind == OP_SELECT_AND_SCATTER && source_factor(rule, i) >= 0)
-            assignment[source_factor(rule, i)] = *axes;
-        if (halo)
-            h->dims[h->count++] = (HaloDim){od, i, w.lo[i], w.hi[i], *axes};
+        assignment[f] = assignment[g] = *axes;
+        h->dims[h->count++] = hd;
     }
 }
 
 /* A slice of `len` elements of dim d of x from `start`. */
-static Value *slice_dim(PartitionCtx *pc, Value *x, int d, int64_t start, int64_t len, Loc loc)
+static Value *slice_dim(PartitionCtx *pc, Value *x, int d, int64_t start, int64_t len, const char *name, Loc loc)
 {
     int64_t lo[SHARDC_MAX_RANK] = {0}, hi[SHARDC_MAX_RANK];
     memcpy(hi, x->type.dims, sizeof(int64_t) * (size_t)x->type.rank);
@@ -137,15 +140,15 @@ static Value *slice_dim(PartitionCtx *pc, Value *x, int d, int64_t start, int64_
     TensorType t = type_make(&pc->module->arena, x->type.dtype, x->type.rank, x->type.dims);
     ((int64_t *)t.dims)[d] = len;
     Op *op;
-    Value *r = pc_emit1(pc, OP_SLICE, loc, &x, 1, "halo.edge", t, &op);
+    Value *r = pc_emit1(pc, OP_SLICE, loc, &x, 1, name, t, &op);
     pc_set_attr(pc, op, ATTR_KEY_START, pc_int_array_attr(pc, lo, x->type.rank));
     pc_set_attr(pc, op, ATTR_KEY_LIMIT, pc_int_array_attr(pc, hi, x->type.rank));
     return r;
 }
 
-/* The edge shifted one device along the axes: towards higher indices
- * (`up`) or lower; the device at the end gets zeros (ppermute). */
-static Value *shift(PartitionCtx *pc, Value *edge, const HaloDim *hd, bool up, Loc loc)
+/* `part` shifted one device along the axes: towards higher indices (`up`)
+ * or lower; the device at the end gets zeros (ppermute). */
+static Value *shift(PartitionCtx *pc, Value *part, const HaloDim *hd, bool up, const char *name, Loc loc)
 {
     int64_t n = axis_list_size(&hd->axes);
     AttrValue *perm = attr_new(&pc->module->arena, ATTR_ARRAY, loc);
@@ -156,55 +159,93 @@ static Value *shift(PartitionCtx *pc, Value *edge, const HaloDim *hd, bool up, L
         perm->u.array.items[k] = pc_int_array_attr(pc, pair, 2);
     }
     Op *op;
-    Value *r = pc_emit1(pc, OP_PPERMUTE, loc, &edge, 1, up ? "halo.from_prev" : "halo.from_next", edge->type, &op);
+    Value *r = pc_emit1(pc, OP_PPERMUTE, loc, &part, 1, name, part->type, &op);
     pc_set_attr(pc, op, ATTR_KEY_AXES, pc_axes_attr(pc, &hd->axes));
     pc_set_attr(pc, op, ATTR_KEY_PERM, perm);
-    int64_t bytes = pc_type_bytes(&edge->type);
-    pc_record_collective(pc, (CollectiveRecord){OP_PPERMUTE, pc->mesh, hd->axes, bytes, edge->name, loc, r->name,
+    int64_t bytes = pc_type_bytes(&part->type);
+    pc_record_collective(pc, (CollectiveRecord){OP_PPERMUTE, pc->mesh, hd->axes, bytes, part->name, loc, r->name,
                                                 pc->reason, 0});
     return r;
 }
 
-/* The received edge, or `fill` on the device at the end of the dim. */
-static Value *fill_end(PartitionCtx *pc, Value *edge, const HaloDim *hd, bool up, AttrValue *fill, Loc loc)
+/* Whether this device is the first (`first`) or the last along hd's axes. */
+static Value *at_end(PartitionCtx *pc, const HaloDim *hd, bool first, Loc loc)
 {
     Op *op;
     TensorType scalar_i32 = {DT_I32, 0, NULL}, scalar_bool = {DT_BOOL, 0, NULL};
     Value *index = pc_emit1(pc, OP_AXIS_INDEX, loc, NULL, 0, "halo.shard", scalar_i32, &op);
     pc_set_attr(pc, op, ATTR_KEY_AXES, pc_axes_attr(pc, &hd->axes));
     Value *end = pc_emit1(pc, OP_FULL, loc, NULL, 0, "halo.end", scalar_i32, &op);
-    pc_set_attr(pc, op, ATTR_KEY_VALUE, pc_int_attr(pc, up ? 0 : axis_list_size(&hd->axes) - 1));
-    Value *at_end = pc_emit1(pc, OP_COMPARE, loc, (Value *[]){index, end}, 2, "halo.at_end", scalar_bool, &op);
+    pc_set_attr(pc, op, ATTR_KEY_VALUE, pc_int_attr(pc, first ? 0 : axis_list_size(&hd->axes) - 1));
+    Value *at = pc_emit1(pc, OP_COMPARE, loc, (Value *[]){index, end}, 2, "halo.at_end", scalar_bool, &op);
     pc_set_attr(pc, op, ATTR_KEY_DIRECTION, pc_string_attr(pc, "eq"));
-    Value *value = pc_emit1(pc, OP_FULL, loc, NULL, 0, "halo.fill", edge->type, &op);
-    pc_set_attr(pc, op, ATTR_KEY_VALUE, fill);
-    return pc_emit1(pc, OP_SELECT, loc, (Value *[]){at_end, value, edge}, 3, edge->name, edge->type, NULL);
+    return at;
 }
 
-Value *pc_window_halo(PartitionCtx *pc, const Op *op, Value *x, const DimAxes *layout, const WindowHalo *h,
-                      AttrValue *fill, bool fill_ends)
+/* The received edge, or `fill` on the device at the end of the dim. */
+static Value *fill_end(PartitionCtx *pc, Value *edge, const HaloDim *hd, bool up, AttrValue *fill, Loc loc)
+{
+    Op *op;
+    Value *at = at_end(pc, hd, up, loc);
+    Value *value = pc_emit1(pc, OP_FULL, loc, NULL, 0, "halo.fill", edge->type, &op);
+    pc_set_attr(pc, op, ATTR_KEY_VALUE, fill);
+    return pc_emit1(pc, OP_SELECT, loc, (Value *[]){at, value, edge}, 3, edge->name, edge->type, NULL);
+}
+
+static bool same_halo(const WindowHalo *a, const WindowHalo *b)
+{
+    if (a->count != b->count)
+        return false;
+    for (int k = 0; k < a->count; k++) {
+        const HaloDim *p = &a->dims[k], *q = &b->dims[k];
+        if (p->dim != q->dim || p->lo != q->lo || p->hi != q->hi || !pc_axes_same(&p->axes, &q->axes))
+            return false;
+    }
+    return true;
+}
+
+static bool same_fill(const AttrValue *a, const AttrValue *b)
+{
+    return a->kind == b->kind && (a->kind == ATTR_FLOAT ? a->u.f == b->u.f
+                                  : a->kind == ATTR_BOOL ? a->u.b == b->u.b : a->u.i == b->u.i);
+}
+
+static HaloExchange *find_exchange(PartitionCtx *pc, const Value *x, const WindowHalo *h, const AttrValue *fill,
+                                   bool fill_ends)
+{
+    for (HaloExchange *e = pc->halos; e; e = e->next)
+        if (e->x == x && e->body == pc->body && e->fill_ends == fill_ends && same_fill(e->fill, fill) &&
+            same_halo(&e->halo, h))
+            return e;
+    return NULL;
+}
+
+static Value *exchange_halos(PartitionCtx *pc, const Op *op, Value *x, const DimAxes *layout, const WindowHalo *h,
+                             AttrValue *fill, bool fill_ends)
 {
     const TensorType *global = &op->operands[0]->type;
     for (int k = 0; k < h->count; k++) {
         const HaloDim *hd = &h->dims[k];
         pc->reason = pc_printf(pc, "'%s' reads a halo of %lld and %lld elements of its neighbours' blocks of "
-                               "%%%s along dim %d (stride 1, windows spanning %lld elements)",
+                               "%%%s along dim %d (stride %lld)",
                                op_info(op->kind)->name, (long long)hd->lo, (long long)hd->hi,
-                               op->operands[0]->name, hd->dim, (long long)(hd->lo + hd->hi + 1));
+                               op->operands[0]->name, hd->dim, (long long)hd->stride);
         if (pc_dim_uneven(global, layout, hd->dim))
             x = pc_mask_padding(pc, x, global, layout, hd->dim, fill, op->loc);
         Value *parts[3];
         int n = 0;
         int64_t block = x->type.dims[hd->dim];
         if (hd->lo) {
-            parts[n] = shift(pc, slice_dim(pc, x, hd->dim, block - hd->lo, hd->lo, op->loc), hd, true, op->loc);
+            Value *edge = slice_dim(pc, x, hd->dim, block - hd->lo, hd->lo, "halo.edge", op->loc);
+            parts[n] = shift(pc, edge, hd, true, "halo.from_prev", op->loc);
             if (fill_ends)
                 parts[n] = fill_end(pc, parts[n], hd, true, fill, op->loc);
             n++;
         }
         parts[n++] = x;
         if (hd->hi) {
-            parts[n] = shift(pc, slice_dim(pc, x, hd->dim, 0, hd->hi, op->loc), hd, false, op->loc);
+            Value *edge = slice_dim(pc, x, hd->dim, 0, hd->hi, "halo.edge", op->loc);
+            parts[n] = shift(pc, edge, hd, false, "halo.from_next", op->loc);
             if (fill_ends)
                 parts[n] = fill_end(pc, parts[n], hd, false, fill, op->loc);
             n++;
@@ -220,16 +261,122 @@ Value *pc_window_halo(PartitionCtx *pc, const Op *op, Value *x, const DimAxes *l
     return x;
 }
 
-void pc_window_localize(PartitionCtx *pc, Op *local, const WindowHalo *h)
+Value *pc_window_halo(PartitionCtx *pc, const Op *op, Value *x, const DimAxes *layout, const WindowHalo *h,
+                      AttrValue *fill, bool fill_ends)
+{
+    const HaloExchange *found = find_exchange(pc, x, h, fill, fill_ends);
+    if (found)
+        return found->haloed;
+    HaloExchange *e = ARENA_NEW(&pc->tables, HaloExchange);
+    *e = (HaloExchange){x, pc->body, *h, fill, fill_ends, NULL, pc->halos};
+    e->haloed = exchange_halos(pc, op, x, layout, h, fill, fill_ends);
+    pc->halos = e;
+    return e->haloed;
+}
+
+Value *pc_window_source(PartitionCtx *pc, const Op *op, Value *source, const DimAxes *layout, const WindowHalo *h)
+{
+    const TensorType *global = &op->operands[1]->type;
+    for (int k = 0; k < h->count; k++)
+        if (pc_dim_uneven(global, layout, h->dims[k].window))
+            source = pc_mask_padding(pc, source, global, layout, h->dims[k].window,
+                                     pc_zero_attr(pc, source->type.dtype), op->loc);
+    return source;
+}
+
+static Value *add(PartitionCtx *pc, Value *a, Value *b, Loc loc)
+{
+    return pc_emit1(pc, OP_ADD, loc, (Value *[]){a, b}, 2, a->name, a->type, NULL);
+}
+
+/* A value of `block` elements along d holding `part` from `at`, zeros
+ * elsewhere. */
+static Value *place(PartitionCtx *pc, Value *part, int d, int64_t at, int64_t block, Loc loc)
+{
+    int64_t low[SHARDC_MAX_RANK] = {0}, high[SHARDC_MAX_RANK] = {0};
+    low[d] = at;
+    high[d] = block - at - part->type.dims[d];
+    TensorType t = type_make(&pc->module->arena, part->type.dtype, part->type.rank, part->type.dims);
+    ((int64_t *)t.dims)[d] = block;
+    Op *op;
+    Value *r = pc_emit1(pc, OP_PAD, loc, &part, 1, "halo.placed", t, &op);
+    pc_set_attr(pc, op, ATTR_KEY_LOW, pc_int_array_attr(pc, low, part->type.rank));
+    pc_set_attr(pc, op, ATTR_KEY_HIGH, pc_int_array_attr(pc, high, part->type.rank));
+    pc_set_attr(pc, op, ATTR_KEY_VALUE, pc_zero_attr(pc, part->type.dtype));
+    return r;
+}
+
+/* What the first device scattered into its low halo, the padding before
+ * the dim (filled with the lowest value), belongs to the dim's first
+ * element: `ge` selects the first of equal elements, so a window whose
+ * elements all equal the lowest value selected the padding where the
+ * global op, which never selects padding, selects its first element, and
+ * every window that reaches into the padding (none lies within it) starts
+ * at the dim's first element. On the first device its sum is added there. */
+static Value *first_end(PartitionCtx *pc, Value *low, const HaloDim *hd, int64_t block, Loc loc)
+{
+    Value *sum = hd->lo == 1 ? low : slice_dim(pc, low, hd->dim, 0, 1, "halo.padding", loc);
+    for (int64_t t = 1; t < hd->lo; t++)
+        sum = add(pc, sum, slice_dim(pc, low, hd->dim, t, 1, "halo.padding", loc), loc);
+    Value *zeros = pc_emit1(pc, OP_ZEROS, loc, NULL, 0, "halo.zero", sum->type, NULL);
+    Value *at = at_end(pc, hd, true, loc);
+    sum = pc_emit1(pc, OP_SELECT, loc, (Value *[]){at, sum, zeros}, 3, "halo.padding", sum->type, NULL);
+    return place(pc, sum, hd->dim, 0, block, loc);
+}
+
+/* The transpose of the halo exchange along hd: y, the local result over
+ * the previous block's last `lo` elements, this block and the next's
+ * first `hi`, sends its ends back to their blocks' devices, which add
+ * them to theirs (two ppermutes the other way). */
+static Value *fold_dim(PartitionCtx *pc, const Op *op, Value *y, const HaloDim *hd)
+{
+    int d = hd->dim;
+    int64_t block = y->type.dims[d] - hd->lo - hd->hi;
+    pc->reason = pc_printf(pc, "'%s' sends back what it scattered into the halo of %lld and %lld elements of its "
+                           "neighbours' blocks of %%%s along dim %d, added to their blocks of the result",
+                           op_info(op->kind)->name, (long long)hd->lo, (long long)hd->hi, op->operands[0]->name, d);
+    Value *sum = slice_dim(pc, y, d, hd->lo, block, op->results[0]->name, op->loc);
+    if (hd->lo) {
+        Value *low = slice_dim(pc, y, d, 0, hd->lo, "halo.scattered", op->loc);
+        Value *from_next = shift(pc, low, hd, false, "halo.back_from_next", op->loc);
+        sum = add(pc, sum, place(pc, from_next, d, block - hd->lo, block, op->loc), op->loc);
+        sum = add(pc, sum, first_end(pc, low, hd, block, op->loc), op->loc);
+    }
+    if (hd->hi) {
+        Value *high = slice_dim(pc, y, d, hd->lo + block, hd->hi, "halo.scattered", op->loc);
+        Value *from_prev = shift(pc, high, hd, true, "halo.back_from_prev", op->loc);
+        sum = add(pc, sum, place(pc, from_prev, d, 0, block, op->loc), op->loc);
+    }
+    return sum;
+}
+
+static void set_padding(PartitionCtx *pc, Op *local, const WindowDims *w)
+{
+    AttrValue *pad = attr_new(&pc->module->arena, ATTR_ARRAY, local->loc);
+    pad->u.array.count = w->n;
+    pad->u.array.items = ARENA_ARRAY(&pc->module->arena, AttrValue *, w->n + 1);
+    for (int i = 0; i < w->n; i++)
+        pad->u.array.items[i] = pc_int_array_attr(pc, (int64_t[]){w->lo[i], w->hi[i]}, 2);
+    pc_set_attr(pc, local, ATTR_KEY_PADDING, pad);
+}
+
+Op *pc_window_localize(PartitionCtx *pc, const Op *op, Op *local, const WindowHalo *h)
 {
     WindowDims w;
     op_window_dims(local, &w);
-    for (int k = 0; k < h->count; k++)
+    bool padded = false;
+    for (int k = 0; k < h->count; k++) {
+        padded |= w.lo[h->dims[k].window] || w.hi[h->dims[k].window];
         w.lo[h->dims[k].window] = w.hi[h->dims[k].window] = 0;
-    AttrValue *pad = attr_new(&pc->module->arena, ATTR_ARRAY, local->loc);
-    pad->u.array.count = w.n;
-    pad->u.array.items = ARENA_ARRAY(&pc->module->arena, AttrValue *, w.n + 1);
-    for (int i = 0; i < w.n; i++)
-        pad->u.array.items[i] = pc_int_array_attr(pc, (int64_t[]){w.lo[i], w.hi[i]}, 2);
-    pc_set_attr(pc, local, ATTR_KEY_PADDING, pad);
+    }
+    if (padded)
+        set_padding(pc, local, &w);
+    if (op->kind != OP_SELECT_AND_SCATTER)
+        return local;
+    Value *y = local->results[0];
+    y->type = local->operands[0]->type;
+    for (int k = h->count - 1; k >= 0; k--)
+        if (h->dims[k].lo || h->dims[k].hi)
+            y = fold_dim(pc, op, y, &h->dims[k]);
+    return y->def;
 }
