@@ -307,7 +307,8 @@ static void result_partials(const Value *result, const AxisList *partial, Reduct
                             AxisList *keep)
 {
     pc_unreduced_of(keep, result->sharding);
-    AxisList none = {0};
+    AxisList none;
+    none.count = 0;
     bool same = pc_unreduced_kind(result->sharding) == reduction;
     pc_axes_minus(reduce, partial, same ? keep : &none);
 }
@@ -399,7 +400,8 @@ static void partition_replicated_op(PartitionCtx *pc, Op *op)
     DimAxes layouts[op->num_results + 1];
     for (int j = 0; j < op->num_results; j++)
         layouts[j] = (DimAxes){.rank = op->results[j]->type.rank};
-    AxisList none = {0};
+    AxisList none;
+    none.count = 0;
     finish_results(pc, op, emit_local_op(pc, op, operands, layouts), layouts, &none, REDUCE_SUM, NO_MEAN);
 }
 
@@ -486,7 +488,8 @@ static Value *window_halo(PartitionCtx *pc, const Op *op, Value *x, const DimAxe
  * same axis came out 4x on 4 devices). The others are gathered instead. */
 static void unshard_kept_axes(const OpShardingRule *rule, AxisList *assignment, const AxisList *keep, int n)
 {
-    AxisList kept = {0};
+    AxisList kept;
+    kept.count = 0;
     for (int i = 0; i < n; i++)
         axis_list_union(&kept, &keep[i]);
     for (int f = 0; kept.count && f < rule->num_factors; f++)
