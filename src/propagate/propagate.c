@@ -138,6 +138,10 @@ void propagate_tensors(PropagationState *st, const Op *op, const OpShardingRule 
 
 /* The same; with `out`, each virtual tensor (NULL value) that changed
  * gets its new sharding there (and the others NULL). */
+static void propagate_along(PropagationState *st, const Op *op, const OpShardingRule *rule, const Mesh *mesh,
+                            const PropagationDirection *dirs, Value **values, Sharding **shardings,
+                            int num_operands, int count, Sharding **out);
+
 void propagate_tensors_out(PropagationState *st, const Op *op, const OpShardingRule *rule, Value **values,
                            Sharding **shardings, int num_operands, int count, int phase, Sharding **out)
 {
@@ -145,8 +149,15 @@ void propagate_tensors_out(PropagationState *st, const Op *op, const OpShardingR
         out[t] = NULL;
     const Mesh *mesh = op_mesh(shardings, count);
     PropagationDirection dirs[rule->num_factors + 1];
-    if (!mesh || !phase_directions(st, op, rule, phase, dirs))
-        return;
+    if (mesh && phase_directions(st, op, rule, phase, dirs))
+        propagate_along(st, op, rule, mesh, dirs, values, shardings, num_operands, count, out);
+}
+
+/* propagate_tensors_out once the mesh and the directions are known. */
+static void propagate_along(PropagationState *st, const Op *op, const OpShardingRule *rule, const Mesh *mesh,
+                            const PropagationDirection *dirs, Value **values, Sharding **shardings,
+                            int num_operands, int count, Sharding **out)
+{
     const TensorType *types[count];
     bool updated[count], any_update = false;
     for (int t = 0; t < count; t++) { /* a virtual tensor (NULL) shares tensor 0's type */
@@ -199,7 +210,13 @@ static void propagate_op(PropagationState *st, Op *op, int phase)
         values[op->num_operands + i] = op->results[i];
     for (int t = 0; t < count; t++)
         shardings[t] = values[t]->sharding;
-    propagate_tensors(st, op, rule, values, shardings, op->num_operands, count, phase);
+    const Mesh *mesh = op_mesh(shardings, count);
+    PropagationDirection dirs[rule->num_factors + 1];
+    if (!mesh || !phase_directions(st, op, rule, phase, dirs) ||
+        prop_visit_repeats(st, op, shardings, count, dirs, rule->num_factors))
+        return;
+    propagate_along(st, op, rule, mesh, dirs, values, shardings, op->num_operands, count, NULL);
+    prop_visit_remember(st, op, values, shardings, count, dirs, rule->num_factors);
 }
 
 /* Module-wide, as in Shardy's propagateFuncResults, only the entry's
