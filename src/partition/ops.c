@@ -508,7 +508,7 @@ static void partition_by_rule(PartitionCtx *pc, Op *op)
     Sharding *shardings[count + 1];
     const TensorType *types[count + 1];
     gather_shardings(op, shardings, types);
-    AxisList *assignment = ARENA_ARRAY(&pc->scratch, AxisList, rule->num_factors + 1);
+    AxisList *assignment = ARENA_ARRAY_UNINIT(&pc->scratch, AxisList, rule->num_factors + 1);
     factor_assignment(assignment, rule, pc->mesh, shardings, types, count, op->num_operands,
                       masks_reductions(op->kind) ? UNEVEN_MASKED_REDUCTIONS : UNEVEN_PASS_THROUGH, &pc->scratch);
     if (is_valued_constant(op))
@@ -519,7 +519,8 @@ static void partition_by_rule(PartitionCtx *pc, Op *op)
         unshard_reductions(rule, assignment);
     if (op->kind == OP_GATHER || op->kind == OP_SCATTER)
         pc_gather_assignment(op, rule, assignment);
-    WindowHalo halo = {0};
+    WindowHalo halo; /* pc_window_assignment sets it all */
+    halo.count = 0;
     if (is_window_op(op->kind))
         pc_window_assignment(op, rule, assignment, &halo);
     Value *operands[op->num_operands + 1];
