@@ -177,12 +177,14 @@ static void propagate_along(PropagationState *st, const Op *op, const OpSharding
     if (!any_update)
         return;
     /* Most visits change nothing: the state before, for --explain, is
-     * rebuilt from the unchanged shardings only when something did. */
-    projection_build(&before, &st->scratch, rule, mesh, shardings, types, num_operands, count);
+     * rebuilt from the unchanged shardings only when something did (and
+     * only for --explain, the only reader of origins). */
+    if (st->options->explain)
+        projection_build(&before, &st->scratch, rule, mesh, shardings, types, num_operands, count);
     for (int t = 0; t < count; t++)
         if (updated[t] && values[t])
             prop_state_update_value(st, values[t], projection_to_sharding(&p, t, shardings[t], &st->module->arena),
-                               &before, t, values, shardings, op);
+                               st->options->explain ? &before : NULL, t, values, shardings, op);
 }
 
 static void propagate_op(PropagationState *st, Op *op, int phase)
@@ -319,7 +321,7 @@ static void note_priorities(const Sharding *s, int *prios, int *count, int max)
  * result's annotation is written on the result, not on v. */
 static void note_user_origin(PropagationState *st, Value *v, const Sharding *user, int d)
 {
-    if (user->dims[d].num_axes)
+    if (user->dims[d].num_axes && st->options->explain)
         origins_of(st->origins, &st->module->arena, v)[d] =
             (DimOrigin){v, NULL, d, user->loc.file ? user->loc : v->loc};
 }
@@ -377,7 +379,7 @@ static Sharding *first_round_part(PropagationState *st, const Sharding *r, Value
     for (int d = 0; d < s->rank; d++) {
         if (!dim_visible(&r->dims[d], st->round_limits[0]))
             s->dims[d] = (DimSharding){0, NULL, false, PRIORITY_NONE};
-        else if (s->dims[d].num_axes)
+        else if (s->dims[d].num_axes && st->options->explain)
             origins_of(st->origins, &st->module->arena, v)[d] = (DimOrigin){NULL, NULL, d, r->loc};
     }
     return s;

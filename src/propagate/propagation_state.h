@@ -72,7 +72,9 @@ Op *prop_worklist_pop(PropagationState *st);
 
 /* Install a grown sharding on v, record where it came from and queue the
  * ops that see v. `values`/`shardings` are the op's tensors; a NULL value is
- * a fixed spec (shard_map in_specs, a function result's annotation). */
+ * a fixed spec (shard_map in_specs, a function result's annotation).
+ * `before` (the projection the op's visit started from) is NULL unless
+ * --explain asks for origins. */
 void prop_state_update_value(PropagationState *st, Value *v, Sharding *s, const ShardingProjection *before, int tensor,
                         Value *const *values, Sharding *const *shardings, const Op *via);
 

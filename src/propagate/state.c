@@ -234,8 +234,10 @@ void prop_state_update_value(PropagationState *st, Value *v, Sharding *s, const 
     s = prop_manual_result_sharding(&st->module->arena, v, s);
     if (sharding_equal(v->sharding, s) || v->type.dtype == DT_TOKEN) /* Shardy skips tokens */
         return;
-    DimOrigin *origins = origins_of(st->origins, &st->module->arena, v);
-    for (int d = 0; d < v->type.rank; d++) {
+    /* Origins are only read by --explain: recording them took a tenth of
+     * propagation's memory. */
+    DimOrigin *origins = before ? origins_of(st->origins, &st->module->arena, v) : NULL;
+    for (int d = 0; origins && d < v->type.rank; d++) {
         int old_axes = v->sharding ? v->sharding->dims[d].num_axes : 0;
         int source = s->dims[d].num_axes > old_axes ? origin_tensor(before, tensor, d) : -1;
         if (source < 0)
