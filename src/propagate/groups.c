@@ -291,7 +291,6 @@ void prop_groups_sync(PropagationState *st, const Value *v)
             if (v->sharding->dims[d].num_axes > (w->sharding ? w->sharding->dims[d].num_axes : 0))
                 origins[d] = (DimOrigin){v, g->op_of_value[w->id], d, (Loc){0}};
         w->sharding = v->sharding;
-        st->fresh[w->id] = false;
         if (st->module_wide || home == st->func->body)
             prop_queue_neighbours(st, w);
     }

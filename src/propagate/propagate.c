@@ -684,7 +684,7 @@ static void close_value(PropagationState *st, Value *v, int unused)
             v->sharding = sharding_new_open(&st->module->arena, st->func_mesh, v->type.rank);
         else
             return;
-    } else if (!st->fresh[v->id]) { /* a fresh one is this propagation's own: closed in place */
+    } else {
         v->sharding = sharding_clone(&st->module->arena, v->sharding);
     }
     for (int d = 0; d < v->sharding->rank; d++) {

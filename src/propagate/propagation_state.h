@@ -24,10 +24,6 @@ typedef struct PropagationState {
     bool *rule_known;
     UseList *uses;          /* by Value.id */
     Sharding **user;        /* by Value.id: the user's annotation */
-    /* By Value.id: v->sharding was made by this propagation's updates
-     * (prop_state_update_value), so closing it at the end may change it
-     * in place; any other may be shared with an annotation. */
-    bool *fresh;
     Op **queue;             /* ring buffer of ops */
     int queue_head, queue_count, queue_cap;
     bool *queued;           /* by Op.id */

@@ -62,7 +62,6 @@ static bool size_tables(PropagationState *st)
     st->queued = ARENA_ARRAY(&st->tables, bool, st->table_ops);
     st->uses = ARENA_ARRAY(&st->tables, UseList, st->table_values);
     st->user = ARENA_ARRAY(&st->tables, Sharding *, st->table_values);
-    st->fresh = ARENA_ARRAY(&st->tables, bool, st->table_values);
     /* an op is queued at most once at a time: no more entries than ops */
     st->queue_cap = st->table_ops;
     st->queue = ARENA_ARRAY_UNINIT(&st->tables, Op *, st->queue_cap);
@@ -85,7 +84,6 @@ static bool clear_value_entries(Value *v, void *user)
     PropagationState *st = user;
     st->uses[v->id] = (UseList){0};
     st->user[v->id] = NULL;
-    st->fresh[v->id] = false;
     return true;
 }
 
@@ -249,7 +247,6 @@ void prop_state_update_value(PropagationState *st, Value *v, Sharding *s, const 
         origins[d] = (DimOrigin){values[source], via, origin_dim(before, source, tensor, d), loc};
     }
     v->sharding = s;
-    st->fresh[v->id] = true;
     prop_queue_neighbours(st, v);
     prop_groups_sync(st, v);
 }
