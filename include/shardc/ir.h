@@ -398,7 +398,12 @@ bool sharding_equal(const Sharding *a, const Sharding *b);
 bool sharding_same_dim_axes(const Sharding *a, const Sharding *b);
 /* Product of the axis sizes on dim d. */
 int64_t sharding_dim_shards(const Sharding *s, int d);
-bool axis_ref_equal(AxisRef a, AxisRef b);
+/* The axis algebra below is inline: propagation and partitioning call it
+ * for every factor of every tensor of every op (bench/README.md). */
+static inline bool axis_ref_equal(AxisRef a, AxisRef b)
+{
+    return a.axis == b.axis && a.pre_size == b.pre_size && a.size == b.size;
+}
 /* Partial-manual shard_maps (docs/language.md "Manual regions"): the mask
  * of the manual axes over the mesh of the specs (returned in *mesh), and
  * whether some axis is free; a spec split into its closed manual part and
@@ -417,7 +422,12 @@ const char *sharding_unreduced_op_name(UnreducedOp op);
 bool sharding_has_unreduced_axis(const Sharding *s, int axis);
 bool axis_ref_is_full(const Mesh *mesh, AxisRef r);
 /* Whether two axis refs of the same mesh share any devices' coordinates. */
-bool axis_ref_overlaps(AxisRef a, AxisRef b);
+static inline bool axis_ref_overlaps(AxisRef a, AxisRef b)
+{
+    /* Sub-axes of one axis are intervals [pre, pre*size) in the axis's
+     * multiplicative "coordinate" space; they overlap iff the intervals do. */
+    return a.axis == b.axis && a.pre_size < b.pre_size * b.size && b.pre_size < a.pre_size * a.size;
+}
 
 enum { AXIS_LIST_MAX = 16 };
 
@@ -428,9 +438,16 @@ typedef struct AxisList {
 } AxisList;
 
 /* Sub-axis algebra (sharding.c), shared by propagation and partitioning. */
-int64_t axis_ref_end(AxisRef r);                /* pre_size * size */
-bool axis_ref_prefix_of(AxisRef a, AxisRef b);  /* a starts b (or equals it) */
-bool axis_ref_contains(AxisRef a, AxisRef b);
+static inline int64_t axis_ref_end(AxisRef r) { return r.pre_size * r.size; }
+/* a starts b (or equals it) */
+static inline bool axis_ref_prefix_of(AxisRef a, AxisRef b)
+{
+    return a.axis == b.axis && a.pre_size == b.pre_size && a.size <= b.size && b.size % a.size == 0;
+}
+static inline bool axis_ref_contains(AxisRef a, AxisRef b)
+{
+    return a.axis == b.axis && a.pre_size <= b.pre_size && axis_ref_end(b) <= axis_ref_end(a);
+}
 /* The largest prefix of a that does not overlap other; false if none. */
 bool axis_ref_prefix_without_overlap(AxisRef a, AxisRef other, AxisRef *out);
 /* Sets of (sub-)axes: a without b, a and b, acc with b added (sub-axes
@@ -441,8 +458,30 @@ void axis_list_union(AxisList *acc, const AxisList *b);
 /* Append r, merging with the last axis when they are consecutive sub-axes
  * of one axis ("x":(1)2 then "x":(2)2 is "x":(1)4, or "x" if that is all). */
 void axis_list_add_or_merge(AxisList *list, AxisRef r, const Mesh *mesh);
-int64_t axis_list_size(const AxisList *list);
-bool axis_list_equal(const AxisList *a, const AxisList *b);
+static inline int64_t axis_list_size(const AxisList *list)
+{
+    int64_t n = 1;
+    for (int i = 0; i < list->count; i++)
+        n *= list->axes[i].size;
+    return n;
+}
+static inline bool axis_list_equal(const AxisList *a, const AxisList *b)
+{
+    if (a->count != b->count)
+        return false;
+    for (int i = 0; i < a->count; i++)
+        if (!axis_ref_equal(a->axes[i], b->axes[i]))
+            return false;
+    return true;
+}
+/* Lists are read up to their count: copying (or clearing) the whole
+ * 16-entry array was most of what hot loops did with them. */
+static inline void axis_list_copy(AxisList *dst, const AxisList *src)
+{
+    dst->count = src->count;
+    for (int i = 0; i < src->count; i++)
+        dst->axes[i] = src->axes[i];
+}
 /* Whether a is a strict prefix of b (Shardy's isStrictPrefix). */
 bool axis_list_strict_prefix(const AxisList *a, const AxisList *b);
 /* Cut a to its longest prefix that overlaps nothing in other (a sub-axis

@@ -69,9 +69,17 @@ typedef struct RuleBuilder {
 } RuleBuilder;
 
 void rule_builder_init(RuleBuilder *b, Arena *arena, const Op *op);
-int rule_builder_num_tensors(const RuleBuilder *b);
+/* Inline: every rule asks for them per dim of every tensor. */
+static inline int rule_builder_num_tensors(const RuleBuilder *b)
+{
+    return b->op->num_operands + b->op->num_results;
+}
 /* Type of tensor t (operands, then results). */
-const TensorType *rule_builder_type(const RuleBuilder *b, int t);
+static inline const TensorType *rule_builder_type(const RuleBuilder *b, int t)
+{
+    const Op *op = b->op;
+    return t < op->num_operands ? &op->operands[t]->type : &op->results[t - op->num_operands]->type;
+}
 /* A new factor mapped to no dim yet; returns its index. */
 int rule_builder_new_factor(RuleBuilder *b, int64_t size, FactorKind kind);
 /* Mark a factor blocked_propagation (Shardy's isBlocked). */

@@ -47,7 +47,12 @@ void print_axis_ref(FILE *out, const Mesh *mesh, AxisRef r)
 {
     print_string(out, mesh->axes[r.axis].name);
     if (!axis_ref_is_full(mesh, r))
-        fprintf(out, ":(%lld)%lld", (long long)r.pre_size, (long long)r.size);
+    {
+        fputs(":(", out);
+        io_put_int(out, (long long)r.pre_size);
+        fputc(')', out);
+        io_put_int(out, (long long)r.size);
+    }
 }
 
 static void print_dim(FILE *out, const Mesh *mesh, const DimSharding *dim)
@@ -62,12 +67,17 @@ static void print_dim(FILE *out, const Mesh *mesh, const DimSharding *dim)
         fputs(dim->num_axes ? ", ?" : "?", out);
     fputc('}', out);
     if (dim->priority != PRIORITY_NONE)
-        fprintf(out, "p%d", dim->priority);
+    {
+        fputc('p', out);
+        io_put_int(out, dim->priority);
+    }
 }
 
 static void print_axis_set(FILE *out, const Mesh *mesh, const char *key, const AxisRef *axes, int count)
 {
-    fprintf(out, ", %s{", key);
+    fputs(", ", out);
+    fputs(key, out);
+    fputc('{', out);
     for (int k = 0; k < count; k++) {
         if (k)
             fputs(", ", out);
@@ -78,7 +88,11 @@ static void print_axis_set(FILE *out, const Mesh *mesh, const char *key, const A
 
 void print_sharding(FILE *out, const Sharding *s)
 {
-    fprintf(out, "<@%s, [", s->mesh ? s->mesh->name : "?");
+    /* fputs, not fprintf, here and below: the printer's hot paths (a
+     * format with a `*` width takes glibc's slow positional path) */
+    fputs("<@", out);
+    fputs(s->mesh ? s->mesh->name : "?", out);
+    fputs(", [", out);
     for (int d = 0; d < s->rank; d++) {
         if (d)
             fputs(", ", out);
@@ -94,6 +108,13 @@ void print_sharding(FILE *out, const Sharding *s)
     fputc('>', out);
 }
 
+/* `,` after an entry, then a new line indented by `indent` (>= 0). */
+static void new_line_at(FILE *out, bool after_entry, int indent)
+{
+    fputs(after_entry ? ",\n" : "\n", out);
+    io_put_spaces(out, indent);
+}
+
 static int compare_named_attrs(const void *a, const void *b)
 {
     return strcmp(((const NamedAttr *)a)->name, ((const NamedAttr *)b)->name);
@@ -101,21 +122,35 @@ static int compare_named_attrs(const void *a, const void *b)
 
 /* `{a = 1, b = 2}` sorted by name; indent >= 0 puts each entry on a line
  * of its own at that indent. */
+static bool attrs_sorted(const NamedAttr *attrs, int count)
+{
+    for (int i = 1; i < count; i++)
+        if (strcmp(attrs[i - 1].name, attrs[i].name) > 0)
+            return false;
+    return true;
+}
+
 static void print_attr_dict_at(FILE *out, const NamedAttr *attrs, int count, int indent)
 {
-    NamedAttr *sorted = malloc(sizeof(NamedAttr) * (size_t)(count ? count : 1));
-    if (!sorted)
-        arena_out_of_memory();
-    memcpy(sorted, attrs, sizeof(NamedAttr) * (size_t)count);
-    qsort(sorted, (size_t)count, sizeof(NamedAttr), compare_named_attrs);
+    /* Most dicts are written in order already: copied and sorted only when
+     * not (glibc's qsort is a stable merge sort, so that is the same). */
+    NamedAttr *sorted = NULL;
+    if (!attrs_sorted(attrs, count)) {
+        if (!(sorted = malloc(sizeof(NamedAttr) * (size_t)count)))
+            arena_out_of_memory();
+        memcpy(sorted, attrs, sizeof(NamedAttr) * (size_t)count);
+        qsort(sorted, (size_t)count, sizeof(NamedAttr), compare_named_attrs);
+        attrs = sorted;
+    }
     fputc('{', out);
     for (int i = 0; i < count; i++) {
         if (indent >= 0)
-            fprintf(out, "%s\n%*s", i ? "," : "", indent, "");
+            new_line_at(out, i > 0, indent);
         else if (i)
             fputs(", ", out);
-        fprintf(out, "%s = ", sorted[i].name);
-        print_attr_value(out, sorted[i].value);
+        fputs(attrs[i].name, out);
+        fputs(" = ", out);
+        print_attr_value(out, attrs[i].value);
     }
     fputc('}', out);
     free(sorted);
@@ -133,7 +168,7 @@ void print_attr_value(FILE *out, const AttrValue *v)
     case ATTR_FLOAT: print_float(out, v->u.f); break;
     case ATTR_BOOL: fputs(v->u.b ? "true" : "false", out); break;
     case ATTR_STRING: print_string(out, v->u.s); break;
-    case ATTR_SYMBOL: fprintf(out, "@%s", v->u.s); break;
+    case ATTR_SYMBOL: fputc('@', out); fputs(v->u.s, out); break;
     case ATTR_SHARDING: print_sharding(out, v->u.sharding); break;
     case ATTR_DICT: print_attr_dict(out, v->u.dict.items, v->u.dict.count); break;
     case ATTR_ARRAY:
@@ -240,7 +275,7 @@ static void print_block_args(FILE *out, const Block *b, int indent, bool one_per
     for (int i = 0; i < b->num_args; i++) {
         const Value *v = b->args[i];
         if (one_per_line)
-            fprintf(out, "%s\n%*s", i ? "," : "", indent + 4, "");
+            new_line_at(out, i > 0, indent + 4);
         else if (i)
             fputs(", ", out);
         fputc('%', out);
@@ -280,7 +315,9 @@ void print_op(FILE *out, const Op *op, int indent, const PrintHooks *hooks)
         print_string(out, op->str);
     }
     if (op->callee) {
-        fprintf(out, " @%s(", op->callee);
+        fputs(" @", out);
+        fputs(op->callee, out);
+        fputc('(', out);
         print_value_list(out, op->operands, op->num_operands);
         fputc(')', out);
     } else if (op->num_operands) {

@@ -32,24 +32,9 @@ Sharding *sharding_clone(Arena *a, const Sharding *s)
     return c;
 }
 
-bool axis_ref_equal(AxisRef a, AxisRef b)
-{
-    return a.axis == b.axis && a.pre_size == b.pre_size && a.size == b.size;
-}
-
 bool axis_ref_is_full(const Mesh *mesh, AxisRef r)
 {
     return r.pre_size == 1 && r.size == mesh->axes[r.axis].size;
-}
-
-/* Sub-axes of one axis are intervals [pre, pre*size) in the axis's
- * multiplicative "coordinate" space; they overlap iff the intervals do. */
-bool axis_ref_overlaps(AxisRef a, AxisRef b)
-{
-    if (a.axis != b.axis)
-        return false;
-    int64_t a_end = a.pre_size * a.size, b_end = b.pre_size * b.size;
-    return a.pre_size < b_end && b.pre_size < a_end;
 }
 
 static bool dim_equal(const DimSharding *a, const DimSharding *b)
@@ -179,18 +164,6 @@ void axis_set_intersect(AxisSet dst, AxisSet src)
  * [pre, pre*size) of axis x's multiplicative coordinates; a whole axis is
  * (1)size. Shardy's AxisRefAttr operations, on that representation. */
 
-int64_t axis_ref_end(AxisRef r) { return r.pre_size * r.size; }
-
-bool axis_ref_prefix_of(AxisRef a, AxisRef b)
-{
-    return a.axis == b.axis && a.pre_size == b.pre_size && a.size <= b.size && b.size % a.size == 0;
-}
-
-bool axis_ref_contains(AxisRef a, AxisRef b)
-{
-    return a.axis == b.axis && a.pre_size <= b.pre_size && axis_ref_end(b) <= axis_ref_end(a);
-}
-
 bool axis_ref_prefix_without_overlap(AxisRef a, AxisRef other, AxisRef *out)
 {
     if (!axis_ref_overlaps(a, other)) {
@@ -217,9 +190,11 @@ static void add_piece(AxisList *out, int axis, int64_t lo, int64_t hi)
 
 void axis_list_minus(AxisList *out, const AxisList *a, const AxisList *b)
 {
-    AxisList cur = *a;
+    AxisList cur;
+    axis_list_copy(&cur, a);
     for (int j = 0; j < b->count; j++) {
-        AxisList next = {0};
+        AxisList next;
+        next.count = 0;
         AxisRef y = b->axes[j];
         for (int i = 0; i < cur.count; i++) {
             AxisRef x = cur.axes[i];
@@ -231,14 +206,15 @@ void axis_list_minus(AxisList *out, const AxisList *a, const AxisList *b)
             add_piece(&next, x.axis, x.pre_size, y.pre_size < x_end ? y.pre_size : x_end);
             add_piece(&next, x.axis, y_end > x.pre_size ? y_end : x.pre_size, x_end);
         }
-        cur = next;
+        axis_list_copy(&cur, &next);
     }
-    *out = cur;
+    axis_list_copy(out, &cur);
 }
 
 void axis_list_intersect(AxisList *out, const AxisList *a, const AxisList *b)
 {
-    AxisList r = {0};
+    AxisList r;
+    r.count = 0;
     for (int i = 0; i < a->count; i++) {
         for (int j = 0; j < b->count; j++) {
             AxisRef x = a->axes[i], y = b->axes[j];
@@ -248,7 +224,7 @@ void axis_list_intersect(AxisList *out, const AxisList *a, const AxisList *b)
             add_piece(&r, x.axis, x.pre_size > y.pre_size ? x.pre_size : y.pre_size, x_end < y_end ? x_end : y_end);
         }
     }
-    *out = r;
+    axis_list_copy(out, &r);
 }
 
 void axis_list_union(AxisList *acc, const AxisList *b)
@@ -271,24 +247,6 @@ void axis_list_add_or_merge(AxisList *list, AxisRef r, const Mesh *mesh)
     if (list->count < AXIS_LIST_MAX)
         list->axes[list->count++] = r;
     (void)mesh;
-}
-
-int64_t axis_list_size(const AxisList *list)
-{
-    int64_t n = 1;
-    for (int i = 0; i < list->count; i++)
-        n *= list->axes[i].size;
-    return n;
-}
-
-bool axis_list_equal(const AxisList *a, const AxisList *b)
-{
-    if (a->count != b->count)
-        return false;
-    for (int i = 0; i < a->count; i++)
-        if (!axis_ref_equal(a->axes[i], b->axes[i]))
-            return false;
-    return true;
 }
 
 bool axis_list_truncate_without_overlap(AxisList *a, const AxisList *other)

@@ -70,7 +70,8 @@ AttrValue *pc_string_attr(PartitionCtx *pc, const char *s)
 /* ["x", "y:(1)2"]: consecutive sub-axes merged first. */
 AttrValue *pc_axes_attr(PartitionCtx *pc, const AxisList *axes)
 {
-    AxisList merged = {0};
+    AxisList merged;
+    merged.count = 0;
     for (int i = 0; i < axes->count; i++)
         axis_list_add_or_merge(&merged, axes->axes[i], pc->mesh);
     AttrValue *a = attr_new(&pc->module->arena, ATTR_ARRAY, (Loc){0});
@@ -88,7 +89,8 @@ Sharding *pc_sharding(PartitionCtx *pc, const DimAxes *layout)
 {
     Sharding *s = sharding_new_open(&pc->module->arena, pc->mesh, layout->rank);
     for (int d = 0; d < layout->rank; d++) {
-        AxisList merged = {0};
+        AxisList merged;
+        merged.count = 0;
         for (int i = 0; i < layout->dims[d].count; i++)
             axis_list_add_or_merge(&merged, layout->dims[d].axes[i], pc->mesh);
         s->dims[d].is_closed = true;
@@ -188,7 +190,8 @@ const char *pc_format_layout(PartitionCtx *pc, const DimAxes *layout)
     char buf[1024];
     size_t n = (size_t)snprintf(buf, sizeof buf, "[");
     for (int d = 0; d < layout->rank && n < sizeof buf; d++) {
-        AxisList merged = {0};
+        AxisList merged;
+        merged.count = 0;
         for (int i = 0; i < layout->dims[d].count; i++)
             axis_list_add_or_merge(&merged, layout->dims[d].axes[i], pc->mesh);
         n += (size_t)snprintf(buf + n, sizeof buf - n, "%s{", d ? ", " : "");

@@ -115,7 +115,7 @@ static void build_offers(FactorOffers *o, const ShardingProjection *p, UnevenPol
 {
     int nf = p->rule->num_factors;
     bool *ok = ARENA_ARRAY(scratch, bool, nf + 1);
-    AxisList *axes = ARENA_ARRAY(scratch, AxisList, (size_t)p->num_tensors * nf + 1);
+    AxisList *axes = ARENA_ARRAY_UNINIT(scratch, AxisList, (size_t)p->num_tensors * nf + 1);
     bool global = uneven == UNEVEN_GLOBAL_VIEW;
     for (int f = 0; f < nf; f++)
         ok[f] = global ? p->rule->factors[f].kind != FACTOR_NEED_REPLICATION : eligible(p->rule, f, p->num_tensors);
@@ -126,9 +126,9 @@ static void build_offers(FactorOffers *o, const ShardingProjection *p, UnevenPol
             const FactorSharding *fs = &p->tensors[t].factors[f];
             bool need_replication = p->rule->factors[f].kind == FACTOR_NEED_REPLICATION;
             AxisList *a = &axes[t * nf + f];
-            *a = (AxisList){0};
+            a->count = 0;
             if ((ok[f] || need_replication) && fs->present && !fs->overflow.count) {
-                *a = fs->axes;
+                axis_list_copy(a, &fs->axes);
                 if (ok[f] && !global)
                     cut_to_shardable(p, f, a, uneven);
             }
@@ -141,7 +141,8 @@ static void build_offers(FactorOffers *o, const ShardingProjection *p, UnevenPol
  * factors share an axis, those are the assignment (nothing moves). */
 static bool compatible(AxisList *out, const ShardingProjection *p)
 {
-    AxisList seen = {0};
+    AxisList seen;
+    seen.count = 0;
     for (int f = 0; f < p->rule->num_factors; f++) {
         const AxisList *common = NULL;
         for (int t = 0; t < p->num_tensors; t++) {
@@ -156,10 +157,11 @@ static bool compatible(AxisList *out, const ShardingProjection *p)
             continue;
         if (p->rule->factors[f].kind == FACTOR_NEED_REPLICATION && common->count)
             return false;
-        AxisList rest = *common;
+        AxisList rest;
+        axis_list_copy(&rest, common);
         if (axis_list_truncate_without_overlap(&rest, &seen))
             return false;
-        out[f] = *common;
+        axis_list_copy(&out[f], common);
         axis_list_union(&seen, common);
     }
     return true;
@@ -211,15 +213,16 @@ static void unary_assignment(AxisList *out, const ShardingProjection *p, const i
             : (k0[2] >= k1[2] ? 1 : -1);
     const TensorProjection *pref = &p->tensors[cmp > 0 ? pair[0] : pair[1]];
     const TensorProjection *other = &p->tensors[cmp > 0 ? pair[1] : pair[0]];
-    AxisList used = {0};
+    AxisList used;
+    used.count = 0;
     for (int f = 0; f < p->rule->num_factors; f++)
         if (pref->factors[f].present) {
-            out[f] = pref->factors[f].axes;
+            axis_list_copy(&out[f], &pref->factors[f].axes);
             axis_list_union(&used, &out[f]);
         }
     for (int f = 0; f < p->rule->num_factors; f++)
         if (other->factors[f].present && !pref->factors[f].present) {
-            out[f] = other->factors[f].axes;
+            axis_list_copy(&out[f], &other->factors[f].axes);
             axis_list_truncate_without_overlap(&out[f], &used);
         }
 }
@@ -259,8 +262,9 @@ static void move_need_replication_axes(AxisList *out, const ShardingProjection *
     for (int f = 0; f < rule->num_factors; f++) {
         if (rule->factors[f].kind != FACTOR_NEED_REPLICATION || !out[f].count)
             continue;
-        AxisList axes = out[f];
-        out[f] = (AxisList){0};
+        AxisList axes;
+        axis_list_copy(&axes, &out[f]);
+        out[f].count = 0;
         if (in_all_tensors(rule, f, num_tensors))
             distribute(out, rule, p->mesh, axes, num_tensors);
     }
@@ -271,7 +275,7 @@ static void fit_local_op(AxisList *out, const FactorOffers *o, UnevenPolicy unev
 {
     for (int f = 0; f < o->p->rule->num_factors; f++) {
         if (!o->eligible[f])
-            out[f] = (AxisList){0};
+            out[f].count = 0;
         cut_to_shardable(o->p, f, &out[f], uneven);
     }
     while (drop_strided(o->p->rule, out, num_tensors))
@@ -290,10 +294,10 @@ void factor_assignment(AxisList *axes_per_factor, const OpShardingRule *rule, co
     build_offers(&o, &p, uneven, scratch);
     int pair[2];
     for (int f = 0; f < rule->num_factors; f++)
-        axes_per_factor[f] = (AxisList){0};
+        axes_per_factor[f].count = 0;
     if (!compatible(axes_per_factor, &p)) {
         for (int f = 0; f < rule->num_factors; f++)
-            axes_per_factor[f] = (AxisList){0};
+            axes_per_factor[f].count = 0;
         if (unary_pair(rule, count, pair))
             unary_assignment(axes_per_factor, &p, pair);
         else

@@ -46,7 +46,8 @@ static void bag_fill(Bag *bag, const FactorOffers *o)
     const OpShardingRule *rule = o->p->rule;
     for (int t = 0; t < o->p->num_tensors; t++)
         for (int f = 0; f < rule->num_factors; f++) {
-            AxisList prefix = *factor_offer(o, t, f);
+            AxisList prefix;
+            axis_list_copy(&prefix, factor_offer(o, t, f));
             for (; prefix.count > 0; prefix.count--) {
                 if (bag_has(bag, f, &prefix))
                     continue;

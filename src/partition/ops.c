@@ -307,7 +307,8 @@ static void result_partials(const Value *result, const AxisList *partial, Reduct
                             AxisList *keep)
 {
     pc_unreduced_of(keep, result->sharding);
-    AxisList none = {0};
+    AxisList none;
+    none.count = 0;
     bool same = pc_unreduced_kind(result->sharding) == reduction;
     pc_axes_minus(reduce, partial, same ? keep : &none);
 }
@@ -399,7 +400,8 @@ static void partition_replicated_op(PartitionCtx *pc, Op *op)
     DimAxes layouts[op->num_results + 1];
     for (int j = 0; j < op->num_results; j++)
         layouts[j] = (DimAxes){.rank = op->results[j]->type.rank};
-    AxisList none = {0};
+    AxisList none;
+    none.count = 0;
     finish_results(pc, op, emit_local_op(pc, op, operands, layouts), layouts, &none, REDUCE_SUM, NO_MEAN);
 }
 
@@ -491,7 +493,8 @@ static Value *window_operand(PartitionCtx *pc, const Op *op, int i, Value *x, co
  * same axis came out 4x on 4 devices). The others are gathered instead. */
 static void unshard_kept_axes(const OpShardingRule *rule, AxisList *assignment, const AxisList *keep, int n)
 {
-    AxisList kept = {0};
+    AxisList kept;
+    kept.count = 0;
     for (int i = 0; i < n; i++)
         axis_list_union(&kept, &keep[i]);
     for (int f = 0; kept.count && f < rule->num_factors; f++)
@@ -510,7 +513,7 @@ static void partition_by_rule(PartitionCtx *pc, Op *op)
     Sharding *shardings[count + 1];
     const TensorType *types[count + 1];
     gather_shardings(op, shardings, types);
-    AxisList *assignment = ARENA_ARRAY(&pc->scratch, AxisList, rule->num_factors + 1);
+    AxisList *assignment = ARENA_ARRAY_UNINIT(&pc->scratch, AxisList, rule->num_factors + 1);
     factor_assignment(assignment, rule, pc->mesh, shardings, types, count, op->num_operands,
                       masks_reductions(op->kind) ? UNEVEN_MASKED_REDUCTIONS : UNEVEN_PASS_THROUGH, &pc->scratch);
     if (is_valued_constant(op))
@@ -521,7 +524,8 @@ static void partition_by_rule(PartitionCtx *pc, Op *op)
         unshard_reductions(rule, assignment);
     if (op->kind == OP_GATHER || op->kind == OP_SCATTER)
         pc_gather_assignment(op, rule, assignment);
-    WindowHalo halo = {0};
+    WindowHalo halo; /* pc_window_assignment sets it all */
+    halo.count = 0;
     if (is_window_op(op->kind))
         pc_window_assignment(op, rule, assignment, &halo);
     Value *operands[op->num_operands + 1];

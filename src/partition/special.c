@@ -42,7 +42,7 @@ static void free_layout(DimAxes *out, const Value *local)
     pc_layout_of(out, local);
     for (int d = 0; d < local->type.rank && d < out->rank; d++)
         if (pc_dim_uneven(&local->type, out, d))
-            out->dims[d] = (AxisList){0};
+            out->dims[d].count = 0;
 }
 
 static void partition_partial_body(PartitionCtx *pc, const Block *body, Value **args, Value **returns)

@@ -154,7 +154,8 @@ void stats_print_table(FILE *out, const PartitionStats *stats)
 
 static void print_axes_json(FILE *out, const Mesh *mesh, const AxisList *axes)
 {
-    AxisList merged = {0};
+    AxisList merged;
+    merged.count = 0;
     for (int i = 0; i < axes->count; i++)
         axis_list_add_or_merge(&merged, axes->axes[i], mesh);
     fputc('[', out);

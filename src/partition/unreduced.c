@@ -64,7 +64,8 @@ void pc_operand_keeps(const Op *op, const AxisList *result, ReductionKind combin
                       const ReductionKind *kinds, AxisList *keep)
 {
     Linearity lin = linearity(op->kind, combine);
-    AxisList taken = {0}, shared = {0};
+    AxisList taken, shared;
+    taken.count = shared.count = 0;
     for (int i = 0; i < op->num_operands; i++) {
         keep[i].count = 0;
         if (lin == LIN_NONE || kinds[i] != combine)

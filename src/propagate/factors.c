@@ -139,7 +139,7 @@ static void expand_factor(ShardingProjection *p, int f, const AxisList *axes, bo
     for (int t = 0; t < p->num_tensors; t++) {
         FactorSharding *fs = &p->tensors[t].factors[f];
         if (fs->present && axis_list_strict_prefix(&fs->axes, axes)) {
-            fs->axes = *axes;
+            axis_list_copy(&fs->axes, axes);
             updated[t] = true;
         }
     }
@@ -246,7 +246,7 @@ static bool tensor_new_axes(const ShardingProjection *p, int t, int f, const Axi
     const FactorSharding *fs = &p->tensors[t].factors[f];
     if (!fs->present)
         return false;
-    *out = *compatible;
+    axis_list_copy(out, compatible);
     truncate_axes(out, &(TruncateCtx){p, t, f, true});
     if (!axis_list_strict_prefix(&fs->axes, out))
         return false;
@@ -262,7 +262,7 @@ static void limit_to_results(const ShardingProjection *p, int f, AxisList *axes)
     for (int r = p->num_operands; r < p->num_tensors; r++) {
         const FactorSharding *rs = &p->tensors[r].factors[f];
         if (rs->present && axis_list_strict_prefix(&rs->axes, axes))
-            *axes = rs->axes;
+            axis_list_copy(axes, &rs->axes);
     }
 }
 
@@ -278,7 +278,7 @@ static void expand_tensor(ShardingProjection *p, int t, const int *order, const 
             limit_to_results(p, f, &axes);
         FactorSharding *fs = &p->tensors[t].factors[f];
         if (axis_list_strict_prefix(&fs->axes, &axes)) {
-            fs->axes = axes;
+            axis_list_copy(&fs->axes, &axes);
             updated[t] = true;
         }
     }

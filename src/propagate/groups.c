@@ -286,8 +286,8 @@ void prop_groups_sync(PropagationState *st, const Value *v)
         const Block *home = member_home(w);
         if (w == v || !home || sharding_equal(w->sharding, v->sharding) || !home_pending(st, home))
             continue;
-        DimOrigin *origins = origins_of(st->origins, &st->module->arena, w);
-        for (int d = 0; d < w->type.rank; d++)
+        DimOrigin *origins = st->options->explain ? origins_of(st->origins, &st->module->arena, w) : NULL;
+        for (int d = 0; origins && d < w->type.rank; d++)
             if (v->sharding->dims[d].num_axes > (w->sharding ? w->sharding->dims[d].num_axes : 0))
                 origins[d] = (DimOrigin){v, g->op_of_value[w->id], d, (Loc){0}};
         w->sharding = v->sharding;

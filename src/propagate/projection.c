@@ -145,7 +145,8 @@ Sharding *projection_to_sharding(const ShardingProjection *p, int t, const Shard
     const TensorProjection *tp = &p->tensors[t];
     Sharding *s = sharding_new_open(arena, p->mesh, tf->rank);
     for (int d = 0; d < tf->rank; d++) {
-        AxisList axes = {0};
+        AxisList axes;
+        axes.count = 0;
         bool closed = false;
         unproject_dim(p, tp, &tf->dims[d], &axes, &closed);
         DimSharding *dim = &s->dims[d];

@@ -138,6 +138,10 @@ void propagate_tensors(PropagationState *st, const Op *op, const OpShardingRule 
 
 /* The same; with `out`, each virtual tensor (NULL value) that changed
  * gets its new sharding there (and the others NULL). */
+static void propagate_along(PropagationState *st, const Op *op, const OpShardingRule *rule, const Mesh *mesh,
+                            const PropagationDirection *dirs, Value **values, Sharding **shardings,
+                            int num_operands, int count, Sharding **out);
+
 void propagate_tensors_out(PropagationState *st, const Op *op, const OpShardingRule *rule, Value **values,
                            Sharding **shardings, int num_operands, int count, int phase, Sharding **out)
 {
@@ -145,8 +149,15 @@ void propagate_tensors_out(PropagationState *st, const Op *op, const OpShardingR
         out[t] = NULL;
     const Mesh *mesh = op_mesh(shardings, count);
     PropagationDirection dirs[rule->num_factors + 1];
-    if (!mesh || !phase_directions(st, op, rule, phase, dirs))
-        return;
+    if (mesh && phase_directions(st, op, rule, phase, dirs))
+        propagate_along(st, op, rule, mesh, dirs, values, shardings, num_operands, count, out);
+}
+
+/* propagate_tensors_out once the mesh and the directions are known. */
+static void propagate_along(PropagationState *st, const Op *op, const OpShardingRule *rule, const Mesh *mesh,
+                            const PropagationDirection *dirs, Value **values, Sharding **shardings,
+                            int num_operands, int count, Sharding **out)
+{
     const TensorType *types[count];
     bool updated[count], any_update = false;
     for (int t = 0; t < count; t++) { /* a virtual tensor (NULL) shares tensor 0's type */
@@ -166,12 +177,14 @@ void propagate_tensors_out(PropagationState *st, const Op *op, const OpShardingR
     if (!any_update)
         return;
     /* Most visits change nothing: the state before, for --explain, is
-     * rebuilt from the unchanged shardings only when something did. */
-    projection_build(&before, &st->scratch, rule, mesh, shardings, types, num_operands, count);
+     * rebuilt from the unchanged shardings only when something did (and
+     * only for --explain, the only reader of origins). */
+    if (st->options->explain)
+        projection_build(&before, &st->scratch, rule, mesh, shardings, types, num_operands, count);
     for (int t = 0; t < count; t++)
         if (updated[t] && values[t])
             prop_state_update_value(st, values[t], projection_to_sharding(&p, t, shardings[t], &st->module->arena),
-                               &before, t, values, shardings, op);
+                               st->options->explain ? &before : NULL, t, values, shardings, op);
 }
 
 static void propagate_op(PropagationState *st, Op *op, int phase)
@@ -199,7 +212,13 @@ static void propagate_op(PropagationState *st, Op *op, int phase)
         values[op->num_operands + i] = op->results[i];
     for (int t = 0; t < count; t++)
         shardings[t] = values[t]->sharding;
-    propagate_tensors(st, op, rule, values, shardings, op->num_operands, count, phase);
+    const Mesh *mesh = op_mesh(shardings, count);
+    PropagationDirection dirs[rule->num_factors + 1];
+    if (!mesh || !phase_directions(st, op, rule, phase, dirs) ||
+        prop_visit_repeats(st, op, shardings, count, dirs, rule->num_factors))
+        return;
+    propagate_along(st, op, rule, mesh, dirs, values, shardings, op->num_operands, count, NULL);
+    prop_visit_remember(st, op, values, shardings, count, dirs, rule->num_factors);
 }
 
 /* Module-wide, as in Shardy's propagateFuncResults, only the entry's
@@ -302,7 +321,7 @@ static void note_priorities(const Sharding *s, int *prios, int *count, int max)
  * result's annotation is written on the result, not on v. */
 static void note_user_origin(PropagationState *st, Value *v, const Sharding *user, int d)
 {
-    if (user->dims[d].num_axes)
+    if (user->dims[d].num_axes && st->options->explain)
         origins_of(st->origins, &st->module->arena, v)[d] =
             (DimOrigin){v, NULL, d, user->loc.file ? user->loc : v->loc};
 }
@@ -360,7 +379,7 @@ static Sharding *first_round_part(PropagationState *st, const Sharding *r, Value
     for (int d = 0; d < s->rank; d++) {
         if (!dim_visible(&r->dims[d], st->round_limits[0]))
             s->dims[d] = (DimSharding){0, NULL, false, PRIORITY_NONE};
-        else if (s->dims[d].num_axes)
+        else if (s->dims[d].num_axes && st->options->explain)
             origins_of(st->origins, &st->module->arena, v)[d] = (DimOrigin){NULL, NULL, d, r->loc};
     }
     return s;

@@ -20,6 +20,7 @@ typedef struct PropagationState {
     Arena tables;
     int table_ops, table_values;
     const OpShardingRule **rules;   /* by Op.id; computed lazily */
+    struct VisitMemo **visits;      /* by Op.id: prop_visit_repeats */
     bool *rule_known;
     UseList *uses;          /* by Value.id */
     Sharding **user;        /* by Value.id: the user's annotation */
@@ -54,13 +55,26 @@ void prop_state_begin_round(PropagationState *st, int round);
 void prop_state_finish_func(PropagationState *st, Func *f);
 const OpShardingRule *prop_state_rule(PropagationState *st, const Op *op);
 
+/* Whether visiting op now would repeat its last visit in this round, one
+ * that changed nothing: the same directions on the same shardings (a
+ * sharding is never changed in place while propagation runs, it is
+ * replaced) give the same result. Most ops are queued by every phase with
+ * nothing new around them. prop_visit_remember records a visit's inputs
+ * (`shardings`, the values' shardings before it) if it changed nothing. */
+bool prop_visit_repeats(const PropagationState *st, const Op *op, Sharding *const *shardings, int count,
+                        const PropagationDirection *dirs, int num_factors);
+void prop_visit_remember(PropagationState *st, const Op *op, Value *const *values, Sharding *const *shardings,
+                         int count, const PropagationDirection *dirs, int num_factors);
+
 void prop_worklist_push(PropagationState *st, Op *op);
 void prop_worklist_push_block(PropagationState *st, Block *b);
 Op *prop_worklist_pop(PropagationState *st);
 
 /* Install a grown sharding on v, record where it came from and queue the
  * ops that see v. `values`/`shardings` are the op's tensors; a NULL value is
- * a fixed spec (shard_map in_specs, a function result's annotation). */
+ * a fixed spec (shard_map in_specs, a function result's annotation).
+ * `before` (the projection the op's visit started from) is NULL unless
+ * --explain asks for origins. */
 void prop_state_update_value(PropagationState *st, Value *v, Sharding *s, const ShardingProjection *before, int tensor,
                         Value *const *values, Sharding *const *shardings, const Op *via);
 

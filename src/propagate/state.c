@@ -58,6 +58,7 @@ static bool size_tables(PropagationState *st)
     st->table_values = m->num_values + 1;
     st->rules = ARENA_ARRAY(&st->tables, const OpShardingRule *, st->table_ops);
     st->rule_known = ARENA_ARRAY(&st->tables, bool, st->table_ops);
+    st->visits = ARENA_ARRAY(&st->tables, struct VisitMemo *, st->table_ops);
     st->queued = ARENA_ARRAY(&st->tables, bool, st->table_ops);
     st->uses = ARENA_ARRAY(&st->tables, UseList, st->table_values);
     st->user = ARENA_ARRAY(&st->tables, Sharding *, st->table_values);
@@ -72,6 +73,7 @@ static bool clear_op_entries(Op *op, void *user)
     PropagationState *st = user;
     st->rules[op->id] = NULL;
     st->rule_known[op->id] = false;
+    st->visits[op->id] = NULL;
     st->queued[op->id] = false;
     return true;
 }
@@ -99,6 +101,47 @@ const OpShardingRule *prop_state_rule(PropagationState *st, const Op *op)
         st->rule_known[op->id] = true;
     }
     return st->rules[op->id];
+}
+
+/* The inputs of an op's last visit, in `work` (as the op's rule). */
+typedef struct VisitMemo {
+    int round;
+    bool changed_nothing;
+    Sharding **shardings;
+    PropagationDirection *dirs;
+} VisitMemo;
+
+bool prop_visit_repeats(const PropagationState *st, const Op *op, Sharding *const *shardings, int count,
+                        const PropagationDirection *dirs, int num_factors)
+{
+    const VisitMemo *m = st->visits[op->id];
+    if (!m || !m->changed_nothing || m->round != st->round)
+        return false;
+    for (int t = 0; t < count; t++)
+        if (m->shardings[t] != shardings[t])
+            return false;
+    for (int f = 0; f < num_factors; f++)
+        if (m->dirs[f] != dirs[f])
+            return false;
+    return true;
+}
+
+void prop_visit_remember(PropagationState *st, const Op *op, Value *const *values, Sharding *const *shardings,
+                         int count, const PropagationDirection *dirs, int num_factors)
+{
+    VisitMemo *m = st->visits[op->id];
+    if (!m) {
+        m = ARENA_NEW(&st->work, VisitMemo);
+        m->shardings = ARENA_ARRAY_UNINIT(&st->work, Sharding *, count);
+        m->dirs = ARENA_ARRAY_UNINIT(&st->work, PropagationDirection, num_factors + 1);
+        st->visits[op->id] = m;
+    }
+    m->round = st->round;
+    m->changed_nothing = true;
+    for (int t = 0; t < count; t++)
+        m->changed_nothing &= values[t]->sharding == shardings[t];
+    memcpy(m->shardings, shardings, sizeof *shardings * (size_t)count);
+    memcpy(m->dirs, dirs, sizeof *dirs * (size_t)num_factors);
 }
 
 void prop_worklist_push(PropagationState *st, Op *op)
@@ -191,8 +234,10 @@ void prop_state_update_value(PropagationState *st, Value *v, Sharding *s, const 
     s = prop_manual_result_sharding(&st->module->arena, v, s);
     if (sharding_equal(v->sharding, s) || v->type.dtype == DT_TOKEN) /* Shardy skips tokens */
         return;
-    DimOrigin *origins = origins_of(st->origins, &st->module->arena, v);
-    for (int d = 0; d < v->type.rank; d++) {
+    /* Origins are only read by --explain: recording them took a tenth of
+     * propagation's memory. */
+    DimOrigin *origins = before ? origins_of(st->origins, &st->module->arena, v) : NULL;
+    for (int d = 0; origins && d < v->type.rank; d++) {
         int old_axes = v->sharding ? v->sharding->dims[d].num_axes : 0;
         int source = s->dims[d].num_axes > old_axes ? origin_tensor(before, tensor, d) : -1;
         if (source < 0)

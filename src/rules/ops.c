@@ -408,9 +408,9 @@ static void add_label_factor(RuleBuilder *b, const EinsumSpec *spec, LabelDims l
  * letter (the importer letters a dot_general's contracting dims in its
  * pairs' order; docs/rules.md); free labels and labels summed in one input
  * only stay where they were met. */
-static int group_key(const EinsumSpec *spec, int g, char label)
+static int group_key(const LabelDims *where, int g, char label)
 {
-    LabelDims ld = label_dims(spec, label);
+    LabelDims ld = where[label - 'a'];
     if (g == GROUP_BATCH)
         return ld.dim[OUT];
     if (g == GROUP_REDUCTION && ld.dim[LHS] != RULE_NULL_DIM && ld.dim[RHS] != RULE_NULL_DIM)
@@ -420,14 +420,14 @@ static int group_key(const EinsumSpec *spec, int g, char label)
 
 /* Sorts the labels that have a key among themselves, by it, in the slots
  * they hold (a selection sort; the keys are distinct). */
-static void order_group(const EinsumSpec *spec, int g, char *labels, int n)
+static void order_group(const LabelDims *where, int g, char *labels, int n)
 {
     for (int i = 0; i < n; i++) {
-        if (group_key(spec, g, labels[i]) < 0)
+        if (group_key(where, g, labels[i]) < 0)
             continue;
         for (int j = i + 1; j < n; j++) {
-            int kj = group_key(spec, g, labels[j]);
-            if (kj >= 0 && kj < group_key(spec, g, labels[i])) {
+            int kj = group_key(where, g, labels[j]);
+            if (kj >= 0 && kj < group_key(where, g, labels[i])) {
                 char t = labels[i];
                 labels[i] = labels[j];
                 labels[j] = t;
@@ -448,6 +448,10 @@ OpShardingRule *rules_einsum(RuleBuilder *b)
     if (!einsum_parse(b->op->str, &spec, error, sizeof error, &col))
         return NULL;
     bool seen[26] = {false};
+    LabelDims where[26]; /* by label: looked up for every label in every group */
+    for (int i = 0; i < spec.num_inputs; i++)
+        for (int d = 0; d < spec.input_rank[i]; d++)
+            where[spec.inputs[i][d] - 'a'] = label_dims(&spec, spec.inputs[i][d]);
     /* One input: a single pass that takes every label in input order. */
     int first_group = spec.num_inputs == 1 ? NUM_GROUPS - 1 : 0;
     for (int g = first_group; g < NUM_GROUPS; g++) {
@@ -456,15 +460,15 @@ OpShardingRule *rules_einsum(RuleBuilder *b)
         for (int i = 0; i < spec.num_inputs; i++)
             for (int d = 0; d < spec.input_rank[i]; d++) {
                 char label = spec.inputs[i][d];
-                if (seen[label - 'a'] || (spec.num_inputs == 2 && label_group(label_dims(&spec, label)) != g))
+                if (seen[label - 'a'] || (spec.num_inputs == 2 && label_group(where[label - 'a']) != g))
                     continue;
                 seen[label - 'a'] = true;
                 labels[n++] = label;
             }
         if (spec.num_inputs == 2)
-            order_group(&spec, g, labels, n);
+            order_group(where, g, labels, n);
         for (int k = 0; k < n; k++)
-            add_label_factor(b, &spec, label_dims(&spec, labels[k]));
+            add_label_factor(b, &spec, where[labels[k] - 'a']);
     }
     return rule_builder_build(b);
 }

@@ -20,17 +20,6 @@ void rule_builder_init(RuleBuilder *b, Arena *arena, const Op *op)
     b->mappings = b->mapping_buf;
 }
 
-int rule_builder_num_tensors(const RuleBuilder *b)
-{
-    return b->op->num_operands + b->op->num_results;
-}
-
-const TensorType *rule_builder_type(const RuleBuilder *b, int t)
-{
-    const Op *op = b->op;
-    return t < op->num_operands ? &op->operands[t]->type : &op->results[t - op->num_operands]->type;
-}
-
 /* Arena arrays cannot be resized in place: grow by copying, doubling. */
 static void *grow(Arena *arena, void *items, int count, int *cap, size_t elem_size)
 {
