@@ -4,7 +4,8 @@
  *   - lockstep (src/transport/lockstep.c), the default engine's: driven as
  *     src/interp/lockstep.c drives it, a publish pass and a complete pass
  *     of every device's call, each pass on the engine's worker pool
- *     (src/interp/pool.c, one worker per core);
+ *     (src/interp/pool.c, one worker per core); the all-reduce through
+ *     allreduce_shared, as the engine calls it (one result per group);
  *   - threads (src/transport/local.c), the threaded engine's: one thread
  *     per device, meeting at the transport's barriers.
  *
@@ -63,6 +64,7 @@ typedef struct Bench {
     int group_size;         /* devices per group (consecutive ids) */
     int reps;
     void *send[DEVICES], *recv[DEVICES];
+    Tensor *send_tensor[DEVICES], *result[DEVICES]; /* lockstep all-reduce: allreduce_shared */
     char *copy_src, *copy_dst;
     size_t copy_total;
     double t_coll[MAX_REPS], t_copy[MAX_REPS];
@@ -86,6 +88,8 @@ static TransportStatus run_collective(Bench *b, int self)
     size_t n = (size_t)b->group_size;
     switch (b->kind) {
     case C_ALL_REDUCE:
+        if (b->send_tensor[self]) /* as the engine calls it: one result tensor per group */
+            return t->ops->allreduce_shared(t, &g, sum, b->send_tensor[self], &b->result[self]);
         return t->ops->allreduce(t, &g, sum, b->send[self], b->recv[self], (int64_t)(b->size / 4));
     case C_ALL_GATHER:
         return t->ops->allgather(t, &g, b->send[self], b->size / n, b->recv[self]);
@@ -159,7 +163,9 @@ static void lockstep_call(void *user, int64_t self)
 }
 
 /* Lockstep: every device's call in a publish pass, then in a complete
- * pass, each pass on the pool, as the engine runs a collective op. */
+ * pass, each pass on the pool, as the engine runs a collective op; an
+ * all-reduce's devices then drop their references to the group's result,
+ * as the engine's devices do when they are done with it. */
 static void run_lockstep(Bench *b, InterpPool *pool)
 {
     for (int r = -1; r < b->reps && !b->failed; r++) { /* r = -1 warms up */
@@ -168,6 +174,10 @@ static void run_lockstep(Bench *b, InterpPool *pool)
         interp_pool_run(pool, DEVICES, lockstep_call, b);
         transport_lockstep_pass(b->transport, true);
         interp_pool_run(pool, DEVICES, lockstep_call, b);
+        for (int d = 0; d < DEVICES; d++) {
+            tensor_release(b->result[d]);
+            b->result[d] = NULL;
+        }
         if (r >= 0) {
             b->t_coll[r] = now() - t0;
             b->t_copy[r] = time_memcpy(b);
@@ -212,9 +222,14 @@ static bool run_bench(TransportKind tk, InterpPool *pool, CollKind kind, size_t 
     size_t n = (size_t)group_size;
     size_t send_bytes = kind == C_ALL_GATHER ? size / n : size;
     size_t recv_bytes = kind == C_REDUCE_SCATTER ? size / n : size;
+    TensorCtx ctx;
+    tensor_ctx_init(&ctx, NULL);
+    int64_t count = (int64_t)(size / 4);
     for (int d = 0; d < DEVICES; d++) {
         b->send[d] = xalloc(send_bytes);
         b->recv[d] = xalloc(recv_bytes);
+        if (tk == T_LOCKSTEP && kind == C_ALL_REDUCE && tensor_new(&ctx, DT_F32, 1, &count, &b->send_tensor[d]))
+            exit(1);
     }
     double per_device = optimal_bytes(kind, size, group_size);
     b->copy_total = (size_t)(per_device * DEVICES);
@@ -240,6 +255,7 @@ static bool run_bench(TransportKind tk, InterpPool *pool, CollKind kind, size_t 
     for (int d = 0; d < DEVICES; d++) {
         free(b->send[d]);
         free(b->recv[d]);
+        tensor_release(b->send_tensor[d]);
     }
     free(b->copy_src);
     free(b->copy_dst);

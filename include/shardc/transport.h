@@ -75,6 +75,15 @@ typedef struct TransportOps {
      * operation of every endpoint returns TRANSPORT_ABORTED. */
     void (*abort)(Transport *t);
     void (*destroy)(Transport *t);
+    /* Optional (NULL: use allreduce): the reduction of the members' `send`
+     * tensors (red.dtype, any shape, the same on every member) as one
+     * tensor of send's shape every member gets a reference to (released by
+     * the caller; result may be NULL in the lockstep publish pass, which
+     * receives nothing), instead of a copy in each member's buffer. The
+     * lockstep transport has it: its members share an address space and run
+     * op by op. */
+    TransportStatus (*allreduce_shared)(Transport *t, const TransportGroup *g, TransportReduction red,
+                                        const Tensor *send, Tensor **result);
 } TransportOps;
 
 struct Transport {

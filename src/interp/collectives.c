@@ -156,6 +156,24 @@ static bool reduction_of(ExecCtx *x, const Op *op, Reduction *r)
     return exec_fail(x, op, "'%s' has an unknown reduction \"%s\"", op_info(op->kind)->name, name);
 }
 
+/* The group's reduction in the device's own result: a view of the one
+ * tensor the lockstep transport computes per group (charged to the device
+ * as a copy would be), else a copy the transport writes. */
+static bool all_reduce_into(ExecCtx *x, const Op *op, const Group *g, TransportReduction how, const Tensor *in,
+                            Tensor **out)
+{
+    Transport *t = x->device->transport;
+    if (!t->ops->allreduce_shared)
+        return collective_new_tensor(x, op, in->dtype, in->rank, in->dims, out) &&
+               collective_transport_result(x, op, t->ops->allreduce(t, &g->t, how, in->data, (*out)->data, in->count));
+    Tensor *shared = NULL;
+    int64_t zeros[SHARDC_MAX_RANK] = {0};
+    bool ok = collective_transport_result(x, op, t->ops->allreduce_shared(t, &g->t, how, in, &shared)) &&
+              exec_kernel(x, op, tensor_view_block(&x->tensors, shared, zeros, in->dims, out));
+    tensor_release(shared);
+    return ok;
+}
+
 /* psum, pmean, pmax, pmin, all_reduce: every member gets the reduction. */
 static bool coll_all_reduce(ExecCtx *x, const Op *op, const Group *g, const Tensor *in, Tensor **out)
 {
@@ -164,13 +182,14 @@ static bool coll_all_reduce(ExecCtx *x, const Op *op, const Group *g, const Tens
         return false;
     TransportReduction how = {in->dtype, red.op};
     Transport *t = x->device->transport;
-    /* in->data is the operand in the device's environment: it outlives both
+    /* in is the operand in the device's environment: it outlives both
      * lockstep passes, as transport_lockstep_new asks of an all-reduce's
      * send. The publish pass only sends: its result would be thrown away. */
     if (x->publishing)
-        return collective_transport_result(x, op, t->ops->allreduce(t, &g->t, how, in->data, NULL, in->count));
-    if (!collective_new_tensor(x, op, in->dtype, in->rank, in->dims, out) ||
-        !collective_transport_result(x, op, t->ops->allreduce(t, &g->t, how, in->data, (*out)->data, in->count)))
+        return collective_transport_result(x, op, t->ops->allreduce_shared
+                                                      ? t->ops->allreduce_shared(t, &g->t, how, in, NULL)
+                                                      : t->ops->allreduce(t, &g->t, how, in->data, NULL, in->count));
+    if (!all_reduce_into(x, op, g, how, in, out))
         return false;
     collective_count_symmetric(x, op, g->t.size, (int64_t)in->nbytes, (int64_t)in->nbytes);
     return !red.mean || divide_by(x, op, out, g->t.size);

@@ -39,9 +39,11 @@ typedef struct Record {
     size_t cap, bytes;
     const char *data;      /* what was sent: buf, or an all-reduce's send buffer */
     int64_t dest;          /* sendrecv only */
-    /* An all-reduce's group result, in the record of its first member. */
-    char *result;
+    /* An all-reduce's group result, in the record of its first member:
+     * `result` is result_buf's memory, or shared's (allreduce_shared). */
+    char *result, *result_buf;
     size_t result_cap;
+    Tensor *shared;
     int64_t chunks;
     int64_t claimed, combined; /* atomic: chunks taken, chunks done */
 } Record;
@@ -80,7 +82,10 @@ static Record *next_record(LockstepTransport *lt, int64_t self)
         e->cap = cap;
     }
     e->num = e->cursor + 1;
-    return &e->records[e->cursor++];
+    Record *r = &e->records[e->cursor++];
+    tensor_release(r->shared); /* its members hold their own references */
+    r->shared = NULL;
+    return r;
 }
 
 /* Grow *buf to at least `bytes` (never NULL: peers memcpy from it, even 0 bytes). */
@@ -187,11 +192,27 @@ static void combine_parts(const GroupCall *c, int64_t n, TransportCombineFn comb
         combine(recv, c->rec[k]->data + offset, (int64_t)(bytes / elem));
 }
 
+/* Where the group's result goes: a new tensor shaped like `shape`
+ * (allreduce_shared), else the record's own buffer. */
+static bool result_ready(Record *r, size_t bytes, const Tensor *shape)
+{
+    if (!shape) {
+        r->result = reserve(&r->result_buf, &r->result_cap, bytes) ? r->result_buf : NULL;
+        return r->result != NULL;
+    }
+    TensorCtx ctx; /* not charged: every member is charged for its view */
+    tensor_ctx_init(&ctx, NULL);
+    r->result = tensor_new_uninit(&ctx, shape->dtype, shape->rank, shape->dims, &r->shared) == TENSOR_OK
+                    ? r->shared->data
+                    : NULL;
+    return r->result != NULL;
+}
+
 /* Record the send buffer itself, and as the group's first member get the
  * group's result ready: room for it, no chunk taken. Nothing is received
  * (recv is not written; it may be NULL). */
 static TransportStatus publish_allreduce(LockstepTransport *lt, const TransportGroup *g, const void *send,
-                                         size_t bytes)
+                                         size_t bytes, const Tensor *shape)
 {
     Record *r = next_record(lt, g->members[g->index]);
     if (!r)
@@ -200,7 +221,7 @@ static TransportStatus publish_allreduce(LockstepTransport *lt, const TransportG
     r->bytes = bytes;
     r->dest = -1;
     if (g->index == 0) {
-        if (!reserve(&r->result, &r->result_cap, bytes))
+        if (!result_ready(r, bytes, shape))
             return TRANSPORT_FAILED;
         r->chunks = (int64_t)((bytes + REDUCE_CHUNK_BYTES - 1) / REDUCE_CHUNK_BYTES);
         __atomic_store_n(&r->claimed, 0, __ATOMIC_RELAXED);
@@ -237,11 +258,35 @@ static TransportStatus lockstep_allreduce(Transport *t, const TransportGroup *g,
     if (!combine)
         return TRANSPORT_UNSUPPORTED;
     if (!lockstep(t)->complete)
-        return publish_allreduce(lockstep(t), g, send, bytes);
+        return publish_allreduce(lockstep(t), g, send, bytes, NULL);
     GroupCall c = group_call(lockstep(t), g, bytes);
+    if (c.status == TRANSPORT_OK && c.rec[0]->shared)
+        c.status = TRANSPORT_MISMATCH; /* the first member called allreduce_shared */
     if (c.status == TRANSPORT_OK && bytes) {
         reduce_chunks(&c, g->size, combine, bytes, elem);
         memcpy(recv, c.rec[0]->result, bytes);
+    }
+    free(c.rec);
+    return c.status;
+}
+
+/* The same reduction, into one tensor every member gets a reference to. */
+static TransportStatus lockstep_allreduce_shared(Transport *t, const TransportGroup *g, TransportReduction red,
+                                                 const Tensor *send, Tensor **result)
+{
+    TransportCombineFn combine = transport_combine_fn(red);
+    size_t elem = dtype_size(red.dtype);
+    if (!combine || red.dtype != send->dtype)
+        return TRANSPORT_UNSUPPORTED;
+    if (!lockstep(t)->complete)
+        return publish_allreduce(lockstep(t), g, send->data, send->nbytes, send);
+    GroupCall c = group_call(lockstep(t), g, send->nbytes);
+    if (c.status == TRANSPORT_OK && !c.rec[0]->shared)
+        c.status = TRANSPORT_MISMATCH; /* the first member called allreduce */
+    if (c.status == TRANSPORT_OK) {
+        if (send->nbytes)
+            reduce_chunks(&c, g->size, combine, send->nbytes, elem);
+        *result = tensor_retain(c.rec[0]->shared);
     }
     free(c.rec);
     return c.status;
@@ -322,7 +367,8 @@ static void lockstep_destroy(Transport *t)
     for (int64_t p = 0; p < lt->num_endpoints; p++) {
         for (int64_t k = 0; k < lt->endpoints[p].cap; k++) {
             free(lt->endpoints[p].records[k].buf);
-            free(lt->endpoints[p].records[k].result);
+            free(lt->endpoints[p].records[k].result_buf);
+            tensor_release(lt->endpoints[p].records[k].shared);
         }
         free(lt->endpoints[p].records);
     }
@@ -332,7 +378,7 @@ static void lockstep_destroy(Transport *t)
 
 static const TransportOps lockstep_ops = {
     "lockstep", lockstep_barrier, lockstep_allgather, lockstep_allreduce, lockstep_reduce_scatter,
-    lockstep_alltoall, lockstep_sendrecv, lockstep_abort, lockstep_destroy,
+    lockstep_alltoall, lockstep_sendrecv, lockstep_abort, lockstep_destroy, lockstep_allreduce_shared,
 };
 
 Transport *transport_lockstep_new(int64_t num_endpoints)

@@ -591,6 +591,7 @@ typedef struct VecCase {
     bool scatter;           /* reduce_scatter of count elements per member */
     bool lockstep;          /* the lockstep transport on a pool, else threads */
     int64_t count, group;   /* groups of `group` consecutive devices */
+    bool shared;            /* lockstep's allreduce_shared: one result tensor per group */
 } VecCase;
 
 typedef struct VecWorker {
@@ -599,6 +600,7 @@ typedef struct VecWorker {
     int64_t self;
     const float *send;
     float *recv;
+    Tensor *send_tensor, *result; /* allreduce_shared */
     TransportStatus status;
 } VecWorker;
 
@@ -618,8 +620,30 @@ static void vec_call(VecWorker *w)
     for (int64_t k = 0; k < w->c->group; k++)
         members[k] = first + k;
     TransportGroup g = {w->c->group, w->self - first, members};
-    w->status = w->c->scatter ? w->t->ops->reduce_scatter(w->t, &g, w->c->red, w->send, w->recv, w->c->count)
-                              : w->t->ops->allreduce(w->t, &g, w->c->red, w->send, w->recv, w->c->count);
+    if (w->c->shared)
+        w->status = w->t->ops->allreduce_shared(w->t, &g, w->c->red, w->send_tensor, &w->result);
+    else if (w->c->scatter)
+        w->status = w->t->ops->reduce_scatter(w->t, &g, w->c->red, w->send, w->recv, w->c->count);
+    else
+        w->status = w->t->ops->allreduce(w->t, &g, w->c->red, w->send, w->recv, w->c->count);
+}
+
+/* allreduce_shared's send: send[k] as a tensor; its result copied to recv[k]. */
+static void vec_shared_begin(VecWorker *w)
+{
+    TensorCtx ctx;
+    tensor_ctx_init(&ctx, NULL);
+    assert_int_equal(tensor_new_uninit(&ctx, DT_F32, 1, &w->c->count, &w->send_tensor), TENSOR_OK);
+    memcpy(w->send_tensor->data, w->send, sizeof(float) * (size_t)w->c->count);
+}
+
+static void vec_shared_end(VecWorker *w)
+{
+    assert_non_null(w->result);
+    assert_int_equal(w->result->count, w->c->count);
+    memcpy(w->recv, w->result->data, sizeof(float) * (size_t)w->c->count);
+    tensor_release(w->result);
+    tensor_release(w->send_tensor);
 }
 
 static void *vec_worker_main(void *arg)
@@ -639,12 +663,17 @@ static void vec_run(const VecCase *c, InterpPool *pool, float **send, float **re
 {
     Transport *t = c->lockstep ? transport_lockstep_new(VEC_DEVICES) : transport_local_new(VEC_DEVICES, VEC_DEVICES);
     VecWorker w[VEC_DEVICES];
-    for (int k = 0; k < VEC_DEVICES; k++)
-        w[k] = (VecWorker){t, c, k, send[k], recv[k], TRANSPORT_MISMATCH};
+    for (int k = 0; k < VEC_DEVICES; k++) {
+        w[k] = (VecWorker){t, c, k, send[k], recv[k], NULL, NULL, TRANSPORT_MISMATCH};
+        if (c->shared)
+            vec_shared_begin(&w[k]);
+    }
     if (c->lockstep) {
         for (int pass = 0; pass < 2; pass++) {
             transport_lockstep_pass(t, pass == 1);
             interp_pool_run(pool, VEC_DEVICES, vec_pool_call, w);
+            for (int k = 0; k < VEC_DEVICES && pass == 0; k++)
+                assert_null(w[k].result); /* the publish pass receives nothing */
         }
     } else {
         pthread_t threads[VEC_DEVICES];
@@ -656,6 +685,8 @@ static void vec_run(const VecCase *c, InterpPool *pool, float **send, float **re
     for (int k = 0; k < VEC_DEVICES; k++)
         assert_int_equal(w[k].status, TRANSPORT_OK);
     t->ops->destroy(t);
+    for (int k = 0; k < VEC_DEVICES && c->shared; k++)
+        vec_shared_end(&w[k]); /* after the transport is gone */
 }
 
 static float vec_combine(ReduceOp op, float a, float b)
@@ -711,7 +742,7 @@ static void check_vec(VecCase c)
 
 static void check_vec_reduction(ReduceOp op, bool scatter, int64_t count)
 {
-    check_vec((VecCase){{DT_F32, op}, scatter, false, count, VEC_DEVICES});
+    check_vec((VecCase){{DT_F32, op}, scatter, false, count, VEC_DEVICES, false});
 }
 
 static void test_transport_allreduce_bit_identical(void **state)
@@ -733,16 +764,20 @@ static void test_transport_reduce_scatter_bit_identical(void **state)
 
 /* The lockstep all-reduce: several 32 KiB chunks and a short last one
  * (40007 floats), shared by 3 pool threads; one group of 8 and two groups
- * of 4 (each group's result in its own first record). */
+ * of 4 (each group's result in its own first record); into each member's
+ * buffer (allreduce) and as one tensor per group (allreduce_shared, which
+ * the engine calls; the tensor outlives the transport). */
 static void test_lockstep_allreduce_bit_identical(void **state)
 {
     (void)state;
-    check_vec((VecCase){{DT_F32, RED_SUM}, false, true, 40007, 8});
-    check_vec((VecCase){{DT_F32, RED_SUM}, false, true, 40007, 4});
-    check_vec((VecCase){{DT_F32, RED_MAX}, false, true, 40007, 4});
-    check_vec((VecCase){{DT_F32, RED_MIN}, false, true, 999, 8}); /* one chunk */
-    check_vec((VecCase){{DT_F32, RED_SUM}, false, true, 8192, 2}); /* exactly one chunk */
-    check_vec((VecCase){{DT_F32, RED_SUM}, true, true, 5003, 4});
+    for (int shared = 0; shared < 2; shared++) {
+        check_vec((VecCase){{DT_F32, RED_SUM}, false, true, 40007, 8, shared});
+        check_vec((VecCase){{DT_F32, RED_SUM}, false, true, 40007, 4, shared});
+        check_vec((VecCase){{DT_F32, RED_MAX}, false, true, 40007, 4, shared});
+        check_vec((VecCase){{DT_F32, RED_MIN}, false, true, 999, 8, shared}); /* one chunk */
+        check_vec((VecCase){{DT_F32, RED_SUM}, false, true, 8192, 2, shared}); /* exactly one chunk */
+    }
+    check_vec((VecCase){{DT_F32, RED_SUM}, true, true, 5003, 4, false});
 }
 
 #define T(name) cmocka_unit_test_setup_teardown(name, setup, teardown)
