@@ -154,19 +154,30 @@ static int run_local(int n, int reps)
     return failed;
 }
 
-static int run_mpi(int *argc, char ***argv, int n, int reps)
+/* Join the MPI job and open the transport of one run over its n ranks,
+ * device d on rank d (active: 0..n-1); NULL world if MPI cannot start. */
+static Transport *open_mpi_run(int *argc, char ***argv, int n, TransportWorld **world, int64_t *active)
 {
     char err[256];
-    TransportWorld *w = transport_mpi_world_new(argc, argv, err, sizeof err);
+    TransportWorld *w = *world = transport_mpi_world_new(argc, argv, err, sizeof err);
     if (!w) {
         fprintf(stderr, "bench_mpi: %s\n", err);
-        return 1;
+        return NULL;
     }
-    int64_t owner[MAX_DEVICES], active[MAX_DEVICES];
+    int64_t owner[MAX_DEVICES];
     for (int k = 0; k < n; k++)
         owner[k] = active[k] = k;
+    return w->size == n ? w->ops->open(w, owner, n, active, n) : NULL;
+}
+
+static int run_mpi(int *argc, char ***argv, int n, int reps)
+{
+    TransportWorld *w = NULL;
+    int64_t active[MAX_DEVICES];
+    Transport *t = open_mpi_run(argc, argv, n, &w, active);
+    if (!w)
+        return 1;
     Device d;
-    Transport *t = w->size == n ? w->ops->open(w, owner, n, active, n) : NULL;
     if (!t || !device_init(&d, t, "mpi", w->rank, n, reps)) {
         fprintf(stderr, "bench_mpi: run it with mpirun -n %d\n", n);
         w->ops->fail(w);
@@ -230,16 +241,11 @@ static bool vs_mpi_size(Transport *t, int64_t self, const TransportGroup *g, siz
 static int run_vs_mpi(int *argc, char ***argv, int n, int reps)
 {
     static const size_t sizes[] = {64 << 10, 1 << 20, 4 << 20, 16 << 20, 64 << 20};
-    char err[256];
-    TransportWorld *w = transport_mpi_world_new(argc, argv, err, sizeof err);
-    if (!w) {
-        fprintf(stderr, "bench_mpi: %s\n", err);
+    TransportWorld *w = NULL;
+    int64_t active[MAX_DEVICES];
+    Transport *t = open_mpi_run(argc, argv, n, &w, active);
+    if (!w)
         return 1;
-    }
-    int64_t owner[MAX_DEVICES], active[MAX_DEVICES];
-    for (int k = 0; k < n; k++)
-        owner[k] = active[k] = k;
-    Transport *t = w->size == n ? w->ops->open(w, owner, n, active, n) : NULL;
     if (!t) {
         fprintf(stderr, "bench_mpi: run it with mpirun -n %d\n", n);
         w->ops->fail(w);

@@ -28,6 +28,10 @@ trap 'rm -f "$section"' EXIT
     echo ""
     echo "- date: $(date -u '+%Y-%m-%d %H:%M UTC'); commit $(git rev-parse --short HEAD 2> /dev/null || echo '?')"
     echo "- CPU: $(lscpu | sed -n 's/^Model name: *//p'), nproc $(nproc); load average at start: $load_start, at end: $(cut -d' ' -f1-3 /proc/loadavg)"
+    if awk -v l="${load_start%% *}" -v n="$(nproc)" 'BEGIN { exit !(l > n) }'; then
+        echo "- **the load average exceeded the $(nproc) cores**: other processes took CPU time and memory"
+        echo "  bandwidth from both sides of every ratio, unevenly (see the min–max); the figures are unreliable"
+    fi
     echo ""
     echo "The interpreter's in-process transports on 8 devices: **lockstep**"
     echo "(src/transport/lockstep.c, the default engine's: a publish and a complete"

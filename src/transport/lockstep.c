@@ -21,7 +21,9 @@
  * the vector in turn (an atomic ticket in the group's first member's
  * record), combines each chunk across the members' sends into the group's
  * result, and, once every chunk is done, copies the result into its own
- * receive buffer. Whichever workers complete the group's calls share the
+ * receive buffer (allreduce) or takes a reference to it, one tensor for the
+ * whole group (allreduce_shared, the engine's). Whichever workers complete
+ * the group's calls share the
  * reduction, each chunk read once from every send while it is in cache; a
  * call waits only for chunks another call is combining, never for a member
  * to arrive. */
