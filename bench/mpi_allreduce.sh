@@ -39,6 +39,10 @@ section=$work/section
     echo "  t_MPI_Allreduce / t_transport (above 1: the transport faster); $runs runs × $reps repetitions:"
     echo "  the median of the runs' medians (the runs' min–max of their medians; the min–max over every repetition)."
     echo "  Target ≥ 0.9 at every size."
+    if awk -v l="${load_start%% *}" -v n="$(nproc)" 'BEGIN { exit !(l > n) }'; then
+        echo "- **the load average exceeded the $(nproc) cores**: MPI_Allreduce spins without yielding, so"
+        echo "  descheduled ranks cost it most at small sizes; those ratios are unreliable (see the spreads)"
+    fi
     echo ""
     echo "| S per rank | transport ms | MPI_Allreduce ms | ratio | runs' medians | repetitions | target |"
     echo "|---:|---:|---:|---:|---:|---:|---|"
