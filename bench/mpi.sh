@@ -148,5 +148,9 @@ for model in "${models[@]}"; do
 done
 say ""
 
+# bench/mpi_allreduce.sh's section (its own run) stays as it was.
+if [ -f "$out_md" ] && grep -q '^<!-- bench/mpi_allreduce.sh begin -->$' "$out_md"; then
+    sed -n '/^<!-- bench\/mpi_allreduce.sh begin -->$/,/^<!-- bench\/mpi_allreduce.sh end -->$/p' "$out_md" >> "$report"
+fi
 mv "$report" "$out_md"
 cat "$out_md"

@@ -25,7 +25,7 @@ if [ ! -x "$shardc" ] || [ ! -f "$build/libshardc.a" ]; then
 fi
 
 cflags=(-std=c11 -Wall -Wextra -Werror -Wshadow -O2 -g)
-cppflags=(-D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -Iinclude -I/usr/include/x86_64-linux-gnu)
+cppflags=(-D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -Iinclude -Isrc -I/usr/include/x86_64-linux-gnu)
 # shellcheck disable=SC2207 # pkg-config prints words
 libs=("$build/libshardc.a" -lopenblas -lyaml -ldl -lpthread -lm)
 
@@ -278,31 +278,16 @@ say ""
 # ---- 4. collectives --------------------------------------------------------
 
 note "bench: 4. collectives"
-say "## 4. Collectives"
-say ""
 if [ "$have_transport" = 1 ]; then
-    "$work/bench_collectives" sweep > "$work/collectives.out"
-    say "The interpreter's in-process transport (src/transport/local.c), 8 devices"
-    say "(threads). Size S per device as in nccl-tests; bytes moved per device are"
-    say "the bandwidth-optimal algorithm's (all-reduce 2(n-1)/n·S, others (n-1)/n·S);"
-    say "effective GB/s = 8 × that / time; ratio = t_memcpy / t_collective for"
-    say "memcpy of the same total bytes on one thread (target ≥ 0.5 for all-reduce)."
-    say ""
-    say "| collective | S per device | ms | effective GB/s | memcpy GB/s | ratio | target |"
-    say "|---|---:|---:|---:|---:|---:|---|"
-    while read -r line; do
-        name=$(kv name <<< "$line")
-        ratio=$(kv ratio <<< "$line")
-        target=""
-        [ "$name" = all_reduce ] && target="≥ 0.5: $(verdict "$ratio" ">=" 0.5)"
-        say "| $name | $(calc "$(kv bytes <<< "$line") / 1024" %.0f) KiB | $(kv coll_ms <<< "$line") | $(kv coll_gbs <<< "$line") | $(kv memcpy_gbs <<< "$line") | $ratio | $target |"
-    done < "$work/collectives.out"
+    bash bench/collectives.sh "$build" "$work/bench_collectives" >> "$report"
 else
+    say "## 4. Collectives"
+    say ""
     say "| collective | result |"
     say "|---|---|"
     say "| all-reduce, all-gather, reduce-scatter, all-to-all | TODO: not measured: interpreter transport not in tree (include/shardc/transport.h / transport_local_new missing or not linkable; see $work/bench_collectives.build.log) |"
+    say ""
 fi
-say ""
 
 # ---- 5. plan quality -------------------------------------------------------
 
@@ -382,7 +367,7 @@ if [ "$have_run" = 1 ] && [ "$have_transport" = 1 ]; then
     say "batch·seq 2048, hidden 1024, ffn 4096, f32, <\"data\"=2, \"model\"=4> (bench/megatron_mlp_e2e.shir);"
     say "$e2e_reps run(s) of \`shardc run --stats\` (status: $status). Compute is the 8 devices'"
     say "local ops run through kernels.h on 8 threads at once, as the interpreter runs them (bench_kernels mlp);"
-    say "collectives is the same all-reduce through the transport (bench_collectives mlp);"
+    say "collectives is the same all-reduce through the lockstep transport (bench_collectives mlp);"
     say "overhead is the rest. Roofline: FLOPs / sgemm rate (1024³, this run) +"
     say "bytes moved (bandwidth-optimal) / memcpy rate (this run)."
     say ""

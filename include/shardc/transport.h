@@ -13,7 +13,8 @@
  * operations combine data only within the caller's group, but all groups
  * enter them together. Reductions combine contributions in group-index
  * order, so every member gets bit-identical results whatever the
- * scheduling. Buffers are the caller's; the transport only copies. */
+ * scheduling. Buffers are the caller's (a call's send and receive buffers
+ * never overlap); the transport only copies. */
 #ifndef SHARDC_TRANSPORT_H
 #define SHARDC_TRANSPORT_H
 #include <stdbool.h>
@@ -74,6 +75,15 @@ typedef struct TransportOps {
      * operation of every endpoint returns TRANSPORT_ABORTED. */
     void (*abort)(Transport *t);
     void (*destroy)(Transport *t);
+    /* Optional (NULL: use allreduce): the reduction of the members' `send`
+     * tensors (red.dtype, any shape, the same on every member) as one
+     * tensor of send's shape every member gets a reference to (released by
+     * the caller; result may be NULL in the lockstep publish pass, which
+     * receives nothing), instead of a copy in each member's buffer. The
+     * lockstep transport has it: its members share an address space and run
+     * op by op. */
+    TransportStatus (*allreduce_shared)(Transport *t, const TransportGroup *g, TransportReduction red,
+                                        const Tensor *send, Tensor **result);
 } TransportOps;
 
 struct Transport {
@@ -94,9 +104,14 @@ Transport *transport_local_new(int64_t num_endpoints, int64_t num_participants);
  * data, one op at a time for all (src/interp/lockstep.c): the engine runs
  * a collective's calls of every endpoint twice, first after
  * transport_lockstep_pass(t, false) (each call records its send and
- * receives zeros), then after transport_lockstep_pass(t, true) (each call
- * reads its peers' records of the same call). No call ever waits. NULL if
- * out of memory. */
+ * receives nothing: recv is not written and may be NULL), then after
+ * transport_lockstep_pass(t, true) (each call reads its peers' records of
+ * the same call). An all-reduce records its send buffer without copying
+ * it: the caller keeps that buffer unchanged from its publish call until
+ * its complete call returns (the engine passes the operand, which lives in
+ * the device's environment). No call waits for
+ * another endpoint to arrive; a complete all-reduce waits only for chunks
+ * of its group's result other calls are combining. NULL if out of memory. */
 Transport *transport_lockstep_new(int64_t num_endpoints);
 void transport_lockstep_pass(Transport *t, bool complete);
 

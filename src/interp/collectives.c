@@ -156,15 +156,40 @@ static bool reduction_of(ExecCtx *x, const Op *op, Reduction *r)
     return exec_fail(x, op, "'%s' has an unknown reduction \"%s\"", op_info(op->kind)->name, name);
 }
 
+/* The group's reduction in the device's own result: a view of the one
+ * tensor the lockstep transport computes per group (charged to the device
+ * as a copy would be), else a copy the transport writes. */
+static bool all_reduce_into(ExecCtx *x, const Op *op, const Group *g, TransportReduction how, const Tensor *in,
+                            Tensor **out)
+{
+    Transport *t = x->device->transport;
+    if (!t->ops->allreduce_shared)
+        return collective_new_tensor(x, op, in->dtype, in->rank, in->dims, out) &&
+               collective_transport_result(x, op, t->ops->allreduce(t, &g->t, how, in->data, (*out)->data, in->count));
+    Tensor *shared = NULL;
+    int64_t zeros[SHARDC_MAX_RANK] = {0};
+    bool ok = collective_transport_result(x, op, t->ops->allreduce_shared(t, &g->t, how, in, &shared)) &&
+              exec_kernel(x, op, tensor_view_block(&x->tensors, shared, zeros, in->dims, out));
+    tensor_release(shared);
+    return ok;
+}
+
 /* psum, pmean, pmax, pmin, all_reduce: every member gets the reduction. */
 static bool coll_all_reduce(ExecCtx *x, const Op *op, const Group *g, const Tensor *in, Tensor **out)
 {
     Reduction red;
-    if (!reduction_of(x, op, &red) || !collective_new_tensor(x, op, in->dtype, in->rank, in->dims, out))
+    if (!reduction_of(x, op, &red))
         return false;
     TransportReduction how = {in->dtype, red.op};
     Transport *t = x->device->transport;
-    if (!collective_transport_result(x, op, t->ops->allreduce(t, &g->t, how, in->data, (*out)->data, in->count)))
+    /* in is the operand in the device's environment: it outlives both
+     * lockstep passes, as transport_lockstep_new asks of an all-reduce's
+     * send. The publish pass only sends: its result would be thrown away. */
+    if (x->publishing)
+        return collective_transport_result(x, op, t->ops->allreduce_shared
+                                                      ? t->ops->allreduce_shared(t, &g->t, how, in, NULL)
+                                                      : t->ops->allreduce(t, &g->t, how, in->data, NULL, in->count));
+    if (!all_reduce_into(x, op, g, how, in, out))
         return false;
     collective_count_symmetric(x, op, g->t.size, (int64_t)in->nbytes, (int64_t)in->nbytes);
     return !red.mean || divide_by(x, op, out, g->t.size);
@@ -188,11 +213,14 @@ static bool coll_reduce_scatter(ExecCtx *x, const Op *op, const Group *g, const 
                          op_info(op->kind)->name, (long long)dim, (long long)n);
     Tensor *send = NULL;
     bool ok = split_to_front(x, op, in, (int)dim, n, &send) &&
-              collective_new_tensor(x, op, rt->dtype, rt->rank, rt->dims, out);
+              (x->publishing || collective_new_tensor(x, op, rt->dtype, rt->rank, rt->dims, out));
     Transport *t = x->device->transport;
     TransportReduction how = {in->dtype, red.op};
-    ok = ok && collective_transport_result(x, op, t->ops->reduce_scatter(t, &g->t, how, send->data, (*out)->data, result_count));
+    void *recv = ok && !x->publishing ? (*out)->data : NULL;
+    ok = ok && collective_transport_result(x, op, t->ops->reduce_scatter(t, &g->t, how, send->data, recv, result_count));
     tensor_release(send);
+    if (x->publishing)
+        return ok;
     if (ok)
         collective_count_symmetric(x, op, n, (int64_t)in->nbytes, (int64_t)(*out)->nbytes);
     return ok && (!red.mean || divide_by(x, op, out, n));
@@ -211,6 +239,8 @@ static bool coll_all_gather(ExecCtx *x, const Op *op, const Group *g, const Tens
     memcpy(dims + 1, in->dims, (size_t)in->rank * sizeof *dims);
     Tensor *stacked = NULL, *moved = NULL;
     Transport *t = x->device->transport;
+    if (x->publishing) /* the publish pass only sends: its result would be thrown away */
+        return collective_transport_result(x, op, t->ops->allgather(t, &g->t, in->data, in->nbytes, NULL));
     bool ok = collective_new_tensor(x, op, in->dtype, in->rank + 1, dims, &stacked) &&
               collective_transport_result(x, op, t->ops->allgather(t, &g->t, in->data, in->nbytes, stacked->data));
     if (ok)
@@ -239,8 +269,13 @@ static bool coll_all_to_all(ExecCtx *x, const Op *op, const Group *g, const Tens
     Transport *t = x->device->transport;
     bool ok = (tiled ? split_to_front(x, op, in, (int)split, n, &send)
                      : interp_move_axis(x, op, in, (int)split, 0, &send)) &&
-              collective_new_tensor(x, op, send->dtype, send->rank, send->dims, &recv) &&
-              collective_transport_result(x, op, t->ops->alltoall(t, &g->t, send->data, send->nbytes / (size_t)n, recv->data));
+              (x->publishing || collective_new_tensor(x, op, send->dtype, send->rank, send->dims, &recv)) &&
+              collective_transport_result(x, op, t->ops->alltoall(t, &g->t, send->data, send->nbytes / (size_t)n,
+                                                                  recv ? recv->data : NULL));
+    if (x->publishing) {
+        tensor_release(send);
+        return ok;
+    }
     if (ok)
         collective_count_symmetric(x, op, n, (int64_t)send->nbytes, (int64_t)send->nbytes);
     ok = ok && interp_move_axis(x, op, recv, 0, (int)concat, &moved);

@@ -359,8 +359,10 @@ bool exec_block_dry(ExecCtx *x, const Op *op)
     TensorList in, out;
     bool have_in = tensor_list_init(&in, op->num_operands), have_out = tensor_list_init(&out, op->num_results);
     InterpCollectiveStats counted = x->collectives[op->kind];
+    x->publishing = true;
     bool ok = have_in && have_out ? gather_operands(x, op, x->env, in.items) && op_handler(op)(x, op, in.items, out.items)
                                   : exec_fail(x, op, "out of memory");
+    x->publishing = false;
     x->collectives[op->kind] = counted;
     for (int i = 0; have_out && i < op->num_results; i++)
         tensor_release(out.items[i]);

@@ -48,6 +48,9 @@ typedef struct ExecCtx {
     int call_depth;
     Tensor **env;                   /* the running block's values, by value id */
     InterpCollectiveStats collectives[OP_COUNT];
+    /* In the lockstep engine's publish pass (exec_block_dry): an op's
+     * results are thrown away, so a collective that can only sends. */
+    bool publishing;
     /* The first failure: where and why. `secondary` marks failures caused
      * by another device's (an aborted transport), reported only if no root
      * cause is known. */

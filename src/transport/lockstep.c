@@ -2,23 +2,52 @@
  * at a time for all of them (src/interp/lockstep.c), so a collective needs
  * no threads and no barriers. The engine runs a collective's handler for
  * every device twice: in the publish pass each endpoint's calls record what
- * it sends (a copy, in a buffer kept for the next op) and receive zeros; in
+ * it sends (a copy, in a buffer kept for the next op) and receive nothing
+ * (recv is not written; the engine passes NULL); in
  * the complete pass each call reads its peers' records of the same call
  * (the k-th call of every endpoint matches the k-th of its peers, as the
  * SPMD contract orders them) and writes the caller's receive buffer. The
  * handlers are deterministic, so the complete pass sends what was published.
  *
  * Each pass may run the endpoints concurrently: publishing writes only the
- * caller's records, completing only reads them. Reductions combine in
- * group-index order, bit for bit as the in-process transport does. */
+ * caller's records, completing only reads them -- except an all-reduce's
+ * shared result (below). Reductions combine in group-index order, bit for
+ * bit as the in-process transport does.
+ *
+ * An all-reduce gives every member the same vector, so it is computed once
+ * per group, not once per member: its publish records the send buffer
+ * itself (no copy; the caller keeps it unchanged until its complete call
+ * returns), and in the complete pass every member's call takes chunks of
+ * the vector in turn (an atomic ticket in the group's first member's
+ * record), combines each chunk across the members' sends into the group's
+ * result, and, once every chunk is done, copies the result into its own
+ * receive buffer (allreduce) or takes a reference to it, one tensor for the
+ * whole group (allreduce_shared, the engine's). Whichever workers complete
+ * the group's calls share the
+ * reduction, each chunk read once from every send while it is in cache; a
+ * call waits only for chunks another call is combining, never for a member
+ * to arrive. */
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include "shardc/transport.h"
 
+/* Bytes of an all-reduce one call combines at a time: the members' pieces
+ * and the result's stay in L2. */
+enum { REDUCE_CHUNK_BYTES = 32 << 10 };
+
 typedef struct Record {
     char *buf;
     size_t cap, bytes;
+    const char *data;      /* what was sent: buf, or an all-reduce's send buffer */
     int64_t dest;          /* sendrecv only */
+    /* An all-reduce's group result, in the record of its first member:
+     * `result` is result_buf's memory, or shared's (allreduce_shared). */
+    char *result, *result_buf;
+    size_t result_cap;
+    Tensor *shared;
+    int64_t chunks;
+    int64_t claimed, combined; /* atomic: chunks taken, chunks done */
 } Record;
 
 typedef struct Endpoint {
@@ -41,43 +70,60 @@ static LockstepTransport *lockstep(Transport *t)
 
 /* ---- publishing -------------------------------------------------------------- */
 
-static TransportStatus publish(LockstepTransport *lt, int64_t self, const void *send, size_t bytes, int64_t dest)
+/* The caller's next record, kept from op to op; NULL if out of memory. */
+static Record *next_record(LockstepTransport *lt, int64_t self)
 {
     Endpoint *e = &lt->endpoints[self];
     if (e->cursor == e->cap) {
         int64_t cap = e->cap ? 2 * e->cap : 4;
         Record *grown = realloc(e->records, (size_t)cap * sizeof *grown);
         if (!grown)
-            return TRANSPORT_FAILED;
+            return NULL;
         memset(grown + e->cap, 0, (size_t)(cap - e->cap) * sizeof *grown);
         e->records = grown;
         e->cap = cap;
     }
+    e->num = e->cursor + 1;
     Record *r = &e->records[e->cursor++];
-    if (r->cap < bytes || !r->buf) { /* never NULL: peers memcpy from it, even 0 bytes */
-        char *buf = realloc(r->buf, bytes ? bytes : 1);
-        if (!buf)
-            return TRANSPORT_FAILED;
-        r->buf = buf;
-        r->cap = bytes ? bytes : 1;
-    }
+    tensor_release(r->shared); /* its members hold their own references */
+    r->shared = NULL;
+    return r;
+}
+
+/* Grow *buf to at least `bytes` (never NULL: peers memcpy from it, even 0 bytes). */
+static bool reserve(char **buf, size_t *cap, size_t bytes)
+{
+    if (*cap >= bytes && *buf)
+        return true;
+    char *grown = realloc(*buf, bytes ? bytes : 1);
+    if (!grown)
+        return false;
+    *buf = grown;
+    *cap = bytes ? bytes : 1;
+    return true;
+}
+
+/* Record a copy of the send. */
+static TransportStatus publish(LockstepTransport *lt, int64_t self, const void *send, size_t bytes, int64_t dest)
+{
+    Record *r = next_record(lt, self);
+    if (!r || !reserve(&r->buf, &r->cap, bytes))
+        return TRANSPORT_FAILED;
     if (bytes)
         memcpy(r->buf, send, bytes);
+    r->data = r->buf;
     r->bytes = bytes;
     r->dest = dest;
-    e->num = e->cursor;
     return TRANSPORT_OK;
 }
 
-/* In the publish pass: record the send, receive zeros. Else NULL. */
+/* In the publish pass: record the send (recv is not written). Else false. */
 static bool publishing(LockstepTransport *lt, int64_t self, const void *send, size_t bytes, int64_t dest,
-                       void *recv, size_t recv_bytes, TransportStatus *status)
+                       TransportStatus *status)
 {
     if (lt->complete)
         return false;
     *status = publish(lt, self, send, bytes, dest);
-    if (recv_bytes)
-        memset(recv, 0, recv_bytes);
     return true;
 }
 
@@ -130,11 +176,11 @@ static TransportStatus lockstep_allgather(Transport *t, const TransportGroup *g,
                                           void *recv)
 {
     TransportStatus st;
-    if (publishing(lockstep(t), g->members[g->index], send, bytes, -1, recv, bytes * (size_t)g->size, &st))
+    if (publishing(lockstep(t), g->members[g->index], send, bytes, -1, &st))
         return st;
     GroupCall c = group_call(lockstep(t), g, bytes);
     for (int64_t k = 0; c.status == TRANSPORT_OK && k < g->size; k++)
-        memcpy((char *)recv + (size_t)k * bytes, c.rec[k]->buf, bytes);
+        memcpy((char *)recv + (size_t)k * bytes, c.rec[k]->data, bytes);
     free(c.rec);
     return c.status;
 }
@@ -143,9 +189,67 @@ static TransportStatus lockstep_allgather(Transport *t, const TransportGroup *g,
 static void combine_parts(const GroupCall *c, int64_t n, TransportCombineFn combine, size_t offset, size_t bytes,
                           size_t elem, void *recv)
 {
-    memcpy(recv, c->rec[0]->buf + offset, bytes);
+    memcpy(recv, c->rec[0]->data + offset, bytes);
     for (int64_t k = 1; k < n; k++)
-        combine(recv, c->rec[k]->buf + offset, (int64_t)(bytes / elem));
+        combine(recv, c->rec[k]->data + offset, (int64_t)(bytes / elem));
+}
+
+/* Where the group's result goes: a new tensor shaped like `shape`
+ * (allreduce_shared), else the record's own buffer. */
+static bool result_ready(Record *r, size_t bytes, const Tensor *shape)
+{
+    if (!shape) {
+        r->result = reserve(&r->result_buf, &r->result_cap, bytes) ? r->result_buf : NULL;
+        return r->result != NULL;
+    }
+    TensorCtx ctx; /* not charged: every member is charged for its view */
+    tensor_ctx_init(&ctx, NULL);
+    r->result = tensor_new_uninit(&ctx, shape->dtype, shape->rank, shape->dims, &r->shared) == TENSOR_OK
+                    ? r->shared->data
+                    : NULL;
+    return r->result != NULL;
+}
+
+/* Record the send buffer itself, and as the group's first member get the
+ * group's result ready: room for it, no chunk taken. Nothing is received
+ * (recv is not written; it may be NULL). */
+static TransportStatus publish_allreduce(LockstepTransport *lt, const TransportGroup *g, const void *send,
+                                         size_t bytes, const Tensor *shape)
+{
+    Record *r = next_record(lt, g->members[g->index]);
+    if (!r)
+        return TRANSPORT_FAILED;
+    r->data = send;
+    r->bytes = bytes;
+    r->dest = -1;
+    if (g->index == 0) {
+        if (!result_ready(r, bytes, shape))
+            return TRANSPORT_FAILED;
+        r->chunks = (int64_t)((bytes + REDUCE_CHUNK_BYTES - 1) / REDUCE_CHUNK_BYTES);
+        __atomic_store_n(&r->claimed, 0, __ATOMIC_RELAXED);
+        __atomic_store_n(&r->combined, 0, __ATOMIC_RELAXED);
+    }
+    return TRANSPORT_OK;
+}
+
+/* Combine chunks of the group's result until none is left untaken, then
+ * wait for those other calls are combining. */
+static void reduce_chunks(const GroupCall *c, int64_t n, TransportCombineFn combine, size_t bytes, size_t elem)
+{
+    Record *lead = (Record *)c->rec[0]; /* the members' own records are read only */
+    for (;;) {
+        int64_t k = __atomic_fetch_add(&lead->claimed, 1, __ATOMIC_RELAXED);
+        if (k >= lead->chunks)
+            break;
+        size_t at = (size_t)k * REDUCE_CHUNK_BYTES;
+        size_t len = bytes - at < REDUCE_CHUNK_BYTES ? bytes - at : REDUCE_CHUNK_BYTES;
+        memcpy(lead->result + at, c->rec[0]->data + at, len);
+        for (int64_t m = 1; m < n; m++)
+            combine(lead->result + at, c->rec[m]->data + at, (int64_t)(len / elem));
+        __atomic_fetch_add(&lead->combined, 1, __ATOMIC_RELEASE);
+    }
+    while (__atomic_load_n(&lead->combined, __ATOMIC_ACQUIRE) < lead->chunks)
+        sched_yield();
 }
 
 static TransportStatus lockstep_allreduce(Transport *t, const TransportGroup *g, TransportReduction red,
@@ -153,14 +257,39 @@ static TransportStatus lockstep_allreduce(Transport *t, const TransportGroup *g,
 {
     TransportCombineFn combine = transport_combine_fn(red);
     size_t elem = dtype_size(red.dtype), bytes = (size_t)count * elem;
-    TransportStatus st;
     if (!combine)
         return TRANSPORT_UNSUPPORTED;
-    if (publishing(lockstep(t), g->members[g->index], send, bytes, -1, recv, bytes, &st))
-        return st;
+    if (!lockstep(t)->complete)
+        return publish_allreduce(lockstep(t), g, send, bytes, NULL);
     GroupCall c = group_call(lockstep(t), g, bytes);
-    if (c.status == TRANSPORT_OK && bytes)
-        combine_parts(&c, g->size, combine, 0, bytes, elem, recv);
+    if (c.status == TRANSPORT_OK && c.rec[0]->shared)
+        c.status = TRANSPORT_MISMATCH; /* the first member called allreduce_shared */
+    if (c.status == TRANSPORT_OK && bytes) {
+        reduce_chunks(&c, g->size, combine, bytes, elem);
+        memcpy(recv, c.rec[0]->result, bytes);
+    }
+    free(c.rec);
+    return c.status;
+}
+
+/* The same reduction, into one tensor every member gets a reference to. */
+static TransportStatus lockstep_allreduce_shared(Transport *t, const TransportGroup *g, TransportReduction red,
+                                                 const Tensor *send, Tensor **result)
+{
+    TransportCombineFn combine = transport_combine_fn(red);
+    size_t elem = dtype_size(red.dtype);
+    if (!combine || red.dtype != send->dtype)
+        return TRANSPORT_UNSUPPORTED;
+    if (!lockstep(t)->complete)
+        return publish_allreduce(lockstep(t), g, send->data, send->nbytes, send);
+    GroupCall c = group_call(lockstep(t), g, send->nbytes);
+    if (c.status == TRANSPORT_OK && !c.rec[0]->shared)
+        c.status = TRANSPORT_MISMATCH; /* the first member called allreduce */
+    if (c.status == TRANSPORT_OK) {
+        if (send->nbytes)
+            reduce_chunks(&c, g->size, combine, send->nbytes, elem);
+        *result = tensor_retain(c.rec[0]->shared);
+    }
     free(c.rec);
     return c.status;
 }
@@ -173,7 +302,7 @@ static TransportStatus lockstep_reduce_scatter(Transport *t, const TransportGrou
     TransportStatus st;
     if (!combine)
         return TRANSPORT_UNSUPPORTED;
-    if (publishing(lockstep(t), g->members[g->index], send, bytes, -1, recv, part, &st))
+    if (publishing(lockstep(t), g->members[g->index], send, bytes, -1, &st))
         return st;
     GroupCall c = group_call(lockstep(t), g, bytes);
     if (c.status == TRANSPORT_OK && part)
@@ -187,11 +316,11 @@ static TransportStatus lockstep_alltoall(Transport *t, const TransportGroup *g, 
 {
     size_t bytes = chunk_bytes * (size_t)g->size;
     TransportStatus st;
-    if (publishing(lockstep(t), g->members[g->index], send, bytes, -1, recv, bytes, &st))
+    if (publishing(lockstep(t), g->members[g->index], send, bytes, -1, &st))
         return st;
     GroupCall c = group_call(lockstep(t), g, bytes);
     for (int64_t k = 0; c.status == TRANSPORT_OK && k < g->size; k++)
-        memcpy((char *)recv + (size_t)k * chunk_bytes, c.rec[k]->buf + chunk_bytes * (size_t)g->index,
+        memcpy((char *)recv + (size_t)k * chunk_bytes, c.rec[k]->data + chunk_bytes * (size_t)g->index,
                chunk_bytes);
     free(c.rec);
     return c.status;
@@ -204,7 +333,7 @@ static TransportStatus lockstep_sendrecv(Transport *t, int64_t self, const void 
 {
     LockstepTransport *lt = lockstep(t);
     TransportStatus st;
-    if (publishing(lt, self, send, dest >= 0 ? send_bytes : 0, dest, recv, recv_bytes, &st))
+    if (publishing(lt, self, send, dest >= 0 ? send_bytes : 0, dest, &st))
         return st;
     int64_t call = next_call(lt, self);
     if (source < 0)
@@ -212,7 +341,7 @@ static TransportStatus lockstep_sendrecv(Transport *t, int64_t self, const void 
     const Record *r = record_of(lt, source, call);
     if (!r || r->dest != self || r->bytes != recv_bytes)
         return TRANSPORT_MISMATCH;
-    memcpy(recv, r->buf, recv_bytes);
+    memcpy(recv, r->data, recv_bytes);
     return TRANSPORT_OK;
 }
 
@@ -238,8 +367,11 @@ static void lockstep_destroy(Transport *t)
     if (!lt)
         return;
     for (int64_t p = 0; p < lt->num_endpoints; p++) {
-        for (int64_t k = 0; k < lt->endpoints[p].cap; k++)
+        for (int64_t k = 0; k < lt->endpoints[p].cap; k++) {
             free(lt->endpoints[p].records[k].buf);
+            free(lt->endpoints[p].records[k].result_buf);
+            tensor_release(lt->endpoints[p].records[k].shared);
+        }
         free(lt->endpoints[p].records);
     }
     free(lt->endpoints);
@@ -248,7 +380,7 @@ static void lockstep_destroy(Transport *t)
 
 static const TransportOps lockstep_ops = {
     "lockstep", lockstep_barrier, lockstep_allgather, lockstep_allreduce, lockstep_reduce_scatter,
-    lockstep_alltoall, lockstep_sendrecv, lockstep_abort, lockstep_destroy,
+    lockstep_alltoall, lockstep_sendrecv, lockstep_abort, lockstep_destroy, lockstep_allreduce_shared,
 };
 
 Transport *transport_lockstep_new(int64_t num_endpoints)

@@ -30,8 +30,11 @@
 #ifdef SHARDC_MPI
 #include "transport/transport_mpi_internal.h"
 
-/* Below this, every member combines the whole vector (one collective). */
-enum { ORDERED_DIRECT_BYTES = 16384, ACTIVE_SETS = 0, WORLD_RUN = 1 };
+/* Below ORDERED_DIRECT_BYTES every member gathers and combines the whole
+ * vector (one collective); so do two members below ORDERED_PAIR_BYTES,
+ * where the direct exchange receives the same bytes as the sliced
+ * algorithm's two phases and measured faster (bench_mpi vs-mpi). */
+enum { ORDERED_DIRECT_BYTES = 16384, ORDERED_PAIR_BYTES = 1 << 20, ACTIVE_SETS = 0, WORLD_RUN = 1 };
 
 typedef struct MpiRun {
     Transport base;
@@ -41,6 +44,10 @@ typedef struct MpiRun {
     int64_t num_endpoints;
     int64_t *owner;       /* by endpoint */
     bool *local;          /* by endpoint */
+    /* The float reductions' receive buffer, kept from call to call (its
+     * pages touched once, not on every call); one device per process uses it. */
+    char *scratch;
+    size_t scratch_cap;
 } MpiRun;
 
 /* Start an operation (rc) and wait for it. */
@@ -48,6 +55,20 @@ static TransportStatus finish(MpiRun *r, int rc, MPI_Request *req, const char *w
 {
     TransportStatus st = mpi_check(r->w, rc, what);
     return st == TRANSPORT_OK ? mpi_wait(r->w, req, what) : st;
+}
+
+/* r's scratch buffer of at least `bytes`; NULL if out of memory. Not
+ * realloc: the old contents are not needed. */
+static char *scratch(MpiRun *r, size_t bytes)
+{
+    if (r->scratch_cap < bytes || !r->scratch) {
+        free(r->scratch);
+        r->scratch_cap = 0;
+        if (!(r->scratch = malloc(bytes ? bytes : 1)))
+            return NULL;
+        r->scratch_cap = bytes;
+    }
+    return r->scratch;
 }
 
 /* ---- groups ---------------------------------------------------------------------------- */
@@ -183,7 +204,7 @@ static TransportStatus ordered_allreduce_direct(MpiRun *r, MPI_Comm comm, const 
                                                 TransportCombineFn combine, const void *send, void *recv,
                                                 int64_t count, size_t bytes)
 {
-    char *all = malloc(bytes * (size_t)g->size + 1);
+    char *all = scratch(r, bytes * (size_t)g->size);
     MPI_Request req;
     if (!all)
         return TRANSPORT_FAILED;
@@ -191,7 +212,6 @@ static TransportStatus ordered_allreduce_direct(MpiRun *r, MPI_Comm comm, const 
                                 &req, "MPI_Iallgather (all-reduce)");
     if (st == TRANSPORT_OK)
         combine_parts(combine, recv, all, bytes, g->size, count);
-    free(all);
     return st;
 }
 
@@ -221,28 +241,36 @@ static void slices_free(Slices *s)
     free(s->displs);
 }
 
-/* Phase 1: every member's copy of the caller's slice (MPI_Ialltoallv),
- * combined in group order into the caller's slice of recv. */
+/* Phase 1: every other member's copy of the caller's slice
+ * (MPI_Ialltoallv; the caller's own stays in `send`, not copied through
+ * MPI), combined in group order into the caller's slice of recv. */
 static TransportStatus reduce_own_slice(MpiRun *r, MPI_Comm comm, const TransportGroup *g, TransportCombineFn combine,
-                                        const Slices *s, const void *send, char *recv, size_t elem)
+                                        const Slices *s, const char *send, char *recv, size_t elem)
 {
-    int mine = s->counts[g->index];
-    int *rcounts = calloc((size_t)g->size, sizeof *rcounts), *rdispls = calloc((size_t)g->size, sizeof *rdispls);
-    char *parts = malloc((size_t)mine * (size_t)g->size + 1);
-    TransportStatus st = rcounts && rdispls && parts ? TRANSPORT_OK : TRANSPORT_FAILED;
-    for (int64_t k = 0; st == TRANSPORT_OK && k < g->size; k++) {
-        rcounts[k] = mine;
-        rdispls[k] = (int)(k * mine);
+    int64_t n = g->size, self = g->index;
+    int mine = s->counts[self];
+    int *counts = calloc((size_t)n * 3, sizeof *counts); /* send counts, receive counts, receive displacements */
+    char *parts = scratch(r, (size_t)mine * (size_t)n);
+    TransportStatus st = counts && parts ? TRANSPORT_OK : TRANSPORT_FAILED;
+    for (int64_t k = 0; st == TRANSPORT_OK && k < n; k++) {
+        counts[k] = k == self ? 0 : s->counts[k];
+        counts[n + k] = k == self ? 0 : mine;
+        counts[2 * n + k] = (int)(k * mine);
     }
     MPI_Request req;
     if (st == TRANSPORT_OK)
-        st = finish(r, MPI_Ialltoallv(send, s->counts, s->displs, MPI_BYTE, parts, rcounts, rdispls, MPI_BYTE, comm,
-                                      &req), &req, "MPI_Ialltoallv (all-reduce)");
-    if (st == TRANSPORT_OK && mine > 0)
-        combine_parts(combine, recv + s->displs[g->index], parts, (size_t)mine, g->size, (int64_t)((size_t)mine / elem));
-    free(rcounts);
-    free(rdispls);
-    free(parts);
+        st = finish(r, MPI_Ialltoallv(send, counts, s->displs, MPI_BYTE, parts, counts + n, counts + 2 * n, MPI_BYTE,
+                                      comm, &req), &req, "MPI_Ialltoallv (all-reduce)");
+    char *acc = recv + s->displs[self];
+    const char *own = send + s->displs[self];
+    for (int64_t k = 0; st == TRANSPORT_OK && mine > 0 && k < n; k++) {
+        const char *part = k == self ? own : parts + (size_t)k * (size_t)mine;
+        if (k == 0)
+            memcpy(acc, part, (size_t)mine);
+        else
+            combine(acc, part, (int64_t)((size_t)mine / elem));
+    }
+    free(counts);
     return st;
 }
 
@@ -282,7 +310,7 @@ static TransportStatus run_allreduce(Transport *t, const TransportGroup *g, Tran
     if (native_reduction(r->w, red, &type, &op))
         return finish(r, MPI_Iallreduce(send, recv, (int)count, type, op, comm, &req), &req,
                       "MPI_Iallreduce (all-reduce)");
-    if (bytes < ORDERED_DIRECT_BYTES || g->size == 1)
+    if (bytes < ORDERED_DIRECT_BYTES || g->size == 1 || (g->size == 2 && bytes < ORDERED_PAIR_BYTES))
         return ordered_allreduce_direct(r, comm, g, combine, send, recv, count, bytes);
     return ordered_allreduce_sliced(r, comm, g, combine, send, recv, count, elem);
 }
@@ -306,13 +334,12 @@ static TransportStatus run_reduce_scatter(Transport *t, const TransportGroup *g,
     if (native_reduction(r->w, red, &type, &op))
         return finish(r, MPI_Ireduce_scatter_block(send, recv, (int)recv_count, type, op, comm, &req), &req,
                       "MPI_Ireduce_scatter_block (reduce-scatter)");
-    char *parts = malloc(part * (size_t)g->size + 1);
+    char *parts = scratch(r, part * (size_t)g->size);
     st = parts ? finish(r, MPI_Ialltoall(send, (int)part, MPI_BYTE, parts, (int)part, MPI_BYTE, comm, &req), &req,
                         "MPI_Ialltoall (reduce-scatter)")
                : TRANSPORT_FAILED;
     if (st == TRANSPORT_OK)
         combine_parts(combine, recv, parts, part, g->size, recv_count);
-    free(parts);
     return st;
 }
 
@@ -332,12 +359,13 @@ static void run_destroy(Transport *t)
         return;
     free(r->owner);
     free(r->local);
+    free(r->scratch);
     free(r);
 }
 
 static const TransportOps mpi_run_ops = {
     "mpi", run_barrier, run_allgather, run_allreduce, run_reduce_scatter, run_alltoall, run_sendrecv,
-    run_abort, run_destroy,
+    run_abort, run_destroy, NULL,
 };
 
 /* The run's processes: the world itself, or a cached split of it. */

@@ -18,6 +18,7 @@
 #include "shardc/parse.h"
 #include "shardc/transport.h"
 #include "shardc/verify.h"
+#include "interp/pool.h"
 
 #define DIMS(...) ((const int64_t[]){__VA_ARGS__})
 #define VALS(...) ((const double[]){__VA_ARGS__})
@@ -579,17 +580,27 @@ static void test_transport_sendrecv_mismatch(void **state)
 
 /* The all-reduce is a reduce-scatter (member k combines slice k of every
  * send, in group order) and an all-gather; small vectors are combined whole
- * by every member. Either way every member, in every repetition, must get
- * exactly the bits of the serial sum ((s0 + s1) + s2) + ... */
-enum { VEC_DEVICES = 8, VEC_REPS = 12 };
+ * by every member. In the lockstep transport the group's first record holds
+ * the result, combined a chunk at a time by whichever calls take the
+ * chunks. Either way every member, in every repetition, must get exactly
+ * the bits of the serial sum ((s0 + s1) + s2) + ... of its group. */
+enum { VEC_DEVICES = 8, VEC_REPS = 12, VEC_POOL_THREADS = 3 };
+
+typedef struct VecCase {
+    TransportReduction red;
+    bool scatter;           /* reduce_scatter of count elements per member */
+    bool lockstep;          /* the lockstep transport on a pool, else threads */
+    int64_t count, group;   /* groups of `group` consecutive devices */
+    bool shared;            /* lockstep's allreduce_shared: one result tensor per group */
+} VecCase;
 
 typedef struct VecWorker {
     Transport *t;
-    int64_t self, count;
-    TransportReduction red;
-    bool scatter;           /* reduce_scatter of count elements per member */
+    const VecCase *c;
+    int64_t self;
     const float *send;
     float *recv;
+    Tensor *send_tensor, *result; /* allreduce_shared */
     TransportStatus status;
 } VecWorker;
 
@@ -603,31 +614,79 @@ static float vec_value(int64_t member, int64_t i)
     return ldexpf(mantissa, (int)((h >> 16) % 40u) - 20);
 }
 
+static void vec_call(VecWorker *w)
+{
+    int64_t members[VEC_DEVICES], first = w->self / w->c->group * w->c->group;
+    for (int64_t k = 0; k < w->c->group; k++)
+        members[k] = first + k;
+    TransportGroup g = {w->c->group, w->self - first, members};
+    if (w->c->shared)
+        w->status = w->t->ops->allreduce_shared(w->t, &g, w->c->red, w->send_tensor, &w->result);
+    else if (w->c->scatter)
+        w->status = w->t->ops->reduce_scatter(w->t, &g, w->c->red, w->send, w->recv, w->c->count);
+    else
+        w->status = w->t->ops->allreduce(w->t, &g, w->c->red, w->send, w->recv, w->c->count);
+}
+
+/* allreduce_shared's send: send[k] as a tensor; its result copied to recv[k]. */
+static void vec_shared_begin(VecWorker *w)
+{
+    TensorCtx ctx;
+    tensor_ctx_init(&ctx, NULL);
+    assert_int_equal(tensor_new_uninit(&ctx, DT_F32, 1, &w->c->count, &w->send_tensor), TENSOR_OK);
+    memcpy(w->send_tensor->data, w->send, sizeof(float) * (size_t)w->c->count);
+}
+
+static void vec_shared_end(VecWorker *w)
+{
+    assert_non_null(w->result);
+    assert_int_equal(w->result->count, w->c->count);
+    memcpy(w->recv, w->result->data, sizeof(float) * (size_t)w->c->count);
+    tensor_release(w->result);
+    tensor_release(w->send_tensor);
+}
+
 static void *vec_worker_main(void *arg)
 {
-    VecWorker *w = arg;
-    int64_t members[VEC_DEVICES] = {0, 1, 2, 3, 4, 5, 6, 7};
-    TransportGroup g = {VEC_DEVICES, w->self, members};
-    w->status = w->scatter ? w->t->ops->reduce_scatter(w->t, &g, w->red, w->send, w->recv, w->count)
-                           : w->t->ops->allreduce(w->t, &g, w->red, w->send, w->recv, w->count);
+    vec_call(arg);
     return NULL;
 }
 
-/* Run one all-reduce (or reduce-scatter) on 8 threads; recv[k] per member. */
-static void vec_run(TransportReduction red, bool scatter, int64_t count, float **send, float **recv)
+static void vec_pool_call(void *user, int64_t k)
 {
-    Transport *t = transport_local_new(VEC_DEVICES, VEC_DEVICES);
-    pthread_t threads[VEC_DEVICES];
+    vec_call(&((VecWorker *)user)[k]);
+}
+
+/* Run one all-reduce (or reduce-scatter): on 8 threads, or in the lockstep
+ * transport's two passes on a pool; recv[k] per member. */
+static void vec_run(const VecCase *c, InterpPool *pool, float **send, float **recv)
+{
+    Transport *t = c->lockstep ? transport_lockstep_new(VEC_DEVICES) : transport_local_new(VEC_DEVICES, VEC_DEVICES);
     VecWorker w[VEC_DEVICES];
     for (int k = 0; k < VEC_DEVICES; k++) {
-        w[k] = (VecWorker){t, k, count, red, scatter, send[k], recv[k], TRANSPORT_MISMATCH};
-        pthread_create(&threads[k], NULL, vec_worker_main, &w[k]);
+        w[k] = (VecWorker){t, c, k, send[k], recv[k], NULL, NULL, TRANSPORT_MISMATCH};
+        if (c->shared)
+            vec_shared_begin(&w[k]);
     }
-    for (int k = 0; k < VEC_DEVICES; k++) {
-        pthread_join(threads[k], NULL);
+    if (c->lockstep) {
+        for (int pass = 0; pass < 2; pass++) {
+            transport_lockstep_pass(t, pass == 1);
+            interp_pool_run(pool, VEC_DEVICES, vec_pool_call, w);
+            for (int k = 0; k < VEC_DEVICES && pass == 0; k++)
+                assert_null(w[k].result); /* the publish pass receives nothing */
+        }
+    } else {
+        pthread_t threads[VEC_DEVICES];
+        for (int k = 0; k < VEC_DEVICES; k++)
+            pthread_create(&threads[k], NULL, vec_worker_main, &w[k]);
+        for (int k = 0; k < VEC_DEVICES; k++)
+            pthread_join(threads[k], NULL);
+    }
+    for (int k = 0; k < VEC_DEVICES; k++)
         assert_int_equal(w[k].status, TRANSPORT_OK);
-    }
     t->ops->destroy(t);
+    for (int k = 0; k < VEC_DEVICES && c->shared; k++)
+        vec_shared_end(&w[k]); /* after the transport is gone */
 }
 
 static float vec_combine(ReduceOp op, float a, float b)
@@ -639,33 +698,51 @@ static float vec_combine(ReduceOp op, float a, float b)
     return op == RED_MAX ? (a > b ? a : b) : (a < b ? a : b);
 }
 
+/* want[d] = the serial group-order reduction of device d's group. */
+static void vec_expect(const VecCase *c, float **send, int64_t total, float **want)
+{
+    for (int d = 0; d < VEC_DEVICES; d++) {
+        int first = (int)(d / c->group * c->group);
+        for (int64_t i = 0; i < total; i++) {
+            want[d][i] = send[first][i];
+            for (int k = first + 1; k < first + c->group; k++)
+                want[d][i] = vec_combine(c->red.op, want[d][i], send[k][i]);
+        }
+    }
+}
+
 /* Every member's result equals the serial group-order reduction, bit for
  * bit, in each of VEC_REPS runs. */
-static void check_vec_reduction(ReduceOp op, bool scatter, int64_t count)
+static void check_vec(VecCase c)
 {
-    int64_t total = scatter ? count * VEC_DEVICES : count;
-    float *send[VEC_DEVICES], *recv[VEC_DEVICES], *want = malloc(sizeof(float) * (size_t)total);
+    int64_t total = c.scatter ? c.count * c.group : c.count;
+    float *send[VEC_DEVICES], *recv[VEC_DEVICES], *want[VEC_DEVICES];
+    InterpPool *pool = c.lockstep ? interp_pool_new(VEC_POOL_THREADS) : NULL;
     for (int k = 0; k < VEC_DEVICES; k++) {
         send[k] = malloc(sizeof(float) * (size_t)total);
-        recv[k] = malloc(sizeof(float) * (size_t)count);
+        recv[k] = malloc(sizeof(float) * (size_t)c.count);
+        want[k] = malloc(sizeof(float) * (size_t)total);
         for (int64_t i = 0; i < total; i++)
-            send[k][i] = op != RED_SUM && i % 97 == k ? NAN : vec_value(k, i);
+            send[k][i] = c.red.op != RED_SUM && i % 97 == k ? NAN : vec_value(k, i);
     }
-    for (int64_t i = 0; i < total; i++) {
-        want[i] = send[0][i];
-        for (int k = 1; k < VEC_DEVICES; k++)
-            want[i] = vec_combine(op, want[i], send[k][i]);
-    }
+    vec_expect(&c, send, total, want);
     for (int rep = 0; rep < VEC_REPS; rep++) {
-        vec_run((TransportReduction){DT_F32, op}, scatter, count, send, recv);
+        vec_run(&c, pool, send, recv);
         for (int k = 0; k < VEC_DEVICES; k++)
-            assert_memory_equal(recv[k], want + (scatter ? k * count : 0), sizeof(float) * (size_t)count);
+            assert_memory_equal(recv[k], want[k] + (c.scatter ? k % c.group * c.count : 0),
+                                sizeof(float) * (size_t)c.count);
     }
     for (int k = 0; k < VEC_DEVICES; k++) {
         free(send[k]);
         free(recv[k]);
+        free(want[k]);
     }
-    free(want);
+    interp_pool_free(pool);
+}
+
+static void check_vec_reduction(ReduceOp op, bool scatter, int64_t count)
+{
+    check_vec((VecCase){{DT_F32, op}, scatter, false, count, VEC_DEVICES, false});
 }
 
 static void test_transport_allreduce_bit_identical(void **state)
@@ -683,6 +760,24 @@ static void test_transport_reduce_scatter_bit_identical(void **state)
     (void)state;
     check_vec_reduction(RED_SUM, true, 5003);
     check_vec_reduction(RED_MAX, true, 33);
+}
+
+/* The lockstep all-reduce: several 32 KiB chunks and a short last one
+ * (40007 floats), shared by 3 pool threads; one group of 8 and two groups
+ * of 4 (each group's result in its own first record); into each member's
+ * buffer (allreduce) and as one tensor per group (allreduce_shared, which
+ * the engine calls; the tensor outlives the transport). */
+static void test_lockstep_allreduce_bit_identical(void **state)
+{
+    (void)state;
+    for (int shared = 0; shared < 2; shared++) {
+        check_vec((VecCase){{DT_F32, RED_SUM}, false, true, 40007, 8, shared});
+        check_vec((VecCase){{DT_F32, RED_SUM}, false, true, 40007, 4, shared});
+        check_vec((VecCase){{DT_F32, RED_MAX}, false, true, 40007, 4, shared});
+        check_vec((VecCase){{DT_F32, RED_MIN}, false, true, 999, 8, shared}); /* one chunk */
+        check_vec((VecCase){{DT_F32, RED_SUM}, false, true, 8192, 2, shared}); /* exactly one chunk */
+    }
+    check_vec((VecCase){{DT_F32, RED_SUM}, true, true, 5003, 4, false});
 }
 
 #define T(name) cmocka_unit_test_setup_teardown(name, setup, teardown)
@@ -721,6 +816,7 @@ int main(void)
         cmocka_unit_test(test_transport_sendrecv_mismatch),
         cmocka_unit_test(test_transport_allreduce_bit_identical),
         cmocka_unit_test(test_transport_reduce_scatter_bit_identical),
+        cmocka_unit_test(test_lockstep_allreduce_bit_identical),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
