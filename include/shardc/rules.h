@@ -92,6 +92,7 @@ OpShardingRule *rule_builder_build(RuleBuilder *b);
 /* Per-class rule functions (rules_*.c); NULL means "no rule". */
 OpShardingRule *rules_nullary(RuleBuilder *b);
 OpShardingRule *rules_elementwise(RuleBuilder *b);
+OpShardingRule *rules_convert(RuleBuilder *b);
 OpShardingRule *rules_einsum(RuleBuilder *b);
 OpShardingRule *rules_reduce(RuleBuilder *b);
 OpShardingRule *rules_argmax(RuleBuilder *b);

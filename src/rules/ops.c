@@ -43,6 +43,25 @@ OpShardingRule *rules_elementwise(RuleBuilder *b)
     return rule_builder_build(b);
 }
 
+/* convert, and bitcast_convert (Shardy's BitcastConvertOp): between
+ * element types of one width, pointwise; between widths the type with the
+ * narrower elements has one more, minor dim (the ratio of the widths),
+ * which needs replication, and the dims both share are pointwise. */
+OpShardingRule *rules_convert(RuleBuilder *b)
+{
+    const TensorType *in = rule_builder_type(b, 0), *out = rule_builder_type(b, 1);
+    if (in->rank == out->rank)
+        return rules_elementwise(b);
+    int shared = in->rank < out->rank ? in->rank : out->rank;
+    for (int d = 0; d < shared; d++)
+        rule_builder_add_in_out(b, d, d, in->dims[d], FACTOR_PASS_THROUGH);
+    if (in->rank < out->rank)
+        rule_builder_add_in_out(b, RULE_NULL_DIM, shared, out->dims[shared], FACTOR_NEED_REPLICATION);
+    else
+        rule_builder_add_in_out(b, shared, RULE_NULL_DIM, in->dims[shared], FACTOR_NEED_REPLICATION);
+    return rule_builder_build(b);
+}
+
 /* Rules of data-movement ops: transpose, broadcast, concatenate, slice and
  * pad (Shardy's TransposeOp, BroadcastInDimOp, ConcatenateOp, SliceOp and
  * PadOp cases; conservative propagation as RuleBuilder.conservative says). */
