@@ -205,6 +205,10 @@ TensorStatus kern_select_and_scatter(TensorCtx *ctx, const Tensor *x, const Tens
 /* lax.pad: low/high may be negative (crop); interior >= 0 (NULL: all 0). */
 TensorStatus kern_pad(TensorCtx *ctx, const Tensor *x, const int64_t *low, const int64_t *high,
                       const int64_t *interior, TensorScalar value, Tensor **out);
+/* kern_pad with the padding value a one-element tensor of x's dtype
+ * (StableHLO's operand; exact for every dtype). */
+TensorStatus kern_pad_with(TensorCtx *ctx, const Tensor *x, const int64_t *low, const int64_t *high,
+                           const int64_t *interior, const Tensor *value, Tensor **out);
 /* Element = its index along `dim`, converted to dtype. */
 TensorStatus kern_iota(TensorCtx *ctx, DType dtype, int rank, const int64_t *dims, int64_t dim,
                        Tensor **out);

@@ -308,8 +308,11 @@ bool exec_pad(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out)
     op_attr_ints(op, ATTR_KEY_LOW, low, SHARDC_MAX_RANK);
     op_attr_ints(op, ATTR_KEY_HIGH, high, SHARDC_MAX_RANK);
     bool has_interior = op_attr_ints(op, ATTR_KEY_INTERIOR, interior, SHARDC_MAX_RANK) >= 0; /* absent: -1 */
+    const int64_t *inner = has_interior ? interior : NULL;
+    if (op->num_operands == 2)
+        return exec_kernel(x, op, kern_pad_with(&x->tensors, in[0], low, high, inner, in[1], out));
     TensorScalar value = scalar_attr(op, ATTR_KEY_VALUE);
-    return exec_kernel(x, op, kern_pad(&x->tensors, in[0], low, high, has_interior ? interior : NULL, value, out));
+    return exec_kernel(x, op, kern_pad(&x->tensors, in[0], low, high, inner, value, out));
 }
 
 bool exec_top_k(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out)

@@ -142,10 +142,11 @@ OpShardingRule *rules_concatenate(RuleBuilder *b)
  * operand's size; a dim whose size changes (sliced, strided or padded) is a
  * permutation factor, since keeping it sharded means shifting data between
  * devices (the start, stride and padding are static); conservative
- * propagation blocks propagation along it. */
+ * propagation blocks propagation along it. A pad's scalar value operand
+ * takes no part. */
 OpShardingRule *rules_slice_or_pad(RuleBuilder *b)
 {
-    const TensorType *in = rule_builder_type(b, 0), *out = rule_builder_type(b, 1);
+    const TensorType *in = rule_builder_type(b, 0), *out = &b->op->results[0]->type; /* a pad's value: operand 1 */
     for (int d = 0; d < in->rank; d++) {
         bool resized = in->dims[d] != out->dims[d];
         int f = rule_builder_add_pointwise(b, d, in->dims[d], resized ? FACTOR_PERMUTATION : FACTOR_PASS_THROUGH);
