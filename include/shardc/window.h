@@ -47,5 +47,9 @@ int64_t op_window_count(const WindowDims *w, int i, int64_t size);
 /* Whether dim i's windows tile the input: stride = size, no padding, no
  * dilation (a max-pool's), so a block of whole windows is local. */
 bool op_window_tiles(const WindowDims *w, int i);
+/* A select_and_scatter's `direction`, the compare its select region makes
+ * of the current and the next element: 0 "ge" (the default), 1 "gt",
+ * 2 "le", 3 "lt" (kernels.h's WindowSelect); -1 for anything else. */
+int op_select_direction(const struct Op *op);
 
 #endif

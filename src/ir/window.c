@@ -176,3 +176,13 @@ bool op_window_tiles(const WindowDims *w, int i)
     return w->stride[i] == w->size[i] && w->lo[i] == 0 && w->hi[i] == 0 && w->base_dil[i] == 1 &&
            w->win_dil[i] == 1;
 }
+
+int op_select_direction(const Op *op)
+{
+    static const char *const names[] = {"ge", "gt", "le", "lt"};
+    const char *d = op_attr_string(op, ATTR_KEY_DIRECTION);
+    for (int i = 0; d && i < 4; i++)
+        if (strcmp(d, names[i]) == 0)
+            return i;
+    return -1;
+}

@@ -76,7 +76,9 @@ static bool dim_local(const Op *op, const WindowDims *w, int i, int64_t size, co
     *halo = false;
     if (op_window_tiles(w, i))
         return size % (w->size[i] * n) == 0;
-    if (op->kind == OP_SELECT_AND_SCATTER || w->stride[i] != 1 || w->base_dil[i] != 1 || w->lo[i] < 0 ||
+    /* the halo exchange fills the ends with the identity, for one input */
+    if (op->kind == OP_SELECT_AND_SCATTER || (op->kind == OP_REDUCE_WINDOW && op->num_operands > 1) ||
+        w->stride[i] != 1 || w->base_dil[i] != 1 || w->lo[i] < 0 ||
         w->hi[i] < 0 || w->lo[i] + w->hi[i] != span - 1 || w->lo[i] > block || w->hi[i] > block)
         return false;
     *halo = true;
