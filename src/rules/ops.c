@@ -556,3 +556,37 @@ OpShardingRule *rules_fft(RuleBuilder *b)
     rule->blocked = blocked;
     return rule;
 }
+
+/* A factor of dim `dim` of every operand (or every result) only. */
+static void add_side_factor(RuleBuilder *b, bool results, int dim, int64_t size)
+{
+    const Op *op = b->op;
+    int f = rule_builder_new_factor(b, size, FACTOR_NEED_REPLICATION);
+    int first = results ? op->num_operands : 0, count = results ? op->num_results : op->num_operands;
+    for (int t = first; t < first + count; t++)
+        rule_builder_map(b, t, dim, f);
+}
+
+/* Shardy's AllGatherOp, AllToAllOp and ReduceScatterOp: pointwise over
+ * the dims the collective leaves alone, then the gathered / scattered /
+ * split dim a need-replication factor of the operands and another of the
+ * results, and likewise the concatenated dim of an all_to_all when it is
+ * another dim. */
+OpShardingRule *rules_group_collective(RuleBuilder *b)
+{
+    const Op *op = b->op;
+    const TensorType *in = &op->operands[0]->type, *out = &op->results[0]->type;
+    bool a2a = op->kind == OP_GROUP_ALL_TO_ALL;
+    int split = (int)op_attr_int(op, a2a ? ATTR_KEY_SPLIT_AXIS : ATTR_KEY_DIM);
+    int concat = a2a ? (int)op_attr_int(op, ATTR_KEY_CONCAT_AXIS) : split;
+    for (int d = 0; d < in->rank; d++)
+        if (d != split && d != concat)
+            rule_builder_add_pointwise(b, d, in->dims[d], FACTOR_PASS_THROUGH);
+    add_side_factor(b, false, split, in->dims[split]);
+    add_side_factor(b, true, split, out->dims[split]);
+    if (concat != split) {
+        add_side_factor(b, false, concat, in->dims[concat]);
+        add_side_factor(b, true, concat, out->dims[concat]);
+    }
+    return rule_builder_build(b);
+}
