@@ -172,6 +172,26 @@ static double window_elems(const WindowDims *w)
     return n;
 }
 
+/* A scalar init of dt for a window op (StableHLO's operand), exact when
+ * `exact` asks, or NULL. */
+static GenVal *window_init(Gen *g, DType dt, bool exact)
+{
+    TensorType scalar = gen_type(g, dt, 0, NULL);
+    GenVal *init = gen_value_of(g, &scalar, exact);
+    return dtype_is_float(dt) ? gen_bounded(g, init, 10) : init;
+}
+
+/* The bound of a window reduction of inputs bounded by `in` from an init
+ * bounded by `init`: a sum adds the init once and once per padding hole. */
+static double window_bound(const char *r, const WindowDims *w, double in, double init)
+{
+    if (strcmp(r, "sum") != 0)
+        return in > init ? in : init;
+    return in * window_elems(w) + init * (window_elems(w) + 1);
+}
+
+/* One input (a third of them with an init operand), or two of one shape
+ * with inits (StableHLO's variadic reduce_window), each reduced on its own. */
 bool gen_reduce_window(Gen *g, OpKind kind)
 {
     static const char *const reductions[] = {"sum", "max", "min"};
@@ -182,22 +202,38 @@ bool gen_reduce_window(Gen *g, OpKind kind)
     int64_t dims[SHARDC_MAX_RANK];
     if (x->v->type.rank < 1 || !plan_windows(g, &w, &x->v->type, true, dims))
         return false;
-    TensorType ot = gen_type(g, x->v->type.dtype, x->v->type.rank, dims);
-    if (type_elems(&ot) > g->opts.max_elems)
+    int n = rng_pct(&g->rng, 20) ? 2 : 1;
+    bool inits = n == 2 || rng_pct(&g->rng, 30);
+    GenVal *in[4] = {x, n == 2 ? gen_value_of(g, &x->v->type, x->exact) : NULL};
+    TensorType ot[2];
+    for (int k = 0; k < n; k++)
+        ot[k] = gen_type(g, in[k]->v->type.dtype, x->v->type.rank, dims);
+    if (type_elems(&ot[0]) > g->opts.max_elems)
         return false;
     const char *r = reductions[rng_below(&g->rng, 3)];
-    if (strcmp(r, "sum") == 0 && !sum_ok(ot.dtype, (int64_t)window_elems(&w)))
+    if (strcmp(r, "sum") == 0 && !sum_ok(ot[0].dtype, (int64_t)window_elems(&w) + (inits ? 1 : 0)))
         r = "max";
-    Op *op = gen_op(g, kind, &x->v, 1, &ot, 1);
+    for (int k = 0; inits && k < n; k++)
+        in[n + k] = window_init(g, in[k]->v->type.dtype, in[k]->exact);
+    Value *operands[4];
+    for (int i = 0; i < (inits ? 2 * n : n); i++)
+        operands[i] = in[i]->v;
+    Op *op = gen_op(g, kind, operands, inits ? 2 * n : n, ot, n);
     gen_set_attr(g, op, ATTR_KEY_REDUCTION, attr_s(g, r));
     set_window(g, op, &w, false);
-    double bound = strcmp(r, "sum") == 0 ? x->bound * window_elems(&w) : x->bound;
-    gen_result(g, op, 0, cap_bound(ot.dtype, bound), x->exact, x->vma);
+    for (int k = 0; k < n; k++) {
+        GenVal *init = inits ? in[n + k] : NULL;
+        double bound = window_bound(r, &w, in[k]->bound, init ? init->bound : 0);
+        bool exact = in[k]->exact && (!init || init->exact);
+        gen_result(g, op, k, cap_bound(ot[k].dtype, bound), exact, in[k]->vma | (init ? init->vma : 0));
+    }
     return true;
 }
 
+/* A select of `ge` (half), `gt`, `le` or `lt`; a third with an init. */
 bool gen_select_and_scatter(Gen *g, OpKind kind)
 {
+    static const char *const directions[] = {"gt", "le", "lt"};
     Pick p = pick_any(DTS_NUM);
     p.min_rank = 1, p.max_rank = 4;
     GenVal *x = gen_operand(g, &p);
@@ -214,9 +250,13 @@ bool gen_select_and_scatter(Gen *g, OpKind kind)
     GenVal *src = gen_value_of(g, &st, false);
     if (dtype_is_float(st.dtype))
         src = gen_bounded(g, src, 1e3);
-    Op *op = gen_op(g, kind, (Value *[]){x->v, src->v}, 2, &x->v->type, 1);
+    GenVal *in[3] = {x, src, rng_pct(&g->rng, 30) ? window_init(g, st.dtype, src->exact) : NULL};
+    int count = in[2] ? 3 : 2;
+    Op *op = gen_op(g, kind, (Value *[]){x->v, src->v, in[2] ? in[2]->v : NULL}, count, &x->v->type, 1);
     set_window(g, op, &w, false);
-    GenVal *in[2] = {x, src};
-    gen_result(g, op, 0, cap_bound(st.dtype, src->bound * overlap), exact_of(in, 2), vma_of(in, 2));
+    if (rng_pct(&g->rng, 50))
+        gen_set_attr(g, op, ATTR_KEY_DIRECTION, attr_s(g, directions[rng_below(&g->rng, 3)]));
+    double bound = src->bound * overlap + (in[2] ? in[2]->bound : 0);
+    gen_result(g, op, 0, cap_bound(st.dtype, bound), exact_of(in, count), vma_of(in, count));
     return true;
 }

@@ -1,5 +1,6 @@
 /* Generators for elementwise ops: unary, convert, binary (with NumPy
  * broadcasting), compare and select. */
+#include <string.h>
 #include <math.h>
 #include "shirgen.h"
 
@@ -204,16 +205,25 @@ bool gen_clamp(Gen *g, OpKind kind)
 }
 
 /* An exact f32/f64 value's bits as i32/i64 and, half the time, back: the
- * ints are the whole range, and inexact floats would give unrelated bits. */
+ * ints are the whole range, and inexact floats would give unrelated bits.
+ * Half the f64 values go to i32 pairs instead (a width change: one more
+ * minor dim of 2, which needs replication) and back. */
 bool gen_bitcast(Gen *g, OpKind kind)
 {
     Pick p = pick_any(1u << DT_F32 | 1u << DT_F64);
     p.need_exact = true;
+    p.max_rank = SHARDC_MAX_RANK - 1;
     GenVal *x = gen_operand(g, &p);
     DType dt = x->v->type.dtype;
     if (!x->exact || (dt != DT_F32 && dt != DT_F64))
         return false;
     TensorType t = gen_type(g, dt == DT_F32 ? DT_I32 : DT_I64, x->v->type.rank, x->v->type.dims);
+    if (dt == DT_F64 && x->v->type.rank < SHARDC_MAX_RANK && rng_pct(&g->rng, 50)) {
+        int64_t dims[SHARDC_MAX_RANK];
+        memcpy(dims, x->v->type.dims, sizeof *dims * (size_t)x->v->type.rank);
+        dims[x->v->type.rank] = 2;
+        t = gen_type(g, DT_I32, x->v->type.rank + 1, dims);
+    }
     Op *op = gen_op(g, kind, &x->v, 1, &t, 1);
     GenVal *bits = gen_result(g, op, 0, HUGE_VAL, true, x->vma);
     if (rng_pct(&g->rng, 50)) {

@@ -83,6 +83,8 @@ static int64_t pad_dim(Gen *g, int64_t size, bool interior, int64_t *lo, int64_t
         *lo = *hi = 0;
     else if (unit > 1)
         *hi += (unit - (*lo + *hi) % unit) % unit;
+    else if (size > 2 && rng_pct(&g->rng, 20)) /* negative padding crops: at most 3 of >= 3 */
+        *lo = -rng_range(&g->rng, 1, 2), *hi = rng_pct(&g->rng, 50) ? -1 : *hi;
     return *lo + *hi + (size ? size + (size - 1) * *in : 0);
 }
 
@@ -98,15 +100,20 @@ bool gen_pad(Gen *g, OpKind kind)
     TensorType rt = gen_type(g, t->dtype, t->rank, dims);
     if (type_elems(&rt) > 2 * g->opts.max_elems)
         return false;
-    Op *op = gen_op(g, kind, &x->v, 1, &rt, 1);
+    /* a quarter of the pads take their value as an operand (StableHLO's) */
+    TensorType scalar = gen_type(g, t->dtype, 0, NULL);
+    GenVal *value = rng_pct(&g->rng, 25) ? gen_value_of(g, &scalar, x->exact) : NULL;
+    Value *operands[2] = {x->v, value ? value->v : NULL};
+    Op *op = gen_op(g, kind, operands, value ? 2 : 1, &rt, 1);
     gen_set_attr(g, op, ATTR_KEY_LOW, attr_ints(g, lo, t->rank));
     gen_set_attr(g, op, ATTR_KEY_HIGH, attr_ints(g, hi, t->rank));
     if (interior)
         gen_set_attr(g, op, ATTR_KEY_INTERIOR, attr_ints(g, in, t->rank));
-    double bound = 0;
-    if (rng_pct(&g->rng, 50))
+    double bound = value ? value->bound : 0;
+    if (!value && rng_pct(&g->rng, 50))
         gen_set_attr(g, op, ATTR_KEY_VALUE, pad_value(g, t->dtype, &bound));
-    gen_result(g, op, 0, x->bound > bound ? x->bound : bound, x->exact, x->vma);
+    bool exact = x->exact && (!value || value->exact);
+    gen_result(g, op, 0, x->bound > bound ? x->bound : bound, exact, x->vma | (value ? value->vma : 0));
     return true;
 }
 

@@ -193,18 +193,27 @@ TensorStatus kern_convolution(TensorCtx *ctx, const Tensor *x, const Tensor *k, 
                               const WindowDims *w, int64_t feature_groups, int64_t batch_groups,
                               const int64_t *out_dims, Tensor **out);
 typedef enum { WINDOW_SUM, WINDOW_MAX, WINDOW_MIN } WindowReduction;
-/* reduce_window: each window reduced from the reduction's identity (which
- * padding and dilation holes hold). */
-TensorStatus kern_reduce_window(TensorCtx *ctx, const Tensor *x, WindowReduction r, const WindowDims *w,
-                                const int64_t *out_dims, Tensor **out);
-/* select_and_scatter with select `ge` and scatter `add` (a max-pool's
- * gradient): zeros of x's shape, each source element added at its
- * window's first greatest element. */
-TensorStatus kern_select_and_scatter(TensorCtx *ctx, const Tensor *x, const Tensor *src, const WindowDims *w,
-                                     Tensor **out);
+/* reduce_window: each window reduced from init (a one-element tensor of
+ * x's dtype), which padding and dilation holes hold too (StableHLO pads
+ * the input with it); NULL: the reduction's identity. */
+TensorStatus kern_reduce_window(TensorCtx *ctx, const Tensor *x, WindowReduction r, const Tensor *init,
+                                const WindowDims *w, const int64_t *out_dims, Tensor **out);
+/* select_and_scatter's select: `compare DIR, current, next` keeps the
+ * current element (StableHLO's select region of one compare). */
+typedef enum { WINDOW_SELECT_GE, WINDOW_SELECT_GT, WINDOW_SELECT_LE, WINDOW_SELECT_LT } WindowSelect;
+/* select_and_scatter with scatter `add`: init (a one-element tensor of x's
+ * dtype, NULL: 0) everywhere, each source element added at the element
+ * its window selects, walking the window in row-major order (`ge`: the
+ * first greatest, a max-pool's gradient; `gt`: the last greatest). */
+TensorStatus kern_select_and_scatter(TensorCtx *ctx, const Tensor *x, const Tensor *src, const Tensor *init,
+                                     const WindowDims *w, WindowSelect select, Tensor **out);
 /* lax.pad: low/high may be negative (crop); interior >= 0 (NULL: all 0). */
 TensorStatus kern_pad(TensorCtx *ctx, const Tensor *x, const int64_t *low, const int64_t *high,
                       const int64_t *interior, TensorScalar value, Tensor **out);
+/* kern_pad with the padding value a one-element tensor of x's dtype
+ * (StableHLO's operand; exact for every dtype). */
+TensorStatus kern_pad_with(TensorCtx *ctx, const Tensor *x, const int64_t *low, const int64_t *high,
+                           const int64_t *interior, const Tensor *value, Tensor **out);
 /* Element = its index along `dim`, converted to dtype. */
 TensorStatus kern_iota(TensorCtx *ctx, DType dtype, int rank, const int64_t *dims, int64_t dim,
                        Tensor **out);

@@ -100,6 +100,7 @@ OpShardingRule *rule_builder_build(RuleBuilder *b);
 /* Per-class rule functions (rules_*.c); NULL means "no rule". */
 OpShardingRule *rules_nullary(RuleBuilder *b);
 OpShardingRule *rules_elementwise(RuleBuilder *b);
+OpShardingRule *rules_convert(RuleBuilder *b);
 OpShardingRule *rules_einsum(RuleBuilder *b);
 OpShardingRule *rules_reduce(RuleBuilder *b);
 OpShardingRule *rules_argmax(RuleBuilder *b);
@@ -118,6 +119,9 @@ OpShardingRule *rules_reduce_window(RuleBuilder *b);
 OpShardingRule *rules_select_and_scatter(RuleBuilder *b);
 OpShardingRule *rules_sort(RuleBuilder *b);
 OpShardingRule *rules_top_k(RuleBuilder *b);
+/* StableHLO's all_gather, all_to_all and reduce_scatter over replica
+ * groups (Shardy's AllGatherOp, AllToAllOp, ReduceScatterOp cases) */
+OpShardingRule *rules_group_collective(RuleBuilder *b);
 /* A custom op without a rule string: Shardy's rule for its runtime target
  * (custom_call.c), or NULL. */
 OpShardingRule *rules_custom_call(RuleBuilder *b);

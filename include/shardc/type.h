@@ -20,5 +20,11 @@ _Bool type_equal(const TensorType *a, const TensorType *b);
 _Bool type_same_shape(const TensorType *a, const TensorType *b);
 TensorType type_make(Arena *arena, DType dtype, int rank, const int64_t *dims);
 void type_print(FILE *out, const TensorType *t);
+/* StableHLO bitcast_convert's result shape for `dims` of `from` read as
+ * `to`: the same shape for one bit width; to a narrower type one more
+ * minor dim of the ratio; to a wider one the operand's minor dim, which
+ * must be the ratio, dropped. False (out untouched) for bool, complex to
+ * or from another class, or shapes that do not fit. */
+_Bool type_bitcast_shape(DType from, int rank, const int64_t *dims, DType to, int *out_rank, int64_t *out_dims);
 
 #endif

@@ -77,6 +77,8 @@ void verify_group(VerifyCtx *vc, Op *op);
 void verify_sharding_groups(VerifyCtx *vc);
 void verify_shard_map(VerifyCtx *vc, Op *op);
 void verify_collective(VerifyCtx *vc, Op *op);
+/* StableHLO's collectives over replica groups (group_collectives.c). */
+void verify_group_collective(VerifyCtx *vc, Op *op);
 /* while, case and optimization_barrier (control_flow.c). */
 void verify_while(VerifyCtx *vc, Op *op);
 void verify_case(VerifyCtx *vc, Op *op);

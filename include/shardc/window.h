@@ -44,5 +44,9 @@ bool op_conv_dims(const struct Op *op, ConvDims *d);
 void op_window_dims(const struct Op *op, WindowDims *w);
 /* The number of windows along dim i of an input of `size`: 0 if none fits. */
 int64_t op_window_count(const WindowDims *w, int i, int64_t size);
+/* A select_and_scatter's `direction`, the compare its select region makes
+ * of the current and the next element: 0 "ge" (the default), 1 "gt",
+ * 2 "le", 3 "lt" (kernels.h's WindowSelect); -1 for anything else. */
+int op_select_direction(const struct Op *op);
 
 #endif

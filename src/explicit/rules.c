@@ -28,6 +28,20 @@ static bool rule_same(ExplicitCtx *cx, const Op *op, XSpec *const *in, XSpec **o
     return true;
 }
 
+/* bitcast_convert (JAX's _bitcast_convert_type_sharding_rule): to a
+ * narrower type the new minor dim is replicated; to a wider one the
+ * operand's minor dim is dropped; one width (and convert) keeps the spec. */
+static bool rule_convert(ExplicitCtx *cx, const Op *op, XSpec *const *in, XSpec **out)
+{
+    int rank = op->results[0]->type.rank;
+    if (rank == in[0]->rank)
+        return rule_same(cx, op, in, out);
+    out[0] = xspec_replicated(cx->arena, rank);
+    for (int d = 0; d < rank && d < in[0]->rank; d++)
+        out[0]->dims[d] = in[0]->dims[d];
+    return true;
+}
+
 /* optimization_barrier: each result is its operand; a (variadic) scatter:
  * each result is its input, as JAX types lax.scatter's result. */
 static bool rule_barrier(ExplicitCtx *cx, const Op *op, XSpec *const *in, XSpec **out)

@@ -515,3 +515,13 @@ bool exec_collective_permute(ExecCtx *x, const Op *op, const Tensor *in, Tensor 
     plan_free(&p);
     return ok;
 }
+
+/* StableHLO's collectives over replica groups name devices the run does
+ * not have: shardc's devices are a mesh's, its collectives over axes. */
+bool exec_group_collective(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out)
+{
+    (void)in;
+    (void)out;
+    return exec_fail(x, op, "cannot run '%s': its replica groups name devices, and shardc runs collectives over "
+                     "mesh axes only (inside a shard_map)", op_info(op->kind)->name);
+}

@@ -148,6 +148,7 @@ bool exec_case(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out);
 bool exec_call(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out);
 bool exec_shard_map(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out);
 bool exec_collective(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out);
+bool exec_group_collective(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out);
 
 /* Blocks of a sharding (interp_shard_map.c): how many blocks s cuts a value
  * into, and the row-major number of the block position p holds. Equal

@@ -231,14 +231,23 @@ bool exec_reduce_window(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **ou
     op_window_dims(op, &w);
     const char *r = op_attr_string(op, ATTR_KEY_REDUCTION);
     WindowReduction kind = strcmp(r, "max") == 0 ? WINDOW_MAX : strcmp(r, "min") == 0 ? WINDOW_MIN : WINDOW_SUM;
-    return exec_kernel(x, op, kern_reduce_window(&x->tensors, in[0], kind, &w, result_type(op, 0)->dims, out));
+    int n = op->num_results;
+    for (int j = 0; j < n; j++) { /* each input reduced on its own, from its init if it has one */
+        const Tensor *init = op->num_operands == 2 * n ? in[n + j] : NULL;
+        if (!exec_kernel(x, op, kern_reduce_window(&x->tensors, in[j], kind, init, &w, result_type(op, j)->dims,
+                                                   &out[j])))
+            return false;
+    }
+    return true;
 }
 
 bool exec_select_and_scatter(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out)
 {
     WindowDims w;
     op_window_dims(op, &w);
-    return exec_kernel(x, op, kern_select_and_scatter(&x->tensors, in[0], in[1], &w, out));
+    const Tensor *init = op->num_operands == 3 ? in[2] : NULL;
+    WindowSelect select = (WindowSelect)op_select_direction(op);
+    return exec_kernel(x, op, kern_select_and_scatter(&x->tensors, in[0], in[1], init, &w, select, out));
 }
 
 /* ---- contraction and reductions -------------------------------------------------------- */
@@ -308,8 +317,11 @@ bool exec_pad(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out)
     op_attr_ints(op, ATTR_KEY_LOW, low, SHARDC_MAX_RANK);
     op_attr_ints(op, ATTR_KEY_HIGH, high, SHARDC_MAX_RANK);
     bool has_interior = op_attr_ints(op, ATTR_KEY_INTERIOR, interior, SHARDC_MAX_RANK) >= 0; /* absent: -1 */
+    const int64_t *inner = has_interior ? interior : NULL;
+    if (op->num_operands == 2)
+        return exec_kernel(x, op, kern_pad_with(&x->tensors, in[0], low, high, inner, in[1], out));
     TensorScalar value = scalar_attr(op, ATTR_KEY_VALUE);
-    return exec_kernel(x, op, kern_pad(&x->tensors, in[0], low, high, has_interior ? interior : NULL, value, out));
+    return exec_kernel(x, op, kern_pad(&x->tensors, in[0], low, high, inner, value, out));
 }
 
 bool exec_top_k(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out)

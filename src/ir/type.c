@@ -33,6 +33,29 @@ TensorType type_make(Arena *arena, DType dtype, int rank, const int64_t *dims)
     return t;
 }
 
+bool type_bitcast_shape(DType from, int rank, const int64_t *dims, DType to, int *out_rank, int64_t *out_dims)
+{
+    size_t wide = dtype_size(from), narrow = dtype_size(to);
+    bool complex = dtype_class(from) == DTC_COMPLEX || dtype_class(to) == DTC_COMPLEX;
+    if (from == DT_BOOL || to == DT_BOOL || (complex && (wide != narrow || dtype_class(from) != dtype_class(to))))
+        return false;
+    if (wide == narrow) {
+        *out_rank = rank;
+    } else if (wide > narrow) {
+        if (rank >= SHARDC_MAX_RANK)
+            return false;
+        out_dims[rank] = (int64_t)(wide / narrow);
+        *out_rank = rank + 1;
+    } else if (rank == 0 || dims[rank - 1] != (int64_t)(narrow / wide)) {
+        return false;
+    } else {
+        *out_rank = rank - 1;
+    }
+    for (int d = 0; d < *out_rank && d < rank; d++)
+        out_dims[d] = dims[d];
+    return true;
+}
+
 void type_print(FILE *out, const TensorType *t)
 {
     fputs(dtype_name(t->dtype), out);

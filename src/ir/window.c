@@ -170,3 +170,13 @@ int64_t op_window_count(const WindowDims *w, int i, int64_t size)
         return 0;
     return (padded - span) / w->stride[i] + 1;
 }
+
+int op_select_direction(const Op *op)
+{
+    static const char *const names[] = {"ge", "gt", "le", "lt"};
+    const char *d = op_attr_string(op, ATTR_KEY_DIRECTION);
+    for (int i = 0; d && i < 4; i++)
+        if (strcmp(d, names[i]) == 0)
+            return i;
+    return -1;
+}

@@ -538,13 +538,19 @@ TensorStatus kern_is_finite(TensorCtx *ctx, const Tensor *x, Tensor **out)
     return st;
 }
 
+/* The bytes as they are (StableHLO leaves the bit order of a width change
+ * to the implementation: on little-endian hosts, as XLA's CPU backend,
+ * element k of the narrower minor dim holds the wider element's k-th
+ * lowest bits). */
 TensorStatus kern_bitcast_convert(TensorCtx *ctx, const Tensor *x, DType dtype, Tensor **out)
 {
+    int rank;
+    int64_t dims[SHARDC_MAX_RANK];
     *out = NULL;
-    if (dtype_size(dtype) != dtype_size(x->dtype) || dtype == DT_BOOL || x->dtype == DT_BOOL)
-        return tensor_fail(ctx, TENSOR_ERR_DTYPE, "bitcast_convert: %s and %s differ in bit width",
-                           dtype_name(x->dtype), dtype_name(dtype));
-    TensorStatus st = tensor_new_uninit(ctx, dtype, x->rank, x->dims, out);
+    if (!type_bitcast_shape(x->dtype, x->rank, x->dims, dtype, &rank, dims))
+        return tensor_fail(ctx, TENSOR_ERR_DTYPE, "bitcast_convert: %s to %s needs one bit width, or the narrower "
+                           "side's minor dim the ratio of the widths", dtype_name(x->dtype), dtype_name(dtype));
+    TensorStatus st = tensor_new_uninit(ctx, dtype, rank, dims, out);
     if (st == TENSOR_OK && x->nbytes)
         memcpy((*out)->data, x->data, x->nbytes);
     return st;

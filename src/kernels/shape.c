@@ -288,12 +288,28 @@ static void pad_visible(int64_t n, int64_t low, int64_t step, int64_t size, int6
     *count = last >= *first ? last - *first + 1 : 0;
 }
 
-TensorStatus kern_pad(TensorCtx *ctx, const Tensor *x, const int64_t *low, const int64_t *high,
-                      const int64_t *interior, TensorScalar value, Tensor **out)
+/* Every element of t the one at elem: doubling copies fill the buffer in
+ * log2(count) memcpy calls. */
+static void fill_elements(Tensor *t, const void *elem)
 {
-    *out = NULL;
+    char *data = t->data;
+    size_t size = dtype_size(t->dtype), filled = size, total = t->nbytes;
+    memcpy(data, elem, size);
+    while (filled < total) {
+        size_t chunk = filled < total - filled ? filled : total - filled;
+        memcpy(data + filled, data, chunk);
+        filled += chunk;
+    }
+}
+
+/* out (x's dtype, dims) filled with the element at fill, then x's visible
+ * elements copied in at their padded positions. */
+static TensorStatus pad_into(TensorCtx *ctx, const Tensor *x, const int64_t *low, const int64_t *high,
+                             const int64_t *interior, const void *fill, Tensor **out)
+{
     int64_t dims[SHARDC_MAX_RANK], first[SHARDC_MAX_RANK], counts[SHARDC_MAX_RANK];
     int64_t dst_strides[SHARDC_MAX_RANK], src_strides[SHARDC_MAX_RANK], dst_base = 0, src_base = 0;
+    *out = NULL;
     for (int d = 0; d < x->rank; d++) {
         int64_t in = interior ? interior[d] : 0;
         if (!padded_size(x->dims[d], low[d], high[d], in, &dims[d]))
@@ -301,9 +317,10 @@ TensorStatus kern_pad(TensorCtx *ctx, const Tensor *x, const int64_t *low, const
                                "pad: dim %d: low %lld, high %lld, interior %lld give an invalid size",
                                d, (long long)low[d], (long long)high[d], (long long)in);
     }
-    TensorStatus st = kern_full(ctx, x->dtype, x->rank, dims, value, out);
-    if (st != TENSOR_OK)
+    TensorStatus st = tensor_new_uninit(ctx, x->dtype, x->rank, dims, out);
+    if (st != TENSOR_OK || (*out)->count == 0)
         return st;
+    fill_elements(*out, fill);
     tensor_shape_strides(x->rank, dims, dst_strides);
     tensor_shape_strides(x->rank, x->dims, src_strides);
     for (int d = 0; d < x->rank; d++) {
@@ -320,23 +337,35 @@ TensorStatus kern_pad(TensorCtx *ctx, const Tensor *x, const int64_t *low, const
     return TENSOR_OK;
 }
 
+TensorStatus kern_pad(TensorCtx *ctx, const Tensor *x, const int64_t *low, const int64_t *high,
+                      const int64_t *interior, TensorScalar value, Tensor **out)
+{
+    unsigned char fill[16];
+    tensor_scalar_store(x->dtype, value, fill);
+    return pad_into(ctx, x, low, high, interior, fill, out);
+}
+
+TensorStatus kern_pad_with(TensorCtx *ctx, const Tensor *x, const int64_t *low, const int64_t *high,
+                           const int64_t *interior, const Tensor *value, Tensor **out)
+{
+    *out = NULL;
+    if (value->dtype != x->dtype || value->count != 1)
+        return tensor_fail(ctx, TENSOR_ERR_ARG, "pad: the padding value must be one %s, got %s of %lld elements",
+                           dtype_name(x->dtype), dtype_name(value->dtype), (long long)value->count);
+    return pad_into(ctx, x, low, high, interior, value->data, out);
+}
+
 /* ---- constants ------------------------------------------------------------------- */
 
 TensorStatus kern_full(TensorCtx *ctx, DType dtype, int rank, const int64_t *dims,
                        TensorScalar value, Tensor **out)
 {
+    unsigned char elem[16];
     TensorStatus st = tensor_new_uninit(ctx, dtype, rank, dims, out);
     if (st != TENSOR_OK || (*out)->count == 0)
         return st;
-    char *data = (*out)->data;
-    size_t size = dtype_size(dtype), filled = size, total = (*out)->nbytes;
-    tensor_scalar_store(dtype, value, data);
-    /* Doubling copies fill the buffer in log2(count) memcpy calls. */
-    while (filled < total) {
-        size_t chunk = filled < total - filled ? filled : total - filled;
-        memcpy(data + filled, data, chunk);
-        filled += chunk;
-    }
+    tensor_scalar_store(dtype, value, elem);
+    fill_elements(*out, elem);
     return TENSOR_OK;
 }
 

@@ -341,27 +341,40 @@ static void identity(WindowReduction r, DType dt, double *f, int64_t *i)
     *i = r == WINDOW_SUM ? 0 : r == WINDOW_MAX ? (is_int ? lo : 0) : (is_int ? hi : 0);
 }
 
-static void reduce_one(const Tensor *x, Tensor *out, int64_t o, const WindowWalk *ww, WindowReduction r)
+static int64_t combine_i(WindowReduction r, int64_t acc, int64_t v)
+{
+    return r == WINDOW_SUM ? (int64_t)((uint64_t)acc + (uint64_t)v) : r == WINDOW_MAX ? (v > acc ? v : acc)
+                                                                                     : (v < acc ? v : acc);
+}
+
+static double combine_f(WindowReduction r, double acc, double v)
+{
+    return r == WINDOW_SUM ? acc + v : r == WINDOW_MAX ? (v > acc || isnan(v) ? v : acc) : (v < acc || isnan(v) ? v : acc);
+}
+
+/* Output element o: init combined with each element of its window, a
+ * padding position or base-dilation hole reading as init (StableHLO pads
+ * the input with init); without an init, the reduction's identity, which
+ * such positions leave alone. */
+static void reduce_one(const Tensor *x, const Tensor *init, Tensor *out, int64_t o, const WindowWalk *ww,
+                       WindowReduction r)
 {
     int64_t idx[SHARDC_MAX_RANK], kp[SHARDC_MAX_RANK], acc_i, n = window_elems(ww->w, ww->rank);
     double acc_f;
     bool is_int = dtype_is_int(x->dtype);
     identity(r, x->dtype, &acc_f, &acc_i);
+    if (init)
+        acc_i = tensor_get_i64(init, 0), acc_f = tensor_get_f64(init, 0);
     unflatten(ww->rank, out->dims, o, idx);
     for (int64_t k = 0; k < n; k++) {
         unflatten(ww->rank, ww->w->size, k, kp);
         int64_t at = walk_at(ww, idx, kp);
-        if (at < 0)
+        if (at < 0 && !init)
             continue;
-        if (is_int) {
-            int64_t v = tensor_get_i64(x, at);
-            acc_i = r == WINDOW_SUM ? (int64_t)((uint64_t)acc_i + (uint64_t)v) : r == WINDOW_MAX ? (v > acc_i ? v : acc_i)
-                                                                                                  : (v < acc_i ? v : acc_i);
-        } else {
-            double v = tensor_get_f64(x, at);
-            acc_f = r == WINDOW_SUM ? acc_f + v : r == WINDOW_MAX ? (v > acc_f || isnan(v) ? v : acc_f)
-                                                                  : (v < acc_f || isnan(v) ? v : acc_f);
-        }
+        if (is_int)
+            acc_i = combine_i(r, acc_i, at < 0 ? tensor_get_i64(init, 0) : tensor_get_i64(x, at));
+        else
+            acc_f = combine_f(r, acc_f, at < 0 ? tensor_get_f64(init, 0) : tensor_get_f64(x, at));
     }
     if (is_int)
         tensor_set_i64(out, o, acc_i);
@@ -369,27 +382,43 @@ static void reduce_one(const Tensor *x, Tensor *out, int64_t o, const WindowWalk
         tensor_set_f64(out, o, acc_f);
 }
 
-TensorStatus kern_reduce_window(TensorCtx *ctx, const Tensor *x, WindowReduction r, const WindowDims *w,
-                                const int64_t *out_dims, Tensor **out)
+TensorStatus kern_reduce_window(TensorCtx *ctx, const Tensor *x, WindowReduction r, const Tensor *init,
+                                const WindowDims *w, const int64_t *out_dims, Tensor **out)
 {
     Tensor *dense;
+    *out = NULL;
+    if (init && (init->dtype != x->dtype || init->count != 1))
+        return tensor_fail(ctx, TENSOR_ERR_ARG, "reduce_window: init must be one %s", dtype_name(x->dtype));
     TensorStatus s = tensor_contiguous(ctx, (Tensor *)x, &dense);
     if (s != TENSOR_OK)
-        return *out = NULL, s;
+        return s;
     if ((s = tensor_new(ctx, x->dtype, x->rank, out_dims, out)) == TENSOR_OK) {
         WindowWalk ww;
         walk_init(&ww, w, dense);
         for (int64_t o = 0; o < (*out)->count; o++)
-            reduce_one(dense, *out, o, &ww, r);
+            reduce_one(dense, init, *out, o, &ww, r);
     }
     tensor_release(dense);
     return s;
 }
 
-/* Source element o's window: the first of its greatest elements (select
- * `ge` keeps the current one unless it is not >= the next), -1 if the
- * window holds none. */
-static int64_t select_one(const Tensor *x, const int64_t *idx, const WindowWalk *ww)
+/* `compare select, a, b` of two elements of x. */
+static bool select_keeps(const Tensor *x, int64_t a, int64_t b, WindowSelect select)
+{
+    if (dtype_is_int(x->dtype)) {
+        int64_t u = tensor_get_i64(x, a), v = tensor_get_i64(x, b);
+        return select == WINDOW_SELECT_GE ? u >= v : select == WINDOW_SELECT_GT ? u > v
+               : select == WINDOW_SELECT_LE ? u <= v : u < v;
+    }
+    double u = tensor_get_f64(x, a), v = tensor_get_f64(x, b);
+    return select == WINDOW_SELECT_GE ? u >= v : select == WINDOW_SELECT_GT ? u > v
+           : select == WINDOW_SELECT_LE ? u <= v : u < v;
+}
+
+/* Source element o's window: the element the select keeps, walking the
+ * window in order (it keeps the current one unless `compare` of it and
+ * the next is false), -1 if the window holds none. */
+static int64_t select_one(const Tensor *x, const int64_t *idx, const WindowWalk *ww, WindowSelect select)
 {
     int64_t kp[SHARDC_MAX_RANK], best = -1, n = window_elems(ww->w, ww->rank);
     for (int64_t k = 0; k < n; k++) {
@@ -397,23 +426,36 @@ static int64_t select_one(const Tensor *x, const int64_t *idx, const WindowWalk 
         int64_t at = walk_at(ww, idx, kp);
         if (at < 0)
             continue;
-        bool keep = best >= 0 && (dtype_is_int(x->dtype) ? tensor_get_i64(x, best) >= tensor_get_i64(x, at)
-                                                         : tensor_get_f64(x, best) >= tensor_get_f64(x, at));
-        if (!keep)
+        if (best < 0 || !select_keeps(x, best, at, select))
             best = at;
     }
     return best;
 }
 
-TensorStatus kern_select_and_scatter(TensorCtx *ctx, const Tensor *x, const Tensor *src, const WindowDims *w,
-                                     Tensor **out)
+/* out = init everywhere (zeros without one), then the scatter's adds. */
+static TensorStatus scatter_start(TensorCtx *ctx, const Tensor *x, const Tensor *init, Tensor **out)
+{
+    if (!init)
+        return tensor_new(ctx, x->dtype, x->rank, x->dims, out);
+    TensorStatus s = tensor_new_uninit(ctx, x->dtype, x->rank, x->dims, out);
+    size_t size = dtype_size(x->dtype);
+    for (int64_t i = 0; s == TENSOR_OK && i < (*out)->count; i++)
+        memcpy((char *)(*out)->data + (size_t)i * size, init->data, size);
+    return s;
+}
+
+TensorStatus kern_select_and_scatter(TensorCtx *ctx, const Tensor *x, const Tensor *src, const Tensor *init,
+                                     const WindowDims *w, WindowSelect select, Tensor **out)
 {
     Tensor *dx, *ds = NULL;
+    *out = NULL;
+    if (init && (init->dtype != x->dtype || init->count != 1))
+        return tensor_fail(ctx, TENSOR_ERR_ARG, "select_and_scatter: init must be one %s", dtype_name(x->dtype));
     TensorStatus s = tensor_contiguous(ctx, (Tensor *)x, &dx);
     if (s == TENSOR_OK)
         s = tensor_contiguous(ctx, (Tensor *)src, &ds);
     if (s == TENSOR_OK)
-        s = tensor_new(ctx, x->dtype, x->rank, x->dims, out);
+        s = scatter_start(ctx, x, init, out);
     if (s == TENSOR_OK) {
         WindowWalk ww;
         walk_init(&ww, w, dx);
@@ -421,7 +463,7 @@ TensorStatus kern_select_and_scatter(TensorCtx *ctx, const Tensor *x, const Tens
         int64_t idx[SHARDC_MAX_RANK];
         for (int64_t o = 0; o < ds->count; o++) {
             unflatten(ds->rank, ds->dims, o, idx);
-            int64_t at = select_one(dx, idx, &ww);
+            int64_t at = select_one(dx, idx, &ww, select);
             if (at < 0)
                 continue;
             if (is_int)
@@ -429,8 +471,6 @@ TensorStatus kern_select_and_scatter(TensorCtx *ctx, const Tensor *x, const Tens
             else
                 tensor_set_f64(*out, at, tensor_get_f64(*out, at) + tensor_get_f64(ds, o));
         }
-    } else {
-        *out = NULL;
     }
     tensor_release(dx);
     tensor_release(ds);

@@ -425,8 +425,53 @@ static const ImpManual *global_scope(OpImport *oi)
     return scope;
 }
 
+/* all_gather, all_to_all and reduce_scatter outside any manual computation
+ * of a module without a mesh: their replica groups are device ids no mesh
+ * axis names, so they become group_all_gather, ... (N operands, the group
+ * size the groups' row length; the groups kept as written). Shardy's
+ * registry gives them their rules; shardc cannot partition or run them. */
+static bool group_collective(OpImport *oi)
+{
+    const char *name = oi->src->name;
+    const MlirAttr *groups = mlir_imp_attr(oi, "replica_groups");
+    int64_t *ids;
+    int rows = 0, cols = 0;
+    if (!groups)
+        return op_error(oi, "it needs its replica_groups");
+    if (!mlir_imp_dense_matrix(oi->ic, groups, "replica_groups", &ids, &rows, &cols))
+        return false;
+    mlir_imp_keep_attr(oi, "replica_groups");
+    bool a2a = strcmp(name, "stablehlo.all_to_all") == 0, scatter = strcmp(name, "stablehlo.reduce_scatter") == 0;
+    const MlirAttr *count = a2a ? mlir_imp_attr(oi, "split_count") : NULL;
+    if (count && (count->kind != MA_INT || count->i != cols))
+        return op_error(oi, "its split_count is not the size of its groups");
+    const char *body = scatter ? mlir_imp_reducer(oi->ic, oi->src, 0) : NULL;
+    if (scatter && !body)
+        return false;
+    OpKind kind = a2a ? OP_GROUP_ALL_TO_ALL : scatter ? OP_GROUP_REDUCE_SCATTER : OP_GROUP_ALL_GATHER;
+    if (!mlir_imp_make_op(oi, kind))
+        return false;
+    Loc loc = oi->op->loc;
+    mlir_imp_set(oi, ATTR_KEY_GROUP_SIZE, mlir_imp_int_attr(oi->ic, cols, loc));
+    if (body && strcmp(body, "stablehlo.add") != 0)
+        mlir_imp_set(oi, ATTR_KEY_REDUCTION, mlir_imp_string_attr(oi->ic, strstr(body, "max") ? "max" : "min", loc));
+    if (a2a)
+        return mlir_imp_int_attr_from(oi, ATTR_KEY_SPLIT_AXIS, "split_dimension", "split_dimension") &&
+               mlir_imp_int_attr_from(oi, ATTR_KEY_CONCAT_AXIS, "concat_dimension", "concat_dimension");
+    return mlir_imp_int_attr_from(oi, ATTR_KEY_DIM, scatter ? "scatter_dimension" : "all_gather_dim", NULL);
+}
+
+static bool is_group_collective(const ImportCtx *ic, const char *name)
+{
+    return !ic->manual && ic->meshes.count == 0 &&
+           (strcmp(name, "stablehlo.all_gather") == 0 || strcmp(name, "stablehlo.all_to_all") == 0 ||
+            strcmp(name, "stablehlo.reduce_scatter") == 0);
+}
+
 bool mlir_imp_collective(OpImport *oi)
 {
+    if (is_group_collective(oi->ic, oi->src->name))
+        return group_collective(oi);
     ImportCtx *ic = oi->ic;
     OpKind kind;
     const ImpManual *scope = ic->manual ? ic->manual : global_scope(oi);

@@ -371,14 +371,15 @@ bool mlir_imp_pad(OpImport *oi)
     if (!need_operands(oi, 2))
         return false;
     const AttrValue *value = mlir_imp_scalar_operand(oi, 1);
-    if (!value)
-        return op_error(oi, "its padding value must be a scalar stablehlo.constant");
-    oi->num_operands = 1;
+    if (value)
+        oi->num_operands = 1; /* a constant folds into the op's `value` */
     if (!mlir_imp_make_op(oi, OP_PAD) || !mlir_imp_ints_attr(oi, ATTR_KEY_LOW, "edge_padding_low", "low", true) ||
         !mlir_imp_ints_attr(oi, ATTR_KEY_HIGH, "edge_padding_high", "high", true) ||
         !mlir_imp_ints_attr(oi, ATTR_KEY_INTERIOR, "interior_padding", "interior", false))
         return false;
     drop_default(oi->op, ATTR_KEY_INTERIOR, 0);
+    if (!value)
+        return true;
     if (!is_zero(value))
         mlir_imp_set(oi, ATTR_KEY_VALUE, (AttrValue *)value);
     oi->init = oi->operand_names[1]->fold == IMP_PLAIN ? oi->operand_names[1]->values[0] : NULL;

@@ -4,10 +4,10 @@
  * {stride = ..., pad = ..., lhs_dilate = ..., rhs_dilate = ...}`, which
  * parse_custom.c hands on as a dims pair and a dict) or the generic one
  * (#stablehlo.conv<...>, window_strides, padding, lhs_dilation,
- * rhs_dilation). reduce_window: one input, a body of one add, maximum or
- * minimum and its identity as init; select_and_scatter: a select of
- * `compare GE` and a scatter of add with init 0 (a max-pool's gradient),
- * the form shardc runs. */
+ * rhs_dilation). reduce_window: N inputs and inits, a body reducing each
+ * input on its own by one add, maximum or minimum; select_and_scatter: a
+ * select of one `compare` (GE, GT, LE, LT) and a scatter of add. An init
+ * that is the reduction's identity (one input) folds into the op. */
 #include <string.h>
 #include "mlir/import_internal.h"
 #include "shardc/window.h"
@@ -148,17 +148,12 @@ bool mlir_imp_convolution(OpImport *oi)
            read_group_count(oi, ATTR_KEY_FEATURE_GROUP_COUNT) && read_group_count(oi, ATTR_KEY_BATCH_GROUP_COUNT);
 }
 
-/* The init operand i, if it is the identity of `kind` (then folded into
- * the op: kept as MlirExtra.init to be printed back). */
-static bool take_init(OpImport *oi, int i, OpKind kind)
+/* Whether init operand i is a constant holding the identity of `kind`
+ * (then it folds into the op: kept as MlirExtra.init to be printed back). */
+static bool init_is_identity(OpImport *oi, int i, OpKind kind)
 {
     const AttrValue *init = mlir_imp_scalar_operand(oi, i);
-    if (!init || !mlir_imp_is_identity(init, kind, oi->operands[0] ? oi->operands[0]->type.dtype : DT_F32))
-        return win_error(oi, oi->src->loc, kind == OP_REDUCE_SUM && oi->num_operands == 3
-                                               ? "its init must be a constant 0 (the scatter's add starts from it)"
-                                               : "its init must be a constant holding its reduction's identity");
-    oi->num_operands = i;
-    return true;
+    return init && mlir_imp_is_identity(init, kind, oi->operands[0] ? oi->operands[0]->type.dtype : DT_F32);
 }
 
 static bool read_window_attrs(OpImport *oi)
@@ -168,27 +163,72 @@ static bool read_window_attrs(OpImport *oi)
            read_list(oi, NULL, NULL, "window_strides", ATTR_KEY_WINDOW_STRIDES) && (!pad || read_padding(oi, pad));
 }
 
-static void keep_init(OpImport *oi, int i)
+/* Folds init operand i, the last, into the op. */
+static void fold_init(OpImport *oi, int i)
 {
     oi->init = oi->operand_names[i]->fold == IMP_PLAIN ? oi->operand_names[i]->values[0] : NULL;
 }
 
+static const char *use_name(const MlirList *uses, int i)
+{
+    return ((const MlirUse *)uses->items[i])->name;
+}
+
+/* The op of a body that reduces each of its n inputs on its own, all by
+ * one op: `%r_k = op %a_k, %b_k` (either order) for k < n, then
+ * `stablehlo.return %r_0, ..., %r_n-1`; NULL for any other body. */
+static const char *pairwise_body(const MlirOp *owner, int n)
+{
+    const MlirRegion *r = owner->regions.count == 1 ? owner->regions.items[0] : NULL;
+    const MlirBlock *b = r && r->blocks.count == 1 ? r->blocks.items[0] : NULL;
+    const MlirOp *ret = b && b->args.count == 2 * n && b->ops.count == n + 1 ? b->ops.items[n] : NULL;
+    const char *name = NULL;
+    if (!ret || strcmp(ret->name, "stablehlo.return") != 0 || ret->operands.count != n)
+        return NULL;
+    for (int k = 0; k < n; k++) {
+        const MlirOp *op = b->ops.items[k];
+        if (op->operands.count != 2 || op->results.count != 1 || (name && strcmp(name, op->name) != 0))
+            return NULL;
+        name = op->name;
+        const char *x = ((const MlirBlockArg *)b->args.items[k])->name;
+        const char *y = ((const MlirBlockArg *)b->args.items[n + k])->name;
+        const char *u = use_name(&op->operands, 0), *v = use_name(&op->operands, 1);
+        bool args = (strcmp(u, x) == 0 && strcmp(v, y) == 0) || (strcmp(u, y) == 0 && strcmp(v, x) == 0);
+        if (!args || strcmp(use_name(&ret->operands, k), ((const MlirResultDef *)op->results.items[0])->name) != 0)
+            return NULL;
+    }
+    return name;
+}
+
+static OpKind window_reduction(const char *body)
+{
+    return !body                                   ? OP_COUNT
+           : strcmp(body, "stablehlo.add") == 0     ? OP_REDUCE_SUM
+           : strcmp(body, "stablehlo.maximum") == 0 ? OP_REDUCE_MAX
+           : strcmp(body, "stablehlo.minimum") == 0 ? OP_REDUCE_MIN
+                                                    : OP_COUNT;
+}
+
+/* N inputs, N inits, N results; the body reduces each input on its own by
+ * one add, maximum or minimum, the same for all. One input whose init is
+ * that reduction's identity folds the init into the op (shardc's
+ * `reduce_window %x`); otherwise the inits stay operands. */
 bool mlir_imp_reduce_window(OpImport *oi)
 {
-    if (oi->num_operands != 2)
-        return win_error(oi, oi->src->loc, "only one input (and its init) is supported by shardc");
-    const char *body = mlir_imp_reducer(oi->ic, oi->src, 0);
-    if (!body)
-        return false;
-    OpKind kind = strcmp(body, "stablehlo.add") == 0       ? OP_REDUCE_SUM
-                  : strcmp(body, "stablehlo.maximum") == 0 ? OP_REDUCE_MAX
-                  : strcmp(body, "stablehlo.minimum") == 0 ? OP_REDUCE_MIN
-                                                           : OP_COUNT;
+    int n = oi->num_results;
+    if (n < 1 || oi->num_operands != 2 * n)
+        return win_error(oi, oi->src->loc, "it takes one init per input and gives one result per input");
+    OpKind kind = window_reduction(n == 1 ? mlir_imp_reducer(oi->ic, oi->src, 0) : pairwise_body(oi->src, n));
     if (kind == OP_COUNT)
-        return win_error(oi, oi->src->loc, "its body must be one add, maximum or minimum");
-    if (!take_init(oi, 1, kind) || !mlir_imp_make_op(oi, OP_REDUCE_WINDOW))
+        return win_error(oi, oi->src->loc, "its body must reduce each input with its init by one add, maximum or "
+                         "minimum (the same op for every input), and return the results in order");
+    bool fold = n == 1 && init_is_identity(oi, 1, kind);
+    if (fold)
+        oi->num_operands = 1;
+    if (!mlir_imp_make_op(oi, OP_REDUCE_WINDOW))
         return false;
-    keep_init(oi, 1);
+    if (fold)
+        fold_init(oi, 1);
     const char *names[] = {"sum", "max", "min"};
     mlir_imp_set(oi, ATTR_KEY_REDUCTION, mlir_imp_string_attr(oi->ic, names[kind == OP_REDUCE_MAX ? 1 : kind == OP_REDUCE_MIN ? 2 : 0],
                                                               oi->op->loc));
@@ -196,36 +236,56 @@ bool mlir_imp_reduce_window(OpImport *oi)
            read_list(oi, NULL, NULL, "window_dilations", ATTR_KEY_WINDOW_DILATIONS);
 }
 
-/* The select region: one `compare GE` of its two arguments, returned. */
-static bool select_is_ge(const MlirOp *src)
+/* The select region: one `compare DIR` of its two arguments, returned;
+ * DIR lower-cased into dir ("ge", "gt", "le" or "lt"), else false. */
+static bool select_direction(const MlirOp *src, char dir[3])
 {
     const MlirRegion *r = src->regions.count == 2 ? src->regions.items[0] : NULL;
     const MlirBlock *b = r && r->blocks.count == 1 ? r->blocks.items[0] : NULL;
     const MlirOp *cmp = b && b->ops.count == 2 && b->args.count == 2 ? b->ops.items[0] : NULL;
-    if (!cmp || strcmp(cmp->name, "stablehlo.compare") != 0 || cmp->operands.count != 2)
+    const MlirOp *ret = cmp ? b->ops.items[1] : NULL;
+    if (!cmp || strcmp(cmp->name, "stablehlo.compare") != 0 || cmp->operands.count != 2 || cmp->results.count != 1 ||
+        ret->operands.count != 1 || strcmp(use_name(&ret->operands, 0), ((const MlirResultDef *)cmp->results.items[0])->name))
         return false;
-    const MlirAttr *dir = mlir_dict_get(&cmp->attrs, "comparison_direction");
-    const char *d = dir ? (dir->s ? dir->s : dir->raw) : NULL;
+    const MlirAttr *a = mlir_dict_get(&cmp->attrs, "comparison_direction");
+    const char *d = a ? (a->s ? a->s : a->raw) : NULL;
+    static const char *const dirs[] = {"GE", "GT", "LE", "LT"};
     const char *x = ((const MlirBlockArg *)b->args.items[0])->name;
     const char *y = ((const MlirBlockArg *)b->args.items[1])->name;
-    return d && strstr(d, "GE") && strcmp(((const MlirUse *)cmp->operands.items[0])->name, x) == 0 &&
-           strcmp(((const MlirUse *)cmp->operands.items[1])->name, y) == 0;
+    if (!d || strcmp(use_name(&cmp->operands, 0), x) != 0 || strcmp(use_name(&cmp->operands, 1), y) != 0)
+        return false;
+    for (int i = 0; i < 4; i++)
+        if (strstr(d, dirs[i])) { /* `GT` or `#stablehlo<comparison_direction GT>` */
+            dir[0] = (char)(dirs[i][0] - 'A' + 'a'), dir[1] = (char)(dirs[i][1] - 'A' + 'a'), dir[2] = '\0';
+            return true;
+        }
+    return false;
 }
 
+/* The select region's compare (`direction`, "ge" left out: the default),
+ * a scatter of add; a constant 0 init folds into the op, any other stays
+ * an operand. */
 bool mlir_imp_select_and_scatter(OpImport *oi)
 {
+    char dir[3];
     if (oi->num_operands != 3)
         return win_error(oi, oi->src->loc, "it takes an operand, a source and an init");
-    if (!select_is_ge(oi->src))
-        return win_error(oi, oi->src->loc, "only a select of 'stablehlo.compare GE' of its two arguments (a "
-                         "max-pool's gradient) is supported by shardc");
+    if (!select_direction(oi->src, dir))
+        return win_error(oi, oi->src->loc, "only a select of one 'stablehlo.compare' GE, GT, LE or LT of its two "
+                         "arguments, in order, is supported by shardc");
     const char *body = mlir_imp_reducer(oi->ic, oi->src, 1);
     if (!body)
         return false;
     if (strcmp(body, "stablehlo.add") != 0)
         return win_error(oi, oi->src->loc, "only a scatter of 'stablehlo.add' is supported by shardc");
-    if (!take_init(oi, 2, OP_REDUCE_SUM) || !mlir_imp_make_op(oi, OP_SELECT_AND_SCATTER))
+    bool fold = init_is_identity(oi, 2, OP_REDUCE_SUM);
+    if (fold)
+        oi->num_operands = 2;
+    if (!mlir_imp_make_op(oi, OP_SELECT_AND_SCATTER))
         return false;
-    keep_init(oi, 2);
+    if (fold)
+        fold_init(oi, 2);
+    if (strcmp(dir, "ge") != 0)
+        mlir_imp_set(oi, ATTR_KEY_DIRECTION, mlir_imp_string_attr(oi->ic, dir, oi->op->loc));
     return read_window_attrs(oi);
 }

@@ -41,12 +41,14 @@ static bool shardy_has_none(const Op *op)
 }
 
 /* StableHLO operands shardc folds into the op: a reduction's init (one
- * per input), a pad's padding value. */
+ * per input), a pad's padding value when a constant. */
 static int folded_scalars(const Op *op)
 {
     switch (op->kind) {
     case OP_REDUCE_SUM: case OP_REDUCE_MAX: case OP_REDUCE_MIN:
-    case OP_REDUCE_WINDOW: case OP_SELECT_AND_SCATTER: case OP_PAD: return 1;
+    case OP_REDUCE_WINDOW: return op->num_operands == op->num_results ? op->num_results : 0;
+    case OP_SELECT_AND_SCATTER: return op->num_operands == 2; /* else its init is an operand */
+    case OP_PAD: return op->num_operands == 1; /* else its value is an operand */
     default: return 0;
     }
 }

@@ -203,6 +203,7 @@ void mlir_emit_scatter(MlirPrinter *p, const Op *op, int indent);
 /* ---- convolution, reduce_window, select_and_scatter (print_window.c) ---- */
 
 void mlir_emit_convolution(MlirPrinter *p, const Op *op, int indent);
+int mlir_plan_window(const MlirPrinter *p, const Op *op, MlirAux *aux);
 void mlir_emit_reduce_window(MlirPrinter *p, const Op *op, int indent);
 void mlir_emit_select_and_scatter(MlirPrinter *p, const Op *op, int indent);
 

@@ -286,12 +286,15 @@ static void emit_slice(MlirPrinter *p, const Op *op, int indent)
 
 static const char *constant_asm_name(DType dt) { return dtype_is_float(dt) ? "cst" : "c"; }
 
-/* The padding value is an operand in StableHLO: a scalar constant made
- * up before the pad, marked shardc.implicit_constant (the importer folds
- * it back into the attribute). */
+/* The padding value is an operand in StableHLO: shardc's own when the pad
+ * has one, else a scalar constant made up before the pad, marked
+ * shardc.implicit_constant (the importer folds it back into the
+ * attribute). */
 static int plan_pad(const MlirPrinter *p, const Op *op, MlirAux *aux)
 {
     (void)p;
+    if (op->num_operands == 2)
+        return 0; /* the value is an operand already */
     aux[0] = (MlirAux){"padding", constant_asm_name(op->results[0]->type.dtype)};
     return 1;
 }
@@ -299,12 +302,16 @@ static int plan_pad(const MlirPrinter *p, const Op *op, MlirAux *aux)
 static void emit_pad(MlirPrinter *p, const Op *op, int indent)
 {
     DType dt = op->results[0]->type.dtype;
-    MlirVal in[2] = {mlir_val(p, op->operands[0]), mlir_aux_val(p, op, 0, (TensorType){dt, 0, NULL})};
+    bool operand = op->num_operands == 2;
+    MlirVal in[2] = {mlir_val(p, op->operands[0]),
+                     operand ? mlir_val(p, op->operands[1]) : mlir_aux_val(p, op, 0, (TensorType){dt, 0, NULL})};
     MlirVal res = result_val(p, op);
-    mlir_print_aux_def(p, op, 0, indent);
-    fputs("stablehlo.constant {shardc.implicit_constant} ", p->out);
-    mlir_print_dense_scalar(p->out, op_attr_get(op, ATTR_KEY_VALUE), dt);
-    end_line(p);
+    if (!operand) {
+        mlir_print_aux_def(p, op, 0, indent);
+        fputs("stablehlo.constant {shardc.implicit_constant} ", p->out);
+        mlir_print_dense_scalar(p->out, op_attr_get(op, ATTR_KEY_VALUE), dt);
+        end_line(p);
+    }
     mlir_print_defs(p, op, indent);
     fputs("stablehlo.pad ", p->out);
     mlir_print_vals(p, in, 2);
@@ -741,8 +748,8 @@ static const MlirOpForm special_forms[OP_COUNT] = {
     [OP_GATHER] = {NULL, mlir_emit_gather},
     [OP_SCATTER] = {NULL, mlir_emit_scatter},
     [OP_CONVOLUTION] = {NULL, mlir_emit_convolution},
-    [OP_REDUCE_WINDOW] = {mlir_plan_reduce, mlir_emit_reduce_window},
-    [OP_SELECT_AND_SCATTER] = {mlir_plan_reduce, mlir_emit_select_and_scatter},
+    [OP_REDUCE_WINDOW] = {mlir_plan_window, mlir_emit_reduce_window},
+    [OP_SELECT_AND_SCATTER] = {mlir_plan_window, mlir_emit_select_and_scatter},
     [OP_PAD] = {plan_pad, emit_pad},
     [OP_CONCATENATE] = {NULL, emit_concatenate},
     [OP_RNG_BIT_GENERATOR] = {NULL, emit_rng_bit_generator},

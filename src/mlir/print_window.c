@@ -5,7 +5,8 @@
  * stablehlo.select_and_scatter in the generic form sdy_opt prints them
  * (StableHLO gives them no custom syntax): window attributes as dense
  * arrays and padding as a dense<...> : tensor<Nx2xi64>, the bodies as
- * regions, the init a constant (the one read from MLIR while visible). */
+ * regions; a folded init a constant (the one read from MLIR while
+ * visible), the op's own inits as they are. */
 #include <string.h>
 #include "mlir/mlir_extra.h"
 #include "mlir/print_internal.h"
@@ -36,9 +37,11 @@ static const AttrKey conv_consumed[] = {ATTR_KEY_DIM_NUMBERS, ATTR_KEY_WINDOW_ST
 
 static void print_type_tail(MlirPrinter *p, const Op *op, const MlirVal *in, int n)
 {
-    MlirVal res = mlir_val(p, op->results[0]);
+    MlirVal res[op->num_results + 1];
+    for (int j = 0; j < op->num_results; j++)
+        res[j] = mlir_val(p, op->results[j]);
     fputs(" : ", p->out);
-    mlir_print_fn_type(p->out, in, n, &res, 1);
+    mlir_print_fn_type(p->out, in, n, res, op->num_results);
     fputc('\n', p->out);
 }
 
@@ -65,25 +68,41 @@ void mlir_emit_convolution(MlirPrinter *p, const Op *op, int indent)
     print_type_tail(p, op, in, 2);
 }
 
-/* ` ({ ^bb0(%a, %b): %r = body %a, %b; return %r })` of one region, or
- * the second of two (`first` false: `, {...})`). */
-static void print_region(MlirPrinter *p, const char *body, bool compare, DType dt, int indent, bool first,
-                         bool last)
+/* ` ({ ^bb0(%a_0, .., %a_n-1, %b_0, .., %b_n-1): %r_k = body %a_k, %b_k
+ * ...; return %r_0, ... })` of one region (n inputs of types dt), or the
+ * second of two (`first` false: `, {...})`); a select's region is one
+ * `compare DIR` of its two arguments (body NULL, dir its direction). */
+static void print_region(MlirPrinter *p, const char *body, const char *dir, const DType *dt, int n, int indent,
+                         bool first, bool last)
 {
-    const char *t = dtype_mlir_name(dt);
     MlirScope s;
+    const char *a[n + 1], *b[n + 1], *r[n + 1];
     mlir_scope_init(&s, p, p->scope, p->scope);
-    const char *a = mlir_scope_arg(p, &s, "a"), *b = mlir_scope_arg(p, &s, "b");
-    const char *r = mlir_scope_value(p, &s, compare ? "select" : "r");
-    fprintf(p->out, "%s{\n%*s^bb0(%%%s: tensor<%s>, %%%s: tensor<%s>):\n", first ? " (" : ", ", indent, "", a, t, b,
-            t);
-    if (compare)
-        fprintf(p->out, "%*s%%%s = stablehlo.compare  GE, %%%s, %%%s : (tensor<%s>, tensor<%s>) -> tensor<i1>\n",
-                indent + 2, "", r, a, b, t, t);
-    else
-        fprintf(p->out, "%*s%%%s = %s %%%s, %%%s : tensor<%s>\n", indent + 2, "", r, body, a, b, t);
-    fprintf(p->out, "%*sstablehlo.return %%%s : tensor<%s>\n%*s}%s", indent + 2, "", r, compare ? "i1" : t, indent,
-            "", last ? ")" : "");
+    for (int k = 0; k < n; k++)
+        a[k] = mlir_scope_arg(p, &s, "a");
+    for (int k = 0; k < n; k++)
+        b[k] = mlir_scope_arg(p, &s, "b");
+    for (int k = 0; k < n; k++)
+        r[k] = mlir_scope_value(p, &s, dir ? "select" : "r");
+    fprintf(p->out, "%s{\n%*s^bb0(", first ? " (" : ", ", indent, "");
+    for (int k = 0; k < 2 * n; k++)
+        fprintf(p->out, "%s%%%s: tensor<%s>", k ? ", " : "", k < n ? a[k] : b[k - n], dtype_mlir_name(dt[k % n]));
+    fputs("):\n", p->out);
+    for (int k = 0; k < n; k++) {
+        const char *t = dtype_mlir_name(dt[k]);
+        if (dir)
+            fprintf(p->out, "%*s%%%s = stablehlo.compare  %s, %%%s, %%%s : (tensor<%s>, tensor<%s>) -> tensor<i1>\n",
+                    indent + 2, "", r[k], dir, a[k], b[k], t, t);
+        else
+            fprintf(p->out, "%*s%%%s = %s %%%s, %%%s : tensor<%s>\n", indent + 2, "", r[k], body, a[k], b[k], t);
+    }
+    fprintf(p->out, "%*sstablehlo.return ", indent + 2, "");
+    for (int k = 0; k < n; k++)
+        fprintf(p->out, "%s%%%s", k ? ", " : "", r[k]);
+    fputs(" : ", p->out);
+    for (int k = 0; k < n; k++)
+        fprintf(p->out, "%stensor<%s>", k ? ", " : "", dir ? "i1" : dtype_mlir_name(dt[k]));
+    fprintf(p->out, "\n%*s}%s", indent, "", last ? ")" : "");
 }
 
 /* `<{padding = ..., window_dimensions = ..., ...}>`: the written ones. */
@@ -116,7 +135,7 @@ static void print_window_props(MlirPrinter *p, const Op *op)
     fputs("}>", p->out);
 }
 
-static const AttrKey window_consumed[] = {ATTR_KEY_REDUCTION,          ATTR_KEY_WINDOW_DIMENSIONS,
+static const AttrKey window_consumed[] = {ATTR_KEY_REDUCTION,          ATTR_KEY_DIRECTION, ATTR_KEY_WINDOW_DIMENSIONS,
                                           ATTR_KEY_WINDOW_STRIDES,     ATTR_KEY_PADDING,
                                           ATTR_KEY_BASE_DILATIONS,     ATTR_KEY_WINDOW_DILATIONS,
                                           ATTR_KEY_NONE};
@@ -127,33 +146,58 @@ static OpKind reduction_kind(const Op *op)
     return !r || strcmp(r, "sum") == 0 ? OP_REDUCE_SUM : strcmp(r, "max") == 0 ? OP_REDUCE_MAX : OP_REDUCE_MIN;
 }
 
+/* No made-up init constant when the op has its inits as operands. */
+int mlir_plan_window(const MlirPrinter *p, const Op *op, MlirAux *aux)
+{
+    bool own_init = op->kind == OP_REDUCE_WINDOW ? op->num_operands > op->num_results : op->num_operands == 3;
+    return own_init ? 0 : mlir_plan_reduce(p, op, aux);
+}
+
+/* The operands, a made-up (or kept) init after the inputs when the op
+ * folded it. */
+static int window_operands(MlirPrinter *p, const Op *op, OpKind kind, int indent, MlirVal *in)
+{
+    for (int i = 0; i < op->num_operands; i++)
+        in[i] = mlir_val(p, op->operands[i]);
+    bool folded = op->kind == OP_REDUCE_WINDOW ? op->num_operands == op->num_results : op->num_operands == 2;
+    if (!folded)
+        return op->num_operands;
+    in[op->num_operands] = mlir_print_reduce_init(p, op, kind, indent);
+    return op->num_operands + 1;
+}
+
 void mlir_emit_reduce_window(MlirPrinter *p, const Op *op, int indent)
 {
     OpKind kind = reduction_kind(op);
-    DType dt = op->operands[0]->type.dtype;
-    MlirVal in[2] = {mlir_val(p, op->operands[0]), mlir_print_reduce_init(p, op, kind, indent)};
+    int n = op->num_results;
+    MlirVal in[2 * n + 1];
+    DType dt[n + 1];
+    for (int k = 0; k < n; k++)
+        dt[k] = op->operands[k]->type.dtype;
+    int count = window_operands(p, op, kind, indent, in);
     mlir_print_defs(p, op, indent);
     fputs("\"stablehlo.reduce_window\"(", p->out);
-    mlir_print_vals(p, in, 2);
+    mlir_print_vals(p, in, count);
     fputc(')', p->out);
     print_window_props(p, op);
-    print_region(p, mlir_reduce_body(kind, dt), false, dt, indent, true, true);
+    print_region(p, mlir_reduce_body(kind, dt[0]), NULL, dt, n, indent, true, true);
     mlir_print_op_attrs(p, op, &(MlirAttrOpts){.consumed = window_consumed});
-    print_type_tail(p, op, in, 2);
+    print_type_tail(p, op, in, count);
 }
 
 void mlir_emit_select_and_scatter(MlirPrinter *p, const Op *op, int indent)
 {
+    static const char *const dirs[] = {"GE", "GT", "LE", "LT"};
     DType dt = op->operands[0]->type.dtype;
-    MlirVal in[3] = {mlir_val(p, op->operands[0]), mlir_val(p, op->operands[1]),
-                     mlir_print_reduce_init(p, op, OP_REDUCE_SUM, indent)};
+    MlirVal in[4];
+    int count = window_operands(p, op, OP_REDUCE_SUM, indent, in), d = op_select_direction(op);
     mlir_print_defs(p, op, indent);
     fputs("\"stablehlo.select_and_scatter\"(", p->out);
-    mlir_print_vals(p, in, 3);
+    mlir_print_vals(p, in, count);
     fputc(')', p->out);
     print_window_props(p, op);
-    print_region(p, NULL, true, dt, indent, true, false);
-    print_region(p, "stablehlo.add", false, dt, indent, false, true);
+    print_region(p, NULL, dirs[d < 0 ? 0 : d], &dt, 1, indent, true, false);
+    print_region(p, "stablehlo.add", NULL, &dt, 1, indent, false, true);
     mlir_print_op_attrs(p, op, &(MlirAttrOpts){.consumed = window_consumed});
-    print_type_tail(p, op, in, 3);
+    print_type_tail(p, op, in, count);
 }

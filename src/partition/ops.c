@@ -385,6 +385,16 @@ static void partition_collective(PartitionCtx *pc, Op *op)
     pc->ok = false;
 }
 
+/* StableHLO's collectives over replica groups: their devices are not a
+ * mesh's, so there is nothing to partition them over. */
+static void partition_group_collective(PartitionCtx *pc, Op *op)
+{
+    diag_error(pc->diag, op->loc, "cannot partition '%s': its replica groups name devices of a program that is "
+               "already per device, not axes of a mesh (write it inside a shard_map, or an sdy.manual_computation, "
+               "over mesh axes)", op_info(op->kind)->name);
+    pc->ok = false;
+}
+
 /* An op without a sharding rule (a reshape of zero elements) runs on
  * whole values: operands gathered, results sliced to their shardings. */
 static void partition_replicated_op(PartitionCtx *pc, Op *op)

@@ -86,6 +86,31 @@ static bool dim_local(const WindowDims *w, int i, int64_t size, const AxisList *
            (windows + n - 1) / n * w->stride[i] == block && hd->lo <= block && hd->hi <= block;
 }
 
+/* A reduce_window with inits or several inputs, and a select_and_scatter
+ * with an init or a direction other than "ge": the halo exchange fills the
+ * ends with the reduction's identity or the lowest value, and its end
+ * correction assumes "ge" keeps the first of equal elements. These keep a
+ * dim sharded only where whole windows tile an even block, each result
+ * element then on one device (so an init is added once). */
+static bool needs_whole_tiles(const Op *op)
+{
+    if (op->kind == OP_REDUCE_WINDOW)
+        return op->num_operands > 1;
+    return op->kind == OP_SELECT_AND_SCATTER && (op->num_operands == 3 || op_select_direction(op) != 0);
+}
+
+static bool tiles_evenly(const WindowDims *w, int i, int64_t size, const AxisList *axes)
+{
+    return w->stride[i] == w->size[i] && w->lo[i] == 0 && w->hi[i] == 0 && w->base_dil[i] == 1 &&
+           w->win_dil[i] == 1 && size % (w->size[i] * axis_list_size(axes)) == 0;
+}
+
+static bool dim_stays_local(const Op *op, const WindowDims *w, int i, int64_t size, const AxisList *axes,
+                            HaloDim *hd)
+{
+    return needs_whole_tiles(op) ? tiles_evenly(w, i, size, axes) : dim_local(w, i, size, axes, hd);
+}
+
 /* The major factor of the operand's dim, if it is the factor of the
  * result's dim too (the number of windows). A strided convolution's dim
  * also has a minor factor, the window's (its reduction factor, cleared):
@@ -123,7 +148,7 @@ void pc_window_assignment(const Op *op, const OpShardingRule *rule, AxisList *as
         HaloDim hd = {od, i, 0, 0, w.stride[i], *axes};
         int g = op->kind == OP_SELECT_AND_SCATTER ? source_factor(rule, i) : f;
         if (f < 0 || g < 0 || !axes->count || !axes_free(rule, assignment, axes) ||
-            !dim_local(&w, i, op->operands[0]->type.dims[od], axes, &hd))
+            !dim_stays_local(op, &w, i, op->operands[0]->type.dims[od], axes, &hd))
             continue;
         assignment[f] = assignment[g] = *axes;
         h->dims[h->count++] = hd;

@@ -43,6 +43,25 @@ OpShardingRule *rules_elementwise(RuleBuilder *b)
     return rule_builder_build(b);
 }
 
+/* convert, and bitcast_convert (Shardy's BitcastConvertOp): between
+ * element types of one width, pointwise; between widths the type with the
+ * narrower elements has one more, minor dim (the ratio of the widths),
+ * which needs replication, and the dims both share are pointwise. */
+OpShardingRule *rules_convert(RuleBuilder *b)
+{
+    const TensorType *in = rule_builder_type(b, 0), *out = rule_builder_type(b, 1);
+    if (in->rank == out->rank)
+        return rules_elementwise(b);
+    int shared = in->rank < out->rank ? in->rank : out->rank;
+    for (int d = 0; d < shared; d++)
+        rule_builder_add_in_out(b, d, d, in->dims[d], FACTOR_PASS_THROUGH);
+    if (in->rank < out->rank)
+        rule_builder_add_in_out(b, RULE_NULL_DIM, shared, out->dims[shared], FACTOR_NEED_REPLICATION);
+    else
+        rule_builder_add_in_out(b, shared, RULE_NULL_DIM, in->dims[shared], FACTOR_NEED_REPLICATION);
+    return rule_builder_build(b);
+}
+
 /* Rules of data-movement ops: transpose, broadcast, concatenate, slice and
  * pad (Shardy's TransposeOp, BroadcastInDimOp, ConcatenateOp, SliceOp and
  * PadOp cases; conservative propagation as RuleBuilder.conservative says). */
@@ -123,10 +142,11 @@ OpShardingRule *rules_concatenate(RuleBuilder *b)
  * operand's size; a dim whose size changes (sliced, strided or padded) is a
  * permutation factor, since keeping it sharded means shifting data between
  * devices (the start, stride and padding are static); conservative
- * propagation blocks propagation along it. */
+ * propagation blocks propagation along it. A pad's scalar value operand
+ * takes no part. */
 OpShardingRule *rules_slice_or_pad(RuleBuilder *b)
 {
-    const TensorType *in = rule_builder_type(b, 0), *out = rule_builder_type(b, 1);
+    const TensorType *in = rule_builder_type(b, 0), *out = &b->op->results[0]->type; /* a pad's value: operand 1 */
     for (int d = 0; d < in->rank; d++) {
         bool resized = in->dims[d] != out->dims[d];
         int f = rule_builder_add_pointwise(b, d, in->dims[d], resized ? FACTOR_PERMUTATION : FACTOR_PASS_THROUGH);
@@ -539,4 +559,38 @@ OpShardingRule *rules_fft(RuleBuilder *b)
         blocked[last] = true;
     rule->blocked = blocked;
     return rule;
+}
+
+/* A factor of dim `dim` of every operand (or every result) only. */
+static void add_side_factor(RuleBuilder *b, bool results, int dim, int64_t size)
+{
+    const Op *op = b->op;
+    int f = rule_builder_new_factor(b, size, FACTOR_NEED_REPLICATION);
+    int first = results ? op->num_operands : 0, count = results ? op->num_results : op->num_operands;
+    for (int t = first; t < first + count; t++)
+        rule_builder_map(b, t, dim, f);
+}
+
+/* Shardy's AllGatherOp, AllToAllOp and ReduceScatterOp: pointwise over
+ * the dims the collective leaves alone, then the gathered / scattered /
+ * split dim a need-replication factor of the operands and another of the
+ * results, and likewise the concatenated dim of an all_to_all when it is
+ * another dim. */
+OpShardingRule *rules_group_collective(RuleBuilder *b)
+{
+    const Op *op = b->op;
+    const TensorType *in = &op->operands[0]->type, *out = &op->results[0]->type;
+    bool a2a = op->kind == OP_GROUP_ALL_TO_ALL;
+    int split = (int)op_attr_int(op, a2a ? ATTR_KEY_SPLIT_AXIS : ATTR_KEY_DIM);
+    int concat = a2a ? (int)op_attr_int(op, ATTR_KEY_CONCAT_AXIS) : split;
+    for (int d = 0; d < in->rank; d++)
+        if (d != split && d != concat)
+            rule_builder_add_pointwise(b, d, in->dims[d], FACTOR_PASS_THROUGH);
+    add_side_factor(b, false, split, in->dims[split]);
+    add_side_factor(b, true, split, out->dims[split]);
+    if (concat != split) {
+        add_side_factor(b, false, concat, in->dims[concat]);
+        add_side_factor(b, true, concat, out->dims[concat]);
+    }
+    return rule_builder_build(b);
 }

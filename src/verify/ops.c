@@ -79,18 +79,40 @@ static void verify_nullary(VerifyCtx *vc, Op *op)
         verify_constant_value(vc, op, value->value, t, op->kind == OP_CONSTANT);
 }
 
-/* bitcast_convert reads the operand's bits as the result's element type:
- * StableHLO also allows other widths (adding or dropping a minor dim);
- * shardc only the same width, and not bool (one bit in StableHLO). */
+/* bitcast_convert reads the operand's bits as the result's element type
+ * (StableHLO's): of another width, the narrower side has one more minor
+ * dim, the ratio of the widths; not bool (one bit), complex only to
+ * complex of its width. */
+static void bitcast_error(VerifyCtx *vc, const Op *op, DType from, DType to)
+{
+    size_t ratio = dtype_size(to) / (dtype_size(from) ? dtype_size(from) : 1);
+    if (from == DT_BOOL || to == DT_BOOL)
+        diag_error(vc->diag, op->loc, "'bitcast_convert' does not take bool (%s to %s)", dtype_name(from),
+                   dtype_name(to));
+    else if (dtype_class(from) == DTC_COMPLEX || dtype_class(to) == DTC_COMPLEX)
+        diag_error(vc->diag, op->loc, "'bitcast_convert' converts complex only to complex of its width (%s to %s)",
+                   dtype_name(from), dtype_name(to));
+    else if (dtype_size(to) < dtype_size(from))
+        diag_error(vc->diag, op->loc, "'bitcast_convert' of %s to %s adds a dim: the operand has %d already",
+                   dtype_name(from), dtype_name(to), SHARDC_MAX_RANK);
+    else
+        diag_error(vc->diag, op->loc, "'bitcast_convert' of %s to the wider %s needs the operand's minor dim to be "
+                   "%zu, the ratio of the widths", dtype_name(from), dtype_name(to), ratio);
+}
+
 static void verify_convert(VerifyCtx *vc, Op *op)
 {
-    TensorType want = op->operands[0]->type;
+    const TensorType *in = &op->operands[0]->type;
+    TensorType want = *in;
+    int64_t dims[SHARDC_MAX_RANK];
     want.dtype = op->results[0]->type.dtype;
-    DType from = op->operands[0]->type.dtype, to = want.dtype;
-    if (op->kind == OP_BITCAST_CONVERT &&
-        (dtype_size(from) != dtype_size(to) || from == DT_BOOL || to == DT_BOOL))
-        diag_error(vc->diag, op->loc, "'bitcast_convert' needs element types of the same bit width (not bool), "
-                   "got %s and %s", dtype_name(from), dtype_name(to));
+    if (op->kind == OP_BITCAST_CONVERT) {
+        if (!type_bitcast_shape(in->dtype, in->rank, in->dims, want.dtype, &want.rank, dims)) {
+            bitcast_error(vc, op, in->dtype, want.dtype);
+            return;
+        }
+        want.dims = dims;
+    }
     verify_expect_type(vc, op, &want, op->results[0]);
 }
 

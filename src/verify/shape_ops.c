@@ -298,6 +298,27 @@ static bool padded_size(int64_t size, int64_t low, int64_t high, int64_t interio
            !__builtin_add_overflow(*out, inner, out);
 }
 
+/* The padding value: the `value` attribute or a scalar operand of the
+ * operand's element type, not both. */
+static bool verify_pad_value(VerifyCtx *vc, Op *op, const TensorType *in)
+{
+    const NamedAttr *value = op_attr_find(op, ATTR_KEY_VALUE); /* the written one, not the default */
+    if (op->num_operands < 2) {
+        if (value)
+            verify_constant_value(vc, op, value->value, in, false);
+        return true;
+    }
+    const TensorType *v = &op->operands[1]->type;
+    if (value)
+        diag_error(vc->diag, op->loc, "'pad' takes its padding value as an operand or as 'value', not both");
+    else if (v->rank != 0 || v->dtype != in->dtype)
+        diag_error(vc->diag, op->loc, "'pad' padding value %%%s must be a scalar %s[], got %s%s", op->operands[1]->name,
+                   dtype_name(in->dtype), dtype_name(v->dtype), v->rank ? " of rank > 0" : "[]");
+    else
+        return true;
+    return false;
+}
+
 void verify_pad(VerifyCtx *vc, Op *op)
 {
     const TensorType *in = &op->operands[0]->type;
@@ -313,18 +334,22 @@ void verify_pad(VerifyCtx *vc, Op *op)
     }
     for (int d = 0; d < in->rank; d++) {
         int64_t inner = ni ? interior[d] : 0;
-        if (low[d] < 0 || high[d] < 0 || inner < 0) {
-            diag_error(vc->diag, op->loc, "'pad' amounts must be non-negative (dim %d)", d);
+        if (inner < 0) {
+            diag_error(vc->diag, op->loc, "'pad' interior padding must be non-negative (dim %d)", d);
             return;
         }
         if (!padded_size(in->dims[d], low[d], high[d], inner, &out[d])) {
             diag_error(vc->diag, op->loc, "'pad' result dim %d does not fit in 64 bits", d);
             return;
         }
+        if (out[d] < 0) {
+            diag_error(vc->diag, op->loc, "'pad' crops more than dim %d holds: low %lld and high %lld leave %lld", d,
+                       (long long)low[d], (long long)high[d], (long long)out[d]);
+            return;
+        }
     }
-    const NamedAttr *value = op_attr_find(op, ATTR_KEY_VALUE); /* the written one, not the default */
-    if (value)
-        verify_constant_value(vc, op, value->value, in, false);
+    if (!verify_pad_value(vc, op, in))
+        return;
     TensorType want = {in->dtype, in->rank, out};
     verify_expect_type(vc, op, &want, op->results[0]);
 }

@@ -125,6 +125,34 @@ static TensorType windows_type(const Op *op, int64_t *dims)
     return (TensorType){x->dtype, x->rank, dims};
 }
 
+/* N inputs of one shape, then none or N inits, each a scalar of its
+ * input's element type (reduce_window_c1..c4). */
+static bool check_window_inputs(VerifyCtx *vc, const Op *op)
+{
+    int n = op->num_results;
+    if (n < 1 || (op->num_operands != n && op->num_operands != 2 * n)) {
+        diag_error(vc->diag, op->loc, "'reduce_window' takes its inputs, one per result (%d), and optionally as "
+                   "many inits, got %d operands", n, op->num_operands);
+        return false;
+    }
+    for (int i = 0; i < n; i++) {
+        const Value *x = op->operands[i], *init = op->num_operands > n ? op->operands[n + i] : NULL;
+        if (!check_numeric(vc, op, i))
+            return false;
+        if (!type_same_shape(&x->type, &op->operands[0]->type)) {
+            diag_error(vc->diag, op->loc, "'reduce_window' inputs %%%s and %%%s must have one shape",
+                       op->operands[0]->name, x->name);
+            return false;
+        }
+        if (init && (init->type.rank != 0 || init->type.dtype != x->type.dtype)) {
+            diag_error(vc->diag, op->loc, "'reduce_window' init %%%s of input %%%s must be a scalar %s[]",
+                       init->name, x->name, dtype_name(x->type.dtype));
+            return false;
+        }
+    }
+    return true;
+}
+
 void verify_reduce_window(VerifyCtx *vc, Op *op)
 {
     const char *r = op_attr_string(op, ATTR_KEY_REDUCTION);
@@ -133,17 +161,38 @@ void verify_reduce_window(VerifyCtx *vc, Op *op)
                    "\"max\" or \"min\", not \"%s\"", r);
         return;
     }
-    if (!r || !check_numeric(vc, op, 0) || !check_window(vc, op, op->operands[0]->type.rank))
+    if (!r || !check_window_inputs(vc, op) || !check_window(vc, op, op->operands[0]->type.rank))
         return;
     int64_t dims[SHARDC_MAX_RANK];
     TensorType want = windows_type(op, dims);
-    verify_expect_type(vc, op, &want, op->results[0]);
+    for (int j = 0; j < op->num_results; j++) {
+        want.dtype = op->operands[j]->type.dtype;
+        verify_expect_type(vc, op, &want, op->results[j]);
+    }
+}
+
+/* The select's direction and the init operand (a scalar of x's type). */
+static bool check_select_init(VerifyCtx *vc, const Op *op)
+{
+    const TensorType *x = &op->operands[0]->type;
+    if (op_select_direction(op) < 0) {
+        diag_error(vc->diag, op_attr_loc(op, ATTR_KEY_DIRECTION), "'select_and_scatter' direction must be \"ge\", "
+                   "\"gt\", \"le\" or \"lt\", not \"%s\"", op_attr_string(op, ATTR_KEY_DIRECTION));
+        return false;
+    }
+    const Value *init = op->num_operands == 3 ? op->operands[2] : NULL;
+    if (init && (init->type.rank != 0 || init->type.dtype != x->dtype)) {
+        diag_error(vc->diag, op->loc, "'select_and_scatter' init %%%s must be a scalar %s[]", init->name,
+                   dtype_name(x->dtype));
+        return false;
+    }
+    return true;
 }
 
 void verify_select_and_scatter(VerifyCtx *vc, Op *op)
 {
     const TensorType *x = &op->operands[0]->type, *src = &op->operands[1]->type;
-    if (!check_numeric(vc, op, 0) || !check_window(vc, op, x->rank))
+    if (!check_numeric(vc, op, 0) || !check_window(vc, op, x->rank) || !check_select_init(vc, op))
         return;
     int64_t dims[SHARDC_MAX_RANK];
     TensorType want = windows_type(op, dims);

@@ -170,6 +170,29 @@ static void test_bitcast_convert(void **state)
     tensor_release(h);
 }
 
+/* Between widths (little-endian): f64 1.0 is 0x3FF0000000000000, as i32[2]
+ * its low word 0 then its high word 0x3FF00000 = 1072693248; a minor dim
+ * that is not the ratio of the widths (3 for i32 -> f64) is refused. */
+static void test_bitcast_convert_widths(void **state)
+{
+    (void)state;
+    TensorCtx ctx;
+    tensor_ctx_init(&ctx, NULL);
+    Tensor *f = make_f(DT_F64, 1, DIMS(2), VALS(1, -2)), *y, *back;
+    assert_int_equal(kern_bitcast_convert(&ctx, f, DT_I32, &y), TENSOR_OK);
+    assert_int_equal(y->rank, 2);
+    assert_int_equal(y->dims[1], 2);
+    assert_int_equal(kern_bitcast_convert(&ctx, y, DT_F64, &back), TENSOR_OK);
+    check_i(y, 4, INTS(0, 1072693248, 0, (int32_t)0xC0000000));
+    assert_int_equal(back->rank, 1);
+    check_f(back, 2, VALS(1, -2), 0);
+    tensor_release(f);
+    Tensor *odd = make_i(DT_I32, 1, DIMS(3), INTS(1, 2, 3));
+    assert_int_equal(kern_bitcast_convert(&ctx, odd, DT_F64, &y), TENSOR_ERR_DTYPE);
+    assert_null(y);
+    tensor_release(odd);
+}
+
 /* [[0 1 2] [3 4 5]] reversed along dim 1 is [[2 1 0] [5 4 3]], along
  * both [[5 4 3] [2 1 0]]; an empty dim reverses to nothing. */
 static void test_reverse(void **state)
@@ -245,6 +268,7 @@ int main(void)
         cmocka_unit_test(test_shift_and_atan2_dtype_errors),
         cmocka_unit_test(test_is_finite),
         cmocka_unit_test(test_bitcast_convert),
+        cmocka_unit_test(test_bitcast_convert_widths),
         cmocka_unit_test(test_reverse),
         cmocka_unit_test(test_dynamic_slice_clamps),
         cmocka_unit_test(test_dynamic_update_slice_clamps),
