@@ -15,7 +15,9 @@
 %require "3.8"
 %define api.pure full
 %define api.prefix {mlir_yy}
-%define parse.error detailed
+/* bison's "detailed" messages, with the tokens the scanner reads whole
+ * named as the ones they start with (yyreport_syntax_error below). */
+%define parse.error custom
 /* An op written without a `:` signature (`return`, `sdy.return`) ends where
  * its items do: a value, identifier, string or alias after it is read as
  * one more item (shift), so such ops end a block, as they do in practice. */
@@ -115,6 +117,9 @@ static MlirList list_of(MlirParseCtx *ctx, void *item)
 %token KW_ATTRIBUTES "'attributes'" KW_REDUCER "'reducer'" KW_COND "'cond'" KW_DO "'do'"
 %token ARROW "'->'" SDY_SHARDING "'#sdy.sharding<'" SDY_PER_VALUE "'#sdy.sharding_per_value<'"
 %token SDY_RULE "'#sdy.op_sharding_rule<'" SDY_MESH "'#sdy.mesh<'" MESH_OPEN "'mesh<'"
+/* The same two, read whole by the scanner with what they open
+ * (parse_sdy_fast.c): syntax errors name them as the tokens above. */
+%token <attr> SDY_SHARDING_READ "'#sdy.sharding<' read" SDY_PER_VALUE_READ "'#sdy.sharding_per_value<' read"
 %token LEX_ERROR "invalid token"
 %token <s> TYPE "type" DENSE "dense literal" DENSE_ARRAY "array literal" DIALECT_ATTR "dialect attribute"
 %token <s> ALIAS "alias" LOC_TEXT "location" BLOCK_LABEL "block label" FLOAT "float" INT "integer"
@@ -472,6 +477,8 @@ sdy_attr
         { $$ = mlir_attr_new(ctx, MA_SHARDINGS, L(@1)); $$->shardings = $3; }
     | SDY_RULE rule_body '>'    { $$ = mlir_attr_new(ctx, MA_RULE, L(@1)); $$->rule = $2; }
     | SDY_MESH mesh_body '>'    { $$ = mlir_attr_new(ctx, MA_MESH, L(@1)); $$->mesh = $2; }
+    | SDY_SHARDING_READ         { $$ = $1; }
+    | SDY_PER_VALUE_READ        { $$ = $1; }
     ;
 opt_shardings: %empty { $$ = (MlirList){0}; } | shardings ;
 shardings
@@ -481,6 +488,7 @@ shardings
 sharding_elem
     : '<' sharding_body '>'     { $$ = $2; }
     | SDY_SHARDING sharding_body '>' { $$ = $2; }
+    | SDY_SHARDING_READ         { $$ = $1->sharding; }
     ;
 
 /* ---- sdy shardings and meshes ---- */
@@ -572,6 +580,47 @@ keywords
 opt_loc: %empty { $$ = NULL; } | LOC_TEXT { $$ = $1; } ;
 
 %%
+
+/* A token the scanner reads whole, as the token it starts with. */
+static yysymbol_kind_t token_as_written(yysymbol_kind_t kind)
+{
+    if (kind == YYSYMBOL_SDY_SHARDING_READ)
+        return YYSYMBOL_SDY_SHARDING;
+    if (kind == YYSYMBOL_SDY_PER_VALUE_READ)
+        return YYSYMBOL_SDY_PER_VALUE;
+    return kind;
+}
+
+/* bison's "detailed" message, "syntax error, unexpected X, expecting A or
+ * B", which lists at most four expected tokens, with the tokens read whole
+ * named as written: a token read whole is expected wherever the one it
+ * starts with is, and listed once. */
+static int yyreport_syntax_error(const yypcontext_t *yyctx, MlirParseCtx *ctx)
+{
+    enum { MAX_LISTED = 4 };
+    yysymbol_kind_t unexpected = yypcontext_token(yyctx);
+    char msg[512] = "syntax error";
+    if (unexpected != YYSYMBOL_YYEMPTY) {
+        yysymbol_kind_t all[YYNTOKENS], listed[MAX_LISTED + 1];
+        int n_all = yypcontext_expected_tokens(yyctx, all, YYNTOKENS), n = 0;
+        for (int i = 0; i < n_all && n <= MAX_LISTED; i++) {
+            yysymbol_kind_t kind = token_as_written(all[i]);
+            bool seen = false;
+            for (int j = 0; j < n; j++)
+                seen = seen || listed[j] == kind;
+            if (!seen)
+                listed[n++] = kind;
+        }
+        size_t len = strlen(msg);
+        len += (size_t)snprintf(msg + len, sizeof msg - len, ", unexpected %s",
+                                yysymbol_name(token_as_written(unexpected)));
+        for (int i = 0; n <= MAX_LISTED && i < n && len < sizeof msg; i++)
+            len += (size_t)snprintf(msg + len, sizeof msg - len, "%s%s", i ? " or " : ", expecting ",
+                                    yysymbol_name(listed[i]));
+    }
+    mlir_yyerror(yypcontext_location(yyctx), ctx, msg);
+    return 0;
+}
 
 static void mlir_yyerror(MLIR_YYLTYPE *lloc, MlirParseCtx *ctx, const char *msg)
 {

@@ -47,6 +47,13 @@ void mlir_lex_error(MlirParseCtx *ctx, Loc loc, const char *fmt, ...) __attribut
 enum { MLIR_MAX_NESTING = 256 };
 bool mlir_enter_nesting(MlirParseCtx *ctx, Loc loc);
 
+/* `#sdy.sharding<...>` or `#sdy.sharding_per_value<...>` in its common
+ * form, read whole (parse_sdy_fast.c) after the scanner read its opening
+ * token (open_len bytes at loc): the attribute the grammar would build,
+ * with *used the bytes read after the opening; NULL (nothing reported)
+ * for any other form, which the grammar reads. */
+MlirAttr *mlir_fast_sdy_attr(MlirParseCtx *ctx, bool per_value, Loc loc, int open_len, int *used);
+
 /* ---- a custom-form op as the grammar reads it (parse_custom.c) ----
  * A custom form is an op name, a sequence of items up to its `:` type
  * signature, the signature, and what follows it (reduce's reducer, while's
