@@ -1,4 +1,3 @@
-// RUN: shardc opt %s
 // The scanner reads a sharding in its common form whole, on one line
 // (src/mlir/parse_sdy_fast.c); any other spelling goes token by token
 // through the grammar. Both give the same program: %a's and %b's
