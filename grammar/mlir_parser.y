@@ -120,6 +120,9 @@ static MlirList list_of(MlirParseCtx *ctx, void *item)
 /* The same two, read whole by the scanner with what they open
  * (parse_sdy_fast.c): syntax errors name them as the tokens above. */
 %token <attr> SDY_SHARDING_READ "'#sdy.sharding<' read" SDY_PER_VALUE_READ "'#sdy.sharding_per_value<' read"
+/* `sdy.sharding = <sharding>}` after a `{`, read whole likewise: named as
+ * the attribute name it starts with. */
+%token <plist> DICT_BODY "attribute dict read whole"
 %token LEX_ERROR "invalid token"
 %token <s> TYPE "type" DENSE "dense literal" DENSE_ARRAY "array literal" DIALECT_ATTR "dialect attribute"
 %token <s> ALIAS "alias" LOC_TEXT "location" BLOCK_LABEL "block label" FLOAT "float" INT "integer"
@@ -360,6 +363,7 @@ brace_item
     : '{' '}'                   { $$ = item_new(ctx, MI_DICT, L(@1)); }
     | '{' dict_entries '}'      { $$ = item_new(ctx, MI_DICT, L(@1)); $$->list = $2; }
     | '{' dict_entries ',' '}'  { $$ = item_new(ctx, MI_DICT, L(@1)); $$->list = $2; }
+    | '{' DICT_BODY             { $$ = item_new(ctx, MI_DICT, L(@1)); $$->list = *$2; }
     | axis_set                  { $$ = item_new(ctx, MI_ATTR, L(@1)); $$->attr = $1; }
     | region_ne                 { $$ = item_new(ctx, MI_REGION, L(@1)); $$->region = $1; }
     ;
@@ -399,6 +403,7 @@ dict
     : '{' '}'                   { $$ = (MlirList){0}; }
     | '{' dict_entries '}'      { $$ = $2; }
     | '{' dict_entries ',' '}'  { $$ = $2; }
+    | '{' DICT_BODY             { $$ = *$2; }
     ;
 dict_entries
     : dict_entry                { $$ = list_of(ctx, $1); }
@@ -438,6 +443,7 @@ brace_value
     : '{' '}'                   { $$ = mlir_attr_new(ctx, MA_DICT, L(@1)); }
     | '{' dict_entries '}'      { $$ = mlir_attr_new(ctx, MA_DICT, L(@1)); $$->items = $2; }
     | '{' dict_entries ',' '}'  { $$ = mlir_attr_new(ctx, MA_DICT, L(@1)); $$->items = $2; }
+    | '{' DICT_BODY             { $$ = mlir_attr_new(ctx, MA_DICT, L(@1)); $$->items = *$2; }
     | axis_set                  { $$ = $1; }
     ;
 axis_set
@@ -459,6 +465,7 @@ array_elem
     : value_nb                  { $$ = $1; }
     | DENSE ':' type            { $$ = mlir_typed(ctx, mlir_build_raw(ctx, MA_DENSE, $1, L(@1)), $3); } /* operand_layouts */
     | '{' dict_entries '}'      { $$ = mlir_attr_new(ctx, MA_DICT, L(@1)); $$->items = $2; }
+    | '{' DICT_BODY             { $$ = mlir_attr_new(ctx, MA_DICT, L(@1)); $$->items = *$2; }
     | dim                       { $$ = mlir_dim_attr(ctx, $1, -1, -1); }
     | dim ':' INT ARROW INT     { $$ = mlir_dim_attr(ctx, $1, mlir_int_value(ctx, $3, L(@3)), mlir_int_value(ctx, $5, L(@5))); }
     | INT ':' INT               { $$ = mlir_build_range(ctx, $1, $3, NULL, L(@1)); }
@@ -588,6 +595,8 @@ static yysymbol_kind_t token_as_written(yysymbol_kind_t kind)
         return YYSYMBOL_SDY_SHARDING;
     if (kind == YYSYMBOL_SDY_PER_VALUE_READ)
         return YYSYMBOL_SDY_PER_VALUE;
+    if (kind == YYSYMBOL_DICT_BODY)
+        return YYSYMBOL_ATTR_KEY;
     return kind;
 }
 
