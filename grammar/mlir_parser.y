@@ -15,7 +15,9 @@
 %require "3.8"
 %define api.pure full
 %define api.prefix {mlir_yy}
-%define parse.error detailed
+/* bison's "detailed" messages, with the tokens the scanner reads whole
+ * named as the ones they start with (yyreport_syntax_error below). */
+%define parse.error custom
 /* An op written without a `:` signature (`return`, `sdy.return`) ends where
  * its items do: a value, identifier, string or alias after it is read as
  * one more item (shift), so such ops end a block, as they do in practice. */
@@ -115,6 +117,12 @@ static MlirList list_of(MlirParseCtx *ctx, void *item)
 %token KW_ATTRIBUTES "'attributes'" KW_REDUCER "'reducer'" KW_COND "'cond'" KW_DO "'do'"
 %token ARROW "'->'" SDY_SHARDING "'#sdy.sharding<'" SDY_PER_VALUE "'#sdy.sharding_per_value<'"
 %token SDY_RULE "'#sdy.op_sharding_rule<'" SDY_MESH "'#sdy.mesh<'" MESH_OPEN "'mesh<'"
+/* The same two, read whole by the scanner with what they open
+ * (parse_sdy_fast.c): syntax errors name them as the tokens above. */
+%token <attr> SDY_SHARDING_READ "'#sdy.sharding<' read" SDY_PER_VALUE_READ "'#sdy.sharding_per_value<' read"
+/* `sdy.sharding = <sharding>}` after a `{`, read whole likewise: named as
+ * the attribute name it starts with. */
+%token <plist> DICT_BODY "attribute dict read whole"
 %token LEX_ERROR "invalid token"
 %token <s> TYPE "type" DENSE "dense literal" DENSE_ARRAY "array literal" DIALECT_ATTR "dialect attribute"
 %token <s> ALIAS "alias" LOC_TEXT "location" BLOCK_LABEL "block label" FLOAT "float" INT "integer"
@@ -355,6 +363,7 @@ brace_item
     : '{' '}'                   { $$ = item_new(ctx, MI_DICT, L(@1)); }
     | '{' dict_entries '}'      { $$ = item_new(ctx, MI_DICT, L(@1)); $$->list = $2; }
     | '{' dict_entries ',' '}'  { $$ = item_new(ctx, MI_DICT, L(@1)); $$->list = $2; }
+    | '{' DICT_BODY             { $$ = item_new(ctx, MI_DICT, L(@1)); $$->list = *$2; }
     | axis_set                  { $$ = item_new(ctx, MI_ATTR, L(@1)); $$->attr = $1; }
     | region_ne                 { $$ = item_new(ctx, MI_REGION, L(@1)); $$->region = $1; }
     ;
@@ -394,6 +403,7 @@ dict
     : '{' '}'                   { $$ = (MlirList){0}; }
     | '{' dict_entries '}'      { $$ = $2; }
     | '{' dict_entries ',' '}'  { $$ = $2; }
+    | '{' DICT_BODY             { $$ = *$2; }
     ;
 dict_entries
     : dict_entry                { $$ = list_of(ctx, $1); }
@@ -433,6 +443,7 @@ brace_value
     : '{' '}'                   { $$ = mlir_attr_new(ctx, MA_DICT, L(@1)); }
     | '{' dict_entries '}'      { $$ = mlir_attr_new(ctx, MA_DICT, L(@1)); $$->items = $2; }
     | '{' dict_entries ',' '}'  { $$ = mlir_attr_new(ctx, MA_DICT, L(@1)); $$->items = $2; }
+    | '{' DICT_BODY             { $$ = mlir_attr_new(ctx, MA_DICT, L(@1)); $$->items = *$2; }
     | axis_set                  { $$ = $1; }
     ;
 axis_set
@@ -454,6 +465,7 @@ array_elem
     : value_nb                  { $$ = $1; }
     | DENSE ':' type            { $$ = mlir_typed(ctx, mlir_build_raw(ctx, MA_DENSE, $1, L(@1)), $3); } /* operand_layouts */
     | '{' dict_entries '}'      { $$ = mlir_attr_new(ctx, MA_DICT, L(@1)); $$->items = $2; }
+    | '{' DICT_BODY             { $$ = mlir_attr_new(ctx, MA_DICT, L(@1)); $$->items = *$2; }
     | dim                       { $$ = mlir_dim_attr(ctx, $1, -1, -1); }
     | dim ':' INT ARROW INT     { $$ = mlir_dim_attr(ctx, $1, mlir_int_value(ctx, $3, L(@3)), mlir_int_value(ctx, $5, L(@5))); }
     | INT ':' INT               { $$ = mlir_build_range(ctx, $1, $3, NULL, L(@1)); }
@@ -472,6 +484,8 @@ sdy_attr
         { $$ = mlir_attr_new(ctx, MA_SHARDINGS, L(@1)); $$->shardings = $3; }
     | SDY_RULE rule_body '>'    { $$ = mlir_attr_new(ctx, MA_RULE, L(@1)); $$->rule = $2; }
     | SDY_MESH mesh_body '>'    { $$ = mlir_attr_new(ctx, MA_MESH, L(@1)); $$->mesh = $2; }
+    | SDY_SHARDING_READ         { $$ = $1; }
+    | SDY_PER_VALUE_READ        { $$ = $1; }
     ;
 opt_shardings: %empty { $$ = (MlirList){0}; } | shardings ;
 shardings
@@ -481,6 +495,7 @@ shardings
 sharding_elem
     : '<' sharding_body '>'     { $$ = $2; }
     | SDY_SHARDING sharding_body '>' { $$ = $2; }
+    | SDY_SHARDING_READ         { $$ = $1->sharding; }
     ;
 
 /* ---- sdy shardings and meshes ---- */
@@ -572,6 +587,49 @@ keywords
 opt_loc: %empty { $$ = NULL; } | LOC_TEXT { $$ = $1; } ;
 
 %%
+
+/* A token the scanner reads whole, as the token it starts with. */
+static yysymbol_kind_t token_as_written(yysymbol_kind_t kind)
+{
+    if (kind == YYSYMBOL_SDY_SHARDING_READ)
+        return YYSYMBOL_SDY_SHARDING;
+    if (kind == YYSYMBOL_SDY_PER_VALUE_READ)
+        return YYSYMBOL_SDY_PER_VALUE;
+    if (kind == YYSYMBOL_DICT_BODY)
+        return YYSYMBOL_ATTR_KEY;
+    return kind;
+}
+
+/* bison's "detailed" message, "syntax error, unexpected X, expecting A or
+ * B", which lists at most four expected tokens, with the tokens read whole
+ * named as written: a token read whole is expected wherever the one it
+ * starts with is, and listed once. */
+static int yyreport_syntax_error(const yypcontext_t *yyctx, MlirParseCtx *ctx)
+{
+    enum { MAX_LISTED = 4 };
+    yysymbol_kind_t unexpected = yypcontext_token(yyctx);
+    char msg[512] = "syntax error";
+    if (unexpected != YYSYMBOL_YYEMPTY) {
+        yysymbol_kind_t all[YYNTOKENS], listed[MAX_LISTED + 1];
+        int n_all = yypcontext_expected_tokens(yyctx, all, YYNTOKENS), n = 0;
+        for (int i = 0; i < n_all && n <= MAX_LISTED; i++) {
+            yysymbol_kind_t kind = token_as_written(all[i]);
+            bool seen = false;
+            for (int j = 0; j < n; j++)
+                seen = seen || listed[j] == kind;
+            if (!seen)
+                listed[n++] = kind;
+        }
+        size_t len = strlen(msg);
+        len += (size_t)snprintf(msg + len, sizeof msg - len, ", unexpected %s",
+                                yysymbol_name(token_as_written(unexpected)));
+        for (int i = 0; n <= MAX_LISTED && i < n && len < sizeof msg; i++)
+            len += (size_t)snprintf(msg + len, sizeof msg - len, "%s%s", i ? " or " : ", expecting ",
+                                    yysymbol_name(listed[i]));
+    }
+    mlir_yyerror(yypcontext_location(yyctx), ctx, msg);
+    return 0;
+}
 
 static void mlir_yyerror(MLIR_YYLTYPE *lloc, MlirParseCtx *ctx, const char *msg)
 {

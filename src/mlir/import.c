@@ -94,10 +94,12 @@ void mlir_imp_pop_scope(ImportCtx *ic)
 
 const char *mlir_imp_value_name(ImportCtx *ic, const char *name, int count, int index)
 {
-    if (count == 1 && !strchr(name, '-') && !symtab_get(&ic->taken, name)) { /* the common case */
+    if (count == 1 && !strchr(name, '-')) { /* the common case: a name not taken, kept as is */
         const char *kept = arena_strdup(ic->arena, name);
-        symtab_put(&ic->taken, kept, (void *)kept);
-        return kept;
+        void *taken = symtab_put(&ic->taken, kept, (void *)kept);
+        if (!taken)
+            return kept;
+        symtab_put(&ic->taken, kept, taken);    /* as it was: one look-up, not two, when it is free */
     }
     size_t len = strlen(name) + 24;
     char *base = arena_alloc(&ic->scratch, len);

@@ -18,6 +18,7 @@
 #include "mlir/mlir_ast.h"
 #include "mlir/mlir_extra.h"
 #include "mlir/mlir_import.h"
+#include "mlir/mlir_name_cache.h"
 #include "shardc/symtab.h"
 
 /* What an MLIR value name stands for. The printer writes two shardc
@@ -60,6 +61,7 @@ typedef struct ImportCtx {
     Arena scratch;          /* the importer's own tables, freed at the end */
     DiagEngine *diag;
     SymTab ops;             /* MLIR op name -> its handler (import_op.c) */
+    MlirNameCache recent_ops;   /* in front of ops */
     MlirList meshes, funcs;
     Func *func;             /* being imported */
     Block *block;           /* ops are appended to */

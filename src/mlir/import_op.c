@@ -628,7 +628,7 @@ static bool shardc_op(OpImport *oi)
 
 static const char *op_handler(ImportCtx *ic, OpImport *oi, ImpHandler *handler)
 {
-    const ImpOpEntry *e = symtab_get(&ic->ops, oi->src->name);
+    const ImpOpEntry *e = mlir_cached_get(&ic->recent_ops, &ic->ops, oi->src->name, true);
     if (e) {
         oi->kind = e->kind;
         *handler = e->handler;

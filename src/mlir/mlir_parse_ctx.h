@@ -4,6 +4,7 @@
 #define SHARDC_MLIR_PARSE_CTX_H
 #include <stdbool.h>
 #include "mlir/mlir_ast.h"
+#include "mlir/mlir_name_cache.h"
 #include "shardc/symtab.h"
 
 typedef struct MlirParseCtx {
@@ -23,8 +24,15 @@ typedef struct MlirParseCtx {
      * once per file (a table scan per op showed in profiles) */
     SymTab forms, mapped;
     bool forms_ready;
+    MlirNameCache recent_forms;
     SymTab types;               /* type text -> the MlirType read first (parse_build.c) */
     bool types_ready;
+    MlirNameCache recent_types; /* in front of types */
+    /* parse_sdy_fast.c: inside an op sharding rule (from its opening token
+     * to the first '>'), where `{key = ...` is not a dict; the last axis
+     * and mesh names it copied */
+    bool in_rule;
+    const char *fast_axis_name, *fast_mesh_name;
 } MlirParseCtx;
 
 /* ---- scanner helpers (parse_lex.c) ---- */
@@ -46,6 +54,19 @@ void mlir_lex_error(MlirParseCtx *ctx, Loc loc, const char *fmt, ...) __attribut
  * hostile nesting ends in a diagnostic, not a deep recursion later. */
 enum { MLIR_MAX_NESTING = 256 };
 bool mlir_enter_nesting(MlirParseCtx *ctx, Loc loc);
+
+/* `#sdy.sharding<...>` or `#sdy.sharding_per_value<...>` in its common
+ * form, read whole (parse_sdy_fast.c) after the scanner read its opening
+ * token (open_len bytes at loc): the attribute the grammar would build,
+ * with *used the bytes read after the opening; NULL (nothing reported)
+ * for any other form, which the grammar reads. */
+MlirAttr *mlir_fast_sdy_attr(MlirParseCtx *ctx, bool per_value, Loc loc, int open_len, int *used);
+/* After a `{`, the scanner's match `sdy.sharding =` (match_len bytes at
+ * key_loc) and the rest of a dict holding just that sharding in its common
+ * form, up to its `}`: the dict's entries as the grammar builds them, with
+ * *used the bytes read after the match; NULL (nothing reported) for any
+ * other dict. */
+MlirList *mlir_fast_sdy_dict(MlirParseCtx *ctx, const char *match, int match_len, Loc key_loc, int *used);
 
 /* ---- a custom-form op as the grammar reads it (parse_custom.c) ----
  * A custom form is an op name, a sequence of items up to its `:` type

@@ -93,6 +93,8 @@ void mlir_normalize_attrs(MlirParseCtx *ctx, MlirOp *op)
         MlirNamedAttr *a = op->attrs.items[i];
         if (a->value->kind == MA_DENSE_ARRAY)
             a->value->kind = MA_ARRAY;
+        else if (a->value->kind != MA_DIALECT)
+            continue;   /* what follows rewrites #dialect<...> texts only */
         else if (strcmp(a->name, "comparison_direction") == 0)
             unwrap_enum(ctx, a, "#stablehlo<comparison_direction");
         else if (strcmp(a->name, "compare_type") == 0)

@@ -125,7 +125,7 @@ static MlirType *cached_type(MlirParseCtx *ctx, const char *text, Loc loc)
         symtab_init(&ctx->types, ctx->arena);
         ctx->types_ready = true;
     }
-    const MlirType *seen = symtab_get(&ctx->types, text);
+    const MlirType *seen = mlir_cached_get(&ctx->recent_types, &ctx->types, text, false);
     if (!seen)
         return NULL;
     MlirType *t = NEW(ctx, MlirType);

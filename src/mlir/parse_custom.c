@@ -36,10 +36,13 @@ static const KeyRename key_renames[] = {
     {"sdy.all_gather", "out_sharding", "out_sharding"},
 };
 
+/* The key first: it is short and rarely matches, the op names share
+ * their `stablehlo.` prefix (bench/instructions.sh). */
 static const char *generic_key(const char *op, const char *key)
 {
     for (size_t i = 0; i < sizeof key_renames / sizeof key_renames[0]; i++) {
-        if (strcmp(key_renames[i].op, op) == 0 && strcmp(key_renames[i].custom, key) == 0)
+        if (key_renames[i].custom[0] == key[0] && strcmp(key_renames[i].custom, key) == 0 &&
+            strcmp(key_renames[i].op, op) == 0)
             return key_renames[i].generic;
     }
     return key;
@@ -392,7 +395,7 @@ static void init_forms(MlirParseCtx *ctx)
 static FormFn form_of(MlirParseCtx *ctx, const char *name)
 {
     init_forms(ctx);
-    const FormEntry *e = symtab_get(&ctx->forms, name);
+    const FormEntry *e = mlir_cached_get(&ctx->recent_forms, &ctx->forms, name, true);
     return e ? e->item : form_default;
 }
 
@@ -427,11 +430,31 @@ static MlirType *scalar_of(MlirParseCtx *ctx, const MlirType *t)
     s->rank = 0;
     s->dims = NULL;
     s->encoding = NULL;
-    size_t n = strlen(t->elem ? t->elem : "f32") + 9;
-    char *text = arena_alloc(ctx->arena, n);
-    snprintf(text, n, "tensor<%s>", t->elem ? t->elem : "f32");
+    const char *elem = t->elem ? t->elem : "f32";
+    size_t n = strlen(elem);
+    char *text = arena_alloc(ctx->arena, n + 9);
+    memcpy(text, "tensor<", 7);
+    memcpy(text + 7, elem, n);
+    memcpy(text + 7 + n, ">", 2);
     s->text = text;
     return s;
+}
+
+/* prefix and i in decimal, in the arena (snprintf was a sixth of reading a
+ * reduce's custom form). */
+static const char *numbered_name(MlirParseCtx *ctx, const char *prefix, int i)
+{
+    char digits[12];
+    int n = 0;
+    do
+        digits[n++] = (char)('0' + i % 10);
+    while ((i /= 10) > 0);
+    size_t len = strlen(prefix);
+    char *name = arena_alloc(ctx->arena, len + (size_t)n + 1);
+    memcpy(name, prefix, len);
+    while (n > 0)
+        name[len++] = digits[--n];
+    return name;
 }
 
 static MlirBlockArg *block_arg(MlirParseCtx *ctx, const char *name, MlirType *type, Loc loc)
@@ -452,12 +475,11 @@ static MlirRegion *applied_body(MlirParseCtx *ctx, MlirOp *op, const char *body_
     ret->loc = ret->name_loc = loc;
     for (int side = 0; side < 2; side++) {
         for (int i = 0; i < n; i++) {
-            char name[32];
-            snprintf(name, sizeof name, "%s%d", side ? ".rhs" : ".lhs", i);
             MlirType *t = op->operand_types.count > n + i ? op->operand_types.items[n + i] : NULL;
             if (!t)
                 return NULL;
-            PUSH(ctx, b->args, block_arg(ctx, arena_strdup(ctx->arena, name), scalar_of(ctx, t), loc));
+            const char *name = numbered_name(ctx, side ? ".rhs" : ".lhs", i);
+            PUSH(ctx, b->args, block_arg(ctx, name, scalar_of(ctx, t), loc));
         }
     }
     for (int i = 0; i < n; i++) {
@@ -470,10 +492,8 @@ static MlirRegion *applied_body(MlirParseCtx *ctx, MlirOp *op, const char *body_
             PUSH(ctx, apply->operands, u);
             PUSH(ctx, apply->operand_types, a->type);
         }
-        char name[32];
-        snprintf(name, sizeof name, ".r%d", i);
         MlirResultDef *d = NEW(ctx, MlirResultDef);
-        *d = (MlirResultDef){arena_strdup(ctx->arena, name), 1, loc};
+        *d = (MlirResultDef){numbered_name(ctx, ".r", i), 1, loc};
         PUSH(ctx, apply->results, d);
         apply->num_results = 1;
         PUSH(ctx, apply->result_types, ((MlirBlockArg *)b->args.items[i])->type);
