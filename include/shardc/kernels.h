@@ -89,6 +89,10 @@ TensorStatus kern_binary(TensorCtx *ctx, BinaryOp op, const Tensor *a, const Ten
 /* dst = op(dst, src) in place; same dtype and shape (for collectives). */
 TensorStatus kern_accumulate(TensorCtx *ctx, BinaryOp op, Tensor *dst, const Tensor *src);
 /* Same dtypes, NumPy broadcasting; bool result, IEEE NaN semantics. */
+/* compare with StableHLO's compare_type TOTALORDER: floats in the total
+ * order -NaN < -Inf < ... < -0 < +0 < ... < +Inf < +NaN (other types as
+ * kern_compare). */
+TensorStatus kern_compare_total(TensorCtx *ctx, CompareOp op, const Tensor *a, const Tensor *b, Tensor **out);
 TensorStatus kern_compare(TensorCtx *ctx, CompareOp op, const Tensor *a, const Tensor *b,
                           Tensor **out);
 /* pred (bool) ? on_true : on_false, all three broadcast together. */

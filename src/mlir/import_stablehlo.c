@@ -413,6 +413,18 @@ bool mlir_imp_constant(OpImport *oi)
 /* ---- compare ---- */
 
 /* The parser reads #stablehlo<comparison_direction GT> as the keyword GT. */
+/* compare_type TOTALORDER changes what compare computes: it becomes the
+ * op's compare_type; FLOAT, SIGNED and UNSIGNED (the operand type's
+ * order) stay kept as written. */
+static void import_total_order(OpImport *oi)
+{
+    const MlirAttr *t = mlir_imp_attr(oi, "compare_type");
+    if (t && t->kind == MA_KEYWORD && strcmp(t->s, "TOTALORDER") == 0)
+        mlir_imp_set(oi, ATTR_KEY_COMPARE_TYPE, mlir_imp_string_attr(oi->ic, t->s, mlir_imp_loc(oi->ic, t->loc)));
+    else if (t)
+        mlir_imp_keep_attr(oi, "compare_type");
+}
+
 bool mlir_imp_compare(OpImport *oi)
 {
     static const char *const directions[] = {"EQ", "NE", "LT", "LE", "GT", "GE"};
@@ -426,6 +438,7 @@ bool mlir_imp_compare(OpImport *oi)
         if (!mlir_imp_make_op(oi, OP_COMPARE))
             return false;
         mlir_imp_set(oi, ATTR_KEY_DIRECTION, mlir_imp_string_attr(oi->ic, lower, mlir_imp_loc(oi->ic, a->loc)));
+        import_total_order(oi);
         return true;
     }
     diag_error(oi->ic->diag, mlir_imp_loc(oi->ic, a->loc), "comparison_direction must be EQ, NE, LT, LE, GT or GE");
