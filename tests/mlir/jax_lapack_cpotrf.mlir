@@ -3,9 +3,6 @@
 // data, cpu_cholesky_lapack_potrf.py, c64 case, written out here):
 // Hermitize ((x + xᴴ) / 2), @lapack_cpotrf_ffi with uplo = 'L' (76) and
 // column-major layouts, NaN where info != 0, then the lower triangle.
-// One line differs from JAX's: its NaN+NaNj constant
-// `dense<(0x7FC00000,0x7FC00000)>` is built here with stablehlo.complex
-// from two real constants (shardc's constants hold real numbers only).
 module @jit_cholesky attributes {jax.uses_shape_polymorphism = false, mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 : i32} {
   func.func public @main(%arg0: tensor<4x4xcomplex<f32>> loc("x")) -> (tensor<4x4xcomplex<f32>> {jax.result_info = ""}) {
     %0 = stablehlo.transpose %arg0, dims = [1, 0] : (tensor<4x4xcomplex<f32>>) -> tensor<4x4xcomplex<f32>>
@@ -21,8 +18,7 @@ module @jit_cholesky attributes {jax.uses_shape_polymorphism = false, mhlo.num_p
     %c = stablehlo.constant dense<0> : tensor<i32>
     %9 = stablehlo.compare  EQ, %8#1, %c,  SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
     %10 = stablehlo.broadcast_in_dim %9, dims = [] : (tensor<i1>) -> tensor<4x4xi1>
-    %nan = stablehlo.constant dense<0x7FC00000> : tensor<f32>
-    %cst_2 = stablehlo.complex %nan, %nan : tensor<complex<f32>>
+    %cst_2 = stablehlo.constant dense<(0x7FC00000,0x7FC00000)> : tensor<complex<f32>>
     %11 = stablehlo.broadcast_in_dim %cst_2, dims = [] : (tensor<complex<f32>>) -> tensor<4x4xcomplex<f32>>
     %12 = stablehlo.select %10, %8#0, %11 : tensor<4x4xi1>, tensor<4x4xcomplex<f32>>
     %13 = call @tril(%12) : (tensor<4x4xcomplex<f32>>) -> tensor<4x4xcomplex<f32>>
