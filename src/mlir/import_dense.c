@@ -120,8 +120,9 @@ static AttrValue *parse_complex(DenseParser *dp)
     dp->p = close + 1;
     dp->any_imag |= im && im->u.f != 0;
     if (!dp->failed && dp->any_imag && !dp->imag_ok)
-        dense_error(dp, "complex literals with a nonzero imaginary part are supported only as a "
-                        "stablehlo.constant's value");
+        dense_error(dp, "a complex literal with a nonzero imaginary part is read only as a value (complex of "
+                        "two real constants), not where shardc takes the literal itself (a pad's padding value, "
+                        "a reduce's init, an attribute)");
     return dp->part ? im : re;
 }
 
