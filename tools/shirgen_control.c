@@ -276,6 +276,16 @@ static Value *body_op(Gen *g, OpKind kind, Value *a, Value *b, DType dt, const c
     return op->results[0];
 }
 
+/* A comparator's compare of the keys, in StableHLO's total order when
+ * `total` (NaN and -0 then order as JAX's sort orders them). */
+static Value *key_compare(Gen *g, Value *a, Value *b, const char *direction, bool total)
+{
+    Value *c = body_op(g, OP_COMPARE, a, b, DT_BOOL, direction);
+    if (total)
+        gen_set_attr(g, c->def, ATTR_KEY_COMPARE_TYPE, attr_s(g, "TOTALORDER"));
+    return c;
+}
+
 static Value *select_of(Gen *g, Value *p, Value *a, Value *b)
 {
     Value *ops[3] = {p, a, b};
@@ -381,9 +391,10 @@ static Block *sort_comparator(Gen *g, DType dt, const char *direction, bool tie_
     scope_push(g, &s, SCOPE_FUNC, b, g->scope->func);
     Value *a = scalar_arg(g, b, dt, "ca"), *x = scalar_arg(g, b, dt, "cb");
     Value *ai = scalar_arg(g, b, DT_I32, "ci"), *xi = scalar_arg(g, b, DT_I32, "cj");
-    Value *before = body_op(g, OP_COMPARE, a, x, DT_BOOL, direction);
+    bool total = dtype_is_float(dt) && rng_pct(&g->rng, 50); /* as JAX writes jnp.sort's comparators */
+    Value *before = key_compare(g, a, x, direction, total);
     if (tie_break) {
-        Value *eq = body_op(g, OP_COMPARE, a, x, DT_BOOL, "eq");
+        Value *eq = key_compare(g, a, x, "eq", total);
         Value *lo = body_op(g, OP_COMPARE, ai, xi, DT_BOOL, "lt");
         before = body_op(g, OP_OR, before, body_op(g, OP_AND, eq, lo, DT_BOOL, NULL), DT_BOOL, NULL);
     }

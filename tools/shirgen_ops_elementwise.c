@@ -149,6 +149,8 @@ bool gen_compare(Gen *g, OpKind kind)
     t.dtype = DT_BOOL;
     Op *op = gen_op(g, kind, ops, 2, &t, 1);
     gen_set_attr(g, op, ATTR_KEY_DIRECTION, attr_s(g, directions[rng_below(&g->rng, 6)]));
+    if (dtype_is_float(a->v->type.dtype) && rng_pct(&g->rng, 25))
+        gen_set_attr(g, op, ATTR_KEY_COMPARE_TYPE, attr_s(g, "TOTALORDER"));
     GenVal *in[2] = {a, b};
     gen_result(g, op, 0, 1, exact_of(in, 2), vma_of(in, 2));
     return true;

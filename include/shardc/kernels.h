@@ -89,6 +89,10 @@ TensorStatus kern_binary(TensorCtx *ctx, BinaryOp op, const Tensor *a, const Ten
 /* dst = op(dst, src) in place; same dtype and shape (for collectives). */
 TensorStatus kern_accumulate(TensorCtx *ctx, BinaryOp op, Tensor *dst, const Tensor *src);
 /* Same dtypes, NumPy broadcasting; bool result, IEEE NaN semantics. */
+/* compare with StableHLO's compare_type TOTALORDER: floats in the total
+ * order -NaN < -Inf < ... < -0 < +0 < ... < +Inf < +NaN (other types as
+ * kern_compare). */
+TensorStatus kern_compare_total(TensorCtx *ctx, CompareOp op, const Tensor *a, const Tensor *b, Tensor **out);
 TensorStatus kern_compare(TensorCtx *ctx, CompareOp op, const Tensor *a, const Tensor *b,
                           Tensor **out);
 /* pred (bool) ? on_true : on_false, all three broadcast together. */
@@ -332,20 +336,26 @@ TensorStatus kern_fft(TensorCtx *ctx, const Tensor *x, KernFftType type, int n, 
 /* Threefry-2x32 with 20 rounds (Random123's threefry2x32): out = the
  * cipher of ctr under key. */
 void kern_threefry2x32(const uint32_t key[2], const uint32_t ctr[2], uint32_t out[2]);
+/* Philox-4x32 with 10 rounds (Random123's philox4x32): out = the cipher
+ * of ctr under key. */
+void kern_philox4x32(const uint32_t key[2], const uint32_t ctr[4], uint32_t out[4]);
 
 /* A block of rng_bit_generator's bits: the whole output's shape, this
  * block's start in it and its own shape (a padded shard may reach past the
- * shape: those elements are zeros), and the element type (32 or 64 bits). */
+ * shape: those elements are zeros), the element type (8, 16, 32 or 64
+ * bits), and the algorithm (PHILOX, else THREE_FRY). */
 typedef struct RngBitsRequest {
     DType dtype;
     int rank;
     const int64_t *global_dims, *offsets, *local_dims;
+    bool philox;
 } RngBitsRequest;
 
-/* StableHLO rng_bit_generator with THREE_FRY as XLA computes it: state
- * u64[2] = [key, counter]; new_state = [key, counter + the Threefry calls
- * of the whole output]; every block of the same request gives the bits of
- * the whole output at its place. */
+/* StableHLO rng_bit_generator as XLA computes it: THREE_FRY with state
+ * u64[2] = [key, counter], PHILOX with u64[2] or u64[3] = [key, counter
+ * low, counter high]; new_state = the key and the counter advanced by the
+ * generator calls of the whole output; every block of the same request
+ * gives the bits of the whole output at its place. */
 TensorStatus kern_rng_bit_generator(TensorCtx *ctx, const Tensor *state, const RngBitsRequest *req,
                                     Tensor **new_state, Tensor **bits);
 

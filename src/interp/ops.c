@@ -133,6 +133,8 @@ bool exec_compare(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out)
     CompareOp kind;
     if (!kern_compare_op_lookup(direction, &kind))
         return exec_fail(x, op, "'compare' has an unknown direction \"%s\"", direction);
+    if (op_attr_string(op, ATTR_KEY_COMPARE_TYPE)) /* TOTALORDER, the one the verifier lets through */
+        return exec_kernel(x, op, kern_compare_total(&x->tensors, kind, in[0], in[1], out));
     return exec_kernel(x, op, kern_compare(&x->tensors, kind, in[0], in[1], out));
 }
 
@@ -425,14 +427,10 @@ bool exec_fft(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out)
 /* ---- rng_bit_generator (issue 18, h33) ----------------------------------------------- */
 
 /* The whole output, or (the partitioner's per-device form) the block of
- * global_shape starting at the start operands. THREE_FRY (and DEFAULT) is
- * computed; PHILOX is an error at the op. */
+ * global_shape starting at the start operands. DEFAULT is THREE_FRY. */
 bool exec_rng_bit_generator(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out)
 {
-    const char *alg = op_attr_string(op, ATTR_KEY_RNG_ALGORITHM);
-    if (strcmp(alg, "PHILOX") == 0)
-        return exec_fail(x, op, "'rng_bit_generator': rng_algorithm PHILOX is not implemented (THREE_FRY and "
-                         "DEFAULT are)");
+    bool philox = strcmp(op_attr_string(op, ATTR_KEY_RNG_ALGORITHM), "PHILOX") == 0;
     const TensorType *bits = result_type(op, 1);
     int64_t global[SHARDC_MAX_RANK], offsets[SHARDC_MAX_RANK] = {0};
     /* a scalar's dims may be NULL, which memcpy must not get even for 0 bytes */
@@ -440,6 +438,6 @@ bool exec_rng_bit_generator(ExecCtx *x, const Op *op, Tensor *const *in, Tensor 
         memcpy(global, bits->dims, sizeof(int64_t) * (size_t)bits->rank);
     for (int d = 0; d + 1 < op->num_operands; d++)
         offsets[d] = tensor_get_i64(in[1 + d], 0);
-    RngBitsRequest req = {bits->dtype, bits->rank, global, offsets, bits->dims};
+    RngBitsRequest req = {bits->dtype, bits->rank, global, offsets, bits->dims, philox};
     return exec_kernel(x, op, kern_rng_bit_generator(&x->tensors, in[0], &req, &out[0], &out[1]));
 }

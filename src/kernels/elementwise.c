@@ -600,6 +600,54 @@ TensorStatus kern_compare(TensorCtx *ctx, CompareOp op, const Tensor *a, const T
     return run_binary(ctx, compare_names[op], loop, a, b, DT_BOOL, out);
 }
 
+/* StableHLO's total order of floats as the signed order of integer keys:
+ * a float's bits read as a signed integer, a negative one's magnitude bits
+ * flipped, so -NaN < -Inf < ... < -0 < +0 < ... < +Inf < +NaN. */
+static TensorStatus total_order_keys(TensorCtx *ctx, const Tensor *x, Tensor **out)
+{
+    Tensor *dense;
+    TensorStatus st = tensor_contiguous(ctx, (Tensor *)x, &dense);
+    if (st != TENSOR_OK)
+        return st;
+    bool wide = x->dtype == DT_F64;
+    st = tensor_new_uninit(ctx, wide ? DT_I64 : DT_I32, x->rank, x->dims, out);
+    for (int64_t i = 0; st == TENSOR_OK && i < x->count; i++) {
+        if (wide) {
+            int64_t k;
+            memcpy(&k, (const double *)dense->data + i, sizeof k);
+            ((int64_t *)(*out)->data)[i] = k < 0 ? k ^ INT64_MAX : k;
+        } else {
+            int32_t k;
+            memcpy(&k, (const float *)dense->data + i, sizeof k);
+            ((int32_t *)(*out)->data)[i] = k < 0 ? k ^ INT32_MAX : k;
+        }
+    }
+    tensor_release(dense);
+    return st;
+}
+
+TensorStatus kern_compare_total(TensorCtx *ctx, CompareOp op, const Tensor *a, const Tensor *b, Tensor **out)
+{
+    *out = NULL;
+    TensorStatus st = check_same_dtype(ctx, compare_names[op], a, b);
+    if (st != TENSOR_OK || !dtype_is_float(a->dtype))
+        return st != TENSOR_OK ? st : kern_compare(ctx, op, a, b, out);
+    Tensor *wa, *wb, *ka = NULL, *kb = NULL;
+    if (tensor_is_half(a->dtype)) { /* widening keeps the order, NaNs' signs and -0 */
+        if ((st = widen_pair(ctx, a, b, &wa, &wb)) != TENSOR_OK)
+            return st;
+        st = kern_compare_total(ctx, op, wa, wb, out);
+        tensor_release(wa);
+        tensor_release(wb);
+        return st;
+    }
+    if ((st = total_order_keys(ctx, a, &ka)) == TENSOR_OK && (st = total_order_keys(ctx, b, &kb)) == TENSOR_OK)
+        st = kern_compare(ctx, op, ka, kb, out);
+    tensor_release(ka);
+    tensor_release(kb);
+    return st;
+}
+
 /* dst = op(dst, src) computed out of place, then stored back into dst's
  * buffer (rounding to bf16 or f16 if need be). */
 static TensorStatus accumulate_via_copy(TensorCtx *ctx, BinaryOp op, Tensor *dst,

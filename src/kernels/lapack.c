@@ -25,12 +25,19 @@ typedef struct LapackRun {
     int64_t nbatch, rows, cols; /* of operand 0's matrices */
 } LapackRun;
 
+/* Each routine calls LAPACKE's entry point of the target's element type:
+ * s, d, c or z (void * converts to LAPACKE's complex pointers). */
 static void run_potrf(const LapackRun *r, int64_t m)
 {
     void *a = batch_item(r->out[0], m, r->nbatch);
-    lapack_int n = (lapack_int)r->cols;
-    lapack_int info = r->call->target.dtype == DT_F32 ? LAPACKE_spotrf(LAPACK_ROW_MAJOR, r->call->uplo, n, a, n)
-                                                      : LAPACKE_dpotrf(LAPACK_ROW_MAJOR, r->call->uplo, n, a, n);
+    lapack_int n = (lapack_int)r->cols, info = 0;
+    char uplo = r->call->uplo;
+    switch (r->call->target.dtype) {
+    case DT_F32: info = LAPACKE_spotrf(LAPACK_ROW_MAJOR, uplo, n, a, n); break;
+    case DT_F64: info = LAPACKE_dpotrf(LAPACK_ROW_MAJOR, uplo, n, a, n); break;
+    case DT_C64: info = LAPACKE_cpotrf(LAPACK_ROW_MAJOR, uplo, n, a, n); break;
+    default: info = LAPACKE_zpotrf(LAPACK_ROW_MAJOR, uplo, n, a, n); break;
+    }
     set_info(r->out[1], m, info);
 }
 
@@ -38,8 +45,13 @@ static void run_getrf(const LapackRun *r, int64_t m)
 {
     void *a = batch_item(r->out[0], m, r->nbatch);
     lapack_int *ipiv = batch_item(r->out[1], m, r->nbatch), rows = (lapack_int)r->rows, cols = (lapack_int)r->cols;
-    lapack_int info = r->call->target.dtype == DT_F32 ? LAPACKE_sgetrf(LAPACK_ROW_MAJOR, rows, cols, a, cols, ipiv)
-                                                      : LAPACKE_dgetrf(LAPACK_ROW_MAJOR, rows, cols, a, cols, ipiv);
+    lapack_int info = 0;
+    switch (r->call->target.dtype) {
+    case DT_F32: info = LAPACKE_sgetrf(LAPACK_ROW_MAJOR, rows, cols, a, cols, ipiv); break;
+    case DT_F64: info = LAPACKE_dgetrf(LAPACK_ROW_MAJOR, rows, cols, a, cols, ipiv); break;
+    case DT_C64: info = LAPACKE_cgetrf(LAPACK_ROW_MAJOR, rows, cols, a, cols, ipiv); break;
+    default: info = LAPACKE_zgetrf(LAPACK_ROW_MAJOR, rows, cols, a, cols, ipiv); break;
+    }
     set_info(r->out[2], m, info);
 }
 
@@ -47,49 +59,67 @@ static void run_geqrf(const LapackRun *r, int64_t m)
 {
     void *a = batch_item(r->out[0], m, r->nbatch), *tau = batch_item(r->out[1], m, r->nbatch);
     lapack_int rows = (lapack_int)r->rows, cols = (lapack_int)r->cols;
-    if (r->call->target.dtype == DT_F32)
-        LAPACKE_sgeqrf(LAPACK_ROW_MAJOR, rows, cols, a, cols, tau);
-    else
-        LAPACKE_dgeqrf(LAPACK_ROW_MAJOR, rows, cols, a, cols, tau);
+    switch (r->call->target.dtype) {
+    case DT_F32: LAPACKE_sgeqrf(LAPACK_ROW_MAJOR, rows, cols, a, cols, tau); break;
+    case DT_F64: LAPACKE_dgeqrf(LAPACK_ROW_MAJOR, rows, cols, a, cols, tau); break;
+    case DT_C64: LAPACKE_cgeqrf(LAPACK_ROW_MAJOR, rows, cols, a, cols, tau); break;
+    default: LAPACKE_zgeqrf(LAPACK_ROW_MAJOR, rows, cols, a, cols, tau); break;
+    }
 }
 
+/* orgqr on real types, ungqr on complex ones. */
 static void run_orgqr(const LapackRun *r, int64_t m)
 {
     void *a = batch_item(r->out[0], m, r->nbatch), *tau = batch_item(r->in[1], m, r->nbatch);
     lapack_int rows = (lapack_int)r->rows, cols = (lapack_int)r->cols;
     lapack_int k = (lapack_int)r->in[1]->dims[r->in[1]->rank - 1];
-    if (r->call->target.dtype == DT_F32)
-        LAPACKE_sorgqr(LAPACK_ROW_MAJOR, rows, cols, k, a, cols, tau);
-    else
-        LAPACKE_dorgqr(LAPACK_ROW_MAJOR, rows, cols, k, a, cols, tau);
+    switch (r->call->target.dtype) {
+    case DT_F32: LAPACKE_sorgqr(LAPACK_ROW_MAJOR, rows, cols, k, a, cols, tau); break;
+    case DT_F64: LAPACKE_dorgqr(LAPACK_ROW_MAJOR, rows, cols, k, a, cols, tau); break;
+    case DT_C64: LAPACKE_cungqr(LAPACK_ROW_MAJOR, rows, cols, k, a, cols, tau); break;
+    default: LAPACKE_zungqr(LAPACK_ROW_MAJOR, rows, cols, k, a, cols, tau); break;
+    }
 }
 
+/* syevd on real types, heevd on complex ones (real eigenvalues). */
 static void run_syevd(const LapackRun *r, int64_t m)
 {
     void *a = batch_item(r->out[0], m, r->nbatch), *w = batch_item(r->out[1], m, r->nbatch);
-    lapack_int n = (lapack_int)r->cols;
+    lapack_int n = (lapack_int)r->cols, info = 0;
     char jobz = r->call->mode, uplo = r->call->uplo;
-    lapack_int info = r->call->target.dtype == DT_F32 ? LAPACKE_ssyevd(LAPACK_ROW_MAJOR, jobz, uplo, n, a, n, w)
-                                                      : LAPACKE_dsyevd(LAPACK_ROW_MAJOR, jobz, uplo, n, a, n, w);
+    switch (r->call->target.dtype) {
+    case DT_F32: info = LAPACKE_ssyevd(LAPACK_ROW_MAJOR, jobz, uplo, n, a, n, w); break;
+    case DT_F64: info = LAPACKE_dsyevd(LAPACK_ROW_MAJOR, jobz, uplo, n, a, n, w); break;
+    case DT_C64: info = LAPACKE_cheevd(LAPACK_ROW_MAJOR, jobz, uplo, n, a, n, w); break;
+    default: info = LAPACKE_zheevd(LAPACK_ROW_MAJOR, jobz, uplo, n, a, n, w); break;
+    }
     set_info(r->out[2], m, info);
 }
 
-/* u is rows x ucols, vt vtrows x cols (both left zero in mode N). */
+/* u is rows x ucols, vt vtrows x cols (both left zero in mode N); the
+ * singular values s are real. */
 static void run_gesdd(const LapackRun *r, int64_t m)
 {
     Tensor *const *o = r->out;
     void *a = batch_item(o[0], m, r->nbatch), *s = batch_item(o[1], m, r->nbatch);
     void *u = batch_item(o[2], m, r->nbatch), *vt = batch_item(o[3], m, r->nbatch);
-    lapack_int rows = (lapack_int)r->rows, cols = (lapack_int)r->cols;
+    lapack_int rows = (lapack_int)r->rows, cols = (lapack_int)r->cols, info = 0;
     lapack_int ldu = (lapack_int)o[2]->dims[o[2]->rank - 1], ldvt = (lapack_int)o[3]->dims[o[3]->rank - 1];
     ldu = ldu > 0 ? ldu : 1;
     ldvt = ldvt > 0 ? ldvt : 1;
     char jobz = r->call->mode;
-    lapack_int info = r->call->target.dtype == DT_F32
-                          ? LAPACKE_sgesdd(LAPACK_ROW_MAJOR, jobz, rows, cols, a, cols, s, u, ldu, vt, ldvt)
-                          : LAPACKE_dgesdd(LAPACK_ROW_MAJOR, jobz, rows, cols, a, cols, s, u, ldu, vt, ldvt);
+    switch (r->call->target.dtype) {
+    case DT_F32: info = LAPACKE_sgesdd(LAPACK_ROW_MAJOR, jobz, rows, cols, a, cols, s, u, ldu, vt, ldvt); break;
+    case DT_F64: info = LAPACKE_dgesdd(LAPACK_ROW_MAJOR, jobz, rows, cols, a, cols, s, u, ldu, vt, ldvt); break;
+    case DT_C64: info = LAPACKE_cgesdd(LAPACK_ROW_MAJOR, jobz, rows, cols, a, cols, s, u, ldu, vt, ldvt); break;
+    default: info = LAPACKE_zgesdd(LAPACK_ROW_MAJOR, jobz, rows, cols, a, cols, s, u, ldu, vt, ldvt); break;
+    }
     set_info(o[4], m, info);
 }
+
+/* trans_x as CBLAS's: 'C' is the conjugate transpose (the transpose on
+ * real types). */
+static CBLAS_TRANSPOSE trsm_trans(char t) { return t == 'N' ? CblasNoTrans : t == 'T' ? CblasTrans : CblasConjTrans; }
 
 /* b (operand 1) overwritten by x in out[0]: op(a)·x = b or x·op(a) = b. */
 static void run_trsm(const LapackRun *r, int64_t m)
@@ -101,12 +131,16 @@ static void run_trsm(const LapackRun *r, int64_t m)
     const KernLapack *c = r->call;
     CBLAS_SIDE side = c->side == 'L' ? CblasLeft : CblasRight;
     CBLAS_UPLO uplo = c->uplo == 'L' ? CblasLower : CblasUpper;
-    CBLAS_TRANSPOSE trans = c->trans_x == 'N' ? CblasNoTrans : CblasTrans; /* C is T on real types */
+    CBLAS_TRANSPOSE trans = trsm_trans(c->trans_x);
     CBLAS_DIAG diag = c->diag == 'U' ? CblasUnit : CblasNonUnit;
-    if (c->target.dtype == DT_F32)
-        cblas_strsm(CblasRowMajor, side, uplo, trans, diag, rows, cols, 1.0f, a, k, x, cols);
-    else
-        cblas_dtrsm(CblasRowMajor, side, uplo, trans, diag, rows, cols, 1.0, a, k, x, cols);
+    static const float one_c[2] = {1.0f, 0.0f};
+    static const double one_z[2] = {1.0, 0.0};
+    switch (c->target.dtype) {
+    case DT_F32: cblas_strsm(CblasRowMajor, side, uplo, trans, diag, rows, cols, 1.0f, a, k, x, cols); break;
+    case DT_F64: cblas_dtrsm(CblasRowMajor, side, uplo, trans, diag, rows, cols, 1.0, a, k, x, cols); break;
+    case DT_C64: cblas_ctrsm(CblasRowMajor, side, uplo, trans, diag, rows, cols, one_c, a, k, x, cols); break;
+    default: cblas_ztrsm(CblasRowMajor, side, uplo, trans, diag, rows, cols, one_z, a, k, x, cols); break;
+    }
 }
 
 typedef void (*LapackFn)(const LapackRun *r, int64_t m);
@@ -134,13 +168,14 @@ TensorStatus kern_lapack(TensorCtx *ctx, const KernLapack *call, Tensor *const *
 {
     const Tensor *a = in[0];
     if (a->dtype != call->target.dtype || a->rank < 2)
-        return tensor_fail(ctx, TENSOR_ERR_DTYPE, "%s needs %s matrices", lapack_routine_name(call->target.routine),
+        return tensor_fail(ctx, TENSOR_ERR_DTYPE, "%s needs %s matrices",
+                           lapack_routine_name(call->target.routine, call->target.dtype),
                            dtype_name(call->target.dtype));
     for (int i = 0; i < lapack_num_operands(call->target.routine); i++) /* LAPACK's int32 sizes */
         if (in[i]->rank >= 1 && (in[i]->dims[in[i]->rank - 1] > INT32_MAX ||
                                  (in[i]->rank >= 2 && in[i]->dims[in[i]->rank - 2] > INT32_MAX)))
             return tensor_fail(ctx, TENSOR_ERR_ARG, "%s: a matrix dim exceeds LAPACK's 32-bit sizes",
-                               lapack_routine_name(call->target.routine));
+                               lapack_routine_name(call->target.routine, call->target.dtype));
     TensorStatus st = make_results(ctx, call, in, out);
     int64_t rows = a->dims[a->rank - 2], cols = a->dims[a->rank - 1], matrix = rows * cols;
     LapackRun run = {call, in, out, matrix != 0 ? a->count / matrix : 0, rows, cols};

@@ -1,10 +1,16 @@
 /* StableHLO's rng_bit_generator, bit for bit as XLA computes it
- * (xla/hlo/builder/lib/prng.cc, ThreeFryBitGenerator, through
- * RngBitGeneratorExpander): state = [key, counter] as u64; the key's low
- * and high words key Threefry-2x32 (20 rounds), the counters are the
- * state's counter plus an element's index. Every element is computed from
- * its global index alone, so a block of the bits (a device's shard) is
- * computed without the rest: that is what the partitioner relies on. */
+ * (xla/hlo/builder/lib/prng.cc, ThreeFryBitGenerator and
+ * PhiloxBitGenerator, through RngBitGeneratorExpander). THREE_FRY: state
+ * = [key, counter] as u64; the key's low and high words key Threefry-2x32
+ * (20 rounds), the counters are the state's counter plus an element's
+ * index. PHILOX: state = [key, counter low, counter high] (a u64[2] state
+ * is [key, counter low] with the key as the counter's high half, as XLA's
+ * expander reverses it); Philox-4x32 (10 rounds) on the 128-bit counter
+ * plus an element's flat index / 4 (32-bit bits; / 2 for 64-bit). 8- and
+ * 16-bit bits are the low bits of the 32-bit ones of the same shape.
+ * Every element is computed from its global index alone, so a block of
+ * the bits (a device's shard) is computed without the rest: that is what
+ * the partitioner relies on. */
 #include <string.h>
 #include "shardc/kernels.h"
 
@@ -29,6 +35,24 @@ void kern_threefry2x32(const uint32_t key[2], const uint32_t ctr[2], uint32_t ou
     }
     out[0] = x0;
     out[1] = x1;
+}
+
+/* Philox-4x32, 10 rounds (Salmon et al., SC'11; Random123's
+ * philox4x32_R(10, ...)): multipliers 0xD2511F53 and 0xCD9E8D57, the key
+ * bumped by the Weyl constants 0x9E3779B9 and 0xBB67AE85 after each
+ * round. */
+void kern_philox4x32(const uint32_t key[2], const uint32_t ctr[4], uint32_t out[4])
+{
+    uint32_t k0 = key[0], k1 = key[1], x[4] = {ctr[0], ctr[1], ctr[2], ctr[3]};
+    for (int round = 0; round < 10; round++) {
+        uint64_t p0 = (uint64_t)x[0] * 0xD2511F53u, p1 = (uint64_t)x[2] * 0xCD9E8D57u;
+        uint32_t y[4] = {(uint32_t)(p1 >> 32) ^ x[1] ^ k0, (uint32_t)p1, (uint32_t)(p0 >> 32) ^ x[3] ^ k1,
+                         (uint32_t)p0};
+        memcpy(x, y, sizeof x);
+        k0 += 0x9E3779B9u;
+        k1 += 0xBB67AE85u;
+    }
+    memcpy(out, x, sizeof x);
 }
 
 static uint32_t threefry_word(uint64_t key, uint64_t counter, int word)
@@ -93,47 +117,127 @@ static uint64_t element_counter(const RngShape *s, const int64_t *g, int *word)
 }
 
 typedef struct RngBlockArgs {
-    uint64_t key, counter;
-    int rank;
-    const int64_t *global, *offsets; /* the whole output's shape; this block's start */
+    bool philox;
+    uint64_t key, counter, counter_high; /* counter_high: Philox's 128-bit counter's high half */
+    int rank, width;                     /* width: the bits' bytes */
+    const int64_t *global, *offsets;     /* the whole output's shape; this block's start */
 } RngBlockArgs;
+
+/* Philox's words of vector v (the 128-bit counter + v). */
+static void philox_vector(const RngBlockArgs *a, uint64_t v, uint32_t out[4])
+{
+    uint64_t low = a->counter + v, high = a->counter_high + (low < a->counter);
+    uint32_t ctr[4] = {(uint32_t)low, (uint32_t)(low >> 32), (uint32_t)high, (uint32_t)(high >> 32)};
+    kern_philox4x32((const uint32_t[]){(uint32_t)a->key, (uint32_t)(a->key >> 32)}, ctr, out);
+}
+
+/* PhiloxRngBit32/64: flat index f takes word f % 4 of vector f / 4 (64-bit
+ * bits: words 2(f % 2) and 2(f % 2) + 1 of vector f / 2, low first). */
+static uint64_t philox_element(const RngBlockArgs *a, const int64_t *g)
+{
+    uint64_t flat = 0;
+    for (int d = 0; d < a->rank; d++)
+        flat = flat * (uint64_t)a->global[d] + (uint64_t)g[d];
+    uint32_t w[4];
+    if (a->width == 8) {
+        philox_vector(a, flat / 2, w);
+        return (uint64_t)w[2 * (flat % 2)] | (uint64_t)w[2 * (flat % 2) + 1] << 32;
+    }
+    philox_vector(a, flat / 4, w);
+    return w[flat % 4];
+}
+
+static uint64_t threefry_element(const RngBlockArgs *a, const RngShape *s, const int64_t *g)
+{
+    int word;
+    uint64_t c = a->counter + element_counter(s, g, &word);
+    return a->width == 8 ? threefry_u64(a->key, c) : threefry_word(a->key, c, word);
+}
+
+/* The element's bits stored in its width: 8- and 16-bit ones the low bits
+ * of the 32-bit word (XLA's ConvertElementType to u8/u16). */
+static void store_bits(Tensor *out, int64_t e, int width, uint64_t v)
+{
+    switch (width) {
+    case 8: ((uint64_t *)out->data)[e] = v; break;
+    case 4: ((uint32_t *)out->data)[e] = (uint32_t)v; break;
+    case 2: ((uint16_t *)out->data)[e] = (uint16_t)v; break;
+    default: ((uint8_t *)out->data)[e] = (uint8_t)v; break;
+    }
+}
 
 /* Fill out (a block of the bits at a->offsets) element by element;
  * elements past the global shape (a padded shard) are zeros. */
 static void fill_block(const RngBlockArgs *a, const RngShape *s, Tensor *out)
 {
     int64_t idx[SHARDC_MAX_RANK] = {0}, g[SHARDC_MAX_RANK];
-    bool wide = dtype_size(out->dtype) == 8;
     for (int64_t e = 0; e < out->count; e++) {
         bool inside = true;
         for (int d = 0; d < a->rank; d++) {
             g[d] = a->offsets[d] + idx[d];
             inside &= g[d] < a->global[d];
         }
-        int word;
-        uint64_t c = a->counter + element_counter(s, g, &word);
-        if (wide)
-            ((uint64_t *)out->data)[e] = inside ? threefry_u64(a->key, c) : 0;
-        else
-            ((uint32_t *)out->data)[e] = inside ? threefry_word(a->key, c, word) : 0;
+        uint64_t v = !inside ? 0 : a->philox ? philox_element(a, g) : threefry_element(a, s, g);
+        store_bits(out, e, a->width, v);
         for (int d = a->rank - 1; d >= 0 && ++idx[d] == out->dims[d]; d--)
             idx[d] = 0;
     }
+}
+
+/* The state's checks: u64[2] for THREE_FRY, u64[2] or u64[3] for PHILOX. */
+static TensorStatus check_state(TensorCtx *ctx, const Tensor *state, bool philox)
+{
+    bool size_ok = state->rank == 1 && (state->dims[0] == 2 || (philox && state->dims[0] == 3));
+    if (state->dtype != DT_U64 || !size_ok)
+        return tensor_fail(ctx, TENSOR_ERR_SHAPE, philox ? "rng_bit_generator: PHILOX takes a u64[2] or u64[3] state"
+                                                         : "rng_bit_generator: THREE_FRY takes a u64[2] state");
+    return TENSOR_OK;
+}
+
+/* The block's arguments from the state, and the counter's advance: the
+ * generator calls of the whole output (Philox: 4 words a call, 2 of 64
+ * bits; Threefry: the shape's counters). */
+static RngBlockArgs block_args(const Tensor *state, const RngBitsRequest *req, const RngShape *s, uint64_t *advance)
+{
+    const uint64_t *st = state->data;
+    int width = (int)dtype_size(req->dtype);
+    RngBlockArgs a = {req->philox, st[0], st[1], 0, req->rank, width, req->global_dims, req->offsets};
+    if (!req->philox) {
+        *advance = s->counters;
+        return a;
+    }
+    a.counter_high = state->dims[0] == 3 ? st[2] : st[0];
+    uint64_t n = 1;
+    for (int d = 0; d < req->rank; d++)
+        n *= (uint64_t)req->global_dims[d];
+    *advance = width == 8 ? (n + 1) / 2 : (n + 3) / 4;
+    return a;
+}
+
+/* The new state: the key, the counter advanced (Philox's u64[3] with the
+ * carry into its high half; a u64[2] state keeps only the low half). */
+static void write_state(Tensor *ns, const RngBlockArgs *a, uint64_t advance)
+{
+    uint64_t *out = ns->data, low = a->counter + advance;
+    out[0] = a->key;
+    out[1] = low;
+    if (ns->dims[0] == 3)
+        out[2] = a->counter_high + (low < a->counter);
 }
 
 TensorStatus kern_rng_bit_generator(TensorCtx *ctx, const Tensor *state, const RngBitsRequest *req,
                                     Tensor **new_state, Tensor **bits)
 {
     *new_state = *bits = NULL;
-    if (state->dtype != DT_U64 || state->rank != 1 || state->dims[0] != 2)
-        return tensor_fail(ctx, TENSOR_ERR_SHAPE, "rng_bit_generator: THREE_FRY takes a u64[2] state");
+    if (check_state(ctx, state, req->philox) != TENSOR_OK)
+        return ctx->status;
     size_t width = dtype_size(req->dtype);
-    if (width != 4 && width != 8)
-        return tensor_fail(ctx, TENSOR_ERR_DTYPE, "rng_bit_generator: %s bits are not computed (32- and "
+    if (width != 1 && width != 2 && width != 4 && width != 8)
+        return tensor_fail(ctx, TENSOR_ERR_DTYPE, "rng_bit_generator: %s bits are not computed (8-, 16-, 32- and "
                            "64-bit types only)", dtype_name(req->dtype));
-    const uint64_t *st = state->data;
-    RngShape s = rng_shape(req->rank, req->global_dims, width == 4);
-    RngBlockArgs a = {st[0], st[1], req->rank, req->global_dims, req->offsets};
+    RngShape s = rng_shape(req->rank, req->global_dims, width <= 4);
+    uint64_t advance;
+    RngBlockArgs a = block_args(state, req, &s, &advance);
     if (tensor_new(ctx, DT_U64, 1, state->dims, new_state) != TENSOR_OK)
         return ctx->status;
     if (tensor_new_uninit(ctx, req->dtype, req->rank, req->local_dims, bits) != TENSOR_OK) {
@@ -141,8 +245,7 @@ TensorStatus kern_rng_bit_generator(TensorCtx *ctx, const Tensor *state, const R
         *new_state = NULL;
         return ctx->status;
     }
-    ((uint64_t *)(*new_state)->data)[0] = st[0];
-    ((uint64_t *)(*new_state)->data)[1] = st[1] + s.counters;
+    write_state(*new_state, &a, advance);
     fill_block(&a, &s, *bits);
     return TENSOR_OK;
 }

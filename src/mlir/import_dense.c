@@ -19,6 +19,9 @@ typedef struct DenseParser {
     DType dtype;
     const char *what;
     bool failed;
+    int part;       /* of complex elements: 0 the real parts, 1 the imaginary ones */
+    bool any_imag;  /* a complex element with a nonzero imaginary part was read */
+    bool imag_ok;   /* that is no error (constants take both parts) */
 } DenseParser;
 
 static void dense_error(DenseParser *dp, const char *msg)
@@ -99,9 +102,10 @@ static AttrValue *number_value(DenseParser *dp, const char *text, size_t len, Lo
 
 static AttrValue *parse_element(DenseParser *dp);
 
-/* `(re,im)` of a complex tensor: its real part, since an IR constant holds
- * real numbers (a complex one gets imaginary part 0); a nonzero imaginary
- * part is an error. */
+/* `(re,im)` of a complex tensor: the part dp->part asks for, since an IR
+ * constant holds real numbers (a complex one gets imaginary part 0); a
+ * nonzero imaginary part is an error unless the caller takes both parts
+ * (mlir_imp_dense_part). */
 static AttrValue *parse_complex(DenseParser *dp)
 {
     const char *start = ++dp->p, *comma = memchr(start, ',', (size_t)(dp->end - start));
@@ -114,10 +118,12 @@ static AttrValue *parse_complex(DenseParser *dp)
     const char *im_start = comma + 1 + strspn(comma + 1, " ");
     AttrValue *im = number_value(dp, im_start, (size_t)(close - im_start), dp->loc);
     dp->p = close + 1;
-    if (!dp->failed && im && im->u.f != 0)
-        dense_error(dp, "complex constants with a nonzero imaginary part are not supported (build them with "
-                        "stablehlo.complex of two real constants)");
-    return re;
+    dp->any_imag |= im && im->u.f != 0;
+    if (!dp->failed && dp->any_imag && !dp->imag_ok)
+        dense_error(dp, "a complex literal with a nonzero imaginary part is read only as a value (complex of "
+                        "two real constants), not where shardc takes the literal itself (a pad's padding value, "
+                        "a reduce's init, an attribute)");
+    return dp->part ? im : re;
 }
 
 static AttrValue *parse_list(DenseParser *dp)
@@ -274,6 +280,19 @@ AttrValue *mlir_imp_dense(ImportCtx *ic, const MlirAttr *a, const TensorType *t)
         return NULL;
     }
     return parse_dense(&dp, t);
+}
+
+AttrValue *mlir_imp_dense_part(ImportCtx *ic, const MlirAttr *a, const TensorType *t, int part, bool *any_imag)
+{
+    DenseParser dp = {.ic = ic, .loc = mlir_imp_loc(ic, a->loc), .dtype = t->dtype, .what = "dense literal",
+                      .part = part, .imag_ok = true};
+    if (!dense_body(a, &dp.p, &dp.end)) {
+        diag_error(ic->diag, dp.loc, "expected a dense<...> literal");
+        return NULL;
+    }
+    AttrValue *v = parse_dense(&dp, t);
+    *any_imag = dp.any_imag;
+    return v;
 }
 
 /* The dims of the literal's type `tensor<2x4xi64>` (`dense<...> : type`). */

@@ -228,6 +228,10 @@ Sharding *mlir_imp_gspmd(ImportCtx *ic, const MlirAttr *a, int rank, bool *bad);
 /* A dense<...> literal of type t as a constant's `value` (a scalar for a
  * splat, else nested lists); NULL (reported). */
 AttrValue *mlir_imp_dense(ImportCtx *ic, const MlirAttr *a, const TensorType *t);
+/* Part `part` (0 real, 1 imaginary) of a complex literal's elements, as
+ * mlir_imp_dense reads a real one; *any_imag: some imaginary part is
+ * nonzero. */
+AttrValue *mlir_imp_dense_part(ImportCtx *ic, const MlirAttr *a, const TensorType *t, int part, bool *any_imag);
 /* A dense<...> literal of a 2-d integer tensor (replica groups, pairs):
  * rows x cols ints row-major in *out (scratch arena). */
 bool mlir_imp_dense_matrix(ImportCtx *ic, const MlirAttr *a, const char *what, int64_t **out, int *rows,

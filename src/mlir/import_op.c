@@ -408,9 +408,9 @@ static bool check_folds(OpImport *oi, OpKind kind)
     bool ok = true;
     for (int i = 0; i < oi->num_operands; i++) {
         const ImpValue *v = oi->operand_names[i];
-        const MlirUse *use = oi->src->operands.items[i];
         if (v->fold == IMP_CONSTANT || (v->fold == IMP_BROADCAST && cls != OPC_BINARY && cls != OPC_COMPARE &&
                                         cls != OPC_SELECT)) {
+            const MlirUse *use = oi->src->operands.items[i]; /* folds come from written operands only */
             diag_error(oi->ic->diag, mlir_imp_loc(oi->ic, use->loc), "'%%%s' is marked %s: it may only be %s",
                        use->name, v->fold == IMP_CONSTANT ? "shardc.implicit_constant" : "shardc.implicit_broadcast",
                        v->fold == IMP_CONSTANT ? "a reduce's init or a pad's padding value"

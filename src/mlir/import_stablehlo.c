@@ -386,6 +386,56 @@ bool mlir_imp_pad(OpImport *oi)
     return true;
 }
 
+/* One of a complex constant's real parts: a constant op of the part type
+ * placed before the op being imported. */
+static Value *part_constant(OpImport *oi, AttrValue *value, const char *suffix)
+{
+    ImportCtx *ic = oi->ic;
+    TensorType t = oi->result_types[0];
+    t.dtype = dtype_complex_part(t.dtype);
+    Loc loc = mlir_imp_loc(ic, oi->src->loc);
+    Op *c = op_new(ic->m, OP_CONSTANT, loc);
+    const MlirResultDef *def = oi->src->results.count ? oi->src->results.items[0] : NULL;
+    char name[96];
+    snprintf(name, sizeof name, "%.80s.%s", def ? def->name : "cst", suffix);
+    Value *v = value_new(ic->m, mlir_imp_str(ic, name), t, loc);
+    v->def = c;
+    c->num_results = 1;
+    c->results = ARENA_ARRAY(ic->arena, Value *, 1);
+    c->results[0] = v;
+    op_attr_set(ic->arena, c, ATTR_KEY_VALUE, value);
+    block_append(ic->block, c);
+    return v;
+}
+
+/* A complex literal with a nonzero imaginary part (JAX's NaN+NaNj fill,
+ * `dense<(0x7FC00000,0x7FC00000)>`): IR constants hold real numbers, so
+ * it becomes `complex` of two real constants, its parts. */
+static bool complex_constant(OpImport *oi, const MlirAttr *value)
+{
+    bool any_imag;
+    AttrValue *re = mlir_imp_dense_part(oi->ic, value, &oi->result_types[0], 0, &any_imag);
+    AttrValue *im = re ? mlir_imp_dense_part(oi->ic, value, &oi->result_types[0], 1, &any_imag) : NULL;
+    if (!im)
+        return false;
+    Value *parts[2] = {part_constant(oi, re, "re"), part_constant(oi, im, "im")};
+    oi->num_operands = 2;
+    oi->operands = ARENA_ARRAY(oi->ic->arena, Value *, 2);
+    memcpy(oi->operands, parts, sizeof parts);
+    oi->operand_names = ARENA_ARRAY(&oi->ic->scratch, ImpValue *, 2); /* plain values, not folded */
+    for (int i = 0; i < 2; i++)
+        oi->operand_names[i] = ARENA_NEW(&oi->ic->scratch, ImpValue);
+    return mlir_imp_make_op(oi, OP_COMPLEX);
+}
+
+/* Whether a complex literal has a nonzero imaginary part. */
+static bool has_imaginary_part(OpImport *oi, const MlirAttr *value)
+{
+    bool any_imag = false;
+    return dtype_is_complex(oi->result_types[0].dtype) &&
+           mlir_imp_dense_part(oi->ic, value, &oi->result_types[0], 0, &any_imag) && any_imag;
+}
+
 /* A constant marked shardc.implicit_constant folds away once its literal
  * reads (its users, a reduce or pad, read it again). */
 bool mlir_imp_constant(OpImport *oi)
@@ -396,6 +446,8 @@ bool mlir_imp_constant(OpImport *oi)
         return op_error(oi, "it needs attribute 'value'");
     if (oi->num_results != 1)
         return op_error(oi, "it has one result");
+    if (!implicit && has_imaginary_part(oi, value))
+        return complex_constant(oi, value);
     AttrValue *v = mlir_imp_dense(oi->ic, value, &oi->result_types[0]);
     if (!v)
         return false;
@@ -414,6 +466,18 @@ bool mlir_imp_constant(OpImport *oi)
 /* ---- compare ---- */
 
 /* The parser reads #stablehlo<comparison_direction GT> as the keyword GT. */
+/* compare_type TOTALORDER changes what compare computes: it becomes the
+ * op's compare_type; FLOAT, SIGNED and UNSIGNED (the operand type's
+ * order) stay kept as written. */
+static void import_total_order(OpImport *oi)
+{
+    const MlirAttr *t = mlir_imp_attr(oi, "compare_type");
+    if (t && t->kind == MA_KEYWORD && strcmp(t->s, "TOTALORDER") == 0)
+        mlir_imp_set(oi, ATTR_KEY_COMPARE_TYPE, mlir_imp_string_attr(oi->ic, t->s, mlir_imp_loc(oi->ic, t->loc)));
+    else if (t)
+        mlir_imp_keep_attr(oi, "compare_type");
+}
+
 bool mlir_imp_compare(OpImport *oi)
 {
     static const char *const directions[] = {"EQ", "NE", "LT", "LE", "GT", "GE"};
@@ -427,6 +491,7 @@ bool mlir_imp_compare(OpImport *oi)
         if (!mlir_imp_make_op(oi, OP_COMPARE))
             return false;
         mlir_imp_set(oi, ATTR_KEY_DIRECTION, mlir_imp_string_attr(oi->ic, lower, mlir_imp_loc(oi->ic, a->loc)));
+        import_total_order(oi);
         return true;
     }
     diag_error(oi->ic->diag, mlir_imp_loc(oi->ic, a->loc), "comparison_direction must be EQ, NE, LT, LE, GT or GE");

@@ -214,8 +214,22 @@ void pc_gather_local_sizes(PartitionCtx *pc, const Op *global, Op *local)
     pc_set_attr(pc, local, ATTR_KEY_SLICE_SIZES, pc_int_array_attr(pc, g.slice_sizes, x->rank));
 }
 
-/* select(mask broadcast over the result's offset dims, gathered, 0): the
- * op giving the masked local result. */
+/* What a device whose block does not hold a start contributes: -0.0 for
+ * floats, so the all-reduce's sum keeps a gathered -0.0 (-0 + -0 = -0,
+ * x + -0 = x; zeros would make it +0: tests/regress/gather_masked_neg_zero.shir),
+ * else zeros. */
+static Value *masked_out(PartitionCtx *pc, const TensorType *t, Loc loc)
+{
+    if (!dtype_is_float(t->dtype))
+        return pc_emit1(pc, OP_ZEROS, loc, NULL, 0, "gather.zero", *t, NULL);
+    Op *op;
+    Value *v = pc_emit1(pc, OP_FULL, loc, NULL, 0, "gather.zero", *t, &op);
+    pc_set_attr(pc, op, ATTR_KEY_VALUE, pc_float_attr(pc, -0.0));
+    return v;
+}
+
+/* select(mask broadcast over the result's offset dims, gathered, -0.0 or
+ * 0): the op giving the masked local result. */
 Op *pc_gather_mask(PartitionCtx *pc, const Op *global, Op *local, Value *mask)
 {
     GatherDims g;
@@ -236,7 +250,7 @@ Op *pc_gather_mask(PartitionCtx *pc, const Op *global, Op *local, Value *mask)
     Op *op;
     mask = pc_emit1(pc, OP_BROADCAST, loc, &mask, 1, "gather.in_block", type_make(a, DT_BOOL, t->rank, t->dims), &op);
     pc_set_attr(pc, op, ATTR_KEY_DIMS, pc_int_array_attr(pc, batch, n));
-    Value *zero = pc_emit1(pc, OP_ZEROS, loc, NULL, 0, "gather.zero", *t, NULL);
+    Value *zero = masked_out(pc, t, loc);
     pc_emit1(pc, OP_SELECT, loc, (Value *[]){mask, r, zero}, 3, r->name, *t, &op);
     return op;
 }

@@ -81,9 +81,25 @@ static void check_specs(VerifyCtx *vc, const Op *op)
     }
 }
 
+/* `dimension` on an op that takes `dim` (sort, concatenate, argmax: .shir's
+ * name for StableHLO's `dimension`), or `dim` on iota: the name it takes. */
+static const char *other_dim_spelling(const Op *op, const char *written)
+{
+    bool dim = strcmp(written, "dim") == 0, dimension = strcmp(written, "dimension") == 0;
+    if (dimension && op_attr_spec(op->kind, ATTR_KEY_DIM))
+        return "dim";
+    return dim && op_attr_spec(op->kind, ATTR_KEY_DIMENSION) ? "dimension" : NULL;
+}
+
 static void report_unknown(VerifyCtx *vc, const Op *op, const NamedAttr *a)
 {
     const OpInfo *info = op_info(op->kind);
+    const char *spelled = other_dim_spelling(op, a->name);
+    if (spelled) {
+        diag_error(vc->diag, a->loc, "unknown attribute '%s' for '%s': .shir spells it '%s'", a->name, info->name,
+                   spelled);
+        return;
+    }
     if (!info->num_attrs) {
         diag_error(vc->diag, a->loc, "unknown attribute '%s' for '%s' (it takes only out_sharding)", a->name,
                    info->name);

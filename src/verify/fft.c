@@ -6,7 +6,8 @@
 
 /* The ops whose kernels, collectives and partitioning handle c64/c128
  * elements: element-independent data movement, the arithmetic of
- * kernels/elementwise.c, the complex ops, and the sum collectives (complex
+ * kernels/elementwise.c, the complex ops, fft and JAX's LAPACK calls
+ * (the c and z targets), and the sum collectives (complex
  * numbers have no order, so no max/min). Anything else is refused here
  * rather than failing in a kernel at run time. */
 static bool takes_complex(const Op *op)
@@ -14,7 +15,7 @@ static bool takes_complex(const Op *op)
     switch (op->kind) {
     case OP_CONSTANT: case OP_ZEROS: case OP_FULL: case OP_NEG: case OP_ADD: case OP_SUB: case OP_MUL:
     case OP_DIV: case OP_CONVERT: case OP_COMPARE: case OP_SELECT: case OP_REAL: case OP_IMAG: case OP_COMPLEX:
-    case OP_FFT: case OP_TRANSPOSE: case OP_RESHAPE: case OP_BROADCAST: case OP_CONCATENATE: case OP_SLICE:
+    case OP_FFT: case OP_LAPACK: case OP_TRANSPOSE: case OP_RESHAPE: case OP_BROADCAST: case OP_CONCATENATE: case OP_SLICE:
     case OP_PAD: case OP_REVERSE: case OP_DYNAMIC_SLICE: case OP_DYNAMIC_UPDATE_SLICE:
     case OP_CALL: case OP_CUSTOM: case OP_SHARDING_CONSTRAINT: case OP_RESHARD: case OP_PROPAGATION_BARRIER:
     case OP_SHARDING_GROUP: case OP_DATA_FLOW_EDGE: case OP_FUNC_DATA_FLOW_EDGE: case OP_WHILE: case OP_CASE:
@@ -67,8 +68,8 @@ bool verify_complex_ok(VerifyCtx *vc, const Op *op)
     if (takes_complex(op))
         return complex_use_ok(vc, op);
     diag_error(vc->diag, op->loc, "'%s' does not take complex numbers (%%%s is %s); shardc runs only data "
-               "movement, neg, add, sub, mul, div, convert, compare eq/ne, select, real, imag, complex, fft "
-               "and sum collectives on them", op_info(op->kind)->name, v->name, dtype_name(v->type.dtype));
+               "movement, neg, add, sub, mul, div, convert, compare eq/ne, select, real, imag, complex, fft, "
+               "lapack and sum collectives on them", op_info(op->kind)->name, v->name, dtype_name(v->type.dtype));
     return false;
 }
 

@@ -26,20 +26,22 @@ static const LetterAttr *find_letter_attr(LapackRoutine r, AttrKey key)
     return NULL;
 }
 
-static void check_letters(VerifyCtx *vc, const Op *op, LapackRoutine r)
+static void check_letters(VerifyCtx *vc, const Op *op, LapackTarget t)
 {
+    LapackRoutine r = t.routine;
+    const char *routine = lapack_routine_name(r, t.dtype);
     static const AttrKey keys[] = {ATTR_KEY_UPLO, ATTR_KEY_MODE, ATTR_KEY_SIDE, ATTR_KEY_TRANS_X, ATTR_KEY_DIAG};
     for (size_t i = 0; i < sizeof keys / sizeof *keys; i++) {
         const LetterAttr *want = find_letter_attr(r, keys[i]);
         const char *v = op_attr_string(op, keys[i]), *name = attr_key_name(keys[i]);
         if (!want && op_attr_find(op, keys[i]))
-            diag_error(vc->diag, op_attr_loc(op, keys[i]), "'lapack' %s takes no '%s'", lapack_routine_name(r), name);
+            diag_error(vc->diag, op_attr_loc(op, keys[i]), "'lapack' %s takes no '%s'", routine, name);
         else if (want && !v)
-            diag_error(vc->diag, op->loc, "'lapack' %s needs '%s' (one of \"%s\")", lapack_routine_name(r), name,
+            diag_error(vc->diag, op->loc, "'lapack' %s needs '%s' (one of \"%s\")", routine, name,
                        want->letters);
         else if (want && (strlen(v) != 1 || !strchr(want->letters, v[0])))
             diag_error(vc->diag, op_attr_loc(op, keys[i]), "'lapack' %s: '%s' must be one letter of \"%s\", got \"%s\"",
-                       lapack_routine_name(r), name, want->letters, v);
+                       routine, name, want->letters, v);
     }
 }
 
@@ -48,6 +50,10 @@ typedef struct Want {
     TensorType types[5];
     int64_t dims[5][SHARDC_MAX_RANK];
 } Want;
+
+/* The real type of a complex one's parts, a real one itself: the type of
+ * eigenvalues and singular values. */
+static DType real_of(DType dt) { return dtype_is_complex(dt) ? dtype_complex_part(dt) : dt; }
 
 /* Result i: the batch dims, then `extra` dims (0, 1 or 2 of them). */
 static void want_type(Want *w, int i, const TensorType *a, DType dt, int extra, int64_t d0, int64_t d1)
@@ -60,13 +66,14 @@ static void want_type(Want *w, int i, const TensorType *a, DType dt, int extra, 
 }
 
 /* gesdd's u and vt: m x m and n x n (mode A), else m x k and k x n (S;
- * N as the op writes them: JAX gives full_matrices' shapes). */
+ * N as the op writes them: JAX gives full_matrices' shapes); the singular
+ * values are real (f32 of c64). */
 static void want_svd(Want *w, const Op *op, const TensorType *a, int64_t m, int64_t n, int64_t k)
 {
     const char *mode = op_attr_string(op, ATTR_KEY_MODE);
     const TensorType *u = op->num_results > 2 ? &op->results[2]->type : NULL;
     bool full = mode && (mode[0] == 'A' || (mode[0] == 'N' && u && u->rank == a->rank && u->dims[a->rank - 1] == m));
-    want_type(w, 1, a, a->dtype, 1, k, 0);
+    want_type(w, 1, a, real_of(a->dtype), 1, k, 0);
     want_type(w, 2, a, a->dtype, 2, m, full ? m : k);
     want_type(w, 3, a, a->dtype, 2, full ? n : k, n);
     want_type(w, 4, a, DT_I32, 0, 0, 0);
@@ -81,7 +88,7 @@ static void want_results(Want *w, const Op *op, LapackRoutine r)
     case LAPACK_POTRF: want_type(w, 1, a, DT_I32, 0, 0, 0); break;
     case LAPACK_GETRF: want_type(w, 1, a, DT_I32, 1, k, 0); want_type(w, 2, a, DT_I32, 0, 0, 0); break;
     case LAPACK_GEQRF: want_type(w, 1, a, a->dtype, 1, k, 0); break;
-    case LAPACK_SYEVD: want_type(w, 1, a, a->dtype, 1, n, 0); want_type(w, 2, a, DT_I32, 0, 0, 0); break;
+    case LAPACK_SYEVD: want_type(w, 1, a, real_of(a->dtype), 1, n, 0); want_type(w, 2, a, DT_I32, 0, 0, 0); break;
     case LAPACK_GESDD: want_svd(w, op, a, m, n, k); break;
     default: break;
     }
@@ -92,7 +99,7 @@ static void want_results(Want *w, const Op *op, LapackRoutine r)
 static bool check_operands(VerifyCtx *vc, const Op *op, LapackTarget t)
 {
     const TensorType *a = &op->operands[0]->type;
-    const char *name = lapack_routine_name(t.routine);
+    const char *name = lapack_routine_name(t.routine, t.dtype);
     if (op->num_operands != lapack_num_operands(t.routine) || op->num_results != lapack_num_results(t.routine)) {
         diag_error(vc->diag, op->loc, "'lapack' %s takes %d operand(s) and gives %d result(s)", name,
                    lapack_num_operands(t.routine), lapack_num_results(t.routine));
@@ -129,7 +136,7 @@ static bool check_second(VerifyCtx *vc, const Op *op, LapackTarget t)
         ok = a->dims[d] == b->dims[d];
     if (!ok)
         diag_error(vc->diag, op->loc, "'lapack' %s: operand 1 does not fit operand 0's batch dims and matrices",
-                   lapack_routine_name(t.routine));
+                   lapack_routine_name(t.routine, t.dtype));
     return ok;
 }
 
@@ -145,7 +152,7 @@ void verify_lapack(VerifyCtx *vc, Op *op)
                        LAPACK_KNOWN_TARGETS, target);
         return;
     }
-    check_letters(vc, op, t.routine);
+    check_letters(vc, op, t);
     if (!check_operands(vc, op, t) || !check_second(vc, op, t))
         return;
     Want w;

@@ -191,6 +191,21 @@ static void verify_binary(VerifyCtx *vc, Op *op)
     verify_broadcast_operands(vc, op, 0, op->operands[0]->type.dtype);
 }
 
+/* compare_type: only TOTALORDER is written (FLOAT, SIGNED and UNSIGNED
+ * follow from the operand type), and only on floats, as StableHLO's. */
+static void verify_compare_type(VerifyCtx *vc, const Op *op)
+{
+    const char *type = op_attr_string(op, ATTR_KEY_COMPARE_TYPE);
+    if (!type)
+        return;
+    if (strcmp(type, "TOTALORDER") != 0)
+        diag_error(vc->diag, op_attr_loc(op, ATTR_KEY_COMPARE_TYPE), "unknown compare_type \"%s\" (expected "
+                   "\"TOTALORDER\"; the others follow from the operand type)", type);
+    else if (!dtype_is_float(op->operands[0]->type.dtype))
+        diag_error(vc->diag, op_attr_loc(op, ATTR_KEY_COMPARE_TYPE), "compare_type \"TOTALORDER\" orders "
+                   "floats; %%%s is %s", op->operands[0]->name, dtype_name(op->operands[0]->type.dtype));
+}
+
 static void verify_compare(VerifyCtx *vc, Op *op)
 {
     const char *dir = op_attr_string(op, ATTR_KEY_DIRECTION);
@@ -200,6 +215,7 @@ static void verify_compare(VerifyCtx *vc, Op *op)
     if (dir && !known)
         diag_error(vc->diag, op_attr_loc(op, ATTR_KEY_DIRECTION),
                    "unknown comparison direction \"%s\" (expected eq, ne, lt, le, gt or ge)", dir);
+    verify_compare_type(vc, op);
     verify_broadcast_operands(vc, op, 0, DT_BOOL);
 }
 
