@@ -118,9 +118,7 @@ static Sharding *closed_empty(Module *m, const Mesh *mesh, int rank)
     return s;
 }
 
-/* Shardy's sortAndMergeAxes: by mesh axis, then position; adjacent
- * sub-axes of one axis merged. */
-static void sort_and_merge(AxisList *l)
+void mlir_sort_and_merge_axes(AxisList *l)
 {
     for (int i = 1; i < l->count; i++)
         for (int j = i; j > 0; j--) {
@@ -145,7 +143,7 @@ static void reduce_results(Module *m, Op *op, const AxisList *axes, const Mesh *
     for (int k = 0; first && k < first->num_unreduced && k < AXIS_LIST_MAX; k++)
         unreduced.axes[unreduced.count++] = first->unreduced[k];
     axis_list_minus(&reduce, axes, &unreduced);
-    sort_and_merge(&reduce);
+    mlir_sort_and_merge_axes(&reduce);
     for (int j = op->num_results - 1; reduce.count && j >= 0; j--) {
         Value *v = op->results[j];
         Sharding *out = v->sharding ? v->sharding : closed_empty(m, mesh, v->type.rank);
@@ -321,9 +319,12 @@ static void explicit_op(Explicit *x, Op *op)
 }
 
 /* Shardy's isEquivalent: both replicated (no axes, none unreduced), or
- * the same mesh, unreduced axes and axes per dim. */
+ * the same mesh, unreduced axes and axes per dim; no sharding is
+ * equivalent to any without axes, unreduced or not. */
 static bool equivalent(const Sharding *a, const Sharding *b)
 {
+    if (!a)
+        return !b || sharding_num_blocks(b) == 1;
     bool a_rep = !a || (!a->num_unreduced && sharding_num_blocks(a) == 1);
     bool b_rep = !b || (!b->num_unreduced && sharding_num_blocks(b) == 1);
     if (a_rep || b_rep)
@@ -336,14 +337,18 @@ static bool equivalent(const Sharding *a, const Sharding *b)
     return strcmp(a->mesh->name, b->mesh->name) == 0 && sharding_same_dim_axes(a, b);
 }
 
-/* insertExplicitReshardsOnFuncReturn. */
-static void reshard_returns(Module *m, Func *fn)
+/* insertExplicitReshardsOnFuncReturn: the unreduced collectives a
+ * result needs, then (full version) a reshard to the rest of it. */
+static void reshard_returns(Module *m, Func *fn, bool full)
 {
     Block *b = fn->body;
     for (int j = 0; j < b->num_returns && j < fn->num_results; j++) {
-        Value *v = b->returns[j];
         const Sharding *want = fn->result_shardings ? fn->result_shardings[j] : NULL;
-        if (equivalent(v->sharding, want))
+        Value *collected = mlir_unreduced_collectives(m, b, NULL, b->returns[j], want);
+        if (collected)
+            b->returns[j] = collected;
+        Value *v = b->returns[j];
+        if (!full || equivalent(v->sharding, want))
             continue;
         Sharding *to = want ? sharding_clone(&m->arena, want) : closed_empty(m, v->sharding->mesh, v->type.rank);
         Op *r = new_reshard(m, v, to);
@@ -393,10 +398,27 @@ static void reshard_call(Explicit *x, Op *op)
     }
 }
 
+/* convertReshardToUnreducedCollectives: a reshard that makes its operand
+ * unreduced over more axes becomes the unreduced collectives. */
+static bool reshard_to_unreduced_collectives(Explicit *x, Op *op)
+{
+    Value *r = mlir_unreduced_collectives(x->m, op->parent, op, op->operands[0], op->results[0]->sharding);
+    if (!r)
+        return false;
+    Block *b = op->parent;
+    while (b->parent_op)
+        b = b->parent_op->parent;
+    ir_replace_uses(b, op->results[0], r);
+    block_remove(op->parent, op);
+    return true;
+}
+
 static bool visit(Op *op, void *user)
 {
     if (op->kind == OP_CALL)
         reshard_call(user, op);
+    else if (op->kind == OP_RESHARD && reshard_to_unreduced_collectives(user, op))
+        return true;
     else
         explicit_op(user, op);
     return true;
@@ -409,8 +431,7 @@ void mlir_insert_explicit_reshards(Module *m, DiagEngine *diag, bool full)
     arena_init(&x.scratch);
     for (int f = 0; f < m->num_funcs; f++) {
         ir_walk(m->funcs[f]->body, &(IrWalker){.post = visit, .user = &x, .scope = IR_WALK_GLOBAL});
-        if (full)
-            reshard_returns(m, m->funcs[f]);
+        reshard_returns(m, m->funcs[f], full);
     }
     arena_free(&x.scratch);
 }
