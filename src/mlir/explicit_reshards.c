@@ -53,20 +53,77 @@ Sharding *mlir_sharding_bypassing_barriers(const Value *v)
     return v->sharding;
 }
 
-/* getMesh: the one mesh of the op's shardings (by name), or NULL when
- * none has one, two differ, or it is a mesh without axes. */
+/* Shardy's isFullyReplicated: no axes on any dim (unreduced or not). */
+static bool no_dim_axes(const Sharding *s)
+{
+    for (int d = 0; s && d < s->rank; d++)
+        if (s->dims[d].num_axes)
+            return false;
+    return true;
+}
+
+/* The same axes, names and sizes, in any device order (Shardy's
+ * MeshAttr::equals ignoring device ids). */
+static bool same_axes(const Mesh *a, const Mesh *b)
+{
+    if (a->num_axes != b->num_axes)
+        return false;
+    for (int i = 0; i < a->num_axes; i++)
+        if (a->axes[i].size != b->axes[i].size || strcmp(a->axes[i].name, b->axes[i].name) != 0)
+            return false;
+    return true;
+}
+
+/* getMostCommonMesh: of the meshes of the op's tensors that have axes on
+ * some dim, the one (by name) most of them use, the first to get there;
+ * `fallback` when none has. */
+static const Mesh *most_common_mesh(const Op *op, const Mesh *fallback)
+{
+    const Mesh *best = fallback;
+    int best_count = 0, n = op->num_operands + op->num_results;
+    for (int t = 0; t < n; t++) {
+        const Sharding *s = mlir_sharding_bypassing_barriers(tensor_value(op, t));
+        if (!s || no_dim_axes(s))
+            continue;
+        const Mesh *mesh = s->mesh ? s->mesh : fallback;
+        int count = 0;
+        for (int u = 0; u <= t; u++) {
+            const Sharding *o = mlir_sharding_bypassing_barriers(tensor_value(op, u));
+            const Mesh *other = o && o->mesh ? o->mesh : fallback;
+            count += o && !no_dim_axes(o) && strcmp(other->name, mesh->name) == 0;
+        }
+        if (count > best_count) {
+            best_count = count;
+            best = mesh;
+        }
+    }
+    return best;
+}
+
+/* getMesh: the op's tensors must share one mesh up to device order (a
+ * row-major one preferred), with axes (not a maximal or empty one); the
+ * op is then computed on the device order most of its sharded tensors
+ * use, and the others are resharded to it. NULL when there is no such
+ * mesh. */
 static const Mesh *op_mesh(const Op *op)
 {
-    const Mesh *mesh = NULL;
+    const Mesh *common = NULL;
     for (int t = 0; t < op->num_operands + op->num_results; t++) {
         const Sharding *s = mlir_sharding_bypassing_barriers(tensor_value(op, t));
         if (!s || !s->mesh)
             continue;
-        if (mesh && strcmp(mesh->name, s->mesh->name) != 0)
+        if (!common || !common->num_axes) {
+            common = s->mesh;
+            continue;
+        }
+        if (!s->mesh->num_axes)
+            continue;
+        if (!same_axes(common, s->mesh))
             return NULL;
-        mesh = s->mesh;
+        if (!s->mesh->device_ids)
+            common = s->mesh;
     }
-    return mesh && mesh->num_axes ? mesh : NULL;
+    return common && common->num_axes ? most_common_mesh(op, common) : NULL;
 }
 
 Sharding *mlir_closed_sharding(Module *m, const Mesh *mesh, const DimAxes *axes)
@@ -193,10 +250,12 @@ static bool needs_reshard(Module *m, const Op *op, int t, const OpShardingRule *
                           const Mesh *mesh, Sharding **to)
 {
     const Value *v = tensor_value(op, t);
+    const Sharding *s = mlir_sharding_bypassing_barriers(v);
     DimAxes have, want;
-    reshard_dim_axes_from_sharding(&have, mlir_sharding_bypassing_barriers(v), v->type.rank);
+    reshard_dim_axes_from_sharding(&have, s, v->type.rank);
     factor_assignment_tensor_axes(&want, rule, assignment, t);
-    if (reshard_dim_axes_equal(&have, &want))
+    bool other_order = s && s->mesh && !no_dim_axes(s) && !mesh_equal(s->mesh, mesh); /* shouldReshardToCommonMesh */
+    if (reshard_dim_axes_equal(&have, &want) && !other_order)
         return false;
     *to = sharding_of(m, mesh, &want, v->sharding);
     return true;

@@ -9,8 +9,9 @@
  * stacking dim; psum_scatter(tiled=false) reshapes the scattered dim
  * away; all_to_all(tiled=false) adds the concat dim and drops the split
  * one (and read back as the reshapes and tiled collective they are). pmean,
- * axis_index and all_slice have no single StableHLO op and print in the
- * generic "shardc.<op>" form. */
+ * axis_index, all_slice, replicated_to_unreduced and sharded_to_unreduced
+ * have no single StableHLO op and print in the generic "shardc.<op>" form
+ * (outside a shard_map, the last two are Shardy's sdy ops). */
 #include <stdlib.h>
 #include <string.h>
 #include "print_internal.h"
