@@ -396,6 +396,15 @@ static bool equivalent(const Sharding *a, const Sharding *b)
     return strcmp(a->mesh->name, b->mesh->name) == 0 && sharding_same_dim_axes(a, b);
 }
 
+/* Shardy's getSharding: a manual computation's result has its out_spec. */
+static const Sharding *value_sharding(const Value *v)
+{
+    for (int j = 0; !v->sharding && v->def && v->def->kind == OP_SHARD_MAP && j < v->def->num_results; j++)
+        if (v->def->results[j] == v)
+            return op_attr_sharding_at(v->def, ATTR_KEY_OUT_SPECS, j);
+    return v->sharding;
+}
+
 /* insertExplicitReshardsOnFuncReturn: the unreduced collectives a
  * result needs, then (full version) a reshard to the rest of it. */
 static void reshard_returns(Module *m, Func *fn, bool full)
@@ -407,7 +416,7 @@ static void reshard_returns(Module *m, Func *fn, bool full)
         if (collected)
             b->returns[j] = collected;
         Value *v = b->returns[j];
-        if (!full || equivalent(v->sharding, want))
+        if (!full || equivalent(value_sharding(v), want))
             continue;
         Sharding *to = want ? sharding_clone(&m->arena, want) : closed_empty(m, v->sharding->mesh, v->type.rank);
         Op *r = new_reshard(m, v, to);
@@ -457,6 +466,85 @@ static void reshard_call(Explicit *x, Op *op)
     }
 }
 
+/* insertExplicitReshardsToTargetSharding for a data-flow edge's source
+ * in *slot: the unreduced axes its owner drops all-reduced, the unreduced
+ * collectives it adds, then (full version) a reshard to the owner's
+ * sharding (closed and empty when it has none), right after the source's
+ * definition. */
+static void reshard_source(Explicit *x, Value **slot, const Sharding *target, bool full)
+{
+    Value *v = *slot;
+    Block *b = v->def ? v->def->parent : v->block;
+    Op *before = v->def ? v->def->next : b->first;
+    Value *r = mlir_unreduced_all_reduce(x->m, b, before, v, target);
+    Value *collected = mlir_unreduced_collectives(x->m, b, before, r, target);
+    r = collected ? collected : r;
+    if (full && !equivalent(r->sharding, target)) {
+        Sharding *to = target ? sharding_clone(&x->m->arena, target)
+                              : closed_empty(x->m, r->sharding->mesh, r->type.rank);
+        Op *op = new_reshard(x->m, r, to);
+        block_insert_before(b, before, op);
+        r = op->results[0];
+    }
+    *slot = r;
+}
+
+static void reshard_returned(Explicit *x, Block *b, int i, const Sharding *target)
+{
+    if (b && i < b->num_returns)
+        reshard_source(x, &b->returns[i], target, x->full);
+}
+
+/* A manual computation's edges: operands to its in_shardings (the
+ * manual part the op keeps joined with the free part its body argument
+ * has), the body's returned values to its out_shardings without the
+ * manual axes (the body's view of them). */
+static void reshard_manual_edges(Explicit *x, Op *op)
+{
+    uint64_t manual = op_manual_axes_mask(op, NULL);
+    for (int i = 0; op->region && i < op->num_operands && i < op->region->num_args; i++) {
+        const Sharding *spec = op_attr_sharding_at(op, ATTR_KEY_IN_SPECS, i), *free_part = op->region->args[i]->sharding;
+        const Sharding *in = spec && free_part ? sharding_join_manual(&x->m->arena, spec, free_part) : spec;
+        reshard_source(x, &op->operands[i], in, x->full);
+    }
+    for (int i = 0; i < op->num_results; i++) {
+        const Sharding *out = value_sharding(op->results[i]);
+        Sharding *manual_part, *free_part = NULL;
+        if (out)
+            sharding_split_manual(&x->m->arena, out, manual, &manual_part, &free_part);
+        reshard_returned(x, op->region, i, free_part);
+    }
+}
+
+/* insertExplicitReshardsOnDataFlowOp: each edge's sources resharded to
+ * its owner's sharding (a result's): a while's operand and body result,
+ * each case branch's result, an optimization barrier's operand. */
+static bool reshard_data_flow(Explicit *x, Op *op)
+{
+    switch (op->kind) {
+    case OP_WHILE:
+        for (int i = 0; op->num_regions == 2 && i < op->num_results; i++) {
+            reshard_source(x, &op->operands[i], op->results[i]->sharding, x->full);
+            reshard_returned(x, op->regions[1], i, op->results[i]->sharding);
+        }
+        return true;
+    case OP_CASE:
+        for (int i = 0; i < op->num_results; i++)
+            for (int k = 0; k < op->num_regions; k++)
+                reshard_returned(x, op->regions[k], i, op->results[i]->sharding);
+        return true;
+    case OP_OPTIMIZATION_BARRIER:
+        for (int i = 0; i < op->num_operands && i < op->num_results; i++)
+            reshard_source(x, &op->operands[i], op->results[i]->sharding, x->full);
+        return true;
+    case OP_SHARD_MAP:
+        reshard_manual_edges(x, op);
+        return true;
+    default:
+        return false;
+    }
+}
+
 /* convertReshardToUnreducedCollectives: a reshard that makes its operand
  * unreduced over more axes becomes the unreduced collectives. */
 static bool reshard_to_unreduced_collectives(Explicit *x, Op *op)
@@ -477,6 +565,8 @@ static bool visit(Op *op, void *user)
     if (op->kind == OP_CALL)
         reshard_call(user, op);
     else if (op->kind == OP_RESHARD && reshard_to_unreduced_collectives(user, op))
+        return true;
+    else if (reshard_data_flow(user, op))
         return true;
     else
         explicit_op(user, op);

@@ -74,9 +74,7 @@ static void set_unreduced(Module *m, Sharding *s, const AxisList *axes, Unreduce
     s->unreduced_op = kind;
 }
 
-/* The all-reduce of v over the axes `target` does not keep unreduced, or
- * v itself when there are none. Before `before` in block b. */
-static Value *reduce_for(Module *m, Block *b, Op *before, Value *v, const Sharding *target)
+Value *mlir_unreduced_all_reduce(Module *m, Block *b, Op *before, Value *v, const Sharding *target)
 {
     const Sharding *s = v->sharding;
     AxisList have, keep_target, reduce, keep;
@@ -146,11 +144,11 @@ Value *mlir_unreduced_collectives(Module *m, Block *b, Op *before, Value *v, con
 static bool reduce_operands(Op *op, void *user)
 {
     Module *m = user;
-    if (!op->num_results)
+    if (!op->num_results || op->kind == OP_SHARD_MAP) /* its in_specs are the target: explicit_reshards.c */
         return true;
     for (int i = 0; i < op->num_operands; i++)
         if (op->operands[i]->sharding && op->operands[i]->sharding->num_unreduced)
-            op->operands[i] = reduce_for(m, op->parent, op, op->operands[i], op->results[0]->sharding);
+            op->operands[i] = mlir_unreduced_all_reduce(m, op->parent, op, op->operands[i], op->results[0]->sharding);
     return true;
 }
 
@@ -163,7 +161,7 @@ void mlir_export_unreduced(Module *m)
         for (int j = 0; j < b->num_returns && j < fn->num_results; j++) {
             Value *v = b->returns[j];
             if (v->sharding && v->sharding->num_unreduced)
-                b->returns[j] = reduce_for(m, b, NULL, v, fn->result_shardings ? fn->result_shardings[j] : NULL);
+                b->returns[j] = mlir_unreduced_all_reduce(m, b, NULL, v, fn->result_shardings ? fn->result_shardings[j] : NULL);
         }
     }
 }

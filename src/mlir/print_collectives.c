@@ -352,7 +352,7 @@ static void emit_permute(MlirPrinter *p, const Op *op, const Collective *c, int 
 static bool global_view(const Op *op)
 {
     for (const Block *b = op->parent; b && b->parent_op; b = b->parent_op->parent)
-        if (b->parent_op->kind == OP_SHARD_MAP)
+        if (b->parent_op->kind == OP_SHARD_MAP && !op_is_partial_manual(b->parent_op))
             return false;
     return (op->kind == OP_ALL_REDUCE || op->kind == OP_REPLICATED_TO_UNREDUCED) && op->results[0]->sharding;
 }
