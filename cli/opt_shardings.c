@@ -135,10 +135,29 @@ static Sharding *reopen(Sharding *s, const Sharding *before)
     return !before && s && all_open_and_empty(s) ? NULL : s;
 }
 
+/* Whether v carries a manual computation's in or out sharding (a body
+ * argument or a result of it). */
+static bool is_manual_edge(const Value *v)
+{
+    const Op *owner = v->def ? v->def : v->block ? v->block->parent_op : NULL;
+    return owner && owner->kind == OP_SHARD_MAP;
+}
+
+/* Shardy keeps the priorities written on a manual computation's in and
+ * out shardings through propagation (they print with them). */
+static void restore_priorities(Sharding *s, const Sharding *before)
+{
+    for (int d = 0; s && before && d < s->rank && d < before->rank; d++)
+        s->dims[d].priority = before->dims[d].priority;
+}
+
 static bool reopen_value(Value *v, void *user)
 {
     const CliWritten *w = user;
-    v->sharding = reopen(v->sharding, v->id < w->num_values ? w->values[v->id] : NULL);
+    const Sharding *before = v->id < w->num_values ? w->values[v->id] : NULL;
+    v->sharding = reopen(v->sharding, before);
+    if (is_manual_edge(v))
+        restore_priorities(v->sharding, before);
     return true;
 }
 
@@ -154,6 +173,8 @@ static void reopen_results(Module *m, Func *fn, const Sharding **before)
         if (!s && v->sharding && (!entry || entry == fn)) { /* propagated onto it: no replicated or unreduced axes */
             s = sharding_clone(&m->arena, v->sharding);
             s->num_replicated = s->num_unreduced = 0;
+            for (int d = 0; d < s->rank; d++) /* a manual computation's stay on its edge */
+                s->dims[d].priority = PRIORITY_NONE;
         }
         fn->result_shardings[r] = reopen(s, before ? before[r] : NULL);
     }

@@ -1,12 +1,35 @@
 /* Generators for structure ops: sharding_constraint / reshard and call. */
 #include "shirgen.h"
 
+/* --unreduced: now and then the constraint makes its operand unreduced
+ * over the minor axis of a dim the operand shards, which the partitioner
+ * turns into a sharded_to_unreduced (no draw without the flag). */
+static Sharding *sharded_to_unreduced(Gen *g, const Value *x)
+{
+    const Sharding *s = x->sharding;
+    if (!g->opts.unreduced || !dtype_is_float(x->type.dtype) || !s || s->num_unreduced || !rng_pct(&g->rng, 50))
+        return NULL;
+    for (int d = 0; d < s->rank; d++) {
+        if (!s->dims[d].num_axes)
+            continue;
+        Sharding *c = sharding_clone(gen_arena(g), s);
+        c->dims[d].num_axes--;
+        c->unreduced = ARENA_ARRAY(gen_arena(g), AxisRef, 1);
+        c->unreduced[0] = s->dims[d].axes[s->dims[d].num_axes - 1];
+        c->num_unreduced = 1;
+        return c;
+    }
+    return NULL;
+}
+
 bool gen_constraint(Gen *g, OpKind kind)
 {
     Pick p = pick_any(0);
     GenVal *x = gen_operand(g, &p);
     Op *op = gen_op(g, kind, &x->v, 1, &x->v->type, 1);
-    op->results[0]->sharding = gen_sharding(g, &x->v->type, false);
+    op->results[0]->sharding = sharded_to_unreduced(g, x->v);
+    if (!op->results[0]->sharding)
+        op->results[0]->sharding = gen_sharding(g, &x->v->type, false);
     gen_result(g, op, 0, x->bound, x->exact, x->vma);
     return true;
 }

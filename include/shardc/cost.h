@@ -20,7 +20,7 @@
 int64_t cost_collective_received(OpKind kind, int64_t n, int64_t in_bytes, int64_t out_bytes);
 
 /* The collective kinds, numbered 0..COST_KINDS-1 (-1: not a collective). */
-enum { COST_KINDS = 13 };
+enum { COST_KINDS = 15 };
 int cost_kind_slot(OpKind kind);
 OpKind cost_slot_kind(int slot);
 

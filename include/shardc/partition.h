@@ -73,6 +73,16 @@ bool reshard_dim_axes_equal(const DimAxes *a, const DimAxes *b);
 bool reshard_plan(ReshardPlan *plan, const Mesh *mesh, const DimAxes *from, const AxisList *partial,
                   const DimAxes *to);
 const char *reshard_reduction_name(ReductionKind kind);
+/* Shardy's split of a reshard that makes a value unreduced over the new
+ * axes `added` (out = in + replicated-to-unreduced + sharded-to-unreduced,
+ * its insertUnreducedCollectives): a dim whose axes in `want` are a strict
+ * prefix of those in `have`, shedding only axes of `added`, keeps its axes
+ * until they become unreduced in place (`shed` per dim, all of them in
+ * `s2u`); every other dim that differs takes want's axes first. `tmp` is
+ * the layout before the unreduced collectives; true when it differs from
+ * `have` (a reshard first). The partitioner and the MLIR export both use it. */
+bool reshard_unreduced_split(const DimAxes *have, const DimAxes *want, const AxisList *added, DimAxes *tmp,
+                             DimAxes *shed, AxisList *s2u);
 /* Bytes one device receives in a step, from its local bytes before and
  * after it (bandwidth-optimal algorithms; what --stats reports). */
 int64_t reshard_step_bytes(const ReshardStep *s, int64_t in_bytes, int64_t out_bytes);

@@ -338,6 +338,34 @@ static bool coll_all_slice(ExecCtx *x, const Op *op, const Group *g, const Tenso
     return exec_kernel(x, op, tensor_extract_block(&x->tensors, in, offsets, sizes, out));
 }
 
+/* replicated_to_unreduced (a sum's partials): member 0 keeps the value,
+ * the others hold zeros, so the group's sum is the value (no
+ * communication). */
+static bool coll_replicated_to_unreduced(ExecCtx *x, const Op *op, const Group *g, const Tensor *in, Tensor **out)
+{
+    collective_count_traffic(x, op, 0, 0);
+    if (g->t.index == 0)
+        return exec_kernel(x, op, tensor_extract_block(&x->tensors, in, (int64_t[SHARDC_MAX_RANK]){0}, in->dims, out));
+    return exec_kernel(x, op, tensor_new(&x->tensors, in->dtype, in->rank, in->dims, out));
+}
+
+/* sharded_to_unreduced: the block a member holds of `dim`, at its place in
+ * zeros the size of the whole dim, so the group's sum is the whole value
+ * (no communication; the opposite of all_slice). */
+static bool coll_sharded_to_unreduced(ExecCtx *x, const Op *op, const Group *g, const Tensor *in, Tensor **out)
+{
+    int64_t dim = op_attr_int(op, ATTR_KEY_DIM), offsets[SHARDC_MAX_RANK] = {0}, dims[SHARDC_MAX_RANK];
+    if (dim < 0 || dim >= in->rank)
+        return exec_fail(x, op, "'sharded_to_unreduced': no dim %lld", (long long)dim);
+    memcpy(dims, in->dims, (size_t)in->rank * sizeof *dims);
+    dims[dim] *= g->t.size;
+    offsets[dim] = g->t.index * in->dims[dim];
+    collective_count_traffic(x, op, 0, 0);
+    if (!exec_kernel(x, op, tensor_new(&x->tensors, in->dtype, in->rank, dims, out)))
+        return false;
+    return exec_kernel(x, op, tensor_insert_block(&x->tensors, *out, in, offsets));
+}
+
 /* ---- dispatch ------------------------------------------------------------------------------------------ */
 
 typedef bool (*CollectiveFn)(ExecCtx *x, const Op *op, const Group *g, const Tensor *in, Tensor **out);
@@ -348,6 +376,7 @@ static const CollectiveFn collective_fns[OP_COUNT] = {
     [OP_PSUM_SCATTER] = coll_reduce_scatter, [OP_REDUCE_SCATTER] = coll_reduce_scatter,
     [OP_ALL_GATHER] = coll_all_gather, [OP_ALL_TO_ALL] = coll_all_to_all, [OP_PPERMUTE] = coll_ppermute,
     [OP_AXIS_INDEX] = coll_axis_index, [OP_ALL_SLICE] = coll_all_slice,
+    [OP_REPLICATED_TO_UNREDUCED] = coll_replicated_to_unreduced, [OP_SHARDED_TO_UNREDUCED] = coll_sharded_to_unreduced,
 };
 
 bool exec_collective(ExecCtx *x, const Op *op, Tensor *const *in, Tensor **out)

@@ -31,6 +31,7 @@ int64_t cost_collective_received(OpKind kind, int64_t n, int64_t in_bytes, int64
 static const OpKind slot_kinds[COST_KINDS] = {
     OP_PSUM, OP_PMEAN, OP_PMAX, OP_PMIN, OP_ALL_GATHER, OP_PSUM_SCATTER, OP_PPERMUTE, OP_ALL_TO_ALL,
     OP_AXIS_INDEX, OP_ALL_SLICE, OP_ALL_REDUCE, OP_REDUCE_SCATTER, OP_COLLECTIVE_PERMUTE,
+    OP_REPLICATED_TO_UNREDUCED, OP_SHARDED_TO_UNREDUCED,
 };
 
 int cost_kind_slot(OpKind kind)

@@ -10,5 +10,18 @@ Sharding *mlir_closed_sharding(Module *m, const Mesh *mesh, const DimAxes *axes)
 /* v's sharding, or through propagation barriers the one of their input
  * (Shardy's getShardingBypassingBarriers). */
 Sharding *mlir_sharding_bypassing_barriers(const Value *v);
+/* Shardy's sortAndMergeAxes: by mesh axis, then position; adjacent
+ * sub-axes of one axis merged. */
+void mlir_sort_and_merge_axes(AxisList *l);
+/* insertAllReduceIfUnreducedToReplicated: the all-reduce of v over the
+ * unreduced axes `target` does not keep, or v itself when there are none,
+ * before `before` in b. */
+Value *mlir_unreduced_all_reduce(Module *m, Block *b, Op *before, Value *v, const Sharding *target);
+/* Shardy's insertUnreducedCollectives: v used where `target` is
+ * unreduced over axes v is not (out = in + r2u + s2u): a reshard of the
+ * dims that cannot stay, an sdy.replicated_to_unreduced over the new axes
+ * no dim of v shards, an sdy.sharded_to_unreduced over those a dim sheds,
+ * before `before` in b. Returns the last value, or NULL when v needs none. */
+Value *mlir_unreduced_collectives(Module *m, Block *b, Op *before, Value *v, const Sharding *target);
 
 #endif

@@ -53,20 +53,77 @@ Sharding *mlir_sharding_bypassing_barriers(const Value *v)
     return v->sharding;
 }
 
-/* getMesh: the one mesh of the op's shardings (by name), or NULL when
- * none has one, two differ, or it is a mesh without axes. */
+/* Shardy's isFullyReplicated: no axes on any dim (unreduced or not). */
+static bool no_dim_axes(const Sharding *s)
+{
+    for (int d = 0; s && d < s->rank; d++)
+        if (s->dims[d].num_axes)
+            return false;
+    return true;
+}
+
+/* The same axes, names and sizes, in any device order (Shardy's
+ * MeshAttr::equals ignoring device ids). */
+static bool same_axes(const Mesh *a, const Mesh *b)
+{
+    if (a->num_axes != b->num_axes)
+        return false;
+    for (int i = 0; i < a->num_axes; i++)
+        if (a->axes[i].size != b->axes[i].size || strcmp(a->axes[i].name, b->axes[i].name) != 0)
+            return false;
+    return true;
+}
+
+/* getMostCommonMesh: of the meshes of the op's tensors that have axes on
+ * some dim, the one (by name) most of them use, the first to get there;
+ * `fallback` when none has. */
+static const Mesh *most_common_mesh(const Op *op, const Mesh *fallback)
+{
+    const Mesh *best = fallback;
+    int best_count = 0, n = op->num_operands + op->num_results;
+    for (int t = 0; t < n; t++) {
+        const Sharding *s = mlir_sharding_bypassing_barriers(tensor_value(op, t));
+        if (!s || no_dim_axes(s))
+            continue;
+        const Mesh *mesh = s->mesh ? s->mesh : fallback;
+        int count = 0;
+        for (int u = 0; u <= t; u++) {
+            const Sharding *o = mlir_sharding_bypassing_barriers(tensor_value(op, u));
+            const Mesh *other = o && o->mesh ? o->mesh : fallback;
+            count += o && !no_dim_axes(o) && strcmp(other->name, mesh->name) == 0;
+        }
+        if (count > best_count) {
+            best_count = count;
+            best = mesh;
+        }
+    }
+    return best;
+}
+
+/* getMesh: the op's tensors must share one mesh up to device order (a
+ * row-major one preferred), with axes (not a maximal or empty one); the
+ * op is then computed on the device order most of its sharded tensors
+ * use, and the others are resharded to it. NULL when there is no such
+ * mesh. */
 static const Mesh *op_mesh(const Op *op)
 {
-    const Mesh *mesh = NULL;
+    const Mesh *common = NULL;
     for (int t = 0; t < op->num_operands + op->num_results; t++) {
         const Sharding *s = mlir_sharding_bypassing_barriers(tensor_value(op, t));
         if (!s || !s->mesh)
             continue;
-        if (mesh && strcmp(mesh->name, s->mesh->name) != 0)
+        if (!common || !common->num_axes) {
+            common = s->mesh;
+            continue;
+        }
+        if (!s->mesh->num_axes)
+            continue;
+        if (!same_axes(common, s->mesh))
             return NULL;
-        mesh = s->mesh;
+        if (!s->mesh->device_ids)
+            common = s->mesh;
     }
-    return mesh && mesh->num_axes ? mesh : NULL;
+    return common && common->num_axes ? most_common_mesh(op, common) : NULL;
 }
 
 Sharding *mlir_closed_sharding(Module *m, const Mesh *mesh, const DimAxes *axes)
@@ -118,9 +175,7 @@ static Sharding *closed_empty(Module *m, const Mesh *mesh, int rank)
     return s;
 }
 
-/* Shardy's sortAndMergeAxes: by mesh axis, then position; adjacent
- * sub-axes of one axis merged. */
-static void sort_and_merge(AxisList *l)
+void mlir_sort_and_merge_axes(AxisList *l)
 {
     for (int i = 1; i < l->count; i++)
         for (int j = i; j > 0; j--) {
@@ -145,7 +200,7 @@ static void reduce_results(Module *m, Op *op, const AxisList *axes, const Mesh *
     for (int k = 0; first && k < first->num_unreduced && k < AXIS_LIST_MAX; k++)
         unreduced.axes[unreduced.count++] = first->unreduced[k];
     axis_list_minus(&reduce, axes, &unreduced);
-    sort_and_merge(&reduce);
+    mlir_sort_and_merge_axes(&reduce);
     for (int j = op->num_results - 1; reduce.count && j >= 0; j--) {
         Value *v = op->results[j];
         Sharding *out = v->sharding ? v->sharding : closed_empty(m, mesh, v->type.rank);
@@ -195,10 +250,12 @@ static bool needs_reshard(Module *m, const Op *op, int t, const OpShardingRule *
                           const Mesh *mesh, Sharding **to)
 {
     const Value *v = tensor_value(op, t);
+    const Sharding *s = mlir_sharding_bypassing_barriers(v);
     DimAxes have, want;
-    reshard_dim_axes_from_sharding(&have, mlir_sharding_bypassing_barriers(v), v->type.rank);
+    reshard_dim_axes_from_sharding(&have, s, v->type.rank);
     factor_assignment_tensor_axes(&want, rule, assignment, t);
-    if (reshard_dim_axes_equal(&have, &want))
+    bool other_order = s && s->mesh && !no_dim_axes(s) && !mesh_equal(s->mesh, mesh); /* shouldReshardToCommonMesh */
+    if (reshard_dim_axes_equal(&have, &want) && !other_order)
         return false;
     *to = sharding_of(m, mesh, &want, v->sharding);
     return true;
@@ -321,9 +378,12 @@ static void explicit_op(Explicit *x, Op *op)
 }
 
 /* Shardy's isEquivalent: both replicated (no axes, none unreduced), or
- * the same mesh, unreduced axes and axes per dim. */
+ * the same mesh, unreduced axes and axes per dim; no sharding is
+ * equivalent to any without axes, unreduced or not. */
 static bool equivalent(const Sharding *a, const Sharding *b)
 {
+    if (!a)
+        return !b || sharding_num_blocks(b) == 1;
     bool a_rep = !a || (!a->num_unreduced && sharding_num_blocks(a) == 1);
     bool b_rep = !b || (!b->num_unreduced && sharding_num_blocks(b) == 1);
     if (a_rep || b_rep)
@@ -336,14 +396,27 @@ static bool equivalent(const Sharding *a, const Sharding *b)
     return strcmp(a->mesh->name, b->mesh->name) == 0 && sharding_same_dim_axes(a, b);
 }
 
-/* insertExplicitReshardsOnFuncReturn. */
-static void reshard_returns(Module *m, Func *fn)
+/* Shardy's getSharding: a manual computation's result has its out_spec. */
+static const Sharding *value_sharding(const Value *v)
+{
+    for (int j = 0; !v->sharding && v->def && v->def->kind == OP_SHARD_MAP && j < v->def->num_results; j++)
+        if (v->def->results[j] == v)
+            return op_attr_sharding_at(v->def, ATTR_KEY_OUT_SPECS, j);
+    return v->sharding;
+}
+
+/* insertExplicitReshardsOnFuncReturn: the unreduced collectives a
+ * result needs, then (full version) a reshard to the rest of it. */
+static void reshard_returns(Module *m, Func *fn, bool full)
 {
     Block *b = fn->body;
     for (int j = 0; j < b->num_returns && j < fn->num_results; j++) {
-        Value *v = b->returns[j];
         const Sharding *want = fn->result_shardings ? fn->result_shardings[j] : NULL;
-        if (equivalent(v->sharding, want))
+        Value *collected = mlir_unreduced_collectives(m, b, NULL, b->returns[j], want);
+        if (collected)
+            b->returns[j] = collected;
+        Value *v = b->returns[j];
+        if (!full || equivalent(value_sharding(v), want))
             continue;
         Sharding *to = want ? sharding_clone(&m->arena, want) : closed_empty(m, v->sharding->mesh, v->type.rank);
         Op *r = new_reshard(m, v, to);
@@ -393,10 +466,108 @@ static void reshard_call(Explicit *x, Op *op)
     }
 }
 
+/* insertExplicitReshardsToTargetSharding for a data-flow edge's source
+ * in *slot: the unreduced axes its owner drops all-reduced, the unreduced
+ * collectives it adds, then (full version) a reshard to the owner's
+ * sharding (closed and empty when it has none), right after the source's
+ * definition. */
+static void reshard_source(Explicit *x, Value **slot, const Sharding *target, bool full)
+{
+    Value *v = *slot;
+    Block *b = v->def ? v->def->parent : v->block;
+    Op *before = v->def ? v->def->next : b->first;
+    Value *r = mlir_unreduced_all_reduce(x->m, b, before, v, target);
+    Value *collected = mlir_unreduced_collectives(x->m, b, before, r, target);
+    r = collected ? collected : r;
+    if (full && !equivalent(r->sharding, target)) {
+        Sharding *to = target ? sharding_clone(&x->m->arena, target)
+                              : closed_empty(x->m, r->sharding->mesh, r->type.rank);
+        Op *op = new_reshard(x->m, r, to);
+        block_insert_before(b, before, op);
+        r = op->results[0];
+    }
+    *slot = r;
+}
+
+static void reshard_returned(Explicit *x, Block *b, int i, const Sharding *target)
+{
+    if (b && i < b->num_returns)
+        reshard_source(x, &b->returns[i], target, x->full);
+}
+
+/* A manual computation's edges: operands to its in_shardings (the
+ * manual part the op keeps joined with the free part its body argument
+ * has), the body's returned values to its out_shardings without the
+ * manual axes (the body's view of them). */
+static void reshard_manual_edges(Explicit *x, Op *op)
+{
+    uint64_t manual = op_manual_axes_mask(op, NULL);
+    for (int i = 0; op->region && i < op->num_operands && i < op->region->num_args; i++) {
+        const Sharding *spec = op_attr_sharding_at(op, ATTR_KEY_IN_SPECS, i), *free_part = op->region->args[i]->sharding;
+        const Sharding *in = spec && free_part ? sharding_join_manual(&x->m->arena, spec, free_part) : spec;
+        reshard_source(x, &op->operands[i], in, x->full);
+    }
+    for (int i = 0; i < op->num_results; i++) {
+        const Sharding *out = value_sharding(op->results[i]);
+        Sharding *manual_part, *free_part = NULL;
+        if (out)
+            sharding_split_manual(&x->m->arena, out, manual, &manual_part, &free_part);
+        reshard_returned(x, op->region, i, free_part);
+    }
+}
+
+/* insertExplicitReshardsOnDataFlowOp: each edge's sources resharded to
+ * its owner's sharding (a result's): a while's operand and body result,
+ * each case branch's result, an optimization barrier's operand. */
+static bool reshard_data_flow(Explicit *x, Op *op)
+{
+    switch (op->kind) {
+    case OP_WHILE:
+        for (int i = 0; op->num_regions == 2 && i < op->num_results; i++) {
+            reshard_source(x, &op->operands[i], op->results[i]->sharding, x->full);
+            reshard_returned(x, op->regions[1], i, op->results[i]->sharding);
+        }
+        return true;
+    case OP_CASE:
+        for (int i = 0; i < op->num_results; i++)
+            for (int k = 0; k < op->num_regions; k++)
+                reshard_returned(x, op->regions[k], i, op->results[i]->sharding);
+        return true;
+    case OP_OPTIMIZATION_BARRIER:
+        for (int i = 0; i < op->num_operands && i < op->num_results; i++)
+            reshard_source(x, &op->operands[i], op->results[i]->sharding, x->full);
+        return true;
+    case OP_SHARD_MAP:
+        reshard_manual_edges(x, op);
+        return true;
+    default:
+        return false;
+    }
+}
+
+/* convertReshardToUnreducedCollectives: a reshard that makes its operand
+ * unreduced over more axes becomes the unreduced collectives. */
+static bool reshard_to_unreduced_collectives(Explicit *x, Op *op)
+{
+    Value *r = mlir_unreduced_collectives(x->m, op->parent, op, op->operands[0], op->results[0]->sharding);
+    if (!r)
+        return false;
+    Block *b = op->parent;
+    while (b->parent_op)
+        b = b->parent_op->parent;
+    ir_replace_uses(b, op->results[0], r);
+    block_remove(op->parent, op);
+    return true;
+}
+
 static bool visit(Op *op, void *user)
 {
     if (op->kind == OP_CALL)
         reshard_call(user, op);
+    else if (op->kind == OP_RESHARD && reshard_to_unreduced_collectives(user, op))
+        return true;
+    else if (reshard_data_flow(user, op))
+        return true;
     else
         explicit_op(user, op);
     return true;
@@ -409,8 +580,7 @@ void mlir_insert_explicit_reshards(Module *m, DiagEngine *diag, bool full)
     arena_init(&x.scratch);
     for (int f = 0; f < m->num_funcs; f++) {
         ir_walk(m->funcs[f]->body, &(IrWalker){.post = visit, .user = &x, .scope = IR_WALK_GLOBAL});
-        if (full)
-            reshard_returns(m, m->funcs[f]);
+        reshard_returns(m, m->funcs[f], full);
     }
     arena_free(&x.scratch);
 }

@@ -9,8 +9,9 @@
  * stacking dim; psum_scatter(tiled=false) reshapes the scattered dim
  * away; all_to_all(tiled=false) adds the concat dim and drops the split
  * one (and read back as the reshapes and tiled collective they are). pmean,
- * axis_index and all_slice have no single StableHLO op and print in the
- * generic "shardc.<op>" form. */
+ * axis_index, all_slice, replicated_to_unreduced and sharded_to_unreduced
+ * have no single StableHLO op and print in the generic "shardc.<op>" form
+ * (outside a shard_map, the last two are Shardy's sdy ops). */
 #include <stdlib.h>
 #include <string.h>
 #include "print_internal.h"
@@ -351,9 +352,9 @@ static void emit_permute(MlirPrinter *p, const Op *op, const Collective *c, int 
 static bool global_view(const Op *op)
 {
     for (const Block *b = op->parent; b && b->parent_op; b = b->parent_op->parent)
-        if (b->parent_op->kind == OP_SHARD_MAP)
+        if (b->parent_op->kind == OP_SHARD_MAP && !op_is_partial_manual(b->parent_op))
             return false;
-    return op->kind == OP_ALL_REDUCE && op->results[0]->sharding;
+    return (op->kind == OP_ALL_REDUCE || op->kind == OP_REPLICATED_TO_UNREDUCED) && op->results[0]->sharding;
 }
 
 /* The rest of an sdy collective's line: `%x out_sharding=<...> : type`. */
@@ -367,12 +368,14 @@ static void sdy_operand_and_out_sharding(MlirPrinter *p, const Op *op)
     fputc('\n', p->out);
 }
 
-/* `sdy.all_reduce [max] {"b"} %x out_sharding=<@m, [...]> : tensor<...>` */
+/* `sdy.all_reduce [max] {"b"} %x out_sharding=<@m, [...]> : tensor<...>`,
+ * `sdy.replicated_to_unreduced {"b"} %x out_sharding=...`. */
 static void emit_sdy_all_reduce(MlirPrinter *p, const Op *op, const Collective *c, int indent)
 {
-    const char *r = op_attr_string(op, ATTR_KEY_REDUCTION);
+    const char *r = op->kind == OP_ALL_REDUCE ? op_attr_string(op, ATTR_KEY_REDUCTION) : NULL;
     mlir_print_defs(p, op, indent);
-    fprintf(p->out, "sdy.all_reduce %s%s{", r && strcmp(r, "sum") ? r : "", r && strcmp(r, "sum") ? " " : "");
+    fprintf(p->out, "sdy.%s %s%s{", op->kind == OP_ALL_REDUCE ? "all_reduce" : "replicated_to_unreduced",
+            r && strcmp(r, "sum") ? r : "", r && strcmp(r, "sum") ? " " : "");
     mlir_print_axes(p->out, c->mesh, c->axes, c->num_axes);
     fputs("} ", p->out);
     sdy_operand_and_out_sharding(p, op);
@@ -393,6 +396,7 @@ static const char *sdy_collective_name(OpKind kind)
     case OP_ALL_GATHER: return "all_gather";
     case OP_ALL_SLICE: return "all_slice";
     case OP_ALL_TO_ALL: return "all_to_all";
+    case OP_SHARDED_TO_UNREDUCED: return "sharded_to_unreduced";
     default: return "collective_permute";
     }
 }
@@ -424,7 +428,9 @@ void mlir_emit_collective(MlirPrinter *p, const Op *op, int indent)
         return;
     }
     Collective c;
-    if (op->kind == OP_ALL_SLICE || !resolve(p, op, &c)) { /* no StableHLO all_slice */
+    bool no_stablehlo = op->kind == OP_ALL_SLICE || op->kind == OP_SHARDED_TO_UNREDUCED ||
+                        (op->kind == OP_REPLICATED_TO_UNREDUCED && !global_view(op));
+    if (no_stablehlo || !resolve(p, op, &c)) {
         mlir_emit_generic(p, op, indent);
         return;
     }

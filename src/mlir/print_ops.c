@@ -781,6 +781,8 @@ static const MlirOpForm special_forms[OP_COUNT] = {
     [OP_REDUCE_SCATTER] = {mlir_plan_collective, mlir_emit_collective},
     [OP_COLLECTIVE_PERMUTE] = {mlir_plan_collective, mlir_emit_collective},
     [OP_ALL_SLICE] = {mlir_plan_collective, mlir_emit_collective},
+    [OP_REPLICATED_TO_UNREDUCED] = {mlir_plan_collective, mlir_emit_collective},
+    [OP_SHARDED_TO_UNREDUCED] = {mlir_plan_collective, mlir_emit_collective},
 };
 
 static MlirFormKind form_kind(OpKind kind)

@@ -207,6 +207,12 @@ void pc_axes_minus(AxisList *out, const AxisList *a, const AxisList *b);
  * of each group keeps it, the others hold zeros; max and min need
  * nothing). */
 Value *pc_replicated_to_unreduced(PartitionCtx *pc, Value *x, const AxisList *axes, ReductionKind combine, Loc loc);
+/* x, laid out as `layout`, made unreduced over the axes `shed` takes off
+ * the minor end of each dim (reshard_unreduced_split): each device puts
+ * its block at its place in zeros, no communication (Shardy's
+ * sharded_to_unreduced), one op per dim. */
+Value *pc_sharded_to_unreduced(PartitionCtx *pc, Value *x, const TensorType *global, const DimAxes *layout,
+                               const DimAxes *shed, Loc loc);
 /* The partial axes operand i may keep into `op` (whose result 0 is
  * unreduced over `result`, combined by `combine`) given what each
  * operand is partial over; the others are reduced first. */

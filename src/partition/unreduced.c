@@ -34,6 +34,69 @@ Value *pc_replicated_to_unreduced(PartitionCtx *pc, Value *x, const AxisList *ax
     return pc_first_of_group(pc, x, axes, "unreduced", pc_printf(pc, "%s.unreduced", x->name), loc);
 }
 
+Value *pc_sharded_to_unreduced(PartitionCtx *pc, Value *x, const TensorType *global, const DimAxes *layout,
+                               const DimAxes *shed, Loc loc)
+{
+    DimAxes now = *layout;
+    for (int d = 0; x && d < shed->rank; d++) {
+        if (!shed->dims[d].count)
+            continue;
+        axis_list_minus(&now.dims[d], &layout->dims[d], &shed->dims[d]);
+        Op *op;
+        x = pc_emit1(pc, OP_SHARDED_TO_UNREDUCED, loc, &x, 1, pc_printf(pc, "%s.unreduced", x->name),
+                     pc_local_type(pc, global, &now), &op);
+        pc_set_attr(pc, op, ATTR_KEY_AXES, pc_axes_attr(pc, &shed->dims[d]));
+        pc_set_attr(pc, op, ATTR_KEY_DIM, pc_int_attr(pc, d));
+        pc_record_collective(pc, (CollectiveRecord){OP_SHARDED_TO_UNREDUCED, pc->mesh, shed->dims[d], 0, x->name,
+                                                    loc, x->name, pc->reason, 0});
+    }
+    return x;
+}
+
+/* The axes a dim sharded `in` sheds to become `out`, when out's axes are
+ * a strict prefix of in's (the rest of a split last axis, then the axes
+ * after it); false when they are not. */
+static bool shed_axes(AxisList *shed, const AxisList *in, const AxisList *out)
+{
+    shed->count = 0;
+    if (!axis_list_strict_prefix(out, in))
+        return false;
+    int k = out->count;
+    if (k && !axis_ref_equal(out->axes[k - 1], in->axes[k - 1])) {
+        AxisRef whole = in->axes[k - 1];
+        int64_t end = axis_ref_end(out->axes[k - 1]);
+        shed->axes[shed->count++] = (AxisRef){whole.axis, end, axis_ref_end(whole) / end};
+    }
+    for (int i = k; i < in->count; i++)
+        shed->axes[shed->count++] = in->axes[i];
+    return true;
+}
+
+bool reshard_unreduced_split(const DimAxes *have, const DimAxes *want, const AxisList *added, DimAxes *tmp,
+                             DimAxes *shed, AxisList *s2u)
+{
+    bool reshard = false;
+    *tmp = *want;
+    reshard_dim_axes_clear(shed, want->rank);
+    s2u->count = 0;
+    for (int d = 0; d < want->rank; d++) {
+        if (axis_list_equal(&have->dims[d], &want->dims[d]))
+            continue;
+        AxisList left;
+        bool sheds = shed_axes(&shed->dims[d], &have->dims[d], &want->dims[d]);
+        axis_list_minus(&left, &shed->dims[d], added);
+        if (!sheds || left.count) {
+            shed->dims[d].count = 0;
+            reshard = true;
+            continue;
+        }
+        tmp->dims[d] = have->dims[d];
+        for (int i = 0; i < shed->dims[d].count; i++)
+            s2u->axes[s2u->count++] = shed->dims[d].axes[i];
+    }
+    return reshard;
+}
+
 /* How an op's result depends on its operands' partial results: linear in
  * each (one operand: neg, data movement, reduce_sum), linear in all at once
  * (add, sub, concatenate: every operand partial over the same axes), or

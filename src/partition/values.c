@@ -177,12 +177,19 @@ Value *pc_local_as_partial(PartitionCtx *pc, const Value *global, const DimAxes 
     if (first->num_partial)
         memcpy(have.axes, first->partial, sizeof(AxisRef) * (size_t)first->num_partial);
     axis_list_minus(&kept, &have, &reduce);
+    DimAxes to = *want, shed;
+    AxisList s2u = {0}, r2u;
+    if (extra.count && combine == REDUCE_SUM && !pc_layout_uneven(&global->type, &from))
+        reshard_unreduced_split(&from, want, &extra, &to, &shed, &s2u);
+    axis_list_minus(&r2u, &extra, &s2u);
     pc->kept = &kept;
     Value *local = pc_reshard(pc, first->local, &global->type, &from, reduce.count ? &reduce : NULL, first->combine,
-                              want, global->name, loc);
+                              &to, global->name, loc);
     pc->kept = NULL;
-    if (local && extra.count)
-        local = pc_replicated_to_unreduced(pc, local, &extra, combine, loc);
+    if (local && r2u.count)
+        local = pc_replicated_to_unreduced(pc, local, &r2u, combine, loc);
+    if (local && s2u.count)
+        local = pc_sharded_to_unreduced(pc, local, &global->type, &to, &shed, loc);
     pc->body = body;
     pc->insert_before = before;
     pc->executions = executions;

@@ -90,6 +90,19 @@ static void verify_all_gather(VerifyCtx *vc, const Op *op, const TensorType *in,
     expect_shape(vc, op, in, dims, rank);
 }
 
+/* sharded_to_unreduced: `dim` grows by the group size (all_slice's
+ * opposite). */
+static void verify_unslice(VerifyCtx *vc, const Op *op, const TensorType *in, int64_t group)
+{
+    int64_t dim, dims[SHARDC_MAX_RANK];
+    if (!verify_dim_attr(vc, op, ATTR_KEY_DIM, in->rank, &dim))
+        return;
+    for (int d = 0; d < in->rank; d++)
+        if (!gathered_dim(vc, op, in->dims[d], d == dim ? group : 1, &dims[d]))
+            return;
+    expect_shape(vc, op, in, dims, in->rank);
+}
+
 /* psum_scatter / reduce_scatter / all_slice: a dim shrinks by the group
  * size (untiled psum_scatter: a dim of exactly the group size goes away). */
 static void verify_scatter(VerifyCtx *vc, const Op *op, const TensorType *in, int64_t group,
@@ -221,6 +234,7 @@ void verify_collective(VerifyCtx *vc, Op *op)
         verify_scatter(vc, op, in, group, ATTR_KEY_DIM, true);
         break;
     case OP_ALL_SLICE: verify_scatter(vc, op, in, group, ATTR_KEY_DIM, true); break;
+    case OP_SHARDED_TO_UNREDUCED: verify_unslice(vc, op, in, group); break;
     case OP_ALL_TO_ALL: verify_all_to_all(vc, op, in, group); break;
     case OP_PPERMUTE:
         verify_permute_pairs(vc, op, group);

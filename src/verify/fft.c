@@ -21,7 +21,7 @@ static bool takes_complex(const Op *op)
     case OP_SHARDING_GROUP: case OP_DATA_FLOW_EDGE: case OP_FUNC_DATA_FLOW_EDGE: case OP_WHILE: case OP_CASE:
     case OP_OPTIMIZATION_BARRIER: case OP_NAMED_COMPUTATION: case OP_SHARD_MAP: case OP_PSUM:
     case OP_ALL_GATHER: case OP_PSUM_SCATTER: case OP_PPERMUTE: case OP_ALL_TO_ALL: case OP_ALL_SLICE:
-    case OP_COLLECTIVE_PERMUTE:
+    case OP_COLLECTIVE_PERMUTE: case OP_REPLICATED_TO_UNREDUCED: case OP_SHARDED_TO_UNREDUCED:
         return true;
     case OP_ALL_REDUCE: case OP_REDUCE_SCATTER: {
         const char *how = op_attr_string(op, ATTR_KEY_REDUCTION);
