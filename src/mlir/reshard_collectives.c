@@ -119,8 +119,9 @@ static bool lower_reshard(Module *m, Op *op, ReshardPlan *plan)
     bool replicated = reshard_dim_axes_equal(&a, &none) && reshard_dim_axes_equal(&b, &none);
     bool other_mesh = !to || !to->mesh || (from && from->mesh && strcmp(from->mesh->name, to->mesh->name));
     AxisList partial = {0};
+    ReshardOptions opt = {.shape = in->type.dims};
     plan->num_steps = 0;
-    if (!replicated && (other_mesh || !to->mesh->num_axes || !reshard_plan(plan, to->mesh, &a, &partial, &b)))
+    if (!replicated && (other_mesh || !to->mesh->num_axes || !reshard_plan(plan, to->mesh, &a, &partial, &b, &opt)))
         return false;
     Value *v = in;
     for (int first = 0, last; first < plan->num_steps; first = last) {

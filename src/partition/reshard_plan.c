@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "shardc/cost.h"
-#include "shardc/partition.h"
+#include "reshard_internal.h"
 
 enum { MAX_BOUNDS = 32, MAX_MESH_AXES = 16 };
 
@@ -95,8 +95,8 @@ bool reshard_dim_axes_equal(const DimAxes *a, const DimAxes *b)
     return true;
 }
 
-static bool add_step(ReshardPlan *plan, ReshardStepKind kind, int dim, int src_dim, const AxisList *axes,
-                     const DimAxes *after)
+bool reshard_add_step(ReshardPlan *plan, ReshardStepKind kind, int dim, int src_dim, const AxisList *axes,
+                      const DimAxes *after)
 {
     if (plan->num_steps == RESHARD_MAX_STEPS)
         return false;
@@ -144,7 +144,7 @@ static bool try_slice(ReshardPlan *plan, DimAxes *state, const DimAxes *target)
             continue;
         for (int i = 0; i < run.count; i++)
             have->axes[have->count++] = run.axes[i];
-        return add_step(plan, STEP_ALL_SLICE, d, d, &run, state);
+        return reshard_add_step(plan, STEP_ALL_SLICE, d, d, &run, state);
     }
     return false;
 }
@@ -179,7 +179,7 @@ static bool try_all_to_all(ReshardPlan *plan, DimAxes *state, const DimAxes *tar
             from->count = at;
             for (int i = 0; i < block.count; i++)
                 have->axes[have->count++] = block.axes[i];
-            return add_step(plan, STEP_ALL_TO_ALL, d, src, &block, state);
+            return reshard_add_step(plan, STEP_ALL_TO_ALL, d, src, &block, state);
         }
     }
     return false;
@@ -193,7 +193,7 @@ static bool try_permute(ReshardPlan *plan, DimAxes *state, const DimAxes *target
             return false;
     *state = *target;
     AxisList none = {0};
-    return add_step(plan, STEP_COLLECTIVE_PERMUTE, 0, 0, &none, state);
+    return reshard_add_step(plan, STEP_COLLECTIVE_PERMUTE, 0, 0, &none, state);
 }
 
 /* Gather the pieces of one dim beyond what it shares with the target. */
@@ -208,7 +208,7 @@ static bool try_gather(ReshardPlan *plan, DimAxes *state, const DimAxes *target)
         for (int i = keep; i < have->count; i++)
             gone.axes[gone.count++] = have->axes[i];
         have->count = keep;
-        return add_step(plan, STEP_ALL_GATHER, d, d, &gone, state);
+        return reshard_add_step(plan, STEP_ALL_GATHER, d, d, &gone, state);
     }
     return false;
 }
@@ -234,10 +234,10 @@ static bool reduce_partials(ReshardPlan *plan, DimAxes *state, const DimAxes *ta
             memmove(&partial->axes[at], &partial->axes[at + 1], sizeof(AxisRef) * (size_t)(partial->count - at - 1));
             partial->count--;
         }
-        if (run.count && !add_step(plan, STEP_REDUCE_SCATTER, d, d, &run, state))
+        if (run.count && !reshard_add_step(plan, STEP_REDUCE_SCATTER, d, d, &run, state))
             return false;
     }
-    return partial->count == 0 || add_step(plan, STEP_ALL_REDUCE, 0, 0, partial, state);
+    return partial->count == 0 || reshard_add_step(plan, STEP_ALL_REDUCE, 0, 0, partial, state);
 }
 
 /* Whether all-to-all b can join a: its source is none of a's targets (a
@@ -302,8 +302,67 @@ static void drop_unit_axes(AxisList *l)
     l->count = n;
 }
 
+/* Whether every layout of the plan divides each dim that both ends
+ * divide: the partitioner emits an even reshard's steps on even blocks. */
+static bool steps_stay_even(const ReshardPlan *plan, int first, const int64_t *shape, const DimAxes *from,
+                            const DimAxes *to)
+{
+    for (int d = 0; shape && d < from->rank; d++) {
+        if (shape[d] % axis_list_size(&from->dims[d]) || shape[d] % axis_list_size(&to->dims[d]))
+            continue;
+        for (int i = first; i < plan->num_steps; i++)
+            if (shape[d] % axis_list_size(&plan->steps[i].after.dims[d]))
+                return false;
+    }
+    return true;
+}
+
+/* shardc's own planner, where Shardy's does not apply: greedily slice,
+ * permute, all-to-all and gather on the refined pieces. */
+static bool plan_greedy(ReshardPlan *plan, DimAxes *state, const DimAxes *target)
+{
+    while (!reshard_dim_axes_equal(state, target))
+        if (!(try_slice(plan, state, target) || try_permute(plan, state, target) ||
+              try_all_to_all(plan, state, target) || try_gather(plan, state, target)))
+            return false;
+    return true;
+}
+
+static void merge_dims(DimAxes *out, const DimAxes *in, const Mesh *mesh)
+{
+    reshard_dim_axes_clear(out, in->rank);
+    for (int d = 0; d < in->rank; d++)
+        for (int i = 0; i < in->dims[d].count; i++)
+            axis_list_add_or_merge(&out->dims[d], in->dims[d].axes[i], mesh);
+}
+
+/* Shardy's plan from the reduced state (merged back, as Shardy holds
+ * shardings), else shardc's greedy one. */
+static bool plan_layouts(ReshardPlan *plan, const Mesh *mesh, DimAxes *state, const DimAxes *target,
+                         const ReshardOptions *opt)
+{
+    int first = plan->num_steps;
+    ReshardRequest req = {mesh, opt ? opt->shape : NULL, {0}, {0}, opt && opt->reorder_devices};
+    merge_dims(&req.from, state, mesh);
+    merge_dims(&req.to, target, mesh);
+    if (reshard_plan_shardy(plan, &req) &&
+        (!opt || !opt->even_steps || steps_stay_even(plan, first, req.shape, &req.from, &req.to)))
+        return true;
+    plan->num_steps = first;
+    plan->reorder_step = -1;
+    return plan_greedy(plan, state, target);
+}
+
+static void note_full_replication(ReshardPlan *plan, const DimAxes *from)
+{
+    plan->full_replication = false;
+    for (int i = 0; i < plan->num_steps && !fully_replicated(from); i++)
+        if (fully_replicated(&plan->steps[i].after))
+            plan->full_replication = true;
+}
+
 bool reshard_plan(ReshardPlan *plan, const Mesh *mesh, const DimAxes *from, const AxisList *partial_in,
-                  const DimAxes *to)
+                  const DimAxes *to, const ReshardOptions *opt)
 {
     Refinement refinement;
     memset(&refinement, 0, sizeof refinement);
@@ -323,18 +382,11 @@ bool reshard_plan(ReshardPlan *plan, const Mesh *mesh, const DimAxes *from, cons
     refine_list(&refinement, &partial);
     drop_unit_axes(&partial);
     plan->num_steps = 0;
-    plan->full_replication = false;
-    if (!reduce_partials(plan, &state, &target, &partial))
+    plan->reorder_step = -1;
+    if (!reduce_partials(plan, &state, &target, &partial) || !plan_layouts(plan, mesh, &state, &target, opt))
         return false;
-    while (!reshard_dim_axes_equal(&state, &target)) {
-        if (!(try_slice(plan, &state, &target) || try_permute(plan, &state, &target) ||
-              try_all_to_all(plan, &state, &target) || try_gather(plan, &state, &target)))
-            return false;
-        if (fully_replicated(&state) && !fully_replicated(from)) /* the target, or on the way */
-            plan->full_replication = true;
-    }
+    note_full_replication(plan, from);
     merge_all_to_alls(plan);
-    (void)mesh;
     return true;
 }
 
