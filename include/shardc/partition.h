@@ -69,6 +69,8 @@ typedef struct ReshardOptions {
                                every size divides */
     bool even_steps;        /* no step may leave uneven a dim both ends
                                divide (the partitioner's blocks) */
+    bool fewest_bytes;      /* where shardc's greedy plan moves fewer
+                               bytes than Shardy's, take it (needs shape) */
     bool reorder_devices;   /* the target's mesh orders the devices
                                otherwise: one collective-permute moves
                                the blocks (Shardy's, on MLIR meshes) */

@@ -9,6 +9,7 @@
  * planned as the pieces "x":(1)2 and "x":(2)2. */
 #include <stdlib.h>
 #include <string.h>
+#include "shardc/checked.h"
 #include "shardc/cost.h"
 #include "reshard_internal.h"
 
@@ -262,13 +263,16 @@ static bool can_merge_all_to_all(const ReshardStep *a, const ReshardStep *b)
 /* Merge consecutive all-to-alls into one over the union of their axes:
  * moving axes A then B costs (1 - 1/|A|) + (1 - 1/|B|) of the tensor, one
  * exchange over both 1 - 1/(|A||B|), never more. The merged step ends in
- * the layout the last of them did, so the rest of the plan is unchanged. */
+ * the layout the last of them did, so the rest of the plan is unchanged
+ * (the reorder step keeps its place among the others). */
 static void merge_all_to_alls(ReshardPlan *plan)
 {
     int out = 0;
     for (int i = 0; i < plan->num_steps; i++) {
         ReshardStep *prev = out ? &plan->steps[out - 1] : NULL;
         const ReshardStep *s = &plan->steps[i];
+        if (i == plan->reorder_step)
+            plan->reorder_step = out;
         if (!prev || !can_merge_all_to_all(prev, s)) {
             if (out != i)
                 plan->steps[out] = *s;
@@ -336,21 +340,74 @@ static void merge_dims(DimAxes *out, const DimAxes *in, const Mesh *mesh)
             axis_list_add_or_merge(&out->dims[d], in->dims[d].axes[i], mesh);
 }
 
+/* Elements of one device's block under a layout (padded dims rounded
+ * up); false past INT64_MAX. */
+static bool local_elements(const int64_t *shape, const DimAxes *layout, int64_t *out)
+{
+    *out = 1;
+    for (int d = 0; d < layout->rank; d++) {
+        int64_t shards = axis_list_size(&layout->dims[d]);
+        if (!size_mul(*out, shape[d] / shards + (shape[d] % shards != 0), out))
+            return false;
+    }
+    return true;
+}
+
+/* Elements each device receives in the steps from `first` on (the
+ * --stats count in elements); false if a block's size overflows. */
+static bool plan_elements(const ReshardPlan *plan, int first, const int64_t *shape, const DimAxes *from,
+                          int64_t *total)
+{
+    int64_t before, after;
+    *total = 0;
+    if (!local_elements(shape, from, &before))
+        return false;
+    for (int i = first; i < plan->num_steps; i++, before = after)
+        if (!local_elements(shape, &plan->steps[i].after, &after) ||
+            !size_add(*total, reshard_step_bytes(&plan->steps[i], before, after), total))
+            return false;
+    return true;
+}
+
+/* What shardc's greedy plan from `state` costs, in elements received
+ * per device; INT64_MAX when it is not to be compared (not under
+ * `fewest_bytes`, no shape, or no plan). `plan` is left as it was. */
+static int64_t greedy_elements(ReshardPlan *plan, const DimAxes *state, const DimAxes *target,
+                               const ReshardOptions *opt)
+{
+    int first = plan->num_steps;
+    int64_t total = INT64_MAX;
+    DimAxes mid = *state;
+    if (opt && opt->fewest_bytes && opt->shape && plan_greedy(plan, &mid, target) &&
+        (merge_all_to_alls(plan), !plan_elements(plan, first, opt->shape, state, &total)))
+        total = INT64_MAX;
+    plan->num_steps = first;
+    return total;
+}
+
 /* Shardy's plan from the reduced state (merged back, as Shardy holds
- * shardings), else shardc's greedy one. */
+ * shardings), unless it fails, leaves a dim uneven on the way (under
+ * `even_steps`) or moves more bytes than shardc's greedy plan (under
+ * `fewest_bytes`): then the greedy one. */
 static bool plan_layouts(ReshardPlan *plan, const Mesh *mesh, DimAxes *state, const DimAxes *target,
                          const ReshardOptions *opt)
 {
     int first = plan->num_steps;
+    int64_t greedy = greedy_elements(plan, state, target, opt), shardy;
     ReshardRequest req = {mesh, opt ? opt->shape : NULL, {0}, {0}, opt && opt->reorder_devices};
     merge_dims(&req.from, state, mesh);
     merge_dims(&req.to, target, mesh);
-    if (reshard_plan_shardy(plan, &req) &&
-        (!opt || !opt->even_steps || steps_stay_even(plan, first, req.shape, &req.from, &req.to)))
+    bool shardy_ok = reshard_plan_shardy(plan, &req);
+    merge_all_to_alls(plan);
+    if (shardy_ok && (!opt || !opt->even_steps || steps_stay_even(plan, first, req.shape, &req.from, &req.to)) &&
+        (greedy == INT64_MAX || (plan_elements(plan, first, opt->shape, state, &shardy) && shardy <= greedy)))
         return true;
     plan->num_steps = first;
     plan->reorder_step = -1;
-    return plan_greedy(plan, state, target);
+    if (!plan_greedy(plan, state, target))
+        return false;
+    merge_all_to_alls(plan);
+    return true;
 }
 
 static void note_full_replication(ReshardPlan *plan, const DimAxes *from)
@@ -386,7 +443,6 @@ bool reshard_plan(ReshardPlan *plan, const Mesh *mesh, const DimAxes *from, cons
     if (!reduce_partials(plan, &state, &target, &partial) || !plan_layouts(plan, mesh, &state, &target, opt))
         return false;
     note_full_replication(plan, from);
-    merge_all_to_alls(plan);
     return true;
 }
 
