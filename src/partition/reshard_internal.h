@@ -26,7 +26,7 @@ bool reshard_align_both(const Mesh *mesh, AxisList *in, AxisList *out, int n);
 typedef struct ReshardRequest {
     const Mesh *mesh;
     const int64_t *shape;   /* the global dims; NULL: every size divides */
-    DimAxes from, to;       /* partial results already reduced */
+    const DimAxes *from, *to; /* partial results already reduced */
     bool reorder_devices;   /* the target's mesh orders the devices otherwise */
 } ReshardRequest;
 
@@ -34,6 +34,8 @@ typedef struct ReshardRequest {
  * `plan`. False if its two rounds do not reach the target (axes whose
  * sizes do not divide each other) or a list overflows. */
 bool reshard_plan_shardy(ReshardPlan *plan, const ReshardRequest *req);
+/* Copy the dims below in's rank (a whole DimAxes is 6 KB). */
+void reshard_dim_axes_copy(DimAxes *out, const DimAxes *in);
 bool reshard_add_step(ReshardPlan *plan, ReshardStepKind kind, int dim, int src_dim, const AxisList *axes,
                       const DimAxes *after);
 

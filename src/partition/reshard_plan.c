@@ -102,10 +102,21 @@ bool reshard_add_step(ReshardPlan *plan, ReshardStepKind kind, int dim, int src_
     if (plan->num_steps == RESHARD_MAX_STEPS)
         return false;
     ReshardStep *s = &plan->steps[plan->num_steps++];
-    *s = (ReshardStep){kind, dim, src_dim, *axes, *after, 0, {{0}}};
+    s->kind = kind;
+    s->dim = dim;
+    s->src_dim = src_dim;
+    s->axes = *axes;
+    reshard_dim_axes_copy(&s->after, after);
+    s->num_moves = 0;
     if (kind == STEP_ALL_TO_ALL)
         s->moves[s->num_moves++] = (ReshardMove){dim, src_dim, 0, axes->count};
     return true;
+}
+
+void reshard_dim_axes_copy(DimAxes *out, const DimAxes *in)
+{
+    out->rank = in->rank;
+    memcpy(out->dims, in->dims, sizeof in->dims[0] * (size_t)in->rank);
 }
 
 void reshard_dim_axes_clear(DimAxes *out, int rank)
@@ -377,7 +388,8 @@ static int64_t greedy_elements(ReshardPlan *plan, const DimAxes *state, const Di
 {
     int first = plan->num_steps;
     int64_t total = INT64_MAX;
-    DimAxes mid = *state;
+    DimAxes mid;
+    reshard_dim_axes_copy(&mid, state);
     if (opt && opt->fewest_bytes && opt->shape && plan_greedy(plan, &mid, target) &&
         (merge_all_to_alls(plan), !plan_elements(plan, first, opt->shape, state, &total)))
         total = INT64_MAX;
@@ -394,12 +406,13 @@ static bool plan_layouts(ReshardPlan *plan, const Mesh *mesh, DimAxes *state, co
 {
     int first = plan->num_steps;
     int64_t greedy = greedy_elements(plan, state, target, opt), shardy;
-    ReshardRequest req = {mesh, opt ? opt->shape : NULL, {0}, {0}, opt && opt->reorder_devices};
-    merge_dims(&req.from, state, mesh);
-    merge_dims(&req.to, target, mesh);
+    DimAxes from, to;
+    merge_dims(&from, state, mesh);
+    merge_dims(&to, target, mesh);
+    ReshardRequest req = {mesh, opt ? opt->shape : NULL, &from, &to, opt && opt->reorder_devices};
     bool shardy_ok = reshard_plan_shardy(plan, &req);
     merge_all_to_alls(plan);
-    if (shardy_ok && (!opt || !opt->even_steps || steps_stay_even(plan, first, req.shape, &req.from, &req.to)) &&
+    if (shardy_ok && (!opt || !opt->even_steps || steps_stay_even(plan, first, req.shape, &from, &to)) &&
         (greedy == INT64_MAX || (plan_elements(plan, first, opt->shape, state, &shardy) && shardy <= greedy)))
         return true;
     plan->num_steps = first;
@@ -422,8 +435,10 @@ bool reshard_plan(ReshardPlan *plan, const Mesh *mesh, const DimAxes *from, cons
                   const DimAxes *to, const ReshardOptions *opt)
 {
     Refinement refinement;
-    memset(&refinement, 0, sizeof refinement);
-    DimAxes state = *from, target = *to;
+    memset(&refinement.count, 0, sizeof refinement.count);
+    DimAxes state, target;
+    reshard_dim_axes_copy(&state, from);
+    reshard_dim_axes_copy(&target, to);
     AxisList partial = partial_in ? *partial_in : (AxisList){0};
     for (int d = 0; d < state.rank; d++) {
         note_list(&refinement, &state.dims[d]);

@@ -151,14 +151,13 @@ static bool is_done(const Inserter *I)
 
 /* One collective over several dims (all-slice, all-gather) as one step
  * per dim, each leaving the dims before it as they end. */
-static void emit_per_dim(Inserter *I, ReshardStepKind kind, const AxisList *axes, const DimAxes *before)
+static void emit_per_dim(Inserter *I, ReshardStepKind kind, const AxisList *axes, DimAxes *before)
 {
-    DimAxes state = *before;
     for (int d = 0; d < I->rank; d++) {
         if (!axes[d].count)
             continue;
-        state.dims[d] = I->cur.dims[d];
-        if (!reshard_add_step(I->plan, kind, d, d, &axes[d], &state))
+        before->dims[d] = I->cur.dims[d];
+        if (!reshard_add_step(I->plan, kind, d, d, &axes[d], before))
             I->ok = false;
     }
 }
@@ -291,8 +290,9 @@ static bool slice_in_place(Inserter *I, AxisList *slicing, AxisList *available)
 static void try_all_slice(Inserter *I)
 {
     AxisList slicing[SHARDC_MAX_RANK], available = {0};
-    DimAxes before = I->cur;
+    DimAxes before;
     bool added = false;
+    reshard_dim_axes_copy(&before, &I->cur);
     for (int d = 0; d < I->rank; d++) {
         int64_t in = axis_list_size(&I->in[d]), out = axis_list_size(&I->out[d]);
         I->capacity[d] = out / ir_gcd64(in, out);
@@ -511,8 +511,9 @@ static void gathering_axes(Inserter *I, int d, AxisList *gathered)
 static void try_all_gather(Inserter *I)
 {
     AxisList gathered[SHARDC_MAX_RANK];
-    DimAxes before = I->cur;
+    DimAxes before;
     bool any = false;
+    reshard_dim_axes_copy(&before, &I->cur);
     for (int d = 0; d < I->rank; d++) {
         gathered[d].count = 0;
         gathering_axes(I, d, &gathered[d]);
@@ -535,13 +536,20 @@ static void remove_common_prefix(AxisList *in, AxisList *out)
     out->count -= k;
 }
 
+/* Only the dims below the rank are set (a whole Inserter is 30 KB). */
 static bool init(Inserter *I, ReshardPlan *plan, const ReshardRequest *req)
 {
-    *I = (Inserter){.mesh = req->mesh, .shape = req->shape, .rank = req->from.rank, .cur = req->from,
-                    .devices_pending = req->reorder_devices, .plan = plan, .ok = true};
+    I->mesh = req->mesh;
+    I->shape = req->shape;
+    I->rank = req->from->rank;
+    I->in_count = I->map_count = 0;
+    I->devices_pending = req->reorder_devices;
+    I->plan = plan;
+    I->ok = true;
+    reshard_dim_axes_copy(&I->cur, req->from);
     for (int d = 0; d < I->rank; d++) {
-        I->in[d] = req->from.dims[d];
-        I->out[d] = req->to.dims[d];
+        I->in[d] = req->from->dims[d];
+        I->out[d] = req->to->dims[d];
     }
     if (!reshard_align_both(I->mesh, I->in, I->out, I->rank))
         return false;
@@ -566,5 +574,5 @@ bool reshard_plan_shardy(ReshardPlan *plan, const ReshardRequest *req)
         try_all_to_alls(&I, true);
         try_all_gather(&I);
     }
-    return I.ok && is_done(&I) && reshard_dim_axes_equal(&I.cur, &req->to);
+    return I.ok && is_done(&I) && reshard_dim_axes_equal(&I.cur, req->to);
 }
