@@ -1,12 +1,17 @@
-/* Reshard planning: from one per-dim axis layout to another as collectives,
- * in Shardy's order (reshard_to_collectives): partial results are reduced
- * (fused into a reduce-scatter where the target shards a dim by the reduced
- * axis), then all-slices, a collective-permute when every dim keeps its
- * shard count, all-to-alls, and all-gathers last. Consecutive all-to-alls
- * between different dims become one all-to-all over all their axes.
+/* Reshard planning (docs/partitioning.md "Reshards to collectives"):
+ * partial results are reduced first (fused into a reduce-scatter where the
+ * target shards a dim by the reduced axis); then Shardy's rounds
+ * (reshard_shardy.c) plan the rest, unless they fail, leave an even dim
+ * uneven on the way where the caller needs even blocks, or move more
+ * bytes than this file's greedy planner where the caller asks for the
+ * fewest: then the greedy plan (slices, a collective-permute when every
+ * dim keeps its shard count, all-to-alls, all-gathers last). Consecutive
+ * all-to-alls between different dims become one all-to-all over all
+ * their axes.
  *
- * Sub-axes are first refined to common pieces, so "x" against "x":(1)2 is
- * planned as the pieces "x":(1)2 and "x":(2)2. */
+ * The greedy planner and the partial reduction work on sub-axes refined
+ * to common pieces, so "x" against "x":(1)2 is planned as the pieces
+ * "x":(1)2 and "x":(2)2. */
 #include <stdlib.h>
 #include <string.h>
 #include "shardc/checked.h"
