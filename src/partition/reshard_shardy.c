@@ -360,15 +360,14 @@ static bool should_permute(const Inserter *I)
 }
 
 /* Step 1 of the permute on dim d: the target's leading axes take the
- * dim's capacity; what is left of `out` is available to other dims, and
- * the replaced `in` axes no dim wants go to avail_in (those past the
- * replaced ones first). */
-static void permute_place_dim(Inserter *I, int d, AxisList *avail_out, AxisList *avail_in)
+ * dim's capacity (its shard count); what is left of `out` is available
+ * to other dims. Returns the capacity they used. */
+static int64_t place_target_axes(Inserter *I, int d, AxisList *avail_out)
 {
-    AxisList *in = &I->in[d], *out = &I->out[d], *cur = &I->cur.dims[d];
-    I->capacity[d] = axis_list_size(in);
-    int64_t used = I->capacity[d];
-    pop_back_current(I, cur, in, 0);
+    AxisList *out = &I->out[d], *cur = &I->cur.dims[d];
+    I->capacity[d] = axis_list_size(&I->in[d]);
+    int64_t all = I->capacity[d];
+    pop_back_current(I, cur, &I->in[d], 0);
     while (I->capacity[d] > 1 && out->count) {
         AxisRef within, remainder;
         bool split;
@@ -381,13 +380,19 @@ static void permute_place_dim(Inserter *I, int d, AxisList *avail_out, AxisList 
     }
     for (int i = 0; i < out->count; i++)
         push_back(I, avail_out, out->axes[i]);
-    used /= I->capacity[d];
+    return all / I->capacity[d];
+}
+
+/* The `in` axes of dim d no dim wants, to place again: those the target
+ * axes replaced (up to `used`) last, the others first; `in` is emptied. */
+static void collect_replaced(Inserter *I, int d, int64_t used, AxisList *avail_in)
+{
+    AxisList *in = &I->in[d], replaced = {0};
     int n = 0;
     for (int i = 0; i < in->count; i++)
         if (!map_find(I, in->axes[i]))
             in->axes[n++] = in->axes[i];
     in->count = n;
-    AxisList replaced = {0};
     while (used > 1 && in->count) {
         AxisRef within, remainder;
         bool split;
@@ -413,7 +418,7 @@ static void perform_permute(Inserter *I)
     AxisList avail_out = {0}, avail_in[SHARDC_MAX_RANK], all_in = {0};
     I->in_count = 0;
     for (int d = 0; d < I->rank; d++)
-        permute_place_dim(I, d, &avail_out, &avail_in[d]);
+        collect_replaced(I, d, place_target_axes(I, d, &avail_out), &avail_in[d]);
     distribute(I, false, &avail_out, true, NULL);
     distribute(I, true, avail_in, false, NULL);
     for (int d = 0; d < I->rank; d++)
