@@ -11,11 +11,12 @@
 #include "shardc/ir.h"
 #include "shardc/propagate.h"
 
-/* ---- reshard planning (reshard_plan.c) ----------------------------------
+/* ---- reshard planning (reshard_plan.c, reshard_shardy.c) ----------------
  * A reshard of one tensor from one sharding to another, as a sequence of
- * collectives in Shardy's order: all-slices first (local, free), then a
- * collective-permute, then all-to-alls, then all-gathers last, so memory
- * stays low and nothing is replicated when a cheaper plan exists. */
+ * collectives: partial results reduced first, then Shardy's
+ * reshard-to-collectives rounds (all-slices, a collective-permute,
+ * all-to-alls, all-gathers), so memory stays low and nothing is
+ * replicated when a cheaper plan exists (docs/partitioning.md). */
 
 typedef enum {
     STEP_ALL_SLICE,         /* append axes to dim `dim` (local slicing) */
@@ -57,7 +58,23 @@ typedef struct ReshardPlan {
     ReshardStep steps[RESHARD_MAX_STEPS];
     bool full_replication;  /* some step left a sharded tensor whole on
                                every device (the target, or on the way) */
+    int reorder_step;       /* the collective-permute onto the target's
+                               device order (ReshardOptions), or -1 */
 } ReshardPlan;
+
+/* What the planner may know beyond the two layouts. */
+typedef struct ReshardOptions {
+    const int64_t *shape;   /* the global dims (an all-slice on a dim an
+                               all-to-all leaves must divide it); NULL:
+                               every size divides */
+    bool even_steps;        /* no step may leave uneven a dim both ends
+                               divide (the partitioner's blocks) */
+    bool fewest_bytes;      /* where shardc's greedy plan moves fewer
+                               bytes than Shardy's, take it (needs shape) */
+    bool reorder_devices;   /* the target's mesh orders the devices
+                               otherwise: one collective-permute moves
+                               the blocks (Shardy's, on MLIR meshes) */
+} ReshardOptions;
 
 typedef enum { REDUCE_SUM, REDUCE_MAX, REDUCE_MIN, REDUCE_MEAN } ReductionKind;
 
@@ -68,10 +85,10 @@ void reshard_dim_axes_clear(DimAxes *out, int rank);
 void reshard_dim_axes_from_sharding(DimAxes *out, const Sharding *s, int rank);
 /* The same axes on every dim below a's rank. */
 bool reshard_dim_axes_equal(const DimAxes *a, const DimAxes *b);
-/* Plan from `from` (with partial results pending over `partial`, combined
- * by `reduction`) to `to`. False if no plan exists (too many steps). */
+/* Plan from `from` (with partial results pending over `partial`) to
+ * `to`; `opt` may be NULL. False if no plan exists (too many steps). */
 bool reshard_plan(ReshardPlan *plan, const Mesh *mesh, const DimAxes *from, const AxisList *partial,
-                  const DimAxes *to);
+                  const DimAxes *to, const ReshardOptions *opt);
 const char *reshard_reduction_name(ReductionKind kind);
 /* Shardy's split of a reshard that makes a value unreduced over the new
  * axes `added` (out = in + replicated-to-unreduced + sharded-to-unreduced,

@@ -227,8 +227,8 @@ void pc_layout_of(DimAxes *out, const Value *global);
 bool pc_axes_same(const AxisList *a, const AxisList *b);
 /* Plan a reshard (reporting failure), emit a plan's collectives, or emit
  * one step with the given result type. */
-bool pc_plan(PartitionCtx *pc, ReshardPlan *plan, const DimAxes *from, const AxisList *partial, const DimAxes *to,
-             const char *base, Loc loc);
+bool pc_plan(PartitionCtx *pc, ReshardPlan *plan, const TensorType *global, const DimAxes *from,
+             const AxisList *partial, const DimAxes *to, const char *base, Loc loc);
 Value *pc_emit_plan(PartitionCtx *pc, Value *local, const TensorType *global, const ReshardPlan *plan,
                     const DimAxes *from, ReductionKind reduction, const char *base, Loc loc);
 Value *pc_emit_step(PartitionCtx *pc, Value *in, TensorType type, const TensorType *global, const ReshardStep *s,

@@ -1,16 +1,22 @@
-/* Reshard planning: from one per-dim axis layout to another as collectives,
- * in Shardy's order (reshard_to_collectives): partial results are reduced
- * (fused into a reduce-scatter where the target shards a dim by the reduced
- * axis), then all-slices, a collective-permute when every dim keeps its
- * shard count, all-to-alls, and all-gathers last. Consecutive all-to-alls
- * between different dims become one all-to-all over all their axes.
+/* Reshard planning (docs/partitioning.md "Reshards to collectives"):
+ * partial results are reduced first (fused into a reduce-scatter where the
+ * target shards a dim by the reduced axis); then Shardy's rounds
+ * (reshard_shardy.c) plan the rest, unless they fail, leave an even dim
+ * uneven on the way where the caller needs even blocks, or move more
+ * bytes than this file's greedy planner where the caller asks for the
+ * fewest: then the greedy plan (slices, a collective-permute when every
+ * dim keeps its shard count, all-to-alls, all-gathers last). Consecutive
+ * all-to-alls between different dims become one all-to-all over all
+ * their axes.
  *
- * Sub-axes are first refined to common pieces, so "x" against "x":(1)2 is
- * planned as the pieces "x":(1)2 and "x":(2)2. */
+ * The greedy planner and the partial reduction work on sub-axes refined
+ * to common pieces, so "x" against "x":(1)2 is planned as the pieces
+ * "x":(1)2 and "x":(2)2. */
 #include <stdlib.h>
 #include <string.h>
+#include "shardc/checked.h"
 #include "shardc/cost.h"
-#include "shardc/partition.h"
+#include "reshard_internal.h"
 
 enum { MAX_BOUNDS = 32, MAX_MESH_AXES = 16 };
 
@@ -95,16 +101,27 @@ bool reshard_dim_axes_equal(const DimAxes *a, const DimAxes *b)
     return true;
 }
 
-static bool add_step(ReshardPlan *plan, ReshardStepKind kind, int dim, int src_dim, const AxisList *axes,
-                     const DimAxes *after)
+bool reshard_add_step(ReshardPlan *plan, ReshardStepKind kind, int dim, int src_dim, const AxisList *axes,
+                      const DimAxes *after)
 {
     if (plan->num_steps == RESHARD_MAX_STEPS)
         return false;
     ReshardStep *s = &plan->steps[plan->num_steps++];
-    *s = (ReshardStep){kind, dim, src_dim, *axes, *after, 0, {{0}}};
+    s->kind = kind;
+    s->dim = dim;
+    s->src_dim = src_dim;
+    s->axes = *axes;
+    reshard_dim_axes_copy(&s->after, after);
+    s->num_moves = 0;
     if (kind == STEP_ALL_TO_ALL)
         s->moves[s->num_moves++] = (ReshardMove){dim, src_dim, 0, axes->count};
     return true;
+}
+
+void reshard_dim_axes_copy(DimAxes *out, const DimAxes *in)
+{
+    out->rank = in->rank;
+    memcpy(out->dims, in->dims, sizeof in->dims[0] * (size_t)in->rank);
 }
 
 void reshard_dim_axes_clear(DimAxes *out, int rank)
@@ -144,7 +161,7 @@ static bool try_slice(ReshardPlan *plan, DimAxes *state, const DimAxes *target)
             continue;
         for (int i = 0; i < run.count; i++)
             have->axes[have->count++] = run.axes[i];
-        return add_step(plan, STEP_ALL_SLICE, d, d, &run, state);
+        return reshard_add_step(plan, STEP_ALL_SLICE, d, d, &run, state);
     }
     return false;
 }
@@ -179,7 +196,7 @@ static bool try_all_to_all(ReshardPlan *plan, DimAxes *state, const DimAxes *tar
             from->count = at;
             for (int i = 0; i < block.count; i++)
                 have->axes[have->count++] = block.axes[i];
-            return add_step(plan, STEP_ALL_TO_ALL, d, src, &block, state);
+            return reshard_add_step(plan, STEP_ALL_TO_ALL, d, src, &block, state);
         }
     }
     return false;
@@ -193,7 +210,7 @@ static bool try_permute(ReshardPlan *plan, DimAxes *state, const DimAxes *target
             return false;
     *state = *target;
     AxisList none = {0};
-    return add_step(plan, STEP_COLLECTIVE_PERMUTE, 0, 0, &none, state);
+    return reshard_add_step(plan, STEP_COLLECTIVE_PERMUTE, 0, 0, &none, state);
 }
 
 /* Gather the pieces of one dim beyond what it shares with the target. */
@@ -208,7 +225,7 @@ static bool try_gather(ReshardPlan *plan, DimAxes *state, const DimAxes *target)
         for (int i = keep; i < have->count; i++)
             gone.axes[gone.count++] = have->axes[i];
         have->count = keep;
-        return add_step(plan, STEP_ALL_GATHER, d, d, &gone, state);
+        return reshard_add_step(plan, STEP_ALL_GATHER, d, d, &gone, state);
     }
     return false;
 }
@@ -234,10 +251,10 @@ static bool reduce_partials(ReshardPlan *plan, DimAxes *state, const DimAxes *ta
             memmove(&partial->axes[at], &partial->axes[at + 1], sizeof(AxisRef) * (size_t)(partial->count - at - 1));
             partial->count--;
         }
-        if (run.count && !add_step(plan, STEP_REDUCE_SCATTER, d, d, &run, state))
+        if (run.count && !reshard_add_step(plan, STEP_REDUCE_SCATTER, d, d, &run, state))
             return false;
     }
-    return partial->count == 0 || add_step(plan, STEP_ALL_REDUCE, 0, 0, partial, state);
+    return partial->count == 0 || reshard_add_step(plan, STEP_ALL_REDUCE, 0, 0, partial, state);
 }
 
 /* Whether all-to-all b can join a: its source is none of a's targets (a
@@ -262,13 +279,16 @@ static bool can_merge_all_to_all(const ReshardStep *a, const ReshardStep *b)
 /* Merge consecutive all-to-alls into one over the union of their axes:
  * moving axes A then B costs (1 - 1/|A|) + (1 - 1/|B|) of the tensor, one
  * exchange over both 1 - 1/(|A||B|), never more. The merged step ends in
- * the layout the last of them did, so the rest of the plan is unchanged. */
+ * the layout the last of them did, so the rest of the plan is unchanged
+ * (the reorder step keeps its place among the others). */
 static void merge_all_to_alls(ReshardPlan *plan)
 {
     int out = 0;
     for (int i = 0; i < plan->num_steps; i++) {
         ReshardStep *prev = out ? &plan->steps[out - 1] : NULL;
         const ReshardStep *s = &plan->steps[i];
+        if (i == plan->reorder_step)
+            plan->reorder_step = out;
         if (!prev || !can_merge_all_to_all(prev, s)) {
             if (out != i)
                 plan->steps[out] = *s;
@@ -302,12 +322,128 @@ static void drop_unit_axes(AxisList *l)
     l->count = n;
 }
 
+/* Whether every layout of the plan divides each dim that both ends
+ * divide: the partitioner emits an even reshard's steps on even blocks. */
+static bool steps_stay_even(const ReshardPlan *plan, int first, const int64_t *shape, const DimAxes *from,
+                            const DimAxes *to)
+{
+    for (int d = 0; shape && d < from->rank; d++) {
+        if (shape[d] % axis_list_size(&from->dims[d]) || shape[d] % axis_list_size(&to->dims[d]))
+            continue;
+        for (int i = first; i < plan->num_steps; i++)
+            if (shape[d] % axis_list_size(&plan->steps[i].after.dims[d]))
+                return false;
+    }
+    return true;
+}
+
+/* shardc's own planner, where Shardy's does not apply: greedily slice,
+ * permute, all-to-all and gather on the refined pieces. */
+static bool plan_greedy(ReshardPlan *plan, DimAxes *state, const DimAxes *target)
+{
+    while (!reshard_dim_axes_equal(state, target))
+        if (!(try_slice(plan, state, target) || try_permute(plan, state, target) ||
+              try_all_to_all(plan, state, target) || try_gather(plan, state, target)))
+            return false;
+    return true;
+}
+
+static void merge_dims(DimAxes *out, const DimAxes *in, const Mesh *mesh)
+{
+    reshard_dim_axes_clear(out, in->rank);
+    for (int d = 0; d < in->rank; d++)
+        for (int i = 0; i < in->dims[d].count; i++)
+            axis_list_add_or_merge(&out->dims[d], in->dims[d].axes[i], mesh);
+}
+
+/* Elements of one device's block under a layout (padded dims rounded
+ * up); false past INT64_MAX. */
+static bool local_elements(const int64_t *shape, const DimAxes *layout, int64_t *out)
+{
+    *out = 1;
+    for (int d = 0; d < layout->rank; d++) {
+        int64_t shards = axis_list_size(&layout->dims[d]);
+        if (!size_mul(*out, shape[d] / shards + (shape[d] % shards != 0), out))
+            return false;
+    }
+    return true;
+}
+
+/* Elements each device receives in the steps from `first` on (the
+ * --stats count in elements); false if a block's size overflows. */
+static bool plan_elements(const ReshardPlan *plan, int first, const int64_t *shape, const DimAxes *from,
+                          int64_t *total)
+{
+    int64_t before, after;
+    *total = 0;
+    if (!local_elements(shape, from, &before))
+        return false;
+    for (int i = first; i < plan->num_steps; i++, before = after)
+        if (!local_elements(shape, &plan->steps[i].after, &after) ||
+            !size_add(*total, reshard_step_bytes(&plan->steps[i], before, after), total))
+            return false;
+    return true;
+}
+
+/* What shardc's greedy plan from `state` costs, in elements received
+ * per device; INT64_MAX when it is not to be compared (not under
+ * `fewest_bytes`, no shape, or no plan). `plan` is left as it was. */
+static int64_t greedy_elements(ReshardPlan *plan, const DimAxes *state, const DimAxes *target,
+                               const ReshardOptions *opt)
+{
+    int first = plan->num_steps;
+    int64_t total = INT64_MAX;
+    DimAxes mid;
+    reshard_dim_axes_copy(&mid, state);
+    if (opt && opt->fewest_bytes && opt->shape && plan_greedy(plan, &mid, target) &&
+        (merge_all_to_alls(plan), !plan_elements(plan, first, opt->shape, state, &total)))
+        total = INT64_MAX;
+    plan->num_steps = first;
+    return total;
+}
+
+/* Shardy's plan from the reduced state (merged back, as Shardy holds
+ * shardings), unless it fails, leaves a dim uneven on the way (under
+ * `even_steps`) or moves more bytes than shardc's greedy plan (under
+ * `fewest_bytes`): then the greedy one. */
+static bool plan_layouts(ReshardPlan *plan, const Mesh *mesh, DimAxes *state, const DimAxes *target,
+                         const ReshardOptions *opt)
+{
+    int first = plan->num_steps;
+    int64_t greedy = greedy_elements(plan, state, target, opt), shardy;
+    DimAxes from, to;
+    merge_dims(&from, state, mesh);
+    merge_dims(&to, target, mesh);
+    ReshardRequest req = {mesh, opt ? opt->shape : NULL, &from, &to, opt && opt->reorder_devices};
+    bool shardy_ok = reshard_plan_shardy(plan, &req);
+    merge_all_to_alls(plan);
+    if (shardy_ok && (!opt || !opt->even_steps || steps_stay_even(plan, first, req.shape, &from, &to)) &&
+        (greedy == INT64_MAX || (plan_elements(plan, first, opt->shape, state, &shardy) && shardy <= greedy)))
+        return true;
+    plan->num_steps = first;
+    plan->reorder_step = -1;
+    if (!plan_greedy(plan, state, target))
+        return false;
+    merge_all_to_alls(plan);
+    return true;
+}
+
+static void note_full_replication(ReshardPlan *plan, const DimAxes *from)
+{
+    plan->full_replication = false;
+    for (int i = 0; i < plan->num_steps && !fully_replicated(from); i++)
+        if (fully_replicated(&plan->steps[i].after))
+            plan->full_replication = true;
+}
+
 bool reshard_plan(ReshardPlan *plan, const Mesh *mesh, const DimAxes *from, const AxisList *partial_in,
-                  const DimAxes *to)
+                  const DimAxes *to, const ReshardOptions *opt)
 {
     Refinement refinement;
-    memset(&refinement, 0, sizeof refinement);
-    DimAxes state = *from, target = *to;
+    memset(&refinement.count, 0, sizeof refinement.count);
+    DimAxes state, target;
+    reshard_dim_axes_copy(&state, from);
+    reshard_dim_axes_copy(&target, to);
     AxisList partial = partial_in ? *partial_in : (AxisList){0};
     for (int d = 0; d < state.rank; d++) {
         note_list(&refinement, &state.dims[d]);
@@ -323,18 +459,10 @@ bool reshard_plan(ReshardPlan *plan, const Mesh *mesh, const DimAxes *from, cons
     refine_list(&refinement, &partial);
     drop_unit_axes(&partial);
     plan->num_steps = 0;
-    plan->full_replication = false;
-    if (!reduce_partials(plan, &state, &target, &partial))
+    plan->reorder_step = -1;
+    if (!reduce_partials(plan, &state, &target, &partial) || !plan_layouts(plan, mesh, &state, &target, opt))
         return false;
-    while (!reshard_dim_axes_equal(&state, &target)) {
-        if (!(try_slice(plan, &state, &target) || try_permute(plan, &state, &target) ||
-              try_all_to_all(plan, &state, &target) || try_gather(plan, &state, &target)))
-            return false;
-        if (fully_replicated(&state) && !fully_replicated(from)) /* the target, or on the way */
-            plan->full_replication = true;
-    }
-    merge_all_to_alls(plan);
-    (void)mesh;
+    note_full_replication(plan, from);
     return true;
 }
 

@@ -257,10 +257,11 @@ Value *pc_emit_step(PartitionCtx *pc, Value *in, TensorType type, const TensorTy
     return out;
 }
 
-bool pc_plan(PartitionCtx *pc, ReshardPlan *plan, const DimAxes *from, const AxisList *partial, const DimAxes *to,
-             const char *base, Loc loc)
+bool pc_plan(PartitionCtx *pc, ReshardPlan *plan, const TensorType *global, const DimAxes *from,
+             const AxisList *partial, const DimAxes *to, const char *base, Loc loc)
 {
-    if (reshard_plan(plan, pc->mesh, from, partial, to))
+    ReshardOptions opt = {.shape = global->dims, .even_steps = true, .fewest_bytes = true};
+    if (reshard_plan(plan, pc->mesh, from, partial, to, &opt))
         return true;
     diag_error(pc->diag, loc, "cannot plan the reshard of %%%s (more than %d collectives)", base, RESHARD_MAX_STEPS);
     pc->ok = false;
@@ -291,7 +292,7 @@ Value *pc_reshard(PartitionCtx *pc, Value *local, const TensorType *global, cons
     if ((!partial || !partial->count) && from->rank == to->rank && reshard_dim_axes_equal(from, to))
         return local;
     ReshardPlan plan;
-    if (!pc_plan(pc, &plan, from, partial, to, base, loc))
+    if (!pc_plan(pc, &plan, global, from, partial, to, base, loc))
         return NULL;
     return pc_emit_plan(pc, local, global, &plan, from, reduction, base, loc);
 }
@@ -486,7 +487,7 @@ Value *pc_reshard_uneven(PartitionCtx *pc, Value *local, const TensorType *globa
         dims_to_cut(cut, global, from, to, policy);
         clear_dims(mid_from, from, cut);
         clear_dims(mid_to, to, cut);
-        if (!pc_plan(pc, plan, mid_from, partial, mid_to, base, loc))
+        if (!pc_plan(pc, plan, global, mid_from, partial, mid_to, base, loc))
             return NULL;
         if (policy == CUT_ALL || plan_keeps_padding(plan, global, mid_from))
             break;
