@@ -8,6 +8,21 @@
 #include "print_internal.h"
 #include "shardc/mlir.h"
 
+/* ---- op forms ------------------------------------------------------------ */
+
+/* mlir_op_form searches mlir_ops.def; each op asks twice (naming, then
+ * printing), so the answers are looked up once per module. */
+static void find_forms(MlirPrinter *p)
+{
+    for (int k = 0; k < OP_COUNT; k++)
+        p->forms[k] = mlir_op_form((OpKind)k);
+}
+
+const MlirOpForm *mlir_form_of(const MlirPrinter *p, const Op *op)
+{
+    return (unsigned)op->kind < OP_COUNT ? p->forms[op->kind] : mlir_op_form(op->kind);
+}
+
 /* ---- naming ------------------------------------------------------------- */
 
 void mlir_scope_init(MlirScope *s, MlirPrinter *p, const MlirScope *parent, const MlirScope *counters)
@@ -83,7 +98,7 @@ static const char *aux_name(MlirPrinter *p, MlirScope *s, const Op *op, const Ml
 
 static void name_op(MlirPrinter *p, MlirScope *s, const Op *op)
 {
-    const MlirOpForm *form = mlir_op_form(op->kind);
+    const MlirOpForm *form = mlir_form_of(p, op);
     MlirAux aux[MLIR_MAX_AUX];
     int n = form->plan ? form->plan(p, op, aux) : 0;
     if (n && op->id >= 0 && op->id < p->m->num_ops) {
@@ -217,7 +232,7 @@ void mlir_print_block_ops(MlirPrinter *p, const MlirScope *s, const Block *b, in
     MlirScope *outer = p->scope;
     p->scope = (MlirScope *)s;
     for (const Op *op = b->first; op; op = op->next)
-        mlir_op_form(op->kind)->emit(p, op, indent);
+        mlir_form_of(p, op)->emit(p, op, indent);
     print_terminator(p, b, indent, ret);
     p->scope = outer;
 }
@@ -362,6 +377,7 @@ void mlir_print_module(FILE *out, const Module *m)
     MlirPrinter p = {.out = out, .m = m, .renumber = m->mlir != NULL, .next_channel = 1};
     int locking = io_stream_unlocked_begin(out);
     arena_init(&p.arena);
+    find_forms(&p);
     p.names = ARENA_ARRAY(&p.arena, const char *, m->num_values + 1);
     p.aux = ARENA_ARRAY(&p.arena, const char **, m->num_ops + 1);
     print_module_head(&p, m);

@@ -466,27 +466,40 @@ static void piece_dims(Piece *b, const Sharding *s)
     }
 }
 
-void mlir_print_tensor_sharding(MlirPrinter *p, const Sharding *s)
+/* `<@mesh, [...]...>` into b; a mesh written inline goes out directly
+ * (b flushed first, so the order holds). */
+static void piece_tensor_sharding(Piece *b, MlirPrinter *p, const Sharding *s)
 {
-    fputc('<', p->out);
-    print_mesh_ref(p, s->mesh);
-    Piece b = {.out = p->out};
-    piece_add(&b, ", [", 3);
-    piece_dims(&b, s);
-    piece_add(&b, "]", 1);
+    if (module_mesh(p, s->mesh)) {
+        piece_add(b, "<@", 2);
+        piece_str(b, s->mesh->name);
+    } else {
+        piece_add(b, "<", 1);
+        piece_flush(b);
+        print_mesh_ref(p, s->mesh);
+    }
+    piece_add(b, ", [", 3);
+    piece_dims(b, s);
+    piece_add(b, "]", 1);
     if (s->num_replicated) {
-        piece_str(&b, ", replicated={");
-        piece_axes(&b, s->mesh, s->replicated, s->num_replicated);
-        piece_add(&b, "}", 1);
+        piece_str(b, ", replicated={");
+        piece_axes(b, s->mesh, s->replicated, s->num_replicated);
+        piece_add(b, "}", 1);
     }
     if (s->num_unreduced) {
-        piece_str(&b, ", unreduced=");
-        piece_str(&b, s->unreduced_op == UNREDUCED_SUM ? "" : sharding_unreduced_op_name(s->unreduced_op));
-        piece_add(&b, "{", 1);
-        piece_axes(&b, s->mesh, s->unreduced, s->num_unreduced);
-        piece_add(&b, "}", 1);
+        piece_str(b, ", unreduced=");
+        piece_str(b, s->unreduced_op == UNREDUCED_SUM ? "" : sharding_unreduced_op_name(s->unreduced_op));
+        piece_add(b, "{", 1);
+        piece_axes(b, s->mesh, s->unreduced, s->num_unreduced);
+        piece_add(b, "}", 1);
     }
-    piece_add(&b, ">", 1);
+    piece_add(b, ">", 1);
+}
+
+void mlir_print_tensor_sharding(MlirPrinter *p, const Sharding *s)
+{
+    Piece b = {.out = p->out};
+    piece_tensor_sharding(&b, p, s);
     piece_flush(&b);
 }
 
@@ -513,24 +526,28 @@ static void print_closed_sharding(MlirPrinter *p, const Mesh *mesh, int rank)
 /* #sdy.sharding_per_value of an op's results; a result with no sharding
  * is fully open on the mesh of the others (read from MLIR, where sdy_opt
  * gives such results a closed replicated sharding: fully closed). */
-static void print_result_shardings(MlirPrinter *p, const Op *op)
+static void piece_result_shardings(Piece *b, MlirPrinter *p, const Op *op)
 {
     const Mesh *mesh = NULL;
     for (int i = 0; i < op->num_results && !mesh; i++)
         if (op->results[i]->sharding)
             mesh = op->results[i]->sharding->mesh;
-    fputs("#sdy.sharding_per_value<[", p->out);
+    piece_str(b, "#sdy.sharding_per_value<[");
     for (int i = 0; i < op->num_results; i++) {
         const Value *r = op->results[i];
-        fputs(i ? ", " : "", p->out);
-        if (r->sharding)
-            mlir_print_tensor_sharding(p, r->sharding);
-        else if (p->renumber)
+        if (i)
+            piece_add(b, ", ", 2);
+        if (r->sharding) {
+            piece_tensor_sharding(b, p, r->sharding);
+            continue;
+        }
+        piece_flush(b);
+        if (p->renumber)
             print_closed_sharding(p, mesh, r->type.rank);
         else
             mlir_print_open_sharding(p, mesh, r->type.rank);
     }
-    fputs("]>", p->out);
+    piece_add(b, "]>", 2);
 }
 
 /* ---- attribute values ------------------------------------------------------------ */
@@ -678,20 +695,25 @@ void mlir_attrs_add_kept(MlirAttrList *l, const MlirKeptAttrs *kept)
                        &kept->items[i]);
 }
 
-static void print_item(MlirAttrList *l, const MlirAttrItem *it)
+/* `name = value` into b; the values not built in pieces go out directly,
+ * after b is flushed. */
+static void print_item(MlirAttrList *l, const MlirAttrItem *it, Piece *b)
 {
     FILE *out = l->p->out;
-    fputs(it->name, out);
+    piece_str(b, it->name);
     if (it->kind == MLIR_ITEM_UNIT)
         return;
-    fputs(" = ", out);
+    piece_add(b, " = ", 3);
     switch (it->kind) {
-    case MLIR_ITEM_KEPT: fputs(((const MlirKeptAttr *)it->ptr)->text, out); break;
     case MLIR_ITEM_SHARDING:
-        fputs("#sdy.sharding", out);
-        mlir_print_tensor_sharding(l->p, it->ptr);
-        break;
-    case MLIR_ITEM_SHARDINGS: print_result_shardings(l->p, it->ptr); break;
+        piece_str(b, "#sdy.sharding");
+        piece_tensor_sharding(b, l->p, it->ptr);
+        return;
+    case MLIR_ITEM_SHARDINGS: piece_result_shardings(b, l->p, it->ptr); return;
+    case MLIR_ITEM_KEPT: piece_str(b, ((const MlirKeptAttr *)it->ptr)->text); return;
+    default: piece_flush(b); break;
+    }
+    switch (it->kind) {
     case MLIR_ITEM_RULE: rule_print_sdy(out, it->ptr); break;
     case MLIR_ITEM_LOGICAL: {
         const LogicalAxes *names = it->ptr;
@@ -706,7 +728,10 @@ static void print_item(MlirAttrList *l, const MlirAttrItem *it)
     case MLIR_ITEM_OP_ATTR: mlir_print_attr_value(l->p, l->op, it->ptr); break;
     case MLIR_ITEM_STRING: mlir_print_string(out, it->ptr); break;
     case MLIR_ITEM_SYMBOL: fputc('@', out); fputs(it->ptr, out); break;
-    case MLIR_ITEM_UNIT: break;
+    case MLIR_ITEM_KEPT:
+    case MLIR_ITEM_SHARDING:
+    case MLIR_ITEM_SHARDINGS:
+    case MLIR_ITEM_UNIT: break; /* written above */
     }
 }
 
@@ -723,14 +748,17 @@ void mlir_attrs_print(MlirAttrList *l)
     }
     if (!l->count)
         return;
-    fputs(" {", l->p->out);
+    Piece b = {.out = l->p->out};
+    piece_add(&b, " {", 2);
     for (int i = 0; i < l->count; i++) {
         if (i && strcmp(l->items[i - 1].name, l->items[i].name) == 0)
             continue;
-        fputs(i ? ", " : "", l->p->out);
-        print_item(l, &l->items[i]);
+        if (i)
+            piece_add(&b, ", ", 2);
+        print_item(l, &l->items[i], &b);
     }
-    fputc('}', l->p->out);
+    piece_add(&b, "}", 1);
+    piece_flush(&b);
 }
 
 static bool is_consumed(const AttrKey *consumed, AttrKey key)

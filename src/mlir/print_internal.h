@@ -51,6 +51,7 @@ typedef struct MlirPrinter {
     const char ***aux;      /* by Op.id: the names of its made-up values (plan order) */
     int64_t next_channel;   /* stablehlo channel handles, counted from 1 per module */
     MlirScope *scope;       /* of the block being printed, numbered whole */
+    const struct MlirOpForm *forms[OP_COUNT]; /* by OpKind: mlir_op_form's answer, found once */
 } MlirPrinter;
 
 /* How one op kind prints (print_ops.c): the made-up values it needs (their
@@ -61,6 +62,8 @@ typedef struct MlirOpForm {
 } MlirOpForm;
 
 const MlirOpForm *mlir_op_form(OpKind kind);
+/* mlir_op_form of op's kind, from the printer's table (print.c). */
+const MlirOpForm *mlir_form_of(const MlirPrinter *p, const Op *op);
 /* MLIR's generic form `"shardc.<op>"(...)`, which any op can fall back to. */
 void mlir_emit_generic(MlirPrinter *p, const Op *op, int indent);
 /* mlir_ops.def's canonical MLIR name of a kind (its first line), or NULL
