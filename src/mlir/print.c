@@ -187,11 +187,15 @@ void mlir_print_defs(MlirPrinter *p, const Op *op, int indent)
         fprintf(p->out, "%%%s:%d = ", value_name(p, op->results[0]), op->num_results);
         return;
     }
+    MlirPiece b = {.out = p->out};
     for (int i = 0; i < op->num_results; i++) {
-        fputs(i ? ", %" : "%", p->out);
-        fputs(value_name(p, op->results[i]), p->out);
+        if (i)
+            mlir_piece_add(&b, ", ", 2);
+        mlir_piece_add(&b, "%", 1);
+        mlir_piece_str(&b, value_name(p, op->results[i]));
     }
-    fputs(" = ", p->out);
+    mlir_piece_add(&b, " = ", 3);
+    mlir_piece_flush(&b);
 }
 
 void mlir_print_aux_def(MlirPrinter *p, const Op *op, int i, int indent)
