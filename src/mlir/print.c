@@ -159,23 +159,32 @@ const char *mlir_visible_name(const MlirPrinter *p, const Value *v, const Block 
     return b == at ? p->names[v->id] : NULL;
 }
 
+static void piece_val(MlirPiece *b, MlirVal v)
+{
+    mlir_piece_add(b, "%", 1);
+    mlir_piece_str(b, v.name);
+    if (v.index >= 0) {
+        mlir_piece_add(b, "#", 1);
+        mlir_piece_int(b, v.index);
+    }
+}
+
 void mlir_print_val(MlirPrinter *p, MlirVal v)
 {
-    fputc('%', p->out);
-    fputs(v.name, p->out);
-    if (v.index >= 0) {
-        fputc('#', p->out);
-        io_put_int(p->out, v.index);
-    }
+    MlirPiece b = {.out = p->out};
+    piece_val(&b, v);
+    mlir_piece_flush(&b);
 }
 
 void mlir_print_vals(MlirPrinter *p, const MlirVal *v, int n)
 {
+    MlirPiece b = {.out = p->out};
     for (int i = 0; i < n; i++) {
         if (i)
-            fputs(", ", p->out);
-        mlir_print_val(p, v[i]);
+            mlir_piece_add(&b, ", ", 2);
+        piece_val(&b, v[i]);
     }
+    mlir_piece_flush(&b);
 }
 
 void mlir_print_defs(MlirPrinter *p, const Op *op, int indent)

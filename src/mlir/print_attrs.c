@@ -105,13 +105,15 @@ void mlir_print_same_type(FILE *out, const MlirVal *in, int n_in, const MlirVal 
 
 void mlir_print_ints(FILE *out, const int64_t *v, int n)
 {
-    fputc('[', out);
+    MlirPiece b = {.out = out};
+    mlir_piece_add(&b, "[", 1);
     for (int i = 0; i < n; i++) {
         if (i)
-            fputs(", ", out);
-        io_put_int(out, (long long)v[i]);
+            mlir_piece_add(&b, ", ", 2);
+        mlir_piece_int(&b, (long long)v[i]);
     }
-    fputc(']', out);
+    mlir_piece_add(&b, "]", 1);
+    mlir_piece_flush(&b);
 }
 
 /* ---- floats ----------------------------------------------------------------- */
