@@ -8,6 +8,21 @@
 #include "print_internal.h"
 #include "shardc/mlir.h"
 
+/* ---- op forms ------------------------------------------------------------ */
+
+/* mlir_op_form searches mlir_ops.def; each op asks twice (naming, then
+ * printing), so the answers are looked up once per module. */
+static void find_forms(MlirPrinter *p)
+{
+    for (int k = 0; k < OP_COUNT; k++)
+        p->forms[k] = mlir_op_form((OpKind)k);
+}
+
+const MlirOpForm *mlir_form_of(const MlirPrinter *p, const Op *op)
+{
+    return (unsigned)op->kind < OP_COUNT ? p->forms[op->kind] : mlir_op_form(op->kind);
+}
+
 /* ---- naming ------------------------------------------------------------- */
 
 void mlir_scope_init(MlirScope *s, MlirPrinter *p, const MlirScope *parent, const MlirScope *counters)
@@ -83,7 +98,7 @@ static const char *aux_name(MlirPrinter *p, MlirScope *s, const Op *op, const Ml
 
 static void name_op(MlirPrinter *p, MlirScope *s, const Op *op)
 {
-    const MlirOpForm *form = mlir_op_form(op->kind);
+    const MlirOpForm *form = mlir_form_of(p, op);
     MlirAux aux[MLIR_MAX_AUX];
     int n = form->plan ? form->plan(p, op, aux) : 0;
     if (n && op->id >= 0 && op->id < p->m->num_ops) {
@@ -144,23 +159,32 @@ const char *mlir_visible_name(const MlirPrinter *p, const Value *v, const Block 
     return b == at ? p->names[v->id] : NULL;
 }
 
+static void piece_val(MlirPiece *b, MlirVal v)
+{
+    mlir_piece_add(b, "%", 1);
+    mlir_piece_str(b, v.name);
+    if (v.index >= 0) {
+        mlir_piece_add(b, "#", 1);
+        mlir_piece_int(b, v.index);
+    }
+}
+
 void mlir_print_val(MlirPrinter *p, MlirVal v)
 {
-    fputc('%', p->out);
-    fputs(v.name, p->out);
-    if (v.index >= 0) {
-        fputc('#', p->out);
-        io_put_int(p->out, v.index);
-    }
+    MlirPiece b = {.out = p->out};
+    piece_val(&b, v);
+    mlir_piece_flush(&b);
 }
 
 void mlir_print_vals(MlirPrinter *p, const MlirVal *v, int n)
 {
+    MlirPiece b = {.out = p->out};
     for (int i = 0; i < n; i++) {
         if (i)
-            fputs(", ", p->out);
-        mlir_print_val(p, v[i]);
+            mlir_piece_add(&b, ", ", 2);
+        piece_val(&b, v[i]);
     }
+    mlir_piece_flush(&b);
 }
 
 void mlir_print_defs(MlirPrinter *p, const Op *op, int indent)
@@ -172,11 +196,15 @@ void mlir_print_defs(MlirPrinter *p, const Op *op, int indent)
         fprintf(p->out, "%%%s:%d = ", value_name(p, op->results[0]), op->num_results);
         return;
     }
+    MlirPiece b = {.out = p->out};
     for (int i = 0; i < op->num_results; i++) {
-        fputs(i ? ", %" : "%", p->out);
-        fputs(value_name(p, op->results[i]), p->out);
+        if (i)
+            mlir_piece_add(&b, ", ", 2);
+        mlir_piece_add(&b, "%", 1);
+        mlir_piece_str(&b, value_name(p, op->results[i]));
     }
-    fputs(" = ", p->out);
+    mlir_piece_add(&b, " = ", 3);
+    mlir_piece_flush(&b);
 }
 
 void mlir_print_aux_def(MlirPrinter *p, const Op *op, int i, int indent)
@@ -217,7 +245,7 @@ void mlir_print_block_ops(MlirPrinter *p, const MlirScope *s, const Block *b, in
     MlirScope *outer = p->scope;
     p->scope = (MlirScope *)s;
     for (const Op *op = b->first; op; op = op->next)
-        mlir_op_form(op->kind)->emit(p, op, indent);
+        mlir_form_of(p, op)->emit(p, op, indent);
     print_terminator(p, b, indent, ret);
     p->scope = outer;
 }
@@ -362,6 +390,7 @@ void mlir_print_module(FILE *out, const Module *m)
     MlirPrinter p = {.out = out, .m = m, .renumber = m->mlir != NULL, .next_channel = 1};
     int locking = io_stream_unlocked_begin(out);
     arena_init(&p.arena);
+    find_forms(&p);
     p.names = ARENA_ARRAY(&p.arena, const char *, m->num_values + 1);
     p.aux = ARENA_ARRAY(&p.arena, const char **, m->num_ops + 1);
     print_module_head(&p, m);

@@ -8,116 +8,85 @@
 #include "print_internal.h"
 #include "shardc/rule.h"
 
-/* ---- pieces: the type and sharding every op prints, built in memory and
- * written with one fwrite (a dozen stdio calls each were a third of
- * printing MLIR, bench/instructions.sh) ---- */
-
-typedef struct Piece {
-    FILE *out;
-    size_t len;
-    char data[240];
-} Piece;
-
-static void piece_flush(Piece *b)
-{
-    fwrite(b->data, 1, b->len, b->out);
-    b->len = 0;
-}
-
-static void piece_add(Piece *b, const char *s, size_t n)
-{
-    if (n > sizeof b->data - b->len) {
-        piece_flush(b);
-        if (n > sizeof b->data) {
-            fwrite(s, 1, n, b->out);
-            return;
-        }
-    }
-    memcpy(b->data + b->len, s, n);
-    b->len += n;
-}
-
-static void piece_str(Piece *b, const char *s) { piece_add(b, s, strlen(s)); }
-
-static void piece_int(Piece *b, long long v)
-{
-    char buf[24], *p = buf + sizeof buf;
-    unsigned long long u = v < 0 ? 0ull - (unsigned long long)v : (unsigned long long)v;
-    do
-        *--p = (char)('0' + u % 10);
-    while (u /= 10);
-    if (v < 0)
-        *--p = '-';
-    piece_add(b, p, (size_t)(buf + sizeof buf - p));
-}
-
 /* MLIR's printEscapedString: printable ASCII as is, `"` and `\` escaped,
  * anything else as \XX; runs of plain characters are copied whole. */
-static void piece_string(Piece *b, const char *s)
+static void piece_string(MlirPiece *b, const char *s)
 {
     static const char hex[] = "0123456789ABCDEF";
-    piece_add(b, "\"", 1);
+    mlir_piece_add(b, "\"", 1);
     for (const unsigned char *c = (const unsigned char *)s; *c;) {
         const unsigned char *run = c;
         while (*c >= 0x20 && *c < 0x7f && *c != '"' && *c != '\\')
             c++;
-        piece_add(b, (const char *)run, (size_t)(c - run));
+        mlir_piece_add(b, (const char *)run, (size_t)(c - run));
         if (*c == '"' || *c == '\\') {
-            piece_add(b, (const char[]){'\\', (char)*c}, 2);
+            mlir_piece_add(b, (const char[]){'\\', (char)*c}, 2);
             c++;
         } else if (*c) {
-            piece_add(b, (const char[]){'\\', hex[*c >> 4], hex[*c & 15]}, 3);
+            mlir_piece_add(b, (const char[]){'\\', hex[*c >> 4], hex[*c & 15]}, 3);
             c++;
         }
     }
-    piece_add(b, "\"", 1);
+    mlir_piece_add(b, "\"", 1);
 }
 
 void mlir_print_string(FILE *out, const char *s)
 {
-    Piece b = {.out = out};
+    MlirPiece b = {.out = out};
     piece_string(&b, s);
-    piece_flush(&b);
+    mlir_piece_flush(&b);
 }
 
 /* ---- types ---------------------------------------------------------------- */
 
-void mlir_print_type(FILE *out, const TensorType *t)
+static void piece_type(MlirPiece *b, const TensorType *t)
 {
     if (t->dtype == DT_TOKEN) {
-        fputs(dtype_mlir_name(DT_TOKEN), out);
+        mlir_piece_str(b, dtype_mlir_name(DT_TOKEN));
         return;
     }
-    Piece b = {.out = out};
-    piece_add(&b, "tensor<", 7);
+    mlir_piece_add(b, "tensor<", 7);
     for (int i = 0; i < t->rank; i++) {
-        piece_int(&b, (long long)t->dims[i]);
-        piece_add(&b, "x", 1);
+        mlir_piece_int(b, (long long)t->dims[i]);
+        mlir_piece_add(b, "x", 1);
     }
-    piece_str(&b, dtype_mlir_name(t->dtype));
-    piece_add(&b, ">", 1);
-    piece_flush(&b);
+    mlir_piece_str(b, dtype_mlir_name(t->dtype));
+    mlir_piece_add(b, ">", 1);
 }
 
-static void print_types(FILE *out, const MlirVal *v, int n)
+void mlir_print_type(FILE *out, const TensorType *t)
+{
+    MlirPiece b = {.out = out};
+    piece_type(&b, t);
+    mlir_piece_flush(&b);
+}
+
+static void piece_types(MlirPiece *b, const MlirVal *v, int n)
 {
     for (int i = 0; i < n; i++) {
         if (i)
-            fputs(", ", out);
-        mlir_print_type(out, &v[i].type);
+            mlir_piece_add(b, ", ", 2);
+        piece_type(b, &v[i].type);
     }
+}
+
+static void piece_fn_type(MlirPiece *b, const MlirVal *in, int n_in, const MlirVal *res, int n_res)
+{
+    mlir_piece_add(b, "(", 1);
+    piece_types(b, in, n_in);
+    mlir_piece_add(b, ") -> ", 5);
+    if (n_res != 1)
+        mlir_piece_add(b, "(", 1);
+    piece_types(b, res, n_res);
+    if (n_res != 1)
+        mlir_piece_add(b, ")", 1);
 }
 
 void mlir_print_fn_type(FILE *out, const MlirVal *in, int n_in, const MlirVal *res, int n_res)
 {
-    fputc('(', out);
-    print_types(out, in, n_in);
-    fputs(") -> ", out);
-    if (n_res != 1)
-        fputc('(', out);
-    print_types(out, res, n_res);
-    if (n_res != 1)
-        fputc(')', out);
+    MlirPiece b = {.out = out};
+    piece_fn_type(&b, in, n_in, res, n_res);
+    mlir_piece_flush(&b);
 }
 
 void mlir_print_same_type(FILE *out, const MlirVal *in, int n_in, const MlirVal *res)
@@ -125,22 +94,26 @@ void mlir_print_same_type(FILE *out, const MlirVal *in, int n_in, const MlirVal 
     bool same = true;
     for (int i = 0; i < n_in; i++)
         same &= type_equal(&in[i].type, &res->type);
-    fputs(" : ", out);
+    MlirPiece b = {.out = out};
+    mlir_piece_add(&b, " : ", 3);
     if (same)
-        mlir_print_type(out, &res->type);
+        piece_type(&b, &res->type);
     else
-        mlir_print_fn_type(out, in, n_in, res, 1);
+        piece_fn_type(&b, in, n_in, res, 1);
+    mlir_piece_flush(&b);
 }
 
 void mlir_print_ints(FILE *out, const int64_t *v, int n)
 {
-    fputc('[', out);
+    MlirPiece b = {.out = out};
+    mlir_piece_add(&b, "[", 1);
     for (int i = 0; i < n; i++) {
         if (i)
-            fputs(", ", out);
-        io_put_int(out, (long long)v[i]);
+            mlir_piece_add(&b, ", ", 2);
+        mlir_piece_int(&b, (long long)v[i]);
     }
-    fputc(']', out);
+    mlir_piece_add(&b, "]", 1);
+    mlir_piece_flush(&b);
 }
 
 /* ---- floats ----------------------------------------------------------------- */
@@ -405,26 +378,26 @@ void mlir_print_mesh_literal(FILE *out, const Mesh *mesh)
     fputc('>', out);
 }
 
-static void piece_axes(Piece *b, const Mesh *mesh, const AxisRef *axes, int n)
+static void piece_axes(MlirPiece *b, const Mesh *mesh, const AxisRef *axes, int n)
 {
     for (int k = 0; k < n; k++) {
         if (k)
-            piece_add(b, ", ", 2);
+            mlir_piece_add(b, ", ", 2);
         piece_string(b, mesh->axes[axes[k].axis].name);
         if (!axis_ref_is_full(mesh, axes[k])) {
-            piece_add(b, ":(", 2);
-            piece_int(b, (long long)axes[k].pre_size);
-            piece_add(b, ")", 1);
-            piece_int(b, (long long)axes[k].size);
+            mlir_piece_add(b, ":(", 2);
+            mlir_piece_int(b, (long long)axes[k].pre_size);
+            mlir_piece_add(b, ")", 1);
+            mlir_piece_int(b, (long long)axes[k].size);
         }
     }
 }
 
 void mlir_print_axes(FILE *out, const Mesh *mesh, const AxisRef *axes, int n)
 {
-    Piece b = {.out = out};
+    MlirPiece b = {.out = out};
     piece_axes(&b, mesh, axes, n);
-    piece_flush(&b);
+    mlir_piece_flush(&b);
 }
 
 static bool module_mesh(const MlirPrinter *p, const Mesh *mesh)
@@ -447,47 +420,60 @@ static void print_mesh_ref(MlirPrinter *p, const Mesh *mesh)
 }
 
 /* sdy's DimensionShardingAttr: {"a", ?}, {?}, {}, then a priority p<N>. */
-static void piece_dims(Piece *b, const Sharding *s)
+static void piece_dims(MlirPiece *b, const Sharding *s)
 {
     /* A maximal mesh has no axes to shard along: sdy writes its shardings
      * `[]` whatever the rank (the importer gives them closed dims). */
     bool maximal = s->mesh->num_axes == 0 && s->mesh->device_ids;
     for (int d = 0; d < s->rank && !maximal; d++) {
         const DimSharding *dim = &s->dims[d];
-        piece_str(b, d ? ", {" : "{");
+        mlir_piece_str(b, d ? ", {" : "{");
         piece_axes(b, s->mesh, dim->axes, dim->num_axes);
         if (!dim->is_closed)
-            piece_str(b, dim->num_axes ? ", ?" : "?");
-        piece_add(b, "}", 1);
+            mlir_piece_str(b, dim->num_axes ? ", ?" : "?");
+        mlir_piece_add(b, "}", 1);
         if (dim->priority != PRIORITY_NONE) {
-            piece_add(b, "p", 1);
-            piece_int(b, dim->priority);
+            mlir_piece_add(b, "p", 1);
+            mlir_piece_int(b, dim->priority);
         }
     }
 }
 
-void mlir_print_tensor_sharding(MlirPrinter *p, const Sharding *s)
+/* `<@mesh, [...]...>` into b; a mesh written inline goes out directly
+ * (b flushed first, so the order holds). */
+static void piece_tensor_sharding(MlirPiece *b, MlirPrinter *p, const Sharding *s)
 {
-    fputc('<', p->out);
-    print_mesh_ref(p, s->mesh);
-    Piece b = {.out = p->out};
-    piece_add(&b, ", [", 3);
-    piece_dims(&b, s);
-    piece_add(&b, "]", 1);
+    if (module_mesh(p, s->mesh)) {
+        mlir_piece_add(b, "<@", 2);
+        mlir_piece_str(b, s->mesh->name);
+    } else {
+        mlir_piece_add(b, "<", 1);
+        mlir_piece_flush(b);
+        print_mesh_ref(p, s->mesh);
+    }
+    mlir_piece_add(b, ", [", 3);
+    piece_dims(b, s);
+    mlir_piece_add(b, "]", 1);
     if (s->num_replicated) {
-        piece_str(&b, ", replicated={");
-        piece_axes(&b, s->mesh, s->replicated, s->num_replicated);
-        piece_add(&b, "}", 1);
+        mlir_piece_str(b, ", replicated={");
+        piece_axes(b, s->mesh, s->replicated, s->num_replicated);
+        mlir_piece_add(b, "}", 1);
     }
     if (s->num_unreduced) {
-        piece_str(&b, ", unreduced=");
-        piece_str(&b, s->unreduced_op == UNREDUCED_SUM ? "" : sharding_unreduced_op_name(s->unreduced_op));
-        piece_add(&b, "{", 1);
-        piece_axes(&b, s->mesh, s->unreduced, s->num_unreduced);
-        piece_add(&b, "}", 1);
+        mlir_piece_str(b, ", unreduced=");
+        mlir_piece_str(b, s->unreduced_op == UNREDUCED_SUM ? "" : sharding_unreduced_op_name(s->unreduced_op));
+        mlir_piece_add(b, "{", 1);
+        piece_axes(b, s->mesh, s->unreduced, s->num_unreduced);
+        mlir_piece_add(b, "}", 1);
     }
-    piece_add(&b, ">", 1);
-    piece_flush(&b);
+    mlir_piece_add(b, ">", 1);
+}
+
+void mlir_print_tensor_sharding(MlirPrinter *p, const Sharding *s)
+{
+    MlirPiece b = {.out = p->out};
+    piece_tensor_sharding(&b, p, s);
+    mlir_piece_flush(&b);
 }
 
 void mlir_print_open_sharding(MlirPrinter *p, const Mesh *mesh, int rank)
@@ -513,24 +499,28 @@ static void print_closed_sharding(MlirPrinter *p, const Mesh *mesh, int rank)
 /* #sdy.sharding_per_value of an op's results; a result with no sharding
  * is fully open on the mesh of the others (read from MLIR, where sdy_opt
  * gives such results a closed replicated sharding: fully closed). */
-static void print_result_shardings(MlirPrinter *p, const Op *op)
+static void piece_result_shardings(MlirPiece *b, MlirPrinter *p, const Op *op)
 {
     const Mesh *mesh = NULL;
     for (int i = 0; i < op->num_results && !mesh; i++)
         if (op->results[i]->sharding)
             mesh = op->results[i]->sharding->mesh;
-    fputs("#sdy.sharding_per_value<[", p->out);
+    mlir_piece_str(b, "#sdy.sharding_per_value<[");
     for (int i = 0; i < op->num_results; i++) {
         const Value *r = op->results[i];
-        fputs(i ? ", " : "", p->out);
-        if (r->sharding)
-            mlir_print_tensor_sharding(p, r->sharding);
-        else if (p->renumber)
+        if (i)
+            mlir_piece_add(b, ", ", 2);
+        if (r->sharding) {
+            piece_tensor_sharding(b, p, r->sharding);
+            continue;
+        }
+        mlir_piece_flush(b);
+        if (p->renumber)
             print_closed_sharding(p, mesh, r->type.rank);
         else
             mlir_print_open_sharding(p, mesh, r->type.rank);
     }
-    fputs("]>", p->out);
+    mlir_piece_add(b, "]>", 2);
 }
 
 /* ---- attribute values ------------------------------------------------------------ */
@@ -678,20 +668,25 @@ void mlir_attrs_add_kept(MlirAttrList *l, const MlirKeptAttrs *kept)
                        &kept->items[i]);
 }
 
-static void print_item(MlirAttrList *l, const MlirAttrItem *it)
+/* `name = value` into b; the values not built in pieces go out directly,
+ * after b is flushed. */
+static void print_item(MlirAttrList *l, const MlirAttrItem *it, MlirPiece *b)
 {
     FILE *out = l->p->out;
-    fputs(it->name, out);
+    mlir_piece_str(b, it->name);
     if (it->kind == MLIR_ITEM_UNIT)
         return;
-    fputs(" = ", out);
+    mlir_piece_add(b, " = ", 3);
     switch (it->kind) {
-    case MLIR_ITEM_KEPT: fputs(((const MlirKeptAttr *)it->ptr)->text, out); break;
     case MLIR_ITEM_SHARDING:
-        fputs("#sdy.sharding", out);
-        mlir_print_tensor_sharding(l->p, it->ptr);
-        break;
-    case MLIR_ITEM_SHARDINGS: print_result_shardings(l->p, it->ptr); break;
+        mlir_piece_str(b, "#sdy.sharding");
+        piece_tensor_sharding(b, l->p, it->ptr);
+        return;
+    case MLIR_ITEM_SHARDINGS: piece_result_shardings(b, l->p, it->ptr); return;
+    case MLIR_ITEM_KEPT: mlir_piece_str(b, ((const MlirKeptAttr *)it->ptr)->text); return;
+    default: mlir_piece_flush(b); break;
+    }
+    switch (it->kind) {
     case MLIR_ITEM_RULE: rule_print_sdy(out, it->ptr); break;
     case MLIR_ITEM_LOGICAL: {
         const LogicalAxes *names = it->ptr;
@@ -706,7 +701,10 @@ static void print_item(MlirAttrList *l, const MlirAttrItem *it)
     case MLIR_ITEM_OP_ATTR: mlir_print_attr_value(l->p, l->op, it->ptr); break;
     case MLIR_ITEM_STRING: mlir_print_string(out, it->ptr); break;
     case MLIR_ITEM_SYMBOL: fputc('@', out); fputs(it->ptr, out); break;
-    case MLIR_ITEM_UNIT: break;
+    case MLIR_ITEM_KEPT:
+    case MLIR_ITEM_SHARDING:
+    case MLIR_ITEM_SHARDINGS:
+    case MLIR_ITEM_UNIT: break; /* written above */
     }
 }
 
@@ -723,14 +721,17 @@ void mlir_attrs_print(MlirAttrList *l)
     }
     if (!l->count)
         return;
-    fputs(" {", l->p->out);
+    MlirPiece b = {.out = l->p->out};
+    mlir_piece_add(&b, " {", 2);
     for (int i = 0; i < l->count; i++) {
         if (i && strcmp(l->items[i - 1].name, l->items[i].name) == 0)
             continue;
-        fputs(i ? ", " : "", l->p->out);
-        print_item(l, &l->items[i]);
+        if (i)
+            mlir_piece_add(&b, ", ", 2);
+        print_item(l, &l->items[i], &b);
     }
-    fputc('}', l->p->out);
+    mlir_piece_add(&b, "}", 1);
+    mlir_piece_flush(&b);
 }
 
 static bool is_consumed(const AttrKey *consumed, AttrKey key)

@@ -35,6 +35,16 @@ static int label_at(const char *labels, int n, char c)
     return -1;
 }
 
+/* The lowercase letters among labels, as bits ('a' is bit 0). */
+static uint32_t letter_set(const char *labels, int n)
+{
+    uint32_t set = 0;
+    for (int i = 0; i < n; i++)
+        if (labels[i] >= 'a' && labels[i] <= 'z')
+            set |= 1u << (labels[i] - 'a');
+    return set;
+}
+
 static void keep_or_sum(const EinsumSpec *spec, int i, EinsumPlan *e)
 {
     int other = 1 - i, nk = 0;
@@ -66,9 +76,11 @@ static void plan_dot(const EinsumSpec *spec, EinsumPlan *e)
             e->canon[nc++] = spec->output[j];
         }
     }
+    /* letters of both operands and not of the output, found by bit */
+    uint32_t shared = letter_set(lhs, nl) & letter_set(rhs, nr) & ~letter_set(spec->output, spec->output_rank);
     for (char c = 'a'; c <= 'z'; c++) {
-        int a = label_at(lhs, nl, c), b = label_at(rhs, nr, c);
-        if (a >= 0 && b >= 0 && label_at(spec->output, spec->output_rank, c) < 0) {
+        if (shared >> (c - 'a') & 1) {
+            int a = label_at(lhs, nl, c), b = label_at(rhs, nr, c);
             e->lhs_contract[e->num_contract] = a;
             e->rhs_contract[e->num_contract++] = b;
         }

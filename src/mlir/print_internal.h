@@ -13,9 +13,54 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 #include "mlir_extra.h"
 #include "shardc/ir.h"
 #include "shardc/symtab.h"
+
+/* ---- pieces: the type, sharding and attribute dict every op prints, and
+ * its result names, built in memory and written with one fwrite (a dozen
+ * stdio calls each were a third of printing MLIR, bench/instructions.sh).
+ * Whoever writes to the stream directly flushes its piece first. ---- */
+
+typedef struct MlirPiece {
+    FILE *out;
+    size_t len;
+    char data[240];
+} MlirPiece;
+
+static inline void mlir_piece_flush(MlirPiece *b)
+{
+    fwrite(b->data, 1, b->len, b->out);
+    b->len = 0;
+}
+
+static inline void mlir_piece_add(MlirPiece *b, const char *s, size_t n)
+{
+    if (n > sizeof b->data - b->len) {
+        mlir_piece_flush(b);
+        if (n > sizeof b->data) {
+            fwrite(s, 1, n, b->out);
+            return;
+        }
+    }
+    memcpy(b->data + b->len, s, n);
+    b->len += n;
+}
+
+static inline void mlir_piece_str(MlirPiece *b, const char *s) { mlir_piece_add(b, s, strlen(s)); }
+
+static inline void mlir_piece_int(MlirPiece *b, long long v)
+{
+    char buf[24], *p = buf + sizeof buf;
+    unsigned long long u = v < 0 ? 0ull - (unsigned long long)v : (unsigned long long)v;
+    do
+        *--p = (char)('0' + u % 10);
+    while (u /= 10);
+    if (v < 0)
+        *--p = '-';
+    mlir_piece_add(b, p, (size_t)(buf + sizeof buf - p));
+}
 
 /* The names visible in one region, and MLIR's three counters. */
 typedef struct MlirScope {
@@ -51,6 +96,7 @@ typedef struct MlirPrinter {
     const char ***aux;      /* by Op.id: the names of its made-up values (plan order) */
     int64_t next_channel;   /* stablehlo channel handles, counted from 1 per module */
     MlirScope *scope;       /* of the block being printed, numbered whole */
+    const struct MlirOpForm *forms[OP_COUNT]; /* by OpKind: mlir_op_form's answer, found once */
 } MlirPrinter;
 
 /* How one op kind prints (print_ops.c): the made-up values it needs (their
@@ -61,6 +107,8 @@ typedef struct MlirOpForm {
 } MlirOpForm;
 
 const MlirOpForm *mlir_op_form(OpKind kind);
+/* mlir_op_form of op's kind, from the printer's table (print.c). */
+const MlirOpForm *mlir_form_of(const MlirPrinter *p, const Op *op);
 /* MLIR's generic form `"shardc.<op>"(...)`, which any op can fall back to. */
 void mlir_emit_generic(MlirPrinter *p, const Op *op, int indent);
 /* mlir_ops.def's canonical MLIR name of a kind (its first line), or NULL
