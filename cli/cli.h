@@ -130,7 +130,7 @@ int cli_reshard_plan(CliParse *p, const char *value);
     {"--auto-shard-time", CLI_JOINED, cli_auto_shard_time,                                  \
      "--auto-shard-time needs a positive number of seconds, got '%s'", "[--auto-shard-time=SECONDS]"}
 
-/* docs/partitioning.md "The planner": Shardy's plans, or the fewest bytes. */
+/* docs/partitioning.md "Reshards to collectives": Shardy's plans, or the fewest bytes. */
 #define CLI_FLAG_RESHARD_PLAN                                                                \
     {"--reshard-plan", CLI_JOINED, cli_reshard_plan,                                        \
      "unknown option '--reshard-plan=%s' (shardy or fewest-bytes)", "[--reshard-plan=shardy|fewest-bytes]"}

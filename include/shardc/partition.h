@@ -204,10 +204,10 @@ void stats_print_json(FILE *out, const PartitionStats *stats);
 /* One line per collective with the reason it was inserted (--explain). */
 void stats_print_reasons(FILE *out, const PartitionStats *stats);
 
-/* Which plan a reshard gets (--reshard-plan, docs/partitioning.md "The
- * planner"): Shardy's rounds (the greedy plan only where they cannot reach
- * the target or would leave an even dim uneven), or in addition the greedy
- * plan wherever it moves fewer bytes. */
+/* Which plan a reshard gets (--reshard-plan, docs/partitioning.md
+ * "Reshards to collectives"): Shardy's rounds (the greedy plan only where
+ * they cannot reach the target or would leave an even dim uneven), or in
+ * addition the greedy plan wherever it moves fewer bytes. */
 typedef enum { RESHARD_PLAN_SHARDY, RESHARD_PLAN_FEWEST_BYTES } ReshardPlanChoice;
 
 typedef struct PartitionOptions {
