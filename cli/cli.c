@@ -9,6 +9,7 @@
 #include "shardc/io.h"
 #include "shardc/mlir.h"
 #include "shardc/parse.h"
+#include "shardc/partition.h"
 #include "shardc/limits.h"
 #include "shardc/suggest.h"
 
@@ -335,6 +336,13 @@ int cli_auto_shard(CliParse *p, const char *value)
 int cli_memory_budget(CliParse *p, const char *value)
 {
     return limits_parse_bytes(value, &p->common->memory_budget) ? CLI_OK : CLI_BAD;
+}
+
+int cli_reshard_plan(CliParse *p, const char *value)
+{
+    bool fewest = strcmp(value, "fewest-bytes") == 0;
+    p->common->reshard_plan = fewest ? RESHARD_PLAN_FEWEST_BYTES : RESHARD_PLAN_SHARDY;
+    return fewest || strcmp(value, "shardy") == 0 ? CLI_OK : CLI_BAD;
 }
 
 int cli_auto_shard_time(CliParse *p, const char *value)

@@ -87,6 +87,7 @@ typedef struct CliCommon {
     int auto_shard;         /* --auto-shard[=ilp|greedy]: an AutoShardMode, 0 off */
     int64_t memory_budget;  /* --memory-budget=BYTES, 0: none */
     double auto_shard_time; /* --auto-shard-time=SECONDS, 0: the default */
+    int reshard_plan;       /* --reshard-plan=shardy|fewest-bytes: a ReshardPlanChoice */
 } CliCommon;
 
 /* A handler's view of the parse. */
@@ -108,6 +109,7 @@ int cli_warnings(CliParse *p, const char *value);
 int cli_auto_shard(CliParse *p, const char *value);
 int cli_memory_budget(CliParse *p, const char *value);
 int cli_auto_shard_time(CliParse *p, const char *value);
+int cli_reshard_plan(CliParse *p, const char *value);
 
 #define CLI_FLAGS_HELP {"--help", CLI_BARE, cli_help, NULL, NULL}, {"-h", CLI_BARE, cli_help, NULL, NULL}
 #define CLI_FLAGS_CONFIG(synopsis)                                                          \
@@ -127,6 +129,11 @@ int cli_auto_shard_time(CliParse *p, const char *value);
      "--memory-budget needs a positive size such as 4096 or 64M, got '%s'", "[--memory-budget=BYTES]"}, \
     {"--auto-shard-time", CLI_JOINED, cli_auto_shard_time,                                  \
      "--auto-shard-time needs a positive number of seconds, got '%s'", "[--auto-shard-time=SECONDS]"}
+
+/* docs/partitioning.md "Reshards to collectives": Shardy's plans, or the fewest bytes. */
+#define CLI_FLAG_RESHARD_PLAN                                                                \
+    {"--reshard-plan", CLI_JOINED, cli_reshard_plan,                                        \
+     "unknown option '--reshard-plan=%s' (shardy or fewest-bytes)", "[--reshard-plan=shardy|fewest-bytes]"}
 
 /* -w: no warnings; -Werror: warnings are errors (exit 1). */
 #define CLI_FLAGS_WARNINGS                                                                   \

@@ -191,6 +191,7 @@ static const CliFlag compile_flags[] = {
     CLI_FLAG_MAX_BYTES,
     CLI_FLAG_INPUT_FORMAT,
     CLI_FLAGS_AUTO_SHARD,
+    CLI_FLAG_RESHARD_PLAN,
     CLI_FLAGS_WARNINGS,
     CLI_FLAGS_HELP,
     {"--version", CLI_BARE, flag_version, NULL, NULL},
@@ -267,6 +268,7 @@ static int parse_args(int argc, char **argv, CompileArgs *args)
     args->options.auto_shard = args->common.auto_shard;
     args->options.memory_budget = args->common.memory_budget;
     args->options.auto_shard_time = args->common.auto_shard_time;
+    args->options.reshard_plan = args->common.reshard_plan;
     if ((args->options.explain || args->visualize || args->options.auto_shard) && args->options.emit < EMIT_PROPAGATED)
         args->options.emit = EMIT_PROPAGATED;
     if (args->visualize_svg && !args->visualize)

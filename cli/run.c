@@ -130,6 +130,7 @@ static const CliFlag run_flags[] = {
     CLI_FLAG_MAX_BYTES,
     CLI_FLAG_INPUT_FORMAT,
     CLI_FLAGS_AUTO_SHARD,
+    CLI_FLAG_RESHARD_PLAN,
     {"--stats", CLI_BARE, flag_stats, NULL, "[--stats]"},
     {"--reference", CLI_JOINED, flag_reference, NULL, "[--reference=GLOBAL.shir]"},
     {"--reference-func", CLI_JOINED, flag_reference_func, "--reference-func needs a function name",
@@ -199,7 +200,8 @@ static bool load_program(DiagEngine *diag, const char *path, EmitKind emit, cons
     const char *func = p->module ? cli_entry_name(diag, p->module, entry) : NULL;
     CompileOptions options = {.emit = emit, .entry = func, .config = config, .max_bytes = a->common.max_bytes,
                               .auto_shard = a->common.auto_shard, .memory_budget = a->common.memory_budget,
-                              .auto_shard_time = a->common.auto_shard_time};
+                              .auto_shard_time = a->common.auto_shard_time,
+                              .reshard_plan = a->common.reshard_plan};
     OriginTable origins = {0};
     PassContext ctx = {.diag = diag, .options = &options, .origins = &origins, .stats = &p->stats};
     return func && pipeline_run(p->module, &ctx) && diag->errors == 0 && (p->entry = find_entry(diag, p->module, func));

@@ -17,6 +17,7 @@ static bool run_auto_shard(Module *m, PassContext *ctx)
         .time_limit = o->auto_shard_time,
         .config = o->config,
         .explain = o->explain != NULL && ctx->autoshard != NULL,
+        .fewest_bytes_reshards = o->reshard_plan == RESHARD_PLAN_FEWEST_BYTES,
     };
     AutoShardReport local = {0};
     AutoShardReport *report = ctx->autoshard ? ctx->autoshard : &local;

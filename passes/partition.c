@@ -7,7 +7,8 @@
 static bool run_partition(Module *m, PassContext *ctx)
 {
     PartitionStats local = {0};
-    return partition_module(m, ctx->diag, ctx->stats ? ctx->stats : &local, ctx->options->entry);
+    PartitionOptions opt = {ctx->options->entry, (ReshardPlanChoice)ctx->options->reshard_plan};
+    return partition_module(m, ctx->diag, ctx->stats ? ctx->stats : &local, &opt);
 }
 
 const Pass pass_partition = {"partition", EMIT_PARTITIONED, run_partition, NULL};

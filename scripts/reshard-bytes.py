@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Bytes per device of random reshards under two shardc binaries.
 
-Usage: scripts/reshard-bytes.py [--seed S] [-n N] [-v] BASE NEW
+Usage: scripts/reshard-bytes.py [--seed S] [-n N] [-v] [--base-flag F]... [--new-flag F]... BASE NEW
 
 Each case is one `reshard` of a rank-2 or rank-3 f32 tensor (dims of two
 or four times the mesh's device count) between two random shardings on
@@ -11,7 +11,9 @@ on a random dim in a random order or left out. Both binaries partition it
 receives fewer, as many and more bytes per device than BASE, and with -v
 prints the cases where NEW moves more, worst first. docs/partitioning.md
 ("Reshards to collectives") quotes it: BASE a build whose partitioner
-plans with shardc's greedy planner alone or Shardy's rounds alone."""
+plans with shardc's greedy planner alone or Shardy's rounds alone, or
+one binary twice with --base-flag=--reshard-plan=shardy
+--new-flag=--reshard-plan=fewest-bytes."""
 import argparse
 import json
 import os
@@ -48,8 +50,8 @@ def program(rng):
             f'  return %b\n}}\n')
 
 
-def bytes_per_device(shardc, path):
-    r = subprocess.run([shardc, path, '--emit=partitioned', '--stats=json', '-o', os.devnull],
+def bytes_per_device(shardc, flags, path):
+    r = subprocess.run([shardc, path, '--emit=partitioned', '--stats=json', '-o', os.devnull] + flags,
                        capture_output=True, text=True)
     if r.returncode:
         return None
@@ -61,6 +63,8 @@ def main():
     ap.add_argument('--seed', type=int, default=1)
     ap.add_argument('-n', type=int, default=400)
     ap.add_argument('-v', action='store_true')
+    ap.add_argument('--base-flag', action='append', default=[], help='a flag BASE gets (repeatable)')
+    ap.add_argument('--new-flag', action='append', default=[], help='a flag NEW gets (repeatable)')
     ap.add_argument('base')
     ap.add_argument('new')
     a = ap.parse_args()
@@ -73,7 +77,7 @@ def main():
             text = program(rng)
             with open(path, 'w') as f:
                 f.write(text)
-            old, new = bytes_per_device(a.base, path), bytes_per_device(a.new, path)
+            old, new = bytes_per_device(a.base, a.base_flag, path), bytes_per_device(a.new, a.new_flag, path)
             if old is None or new is None:
                 failed += 1
             elif new < old:

@@ -29,6 +29,8 @@ typedef struct AutoShardOptions {
     double time_limit;          /* seconds the solver may take; 0: the default */
     const Config *config;       /* the cost constants (`auto_shard:`), or NULL */
     bool explain;               /* keep the winner/runner-up lines */
+    bool fewest_bytes_reshards; /* cost reshards as --reshard-plan=fewest-bytes
+                                   plans them (the partitioner's choice) */
 } AutoShardOptions;
 
 /* What the search did, summed over the functions it sharded. */

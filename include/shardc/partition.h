@@ -204,9 +204,21 @@ void stats_print_json(FILE *out, const PartitionStats *stats);
 /* One line per collective with the reason it was inserted (--explain). */
 void stats_print_reasons(FILE *out, const PartitionStats *stats);
 
-/* Partitions every function; `stats` counts the function named `counted`
- * (the one `shardc run` runs), or every function if it is NULL. */
-bool partition_module(Module *m, DiagEngine *diag, PartitionStats *stats, const char *counted);
+/* Which plan a reshard gets (--reshard-plan, docs/partitioning.md
+ * "Reshards to collectives"): Shardy's rounds (the greedy plan only where
+ * they cannot reach the target or would leave an even dim uneven), or in
+ * addition the greedy plan wherever it moves fewer bytes. */
+typedef enum { RESHARD_PLAN_SHARDY, RESHARD_PLAN_FEWEST_BYTES } ReshardPlanChoice;
+
+typedef struct PartitionOptions {
+    /* `stats` counts the function named `counted` (the one `shardc run`
+     * runs), or every function if it is NULL */
+    const char *counted;
+    ReshardPlanChoice reshard_plan;
+} PartitionOptions;
+
+/* Partitions every function, counting into `stats` as `opt` says. */
+bool partition_module(Module *m, DiagEngine *diag, PartitionStats *stats, const PartitionOptions *opt);
 /* --emit=devices: every device (or only device `device` when >= 0). */
 void partition_print_devices(FILE *out, const Module *m, int device);
 /* Whether device id `device` (< 0: all) exists on the mesh of a partitioned

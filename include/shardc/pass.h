@@ -59,6 +59,9 @@ typedef struct CompileOptions {
     int auto_shard;
     int64_t memory_budget;
     double auto_shard_time;
+    /* --reshard-plan=shardy|fewest-bytes: a ReshardPlanChoice (0: shardy),
+     * for the partitioner and the auto-sharding cost model alike. */
+    int reshard_plan;
 } CompileOptions;
 
 struct OriginTable;

@@ -82,6 +82,7 @@ static bool shard_func(Module *m, Func *f, const Mesh *mesh, DiagEngine *diag, c
     }
     AsCosts costs;
     autoshard_costs_init(&costs, mesh, o->config);
+    costs.fewest_bytes = o->fewest_bytes_reshards;
     if (autoshard_build(&g, diag, f, mesh, &costs)) {
         g.module = m;
         AsSolve s = {.time_limit = o->time_limit > 0 ? o->time_limit : AUTOSHARD_DEFAULT_SECONDS,

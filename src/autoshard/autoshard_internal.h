@@ -58,6 +58,8 @@ typedef struct AsEdge {
 typedef struct AsCosts {
     double alpha[AS_MAX_AXES], beta[AS_MAX_AXES];
     double flops_per_second;
+    bool fewest_bytes;  /* reshards planned as the partitioner will
+                           (AutoShardOptions.fewest_bytes_reshards) */
 } AsCosts;
 
 /* The planner's working space (a ReshardPlan is 400 KB): one per graph. */

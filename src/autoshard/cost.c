@@ -100,7 +100,7 @@ double autoshard_plan_cost(const AsGraph *g, const TensorType *t, const AsLayout
     for (int a = 0; a < g->mesh->num_axes; a++)
         if (partial & (1u << a))
             pending.axes[pending.count++] = (AxisRef){a, 1, g->mesh->axes[a].size};
-    ReshardOptions opt = {.shape = t->dims, .even_steps = true, .fewest_bytes = true};
+    ReshardOptions opt = {.shape = t->dims, .even_steps = true, .fewest_bytes = g->costs.fewest_bytes};
     if (!reshard_plan(&w->plan, g->mesh, &w->from, &pending, &w->to, &opt))
         return 1e6;
     double seconds = 0;

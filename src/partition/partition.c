@@ -292,7 +292,7 @@ static bool check_maximal_device(const Func *f, const Mesh *mesh, DiagEngine *di
     return false;
 }
 
-static bool partition_func(Module *m, Func *f, DiagEngine *diag, PartitionStats *stats)
+static bool partition_func(Module *m, Func *f, DiagEngine *diag, PartitionStats *stats, ReshardPlanChoice choice)
 {
     const Mesh *mesh = func_first_mesh(f);
     if (!mesh || used_by_custom_op(m, f))
@@ -301,6 +301,7 @@ static bool partition_func(Module *m, Func *f, DiagEngine *diag, PartitionStats 
         return false;
     PartitionCtx pc;
     init_ctx(&pc, m, diag, stats, mesh);
+    pc.fewest_bytes = choice == RESHARD_PLAN_FEWEST_BYTES;
     if (!check_func(&pc, f)) {
         arena_free(&pc.scratch);
         arena_free(&pc.tables);
@@ -319,8 +320,9 @@ static bool partition_func(Module *m, Func *f, DiagEngine *diag, PartitionStats 
     return pc.ok;
 }
 
-bool partition_module(Module *m, DiagEngine *diag, PartitionStats *stats, const char *counted)
+bool partition_module(Module *m, DiagEngine *diag, PartitionStats *stats, const PartitionOptions *opt)
 {
+    const char *counted = opt->counted;
     int errors = diag->errors;
     /* before partitioning replaces custom ops by their partition functions */
     for (int i = 0; i < m->num_funcs; i++)
@@ -329,7 +331,7 @@ bool partition_module(Module *m, DiagEngine *diag, PartitionStats *stats, const 
     PartitionStats uncounted = {0};
     for (int i = 0; i < m->num_funcs; i++) {
         bool counts = !counted || strcmp(m->funcs[i]->name, counted) == 0;
-        if (!partition_func(m, m->funcs[i], diag, counts ? stats : &uncounted))
+        if (!partition_func(m, m->funcs[i], diag, counts ? stats : &uncounted, opt->reshard_plan))
             return false;
     }
     /* The SPMD program is .shir like any other: it must verify. */

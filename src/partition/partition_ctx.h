@@ -65,6 +65,7 @@ typedef struct PartitionCtx {
                                (collective_permutes keep their coordinate) */
     int partial_manual;     /* depth of partial-manual shard_map bodies being
                                partitioned: collectives there run whole */
+    bool fewest_bytes;      /* --reshard-plan=fewest-bytes (ReshardOptions) */
     bool ok;
 } PartitionCtx;
 

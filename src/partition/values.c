@@ -260,7 +260,7 @@ Value *pc_emit_step(PartitionCtx *pc, Value *in, TensorType type, const TensorTy
 bool pc_plan(PartitionCtx *pc, ReshardPlan *plan, const TensorType *global, const DimAxes *from,
              const AxisList *partial, const DimAxes *to, const char *base, Loc loc)
 {
-    ReshardOptions opt = {.shape = global->dims, .even_steps = true, .fewest_bytes = true};
+    ReshardOptions opt = {.shape = global->dims, .even_steps = true, .fewest_bytes = pc->fewest_bytes};
     if (reshard_plan(plan, pc->mesh, from, partial, to, &opt))
         return true;
     diag_error(pc->diag, loc, "cannot plan the reshard of %%%s (more than %d collectives)", base, RESHARD_MAX_STEPS);
