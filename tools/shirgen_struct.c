@@ -14,6 +14,10 @@ static Sharding *sharded_to_unreduced(Gen *g, const Value *x)
             continue;
         Sharding *c = sharding_clone(gen_arena(g), s);
         c->dims[d].num_axes--;
+        /* a closed dim left unsharded may carry no priority (the verifier
+         * says so; difftest-ci seed 82 --unreduced) */
+        if (!c->dims[d].num_axes && c->dims[d].is_closed)
+            c->dims[d].priority = PRIORITY_NONE;
         c->unreduced = ARENA_ARRAY(gen_arena(g), AxisRef, 1);
         c->unreduced[0] = s->dims[d].axes[s->dims[d].num_axes - 1];
         c->num_unreduced = 1;
