@@ -138,6 +138,20 @@ OpShardingRule *rules_concatenate(RuleBuilder *b)
     return rule_builder_build(b);
 }
 
+/* A pad whose low and high padding cancel keeps the dim's size but shifts
+ * its elements (low = -1, high = 1): each result element
+ * then comes from another position, so the dim is resized for the rule
+ * too (difftest seeds 300016 and 303625: a pass-through factor kept the
+ * dim sharded and each device cropped its own block). */
+static bool pad_shifts_dim(const Op *op, int d)
+{
+    int64_t lo[SHARDC_MAX_RANK], hi[SHARDC_MAX_RANK];
+    if (op->kind != OP_PAD || op_attr_ints(op, ATTR_KEY_LOW, lo, SHARDC_MAX_RANK) <= d ||
+        op_attr_ints(op, ATTR_KEY_HIGH, hi, SHARDC_MAX_RANK) <= d)
+        return false;
+    return lo[d] != 0 || hi[d] != 0;
+}
+
 /* Shardy's addPointwiseWithDiffTypeForMismatch: one factor per dim of the
  * operand's size; a dim whose size changes (sliced, strided or padded) is a
  * permutation factor, since keeping it sharded means shifting data between
@@ -148,7 +162,7 @@ OpShardingRule *rules_slice_or_pad(RuleBuilder *b)
 {
     const TensorType *in = rule_builder_type(b, 0), *out = &b->op->results[0]->type; /* a pad's value: operand 1 */
     for (int d = 0; d < in->rank; d++) {
-        bool resized = in->dims[d] != out->dims[d];
+        bool resized = in->dims[d] != out->dims[d] || pad_shifts_dim(b->op, d);
         int f = rule_builder_add_pointwise(b, d, in->dims[d], resized ? FACTOR_PERMUTATION : FACTOR_PASS_THROUGH);
         if (resized && b->conservative) /* Shardy's mismatchFactorIsBlocked */
             rule_builder_block(b, f);
