@@ -394,15 +394,13 @@ fi
 say ""
 say "- load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"
 
-# bench/mlir.sh's section (its own run) stays as it was.
-if [ -f "$out_md" ] && grep -q '^<!-- bench/mlir.sh begin -->$' "$out_md"; then
+# Everything after section 6 comes from the other bench scripts
+# (bench/mlir.sh, engine.sh, conv.sh, loop_compile.sh, each between its
+# "<!-- bench/NAME begin/end -->" markers) and the hand-written callgrind
+# notes between them: it stays as it was, from the first marker on.
+if [ -f "$out_md" ] && grep -q '^<!-- bench/.* begin -->$' "$out_md"; then
     say ""
-    sed -n '/^<!-- bench\/mlir.sh begin -->$/,/^<!-- bench\/mlir.sh end -->$/p' "$out_md" >> "$report"
-fi
-# bench/engine.sh's section (its own run) stays as it was too.
-if [ -f "$out_md" ] && grep -q '^<!-- bench/engine.sh begin -->$' "$out_md"; then
-    say ""
-    sed -n '/^<!-- bench\/engine.sh begin -->$/,/^<!-- bench\/engine.sh end -->$/p' "$out_md" >> "$report"
+    sed -n '/^<!-- bench\/.* begin -->$/,$p' "$out_md" >> "$report"
 fi
 cp "$report" "$out_md"
 cat "$out_md"
