@@ -89,6 +89,7 @@ typedef struct OpImport {
     const char *op_name;    /* MlirExtra.op_name */
     const Value *init;      /* MlirExtra.init */
     const char *region_mesh; /* MlirExtra.region_mesh */
+    bool no_compare_type;   /* MlirExtra.no_compare_type */
     ImpFold fold;           /* not IMP_PLAIN: no op, the results fold away */
 } OpImport;
 

@@ -30,6 +30,10 @@ struct MlirExtra {
     /* stablehlo.scatter: the mesh of the replicated sharding constraints
      * its update computation put on its two arguments, or NULL. */
     const char *region_mesh;
+    /* stablehlo.compare written without compare_type: printed back
+     * without one, as sdy_opt prints it (ops shardc makes print the
+     * operand type's). */
+    bool no_compare_type;
     /* Functions: visibility ("private", or NULL), and per argument and per
      * result the attributes other than sdy.sharding. */
     const char *visibility;

@@ -153,7 +153,8 @@ static void emit_compare(MlirPrinter *p, const Op *op, int indent)
     fprintf(p->out, "stablehlo.compare  %s, ", upper);
     mlir_print_vals(p, in, n);
     const char *total = op_attr_string(op, ATTR_KEY_COMPARE_TYPE);
-    fprintf(p->out, ",  %s", kept_type ? kept_type : total ? total : compare_type(in[0].type.dtype));
+    if (total || !(op->mlir && op->mlir->no_compare_type))
+        fprintf(p->out, ",  %s", kept_type ? kept_type : total ? total : compare_type(in[0].type.dtype));
     mlir_print_op_attrs(p, op, &(MlirAttrOpts){.consumed = (const AttrKey[]){ATTR_KEY_DIRECTION, ATTR_KEY_COMPARE_TYPE, 0},
                                                .skip_kept = spelled});
     fputs(" : ", p->out);
