@@ -64,6 +64,8 @@ static const ImpOpEntry special_ops[] = {
     {"stablehlo.iota", OP_IOTA, mlir_imp_iota},
     {"func.call", OP_CALL, mlir_imp_call},
     {"stablehlo.custom_call", OP_CUSTOM, mlir_imp_custom_call},
+    {"stablehlo.send", OP_CUSTOM, mlir_imp_host_transfer},
+    {"stablehlo.recv", OP_CUSTOM, mlir_imp_host_transfer},
     {"sdy.sharding_constraint", OP_SHARDING_CONSTRAINT, mlir_imp_sharding_op},
     {"sdy.reshard", OP_RESHARD, mlir_imp_sharding_op},
     {"sdy.propagation_barrier", OP_PROPAGATION_BARRIER, mlir_imp_barrier},
@@ -557,11 +559,12 @@ static bool finish_op(OpImport *oi)
     int num_kept = 0;
     bool ok = mlir_imp_result_shardings(oi);
     ok &= sort_out_attrs(oi, kept, &num_kept);
-    if (num_kept || oi->op_name || oi->init || oi->region_mesh || oi->no_compare_type) {
+    if (num_kept || oi->op_name || oi->init || oi->region_mesh || oi->no_compare_type || oi->rule_not_custom) {
         struct MlirExtra *x = ARENA_NEW(ic->arena, struct MlirExtra);
         x->op_name = oi->op_name;
         x->init = oi->init;
         x->no_compare_type = oi->no_compare_type;
+        x->rule_not_custom = oi->rule_not_custom;
         x->region_mesh = oi->region_mesh ? mlir_imp_str(ic, oi->region_mesh) : NULL;
         x->attrs = mlir_imp_keep_list(ic, kept, num_kept);
         oi->op->mlir = x;
