@@ -45,6 +45,7 @@ typedef struct Splitter {
     Op **expansions;
     SymTab non_constant_named;  /* named computations holding an op that is not constant-preserving */
     SymTab non_constant_funcs;  /* the same, functions by original name (quoted) */
+    SymTab originals;           /* function name -> its original name, quoted */
     const Func *func;           /* the function being split */
     int next_symbol;            /* name_N */
     int funcs_cap;              /* of m->funcs, once the pass made it */
@@ -61,17 +62,25 @@ static bool is_scalar(const Value *v) { return v->type.rank == 0; }
 /* ---- functions: original names, copies ---- */
 
 /* The function's sdy.original_func_name as written (`"foo"`), else its
- * own name quoted: Shardy's getOriginalFuncName, in the attribute's text. */
+ * own name quoted: Shardy's getOriginalFuncName, in the attribute's text.
+ * Found once per function: every call's check asks. */
 static const char *original_name(Splitter *s, const Func *f)
 {
+    const char *known = symtab_get(&s->originals, f->name);
+    if (known)
+        return known;
     const MlirKeptAttrs *attrs = f->mlir ? &f->mlir->attrs : NULL;
-    for (int i = 0; attrs && i < attrs->count; i++)
+    for (int i = 0; attrs && i < attrs->count && !known; i++)
         if (strcmp(attrs->items[i].name, ORIGINAL_NAME) == 0 && attrs->items[i].text)
-            return attrs->items[i].text;
-    size_t n = strlen(f->name) + 3;
-    char *quoted = arena_alloc(&s->m->arena, n);
-    snprintf(quoted, n, "\"%s\"", f->name);
-    return quoted;
+            known = attrs->items[i].text;
+    if (!known) {
+        size_t n = strlen(f->name) + 3;
+        char *quoted = arena_alloc(&s->m->arena, n);
+        snprintf(quoted, n, "\"%s\"", f->name);
+        known = quoted;
+    }
+    symtab_put(&s->originals, f->name, (void *)known);
+    return known;
 }
 
 /* f's attributes with sdy.original_func_name set (in name order, as MLIR's
@@ -526,6 +535,7 @@ bool mlir_split_constants(Module *m, DiagEngine *diag)
     s.expansions = ARENA_ARRAY(&s.scratch, Op *, m->num_ops + 1);
     symtab_init(&s.non_constant_named, &s.scratch);
     symtab_init(&s.non_constant_funcs, &s.scratch);
+    symtab_init(&s.originals, &s.scratch);
     int n = m->num_funcs; /* the copies made on the way are split already */
     Func **order = post_order(m, &s.scratch);
     for (int i = 0; i < n && s.ok; i++)
