@@ -198,6 +198,8 @@ static bool plan_passes(const OptArgs *args, OptPlan *plan, DiagEngine *diag)
         }
         plan_pass(plan, args->run[i], args->run_options[i]);
     }
+    plan->options.groups_unchecked = plan->options.emit < EMIT_PROPAGATED && !plan->import_groups &&
+                                     !plan->explicit_reshards && !plan->collectives;
     return true;
 }
 
@@ -223,10 +225,8 @@ static bool seed_groups(Module *m, const CompileOptions *options, DiagEngine *di
  * (their closed dims then print closed, as written). */
 static bool opt_import(const OptPlan *plan, Module *m, DiagEngine *diag)
 {
-    if (plan->split) {
-        propagate_split_constants(m);
-        mlir_spell_constants(m, true);
-    }
+    if (plan->split && !mlir_split_constants(m, diag))
+        return false;
     if (!plan->pipeline)
         return true;
     if (!plan->dedup_fully)

@@ -180,10 +180,26 @@ static void reopen_results(Module *m, Func *fn, const Sharding **before)
     }
 }
 
+/* Shardy sets one result's sharding on an op with none by giving the
+ * others fully open ones (getOpenWithShardingAtIndex): a result left
+ * without one beside a sharded sibling prints `[{?}, ...]`. */
+static bool open_beside_sharded(Op *op, void *user)
+{
+    Module *m = user;
+    const Sharding *sibling = NULL;
+    for (int i = 0; i < op->num_results && !sibling; i++)
+        sibling = op->results[i]->sharding;
+    for (int i = 0; sibling && i < op->num_results; i++)
+        if (!op->results[i]->sharding && op->results[i]->type.dtype != DT_TOKEN)
+            op->results[i]->sharding = sharding_new_open(&m->arena, sibling->mesh, op->results[i]->type.rank);
+    return true;
+}
+
 void cli_reopen_propagated(Module *m, CliWritten *w)
 {
     IrWalker walker = {.value = reopen_value, .user = w};
     ir_walk_module(m, &walker);
+    ir_walk_module(m, &(IrWalker){.pre = open_beside_sharded, .user = m});
     for (int f = 0; f < m->num_funcs; f++) {
         Func *fn = m->funcs[f];
         for (int a = 0; a < fn->body->num_args; a++)

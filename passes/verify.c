@@ -9,7 +9,7 @@ static bool run_verify(Module *m, PassContext *ctx)
         diag_error(ctx->diag, (Loc){m->file, 0, 0}, "no function '@%s' in the module", ctx->options->entry);
         return false;
     }
-    return verify_module_targets(m, ctx->diag, ctx->options->external_custom_targets);
+    return verify_module_checks(m, ctx->diag, ctx->options->external_custom_targets, !ctx->options->groups_unchecked);
 }
 
 const Pass pass_verify = {"verify", EMIT_IR, run_verify, NULL};

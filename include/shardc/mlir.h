@@ -61,6 +61,16 @@ void mlir_reshard_to_collectives(Module *m);
  * Shardy's warning, the first one only while *warned is false. */
 void mlir_populate_op_sharding_rules(Module *m, bool conservative, DiagEngine *diag, bool *warned);
 
+/* Shardy's -sdy-constant-or-scalar-splitter (split_constants.c): each use
+ * of a constant sub-computation (constants, iotas, and the elementwise,
+ * broadcast, reshape and slice ops, named computations and calls over
+ * them) or of a broadcast scalar that is not itself one gets its own copy,
+ * so each can be sharded as its user wants; a call copied calls a copy of
+ * its callee (`@foo_0`, with sdy.original_func_name = "foo"). Constants
+ * then print as sdy.constant. False (reported) where copying functions
+ * would not end: recursive calls, or more than 2^20 ops copied. */
+bool mlir_split_constants(Module *m, DiagEngine *diag);
+
 /* Every constant printed as sdy.constant (sdy = true: what Shardy's
  * constant splitter makes of them) or as stablehlo.constant (its export). */
 void mlir_spell_constants(Module *m, bool sdy);

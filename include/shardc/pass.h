@@ -47,6 +47,10 @@ typedef struct CompileOptions {
      * their inputs: `shardc opt` does that in its import, as Shardy's
      * import pipeline does; its -sdy-*-propagate passes alone do not. */
     bool constraints_not_applied;
+    /* The verifier does not check that a sharding group's values have one
+     * shape and one shard_map: `shardc opt` running no pass that reads
+     * groups (Shardy checks them in its group import, not its verifier). */
+    bool groups_unchecked;
     /* --pass-pipeline=a,b,...: run exactly these passes (checked by
      * pipeline_check_list), or NULL: the passes `emit` needs. */
     const char *pass_list;

@@ -86,11 +86,6 @@ bool propagate_module(Module *m, const PropagateOptions *options);
  * on it or of a shard_map in_spec it feeds, unless another such use wants
  * another one (apply_constraints.c). False only when out of memory. */
 bool propagate_apply_constraints(Module *m);
-/* Shardy's constant-or-scalar splitter (split_constants.c): each use of a
- * constant sub-computation (constants, iotas and the elementwise, broadcast,
- * reshape and slice ops over them) or of a broadcast scalar that is not
- * itself one gets its own copy, so each can be sharded as its user wants. */
-void propagate_split_constants(Module *m);
 
 /* ---- sharding groups (groups.c) ---- */
 /* The module's sharding_group ops: group ids written on a common value are

@@ -20,6 +20,8 @@ bool verify_module(Module *m, DiagEngine *diag);
  * call a target of the runtime (`shardc opt` reads custom_calls it never
  * runs; every stage that needs the op's meaning verifies without this). */
 bool verify_module_targets(Module *m, DiagEngine *diag, bool external_targets);
+/* The same, the sharding groups checked only if `groups`. */
+bool verify_module_checks(Module *m, DiagEngine *diag, bool external_targets, bool groups);
 
 /* Per-op checks: its attributes against the op table (verify_op_attrs),
  * then its class's check (the table in ops.c, one entry per line of

@@ -89,6 +89,8 @@ typedef struct OpImport {
     const char *op_name;    /* MlirExtra.op_name */
     const Value *init;      /* MlirExtra.init */
     const char *region_mesh; /* MlirExtra.region_mesh */
+    bool no_compare_type;   /* MlirExtra.no_compare_type */
+    bool rule_not_custom;   /* MlirExtra.rule_not_custom */
     ImpFold fold;           /* not IMP_PLAIN: no op, the results fold away */
 } OpImport;
 
@@ -181,6 +183,7 @@ bool mlir_imp_sharding_group(OpImport *oi);
 bool mlir_imp_manual_computation(OpImport *oi);
 bool mlir_imp_collective(OpImport *oi);
 bool mlir_imp_custom_call(OpImport *oi);
+bool mlir_imp_host_transfer(OpImport *oi);
 /* stablehlo.cholesky, triangular_solve, batch_norm_* (import_linalg.c) */
 bool mlir_imp_linalg(OpImport *oi);
 /* stablehlo.custom_call @lapack_*_ffi -> lapack (import_linalg.c) */

@@ -629,6 +629,7 @@ static bool custom_op(OpImport *oi, const char *target, Loc target_loc, const Ml
     oi->op->callee = mlir_imp_str(ic, target);
     oi->op->callee_loc = target_loc;
     mlir_imp_set(oi, ATTR_KEY_RULE, mlir_imp_string_attr(ic, text, loc));
+    oi->rule_not_custom = !r->is_custom;
     AttrValue *lists[4] = {factor_list(ic, &rt, &r->reduction, loc), factor_list(ic, &rt, &r->need_replication, loc),
                            factor_list(ic, &rt, &r->permutation, loc), factor_list(ic, &rt, &r->blocked, loc)};
     AttrKey keys[4] = {ATTR_KEY_REDUCTION, ATTR_KEY_NEED_REPLICATION, ATTR_KEY_PERMUTATION,
@@ -639,6 +640,22 @@ static bool custom_op(OpImport *oi, const char *target, Loc target_loc, const Ml
     AttrValue *sizes = factor_sizes(oi, r, loc);
     if (sizes)
         mlir_imp_set(oi, ATTR_KEY_FACTOR_SIZES, sizes);
+    return true;
+}
+
+/* stablehlo.send and recv (host transfers): custom ops without a rule,
+ * so nothing propagates through them (Shardy has no rule for them
+ * either), named after the op as their target, which `shardc run` does
+ * not know; printed back in the generic form, attributes as written. */
+bool mlir_imp_host_transfer(OpImport *oi)
+{
+    if (!mlir_imp_make_op(oi, OP_CUSTOM))
+        return false;
+    oi->op_name = mlir_imp_str(oi->ic, oi->src->name);
+    oi->op->callee = oi->op_name;
+    oi->op->callee_loc = oi->op->loc;
+    mlir_imp_keep_attr(oi, "channel_handle");
+    mlir_imp_keep_attr(oi, "is_host_transfer");
     return true;
 }
 

@@ -64,6 +64,8 @@ static const ImpOpEntry special_ops[] = {
     {"stablehlo.iota", OP_IOTA, mlir_imp_iota},
     {"func.call", OP_CALL, mlir_imp_call},
     {"stablehlo.custom_call", OP_CUSTOM, mlir_imp_custom_call},
+    {"stablehlo.send", OP_CUSTOM, mlir_imp_host_transfer},
+    {"stablehlo.recv", OP_CUSTOM, mlir_imp_host_transfer},
     {"sdy.sharding_constraint", OP_SHARDING_CONSTRAINT, mlir_imp_sharding_op},
     {"sdy.reshard", OP_RESHARD, mlir_imp_sharding_op},
     {"sdy.propagation_barrier", OP_PROPAGATION_BARRIER, mlir_imp_barrier},
@@ -514,9 +516,22 @@ static bool is_kept_inherent(const char *name)
     return false;
 }
 
-/* The attributes nobody read: kept if discardable (a dialect prefix) or
- * harmless, else refused: an inherent attribute shardc does not know
- * might change what the op computes. */
+/* Ops whose every inherent attribute shardc reads (a constant's value, an
+ * iota's dimension): any other attribute is discardable, as MLIR keeps
+ * `stablehlo.constant {foo} dense<...>`'s `foo`. */
+static bool reads_all_inherent(const char *op_name)
+{
+    static const char *const ops[] = {"stablehlo.constant", "sdy.constant", "stablehlo.iota"};
+    for (size_t k = 0; k < sizeof ops / sizeof ops[0]; k++)
+        if (strcmp(ops[k], op_name) == 0)
+            return true;
+    return false;
+}
+
+/* The attributes nobody read: kept if discardable (a dialect prefix, or
+ * any on an op whose inherent ones were all read) or harmless, else
+ * refused: an inherent attribute shardc does not know might change what
+ * the op computes. */
 static bool sort_out_attrs(OpImport *oi, MlirKeptAttr *kept, int *num_kept)
 {
     bool ok = true;
@@ -525,7 +540,8 @@ static bool sort_out_attrs(OpImport *oi, MlirKeptAttr *kept, int *num_kept)
         if (oi->attr_state[i] == IMP_UNREAD && strncmp(a->name, "shardc.", 7) == 0)
             ok &= apply_override(oi, i);
         else if (oi->attr_state[i] == IMP_KEPT ||
-                 (oi->attr_state[i] == IMP_UNREAD && (strchr(a->name, '.') || is_kept_inherent(a->name))))
+                 (oi->attr_state[i] == IMP_UNREAD &&
+                  (strchr(a->name, '.') || is_kept_inherent(a->name) || reads_all_inherent(oi->src->name))))
             kept[(*num_kept)++] = mlir_imp_keep(oi->ic, a);
         else if (oi->attr_state[i] == IMP_UNREAD) {
             diag_error(oi->ic->diag, mlir_imp_loc(oi->ic, a->loc), "attribute '%s' of '%s' is not supported by "
@@ -543,10 +559,12 @@ static bool finish_op(OpImport *oi)
     int num_kept = 0;
     bool ok = mlir_imp_result_shardings(oi);
     ok &= sort_out_attrs(oi, kept, &num_kept);
-    if (num_kept || oi->op_name || oi->init || oi->region_mesh) {
+    if (num_kept || oi->op_name || oi->init || oi->region_mesh || oi->no_compare_type || oi->rule_not_custom) {
         struct MlirExtra *x = ARENA_NEW(ic->arena, struct MlirExtra);
         x->op_name = oi->op_name;
         x->init = oi->init;
+        x->no_compare_type = oi->no_compare_type;
+        x->rule_not_custom = oi->rule_not_custom;
         x->region_mesh = oi->region_mesh ? mlir_imp_str(ic, oi->region_mesh) : NULL;
         x->attrs = mlir_imp_keep_list(ic, kept, num_kept);
         oi->op->mlir = x;

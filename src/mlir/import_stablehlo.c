@@ -476,6 +476,7 @@ static void import_total_order(OpImport *oi)
         mlir_imp_set(oi, ATTR_KEY_COMPARE_TYPE, mlir_imp_string_attr(oi->ic, t->s, mlir_imp_loc(oi->ic, t->loc)));
     else if (t)
         mlir_imp_keep_attr(oi, "compare_type");
+    oi->no_compare_type = !t;
 }
 
 bool mlir_imp_compare(OpImport *oi)

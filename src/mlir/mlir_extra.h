@@ -30,6 +30,14 @@ struct MlirExtra {
     /* stablehlo.scatter: the mesh of the replicated sharding constraints
      * its update computation put on its two arguments, or NULL. */
     const char *region_mesh;
+    /* stablehlo.compare written without compare_type: printed back
+     * without one, as sdy_opt prints it (ops shardc makes print the
+     * operand type's). */
+    bool no_compare_type;
+    /* A custom_call whose sdy.sharding_rule was written without `custom`:
+     * printed back without it (a rule shardc binds to a custom op is
+     * custom, as JAX's custom_partitioning writes them). */
+    bool rule_not_custom;
     /* Functions: visibility ("private", or NULL), and per argument and per
      * result the attributes other than sdy.sharding. */
     const char *visibility;

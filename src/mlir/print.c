@@ -96,6 +96,20 @@ static const char *aux_name(MlirPrinter *p, MlirScope *s, const Op *op, const Ml
     return mlir_scope_unique(p, s, buf);
 }
 
+/* The names an op gives its results in MLIR (OpAsmOpInterface's
+ * getAsmResultNames), or NULL: rng_bit_generator's %output_state, %output. */
+static const char *const *asm_result_names(const Op *op)
+{
+    static const char *const rng[] = {"output_state", "output"};
+    return op->kind == OP_RNG_BIT_GENERATOR && op->num_results == 2 ? rng : NULL;
+}
+
+/* `%0:2 = ...` and `%0#1`: several results MLIR names by number. */
+static bool results_grouped(const MlirPrinter *p, const Op *op)
+{
+    return p->renumber && op->num_results > 1 && !asm_result_names(op);
+}
+
 static void name_op(MlirPrinter *p, MlirScope *s, const Op *op)
 {
     const MlirOpForm *form = mlir_form_of(p, op);
@@ -110,7 +124,12 @@ static void name_op(MlirPrinter *p, MlirScope *s, const Op *op)
     const char *asm_name = NULL;
     if (op->kind == OP_CONSTANT && strcmp(mlir_op_name(op), "sdy.constant") != 0)
         asm_name = dtype_is_float(op->results[0]->type.dtype) ? "cst" : "c";
-    if (p->renumber && op->num_results > 1) {
+    const char *const *names = p->renumber ? asm_result_names(op) : NULL;
+    for (int i = 0; names && i < op->num_results; i++)
+        set_name(p, op->results[i], mlir_scope_unique(p, s, names[i]));
+    if (names)
+        return;
+    if (results_grouped(p, op)) {
         const char *group = number_name(p, "", s->next_value++);
         for (int i = 0; i < op->num_results; i++)
             set_name(p, op->results[i], group);
@@ -141,7 +160,7 @@ static const char *value_name(const MlirPrinter *p, const Value *v)
 
 MlirVal mlir_val(const MlirPrinter *p, const Value *v)
 {
-    bool grouped = p->renumber && v->def && v->def->num_results > 1;
+    bool grouped = v->def && results_grouped(p, v->def);
     return (MlirVal){value_name(p, v), grouped ? v->index : -1, v->type};
 }
 
@@ -192,7 +211,7 @@ void mlir_print_defs(MlirPrinter *p, const Op *op, int indent)
     io_put_spaces(p->out, indent);
     if (!op->num_results)
         return;
-    if (p->renumber && op->num_results > 1) {
+    if (results_grouped(p, op)) {
         fprintf(p->out, "%%%s:%d = ", value_name(p, op->results[0]), op->num_results);
         return;
     }

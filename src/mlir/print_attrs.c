@@ -781,7 +781,7 @@ void mlir_print_op_attrs(MlirPrinter *p, const Op *op, const MlirAttrOpts *opts)
     }
     if (opts->generic && op->str)
         mlir_attrs_add(&l, "spec", MLIR_ITEM_STRING, op->str);
-    if (opts->generic && op->callee)
+    if (opts->generic && op->callee && !opts->no_callee)
         mlir_attrs_add(&l, "callee", MLIR_ITEM_SYMBOL, op->callee);
     for (const MlirKeptAttr *e = opts->extra; e && e->name; e++)
         mlir_attrs_add(&l, e->name, MLIR_ITEM_KEPT, e);

@@ -232,6 +232,7 @@ void mlir_attrs_print(MlirAttrList *l);
 typedef struct MlirAttrOpts {
     const AttrKey *consumed;
     bool generic;           /* "shardc.<op>": its own attributes keep their names */
+    bool no_callee;         /* generic, but the callee is the op's name (stablehlo.send) */
     bool no_shardings;      /* the form spells the result shardings itself */
     const struct OpShardingRule *rule; /* a custom op's, or NULL */
     const char *const *skip_kept;      /* kept attributes the form spelled (NULL-terminated) */

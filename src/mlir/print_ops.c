@@ -153,7 +153,8 @@ static void emit_compare(MlirPrinter *p, const Op *op, int indent)
     fprintf(p->out, "stablehlo.compare  %s, ", upper);
     mlir_print_vals(p, in, n);
     const char *total = op_attr_string(op, ATTR_KEY_COMPARE_TYPE);
-    fprintf(p->out, ",  %s", kept_type ? kept_type : total ? total : compare_type(in[0].type.dtype));
+    if (total || !(op->mlir && op->mlir->no_compare_type))
+        fprintf(p->out, ",  %s", kept_type ? kept_type : total ? total : compare_type(in[0].type.dtype));
     mlir_print_op_attrs(p, op, &(MlirAttrOpts){.consumed = (const AttrKey[]){ATTR_KEY_DIRECTION, ATTR_KEY_COMPARE_TYPE, 0},
                                                .skip_kept = spelled});
     fputs(" : ", p->out);
@@ -413,6 +414,12 @@ static void emit_call(MlirPrinter *p, const Op *op, int indent)
  * string and its options are then spelled by it). */
 static void emit_custom(MlirPrinter *p, const Op *op, int indent)
 {
+    if (op->mlir && op->mlir->op_name) { /* stablehlo.send, recv */
+        char head[128];
+        snprintf(head, sizeof head, "\"%.100s\"", op->mlir->op_name);
+        emit_call_like(p, op, indent, head, &(MlirAttrOpts){.generic = true, .no_callee = true});
+        return;
+    }
     static const AttrKey rule_keys[] = {ATTR_KEY_RULE, ATTR_KEY_REDUCTION, ATTR_KEY_NEED_REPLICATION,
                                         ATTR_KEY_PERMUTATION, ATTR_KEY_BLOCKED_PROPAGATION, ATTR_KEY_FACTOR_SIZES, 0};
     /* a rule that does not bind (never after the verifier) prints as the
@@ -429,6 +436,12 @@ static void emit_custom(MlirPrinter *p, const Op *op, int indent)
     if (sink)
         fclose(sink);
     free(sink_text);
+    OpShardingRule as_written;
+    if (rule && op->mlir && op->mlir->rule_not_custom) {
+        as_written = *rule;
+        as_written.is_custom = false;
+        rule = &as_written;
+    }
     char head[256];
     snprintf(head, sizeof head, "stablehlo.custom_call @%.200s", op->callee ? op->callee : "");
     emit_call_like(p, op, indent, head, &(MlirAttrOpts){.consumed = rule ? rule_keys : NULL, .rule = rule});

@@ -109,10 +109,16 @@ bool verify_module(Module *m, DiagEngine *diag)
 
 bool verify_module_targets(Module *m, DiagEngine *diag, bool external_targets)
 {
+    return verify_module_checks(m, diag, external_targets, true);
+}
+
+bool verify_module_checks(Module *m, DiagEngine *diag, bool external_targets, bool groups)
+{
     VerifyCtx vc = {.module = m, .diag = diag, .errors_before = diag->errors, .external_targets = external_targets};
     for (int i = 0; i < m->num_funcs; i++)
         verify_func(&vc, m->funcs[i]);
-    verify_sharding_groups(&vc);
+    if (groups)
+        verify_sharding_groups(&vc);
     return diag->errors == vc.errors_before;
 }
 
