@@ -262,7 +262,11 @@ typedef struct MlirModule {
 int mlir_hex_digit(char c);
 
 /* Parses MLIR text (NUL-terminated, len bytes) registered as `file` in diag.
- * Returns NULL after reporting at least one located error. */
-MlirModule *mlir_parse(Arena *arena, DiagEngine *diag, const char *file, const char *text, size_t len);
+ * Returns NULL after reporting at least one located error. With a stream
+ * (read.c), function bodies are imported as they are parsed, not kept;
+ * NULL then also means that the module must be read whole. */
+struct MlirStream;
+MlirModule *mlir_parse(Arena *arena, DiagEngine *diag, const char *file, const char *text, size_t len,
+                       struct MlirStream *stream);
 
 #endif
