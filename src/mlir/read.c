@@ -103,8 +103,7 @@ static bool has_top_level_op(const MlirModule *ast)
     return false;
 }
 
-/* The module read op by op, or NULL (nothing reported): read it whole. */
-static Module *read_streamed(const char *file, const char *text, size_t len)
+Module *mlir_read_streamed(const char *file, const char *text, size_t len)
 {
     DiagEngine quiet;
     diag_init(&quiet, NULL);
@@ -151,13 +150,16 @@ Module *mlir_read_module(const char *file, const char *text, size_t len, DiagEng
 {
     if (has_nul(file, text, len, diag))
         return NULL;
-    Module *m = read_streamed(file, text, len);
-    if (m)
-        return m;
+    Module *m = mlir_read_streamed(file, text, len);
+    return m ? m : mlir_read_whole(file, text, len, diag);
+}
+
+Module *mlir_read_whole(const char *file, const char *text, size_t len, DiagEngine *diag)
+{
     Arena scratch;
     arena_init(&scratch);
     MlirModule *ast = mlir_parse(&scratch, diag, file, text, len, NULL);
-    m = ast ? mlir_import(ast, file, diag) : NULL;
+    Module *m = ast ? mlir_import(ast, file, diag) : NULL;
     arena_free(&scratch);
     return m;
 }
