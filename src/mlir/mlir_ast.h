@@ -5,8 +5,10 @@
  * MLIR's generic form spells out. The importer (import.c) then maps those
  * onto shardc's IR, and the printer (print.c) writes the custom forms back.
  *
- * Everything is allocated from one arena; nothing here outlives the import.
- * Internal to src/mlir/. */
+ * Everything is allocated from the parser's arena; nothing here outlives
+ * the import. Read op by op (read.c), the ops of a function body come from
+ * arenas reused two ops later, and the tensor types, which the parser
+ * shares between ops, from the module's. Internal to src/mlir/. */
 #ifndef SHARDC_MLIR_AST_H
 #define SHARDC_MLIR_AST_H
 #include <stdbool.h>
