@@ -12,7 +12,10 @@
 #          "emit" stage (printing the same module as MLIR vs as .shir).
 # Each figure is the median of the per-repetition ratios of CPU times of
 # the compiling thread (wall times are noisier on a shared machine), with
-# their min–max. Not part of make check.
+# their min–max. Then the memory of reading, which load does not change:
+# the peak resident set size and the minor page faults of
+# `shardc P.mlir --emit=ir` and of the same on P.shir (/usr/bin/time), per
+# op. Not part of make check.
 #
 # Usage: bash bench/mlir.sh [BUILD_DIR]   (default build). Environment:
 # BENCH_QUICK=1 (1e4 ops, 3 repetitions). Prints a markdown section and
@@ -71,6 +74,20 @@ row() { # row NAME LABEL_A LABEL_B: A is the MLIR side, B the .shir one
 }
 bytes_shir=$(wc -c < "$work/mlir_bench.shir") bytes_mlir=$(wc -c < "$work/mlir_bench.mlir")
 
+# memory FILE: "peak-RSS-bytes minor-faults" of reading FILE (and printing
+# it as .shir to /dev/null, which the IR's size dominates)
+memory() {
+    /usr/bin/time -f '%M %R' "$shardc" "$1" --emit=ir -o /dev/null 2>&1 >/dev/null | tail -1 |
+        awk '{ print $1 * 1024, $2 }'
+}
+mem_row() { # mem_row LABEL FILE
+    local m
+    m=$(memory "$2")
+    awk -v l="$1" -v n="$n" -v b="${m% *}" -v f="${m#* }" \
+        'BEGIN { printf "| %s | %.0f | %.0f | %.3f |\n", l, b / 1e6, b / n, f / n }'
+}
+[ -x /usr/bin/time ] || { echo "bench/mlir.sh: needs /usr/bin/time (GNU time)" >&2; exit 1; }
+
 pair read parse "$work/mlir_bench.mlir --emit=ir" "$work/mlir_bench.shir --emit=ir"
 pair print emit "$work/mlir_bench.shir --emit=sdy" "$work/mlir_bench.shir --emit=ir"
 
@@ -91,6 +108,13 @@ section="$work/mlir_section.md"
     echo "|---|---:|---:|---:|---:|---:|---:|"
     row read "read .mlir" "read .shir"
     row print "print --emit=sdy" "print --emit=ir"
+    echo ""
+    echo "Memory of reading (\`shardc P --emit=ir\`, /usr/bin/time; not changed by load):"
+    echo ""
+    echo "| read | peak RSS MB | peak RSS bytes/op | minor page faults/op |"
+    echo "|---|---:|---:|---:|"
+    mem_row ".mlir" "$work/mlir_bench.mlir"
+    mem_row ".shir" "$work/mlir_bench.shir"
     echo "<!-- bench/mlir.sh end -->"
 } > "$section"
 cat "$section"

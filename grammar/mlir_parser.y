@@ -132,7 +132,7 @@ static MlirList list_of(MlirParseCtx *ctx, void *item)
 %type <s> keyword opt_symbol opt_visibility opt_loc opt_priority
 %type <list> top_items func_args opt_func_args func_results result_list dict dict_entries
 %type <list> opt_types types items paren_items opt_uses uses result_defs block_args opt_block_args
-%type <list> regions opt_region_list opt_props opt_dict opt_fattrs ops ops1 mesh_axes opt_mesh_axes
+%type <list> body_ops regions opt_region_list opt_props opt_dict opt_fattrs ops ops1 mesh_axes opt_mesh_axes
 %type <list> dims opt_dims axis_list shardings opt_shardings factor_dim_lists opt_factor_dim_lists
 %type <list> keywords opt_keywords dim_names opt_dim_names array_elems reducer_groups opt_attributes opt_module_attrs
 %type <plist> factor_dims
@@ -141,7 +141,7 @@ static MlirList list_of(MlirParseCtx *ctx, void *item)
 %type <named> dict_entry
 %type <op> op_stmt op_body generic_op custom_op
 %type <custom> custom_head
-%type <region> region region_ne
+%type <region> region region_ne func_body
 %type <block> labeled_block
 %type <barg> block_arg func_arg
 %type <rdef> result_def
@@ -153,7 +153,7 @@ static MlirList list_of(MlirParseCtx *ctx, void *item)
 %type <mesh> mesh_body
 %type <mesh_axis> mesh_axis
 %type <rule> rule_body
-%type <func> func_decl
+%type <func> func_decl func_head
 
 %%
 
@@ -188,6 +188,8 @@ top_items
             MlirItem *it = NEW(MlirItem);
             *it = (MlirItem){.kind = MT_ITEM_MESH, .mesh = d};
             $$ = $1; PUSH($$, it);
+            if (!mlir_stream_mesh(ctx, d))
+                YYABORT;
         }
     | top_items func_decl
         {
@@ -207,18 +209,48 @@ top_items
 
 /* ---- functions ---- */
 
+/* Streamed (read.c: ctx->stream), a function is imported from its header
+ * on, each op of its body as it is read; a declaration or a body with
+ * block labels is not streamed (the module is read again whole). */
 func_decl
-    : KW_FUNC opt_visibility SYMBOL '(' opt_func_args ')' result_list opt_fattrs opt_loc
+    : func_head opt_loc
+        {
+            $$ = $1;
+            $$->loc_text = $2;
+            if (ctx->stream)
+                YYABORT;
+        }
+    | func_head func_body opt_loc
+        {
+            $$ = $1;
+            $$->body = $2;
+            $$->loc_text = $3;
+            if (ctx->stream && $2)
+                YYABORT;
+        }
+    ;
+func_head
+    : KW_FUNC opt_visibility SYMBOL '(' opt_func_args ')' result_list opt_fattrs
         {
             $$ = mlir_build_func(ctx, $3, $2, &$5, &$7, &$8, L(@3));
-            $$->loc_text = $9;
+            if (!mlir_stream_func_begin(ctx, $$))
+                YYABORT;
         }
-    | KW_FUNC opt_visibility SYMBOL '(' opt_func_args ')' result_list opt_fattrs region opt_loc
+    ;
+/* A function body as `region` reads it, its ops streamed (then NULL). */
+func_body
+    : '{' '}'                   { $$ = mlir_build_region(ctx, NULL, L(@1)); }
+    | '{' body_ops '}'
         {
-            $$ = mlir_build_func(ctx, $3, $2, &$5, &$7, &$8, L(@3));
-            $$->body = $9;
-            $$->loc_text = $10;
+            $$ = ctx->stream ? NULL : mlir_build_region(ctx, mlir_build_block(ctx, NULL, NULL, &$2, L(@1)), L(@1));
+            if (!mlir_stream_func_end(ctx))
+                YYABORT;
         }
+    | '{' labeled_block '}'     { $$ = mlir_build_region(ctx, $2, L(@1)); }
+    ;
+body_ops
+    : op_stmt                   { $$ = (MlirList){0}; if (!mlir_stream_op(ctx, &$$, $1)) YYABORT; }
+    | body_ops op_stmt          { $$ = $1; if (!mlir_stream_op(ctx, &$$, $2)) YYABORT; }
     ;
 
 opt_visibility: %empty { $$ = NULL; } | BARE_ID { $$ = $1; } ;

@@ -124,7 +124,8 @@ ImpValue *mlir_imp_define(ImportCtx *ic, const char *name, int count, Loc loc)
     v->count = count;
     v->values = ARENA_ARRAY(&ic->scratch, Value *, count > 0 ? count : 1);
     v->loc = mlir_imp_loc(ic, loc);
-    ImpValue *previous = symtab_put(&ic->scope->names, name, v);
+    /* the name is the AST's, which a streamed import frees after the op */
+    ImpValue *previous = symtab_put(&ic->scope->names, arena_strdup(&ic->scratch, name), v);
     if (previous) {
         diag_error(ic->diag, v->loc, "redefinition of value '%%%s'", name);
         diag_note(ic->diag, previous->loc, "previous definition is here");
@@ -315,13 +316,11 @@ static MlirKeptAttrs keep_all(ImportCtx *ic, const MlirList *attrs)
     return mlir_imp_keep_list(ic, items, attrs->count);
 }
 
-static void import_func(ImportCtx *ic, const MlirFunc *mf)
+/* The function's IR Func with its arguments and results, and the scope
+ * its body's ops are read in (ended by end_func). */
+static Func *begin_func(ImportCtx *ic, const MlirFunc *mf)
 {
     Loc loc = mlir_imp_loc(ic, mf->loc);
-    if (!mf->body) {
-        diag_error(ic->diag, loc, "function declarations (no body) are not supported by shardc: '@%s'", mf->name);
-        return;
-    }
     for (int i = 0; i < ic->funcs.count; i++) {
         const Func *other = ic->funcs.items[i];
         if (strcmp(other->name, mf->name) == 0) {
@@ -344,9 +343,57 @@ static void import_func(ImportCtx *ic, const MlirFunc *mf)
     mlir_imp_push_scope(ic, true);
     import_args(ic, mf, f, x);
     import_results(ic, mf, f, x);
-    mlir_imp_body(ic, mf->body, f->body, "func.return", mf->loc);
+    return f;
+}
+
+static void end_func(ImportCtx *ic)
+{
     mlir_imp_pop_scope(ic);
-    arena_list_push(&ic->scratch, &ic->funcs, f);
+    arena_list_push(&ic->scratch, &ic->funcs, ic->func);
+}
+
+static void import_func(ImportCtx *ic, const MlirFunc *mf)
+{
+    if (!mf->body) {
+        diag_error(ic->diag, mlir_imp_loc(ic, mf->loc), "function declarations (no body) are not supported by "
+                   "shardc: '@%s'", mf->name);
+        return;
+    }
+    Func *f = begin_func(ic, mf);
+    mlir_imp_body(ic, mf->body, f->body, "func.return", mf->loc);
+    end_func(ic);
+}
+
+/* ---- a function read op by op (read.c) ---- */
+
+void mlir_imp_stream_func(ImportCtx *ic, const MlirFunc *mf)
+{
+    if (ic->funcs.count == 0)
+        mlir_imp_gspmd_prepare(ic, NULL);
+    mlir_imp_gspmd_scan(ic, mf, NULL);
+    ic->block = begin_func(ic, mf)->body;
+    ic->returned = false;
+}
+
+bool mlir_imp_stream_op(ImportCtx *ic, const MlirOp *op)
+{
+    if (ic->returned)
+        return false;   /* an op after func.return: the whole module's import reports it */
+    mlir_imp_gspmd_scan(ic, NULL, op);
+    if (strcmp(op->name, "func.return") == 0) {
+        set_returns(ic, op, ic->block);
+        ic->returned = true;
+    } else {
+        mlir_imp_op(ic, op);
+    }
+    return true;
+}
+
+bool mlir_imp_stream_func_end(ImportCtx *ic)
+{
+    ic->block = NULL;
+    end_func(ic);
+    return ic->returned;
 }
 
 /* ---- the module ---- */
@@ -365,13 +412,35 @@ static void finish_module(ImportCtx *ic, const MlirModule *ast)
     m->mlir = x;
 }
 
-Module *mlir_import(const MlirModule *ast, const char *file, DiagEngine *diag)
+void mlir_imp_begin(ImportCtx *ic, const char *file, DiagEngine *diag)
 {
     Module *m = module_new(file);
-    ImportCtx ic = {.m = m, .arena = &m->arena, .diag = diag};
-    arena_init(&ic.scratch);
-    int before = diag->errors;
-    mlir_imp_register_ops(&ic);
+    *ic = (ImportCtx){.m = m, .arena = &m->arena, .diag = diag, .errors_before = diag->errors};
+    arena_init(&ic->scratch);
+    mlir_imp_register_ops(ic);
+}
+
+Module *mlir_imp_finish(ImportCtx *ic, const MlirModule *ast)
+{
+    finish_module(ic, ast);
+    arena_free(&ic->scratch);
+    if (ic->diag->errors > ic->errors_before) {
+        module_free(ic->m);
+        return NULL;
+    }
+    return ic->m;
+}
+
+void mlir_imp_abandon(ImportCtx *ic)
+{
+    arena_free(&ic->scratch);
+    module_free(ic->m);
+}
+
+Module *mlir_import(const MlirModule *ast, const char *file, DiagEngine *diag)
+{
+    ImportCtx ic;
+    mlir_imp_begin(&ic, file, diag);
     for (int i = 0; i < ast->items.count; i++) {
         const MlirItem *item = ast->items.items[i];
         if (item->kind == MT_ITEM_MESH)
@@ -386,13 +455,7 @@ Module *mlir_import(const MlirModule *ast, const char *file, DiagEngine *diag)
             diag_error(diag, mlir_imp_loc(&ic, item->op->loc), "op '%s' is not supported by shardc",
                        item->op->name);
     }
-    finish_module(&ic, ast);
-    arena_free(&ic.scratch);
-    if (diag->errors > before) {
-        module_free(m);
-        return NULL;
-    }
-    return m;
+    return mlir_imp_finish(&ic, ast);
 }
 
 bool mlir_func_is_private(const Func *f)

@@ -365,6 +365,29 @@ static void scan_ops(GspmdScan *s, const MlirRegion *r)
     }
 }
 
+static void scan_func_attrs(GspmdScan *s, const MlirFunc *f)
+{
+    for (int a = 0; a < f->args.count; a++)
+        scan_attrs(s, &((const MlirBlockArg *)f->args.items[a])->attrs);
+    for (int r = 0; r < f->result_attrs.count; r++)
+        scan_attrs(s, f->result_attrs.items[r]);
+}
+
+void mlir_imp_gspmd_scan(ImportCtx *ic, const MlirFunc *f, const MlirOp *op)
+{
+    if (!ic->gspmd_deferred)
+        return;
+    GspmdScan s = {.ic = ic};
+    if (f)
+        scan_func_attrs(&s, f);
+    if (op) {
+        scan_attrs(&s, &op->attrs);
+        for (int k = 0; k < op->regions.count; k++)
+            scan_ops(&s, op->regions.items[k]);
+    }
+    ic->needs_whole_module |= s.any_tiled;
+}
+
 static void make_mesh(ImportCtx *ic, const GspmdScan *s, Loc loc)
 {
     Mesh *mesh = mlir_imp_add_mesh(ic, "mesh", loc);
@@ -386,15 +409,16 @@ void mlir_imp_gspmd_prepare(ImportCtx *ic, const MlirModule *ast)
         ic->gspmd_failed = false;
         return;
     }
+    if (!ast) {
+        ic->gspmd_deferred = true;
+        return;
+    }
     GspmdScan s = {.ic = ic};
     for (int i = 0; i < ast->items.count; i++) {
         const MlirItem *item = ast->items.items[i];
         if (item->kind != MT_ITEM_FUNC)
             continue;
-        for (int a = 0; a < item->func->args.count; a++)
-            scan_attrs(&s, &((const MlirBlockArg *)item->func->args.items[a])->attrs);
-        for (int r = 0; r < item->func->result_attrs.count; r++)
-            scan_attrs(&s, item->func->result_attrs.items[r]);
+        scan_func_attrs(&s, item->func);
         scan_ops(&s, item->func->body);
     }
     if (ic->meshes.count == 0 && s.any_tiled && !s.incompatible)

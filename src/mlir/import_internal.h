@@ -32,7 +32,11 @@ typedef enum { IMP_PLAIN, IMP_BROADCAST, IMP_CONSTANT } ImpFold;
 typedef struct ImpValue {
     int count;
     Value **values;         /* count entries; for IMP_BROADCAST the operand */
-    const MlirOp *def;      /* defining op, NULL for a block argument */
+    /* defined by a stablehlo/sdy.constant of a rank-0 tensor type: its
+     * literal and type, copied (the op's AST is gone when a streamed
+     * import reads them: mlir_imp_scalar_operand) */
+    const MlirAttr *scalar_literal;
+    const MlirType *scalar_type;
     ImpFold fold;
     int uses;
     Loc loc;
@@ -71,6 +75,12 @@ typedef struct ImportCtx {
     /* GSPMD: the mesh `mhlo.sharding` strings map onto (import_gspmd.c). */
     const Mesh *gspmd_mesh;
     bool gspmd_failed;
+    /* Read op by op (read.c): the GSPMD mesh is not settled by the meshes
+     * (gspmd_deferred) and a tiled string needs the whole module's scan
+     * (needs_whole_module); the function body has had its func.return. */
+    bool gspmd_deferred, needs_whole_module;
+    bool returned;
+    int errors_before;      /* diag's count when the import began */
 } ImportCtx;
 
 /* One op being mapped. */
@@ -99,6 +109,18 @@ enum { IMP_UNREAD, IMP_READ, IMP_KEPT };
 typedef bool (*ImpHandler)(OpImport *oi);
 
 /* ---- import.c ---- */
+/* An import's life: begin, the meshes (mlir_imp_mesh), the functions, then
+ * finish, which returns the module, or NULL if errors were reported since
+ * begin; or abandon, which drops what was made. */
+void mlir_imp_begin(ImportCtx *ic, const char *file, DiagEngine *diag);
+Module *mlir_imp_finish(ImportCtx *ic, const MlirModule *ast);
+void mlir_imp_abandon(ImportCtx *ic);
+/* A function read op by op as it is parsed (read.c): its header, each op
+ * of its body, its end. False: the function cannot be read so (an op after
+ * its func.return, or none): the whole module's import reports why. */
+void mlir_imp_stream_func(ImportCtx *ic, const MlirFunc *mf);
+bool mlir_imp_stream_op(ImportCtx *ic, const MlirOp *op);
+bool mlir_imp_stream_func_end(ImportCtx *ic);
 Loc mlir_imp_loc(const ImportCtx *ic, Loc loc);
 const char *mlir_imp_str(ImportCtx *ic, const char *s);
 bool mlir_imp_type(ImportCtx *ic, const MlirType *t, TensorType *out);
@@ -147,7 +169,8 @@ bool mlir_imp_int_attr_from(OpImport *oi, AttrKey key, const char *name, const c
 AttrValue *mlir_imp_attr_value(ImportCtx *ic, const MlirAttr *a, const TensorType *type);
 /* Marks the op's attribute `name`, if present, to be kept as written. */
 void mlir_imp_keep_attr(OpImport *oi, const char *name);
-/* The scalar value of a stablehlo.constant defining operand i, or NULL. */
+/* The scalar value of a stablehlo.constant (or sdy.constant) of a rank-0
+ * type defining operand i, or NULL. */
 const AttrValue *mlir_imp_scalar_operand(OpImport *oi, int i);
 
 /* ---- handlers (import_stablehlo.c, import_manual.c) ---- */
@@ -220,8 +243,15 @@ Sharding *mlir_imp_value_sharding(ImportCtx *ic, const MlirList *attrs, int rank
 bool mlir_imp_verify_rule(OpImport *oi);
 
 /* ---- import_gspmd.c ---- */
-/* Finds or makes the mesh the module's GSPMD shardings map onto. */
+/* Finds or makes the mesh the module's GSPMD shardings map onto. With no
+ * ast (a module read op by op), from the meshes alone if they settle it,
+ * else deferred: as long as no tiled string is met (mlir_imp_gspmd_scan),
+ * the whole module's scan would have found nothing either. */
 void mlir_imp_gspmd_prepare(ImportCtx *ic, const MlirModule *ast);
+/* Deferred: sets ic->needs_whole_module if the function's argument and
+ * result attributes (f) or the op with its regions (op) hold a tiled
+ * mhlo.sharding, which needs the whole module's scan. */
+void mlir_imp_gspmd_scan(ImportCtx *ic, const MlirFunc *f, const MlirOp *op);
 /* A GSPMD sharding string as an sdy sharding of a value of rank `rank`;
  * NULL (reported, *bad set) or NULL with *bad false: a replicated
  * sharding with no mesh to put it on, kept as written. */

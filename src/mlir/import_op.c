@@ -325,22 +325,31 @@ AttrValue *mlir_imp_attr_value(ImportCtx *ic, const MlirAttr *a, const TensorTyp
 const AttrValue *mlir_imp_scalar_operand(OpImport *oi, int i)
 {
     const ImpValue *v = oi->operand_names[i];
-    const MlirOp *def = v ? v->def : NULL;
-    if (!def || (strcmp(def->name, "stablehlo.constant") != 0 && strcmp(def->name, "sdy.constant") != 0) ||
-        def->result_types.count != 1)
+    TensorType t;
+    if (!v || !v->scalar_literal || !mlir_imp_type(oi->ic, v->scalar_type, &t))
         return NULL;
-    const MlirAttr *value = NULL;
-    for (int k = 0; k < def->attrs.count && !value; k++)
-        if (strcmp(((const MlirNamedAttr *)def->attrs.items[k])->name, "value") == 0)
-            value = ((const MlirNamedAttr *)def->attrs.items[k])->value;
+    const AttrValue *scalar = mlir_imp_dense(oi->ic, v->scalar_literal, &t);
+    return scalar && scalar->kind != ATTR_ARRAY ? scalar : NULL;
+}
+
+/* A rank-0 constant's literal and type, for mlir_imp_scalar_operand. */
+static void keep_scalar_literal(ImportCtx *ic, const MlirOp *def, ImpValue *v)
+{
+    if ((strcmp(def->name, "stablehlo.constant") != 0 && strcmp(def->name, "sdy.constant") != 0) ||
+        def->result_types.count != 1)
+        return;
+    const MlirAttr *value = mlir_dict_get(&def->attrs, "value");
     const MlirType *mt = def->result_types.items[0];
     if (!value || mt->kind != MT_TENSOR || mt->rank != 0)
-        return NULL;
-    TensorType t;
-    if (!mlir_imp_type(oi->ic, mt, &t))
-        return NULL;
-    const AttrValue *scalar = mlir_imp_dense(oi->ic, value, &t);
-    return scalar && scalar->kind != ATTR_ARRAY ? scalar : NULL;
+        return;
+    MlirAttr *literal = ARENA_NEW(&ic->scratch, MlirAttr);   /* what mlir_imp_dense reads */
+    literal->kind = value->kind;
+    literal->loc = value->loc;
+    literal->raw = value->raw ? arena_strdup(&ic->scratch, value->raw) : mlir_attr_raw(&ic->scratch, value);
+    MlirType *type = ARENA_NEW(&ic->scratch, MlirType);
+    *type = *mt;    /* its text and dims are the parser's type table's (parse_build.c) */
+    v->scalar_literal = literal;
+    v->scalar_type = type;
 }
 
 /* ---- operands, results ---- */
@@ -582,7 +591,8 @@ static void define_results(OpImport *oi, bool made)
     for (int d = 0, k = 0; d < oi->src->results.count; d++) {
         const MlirResultDef *def = oi->src->results.items[d];
         ImpValue *v = mlir_imp_define(ic, def->name, def->count, def->loc);
-        v->def = oi->src;
+        if (oi->kind == OP_CONSTANT)
+            keep_scalar_literal(ic, oi->src, v);
         v->fold = made ? oi->fold : IMP_PLAIN;
         for (int i = 0; i < def->count; i++, k++) {
             if (made && oi->fold == IMP_BROADCAST)

@@ -5,8 +5,10 @@
  * MLIR's generic form spells out. The importer (import.c) then maps those
  * onto shardc's IR, and the printer (print.c) writes the custom forms back.
  *
- * Everything is allocated from one arena; nothing here outlives the import.
- * Internal to src/mlir/. */
+ * Everything is allocated from the parser's arena; nothing here outlives
+ * the import. Read op by op (read.c), the ops of a function body come from
+ * arenas reused two ops later, and the tensor types, which the parser
+ * shares between ops, from the module's. Internal to src/mlir/. */
 #ifndef SHARDC_MLIR_AST_H
 #define SHARDC_MLIR_AST_H
 #include <stdbool.h>
@@ -262,7 +264,11 @@ typedef struct MlirModule {
 int mlir_hex_digit(char c);
 
 /* Parses MLIR text (NUL-terminated, len bytes) registered as `file` in diag.
- * Returns NULL after reporting at least one located error. */
-MlirModule *mlir_parse(Arena *arena, DiagEngine *diag, const char *file, const char *text, size_t len);
+ * Returns NULL after reporting at least one located error. With a stream
+ * (read.c), function bodies are imported as they are parsed, not kept;
+ * NULL then also means that the module must be read whole. */
+struct MlirStream;
+MlirModule *mlir_parse(Arena *arena, DiagEngine *diag, const char *file, const char *text, size_t len,
+                       struct MlirStream *stream);
 
 #endif

@@ -13,4 +13,10 @@
  * referenced by the result: the AST's arena may be freed afterwards. */
 Module *mlir_import(const MlirModule *ast, const char *file, DiagEngine *diag);
 
+/* The two ways mlir_read_module reads (read.c): op by op as the parser
+ * goes, or NULL (nothing reported) when the module must be read whole;
+ * and whole, the AST of the module then its import. */
+Module *mlir_read_streamed(const char *file, const char *text, size_t len);
+Module *mlir_read_whole(const char *file, const char *text, size_t len, DiagEngine *diag);
+
 #endif

@@ -9,17 +9,20 @@
 #include <string.h>
 #include "shardc/symtab.h"
 
-enum { MLIR_NAME_CACHE_SLOTS = 64 };
+enum { MLIR_NAME_CACHE_SLOTS = 64, MLIR_NAME_CACHE_KEY = 40 };
 
+/* A slot holds a copy of its key: the names looked up live in the parser's
+ * per-op arenas, which are reused while the cache is not (read.c). */
 typedef struct MlirNameCache {
     struct {
-        const char *key;        /* NULL: empty; must live as long as the cache */
+        char key[MLIR_NAME_CACHE_KEY];  /* "": empty */
         void *value;
     } slots[MLIR_NAME_CACHE_SLOTS];
 } MlirNameCache;
 
 /* symtab_get(t, key), remembered; misses (NULL) only when keep_misses,
- * for a table nothing is added to afterwards. */
+ * for a table nothing is added to afterwards. Names too long for a slot
+ * are looked up each time. */
 static inline void *mlir_cached_get(MlirNameCache *c, const SymTab *t, const char *key, bool keep_misses)
 {
     size_t n = strlen(key);
@@ -27,11 +30,11 @@ static inline void *mlir_cached_get(MlirNameCache *c, const SymTab *t, const cha
     if (n >= 4)
         h += (unsigned char)key[n / 2] * 7u + (unsigned char)key[n - 2] * 3u + (unsigned char)key[n * 3 / 4];
     unsigned slot = h % MLIR_NAME_CACHE_SLOTS;
-    if (c->slots[slot].key && strcmp(c->slots[slot].key, key) == 0)
+    if (n && n < MLIR_NAME_CACHE_KEY && memcmp(c->slots[slot].key, key, n + 1) == 0)
         return c->slots[slot].value;
     void *value = symtab_get(t, key);
-    if (value || keep_misses) {
-        c->slots[slot].key = key;
+    if ((value || keep_misses) && n && n < MLIR_NAME_CACHE_KEY) {
+        memcpy(c->slots[slot].key, key, n + 1);
         c->slots[slot].value = value;
     }
     return value;

@@ -7,8 +7,13 @@
 #include "mlir/mlir_name_cache.h"
 #include "shardc/symtab.h"
 
+typedef struct MlirStream MlirStream;
+
 typedef struct MlirParseCtx {
-    Arena *arena;
+    Arena *arena;               /* where the AST goes: while a function body is
+                                   streamed (read.c), one op's arena */
+    Arena *keep;                /* what outlives an op: the tables below */
+    struct MlirStream *stream;  /* NULL: the whole module's AST is built */
     DiagEngine *diag;
     const char *file;
     void *scanner;
@@ -117,6 +122,19 @@ typedef struct MlirCustomSyntax {
 
 /* The generic op a custom form stands for; NULL after an error. */
 MlirOp *mlir_custom_op(MlirParseCtx *ctx, MlirCustomSyntax *syntax);
+
+/* ---- streaming (read.c) ----
+ * With ctx->stream set, each op of a function body is imported into the IR
+ * as soon as it is parsed, and its AST's memory reused for the op after
+ * the next. Each returns false when the module cannot be read that way
+ * (an error, or what needs the whole module first): the parse stops and
+ * the module is read again whole. Without ctx->stream they do nothing but
+ * build the AST. */
+bool mlir_stream_mesh(MlirParseCtx *ctx, MlirMeshDecl *decl);
+bool mlir_stream_func_begin(MlirParseCtx *ctx, MlirFunc *func);
+/* Appends op to the body's ops, or imports it. */
+bool mlir_stream_op(MlirParseCtx *ctx, MlirList *ops, MlirOp *op);
+bool mlir_stream_func_end(MlirParseCtx *ctx);
 
 /* ---- builders (parse_build.c, parse_attr.c, parse_sdy.c) ---- */
 

@@ -8,9 +8,11 @@
 
 int mlir_yyparse(MlirParseCtx *ctx);
 
-MlirModule *mlir_parse(Arena *arena, DiagEngine *diag, const char *file, const char *text, size_t len)
+MlirModule *mlir_parse(Arena *arena, DiagEngine *diag, const char *file, const char *text, size_t len,
+                       struct MlirStream *stream)
 {
-    MlirParseCtx ctx = {.arena = arena, .diag = diag, .file = file, .text = text, .len = len, .line = 1, .column = 1};
+    MlirParseCtx ctx = {.arena = arena, .keep = arena, .stream = stream, .diag = diag, .file = file,
+                        .text = text, .len = len, .line = 1, .column = 1};
     ctx.module = arena_alloc(arena, sizeof(MlirModule));
     ctx.module->loc = (Loc){file, 1, 1};
     yyscan_t scanner;

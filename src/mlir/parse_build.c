@@ -122,7 +122,7 @@ static bool parse_tensor(MlirParseCtx *ctx, MlirType *t, const char *text)
 static MlirType *cached_type(MlirParseCtx *ctx, const char *text, Loc loc)
 {
     if (!ctx->types_ready) {
-        symtab_init(&ctx->types, ctx->arena);
+        symtab_init(&ctx->types, ctx->keep);
         ctx->types_ready = true;
     }
     const MlirType *seen = mlir_cached_get(&ctx->recent_types, &ctx->types, text, false);
@@ -134,12 +134,11 @@ static MlirType *cached_type(MlirParseCtx *ctx, const char *text, Loc loc)
     return t;
 }
 
-MlirType *mlir_build_type(MlirParseCtx *ctx, const char *text, Loc loc)
+/* A type not read before. Tensor types are remembered, so they live in
+ * ctx->keep, with their text and dims. */
+static MlirType *new_type(MlirParseCtx *ctx, const char *text, Loc loc)
 {
-    MlirType *t = cached_type(ctx, text, loc);
-    if (t)
-        return t;
-    t = NEW(ctx, MlirType);
+    MlirType *t = NEW(ctx, MlirType);
     t->text = normalize_ws(ctx, text);
     t->loc = loc;
     if (strncmp(text, "tensor<", 7) == 0) {
@@ -161,6 +160,19 @@ MlirType *mlir_build_type(MlirParseCtx *ctx, const char *text, Loc loc)
         t->kind = MT_SCALAR;
         t->elem = t->text;
     }
+    return t;
+}
+
+MlirType *mlir_build_type(MlirParseCtx *ctx, const char *text, Loc loc)
+{
+    MlirType *t = cached_type(ctx, text, loc);
+    if (t)
+        return t;
+    Arena *op_arena = ctx->arena;
+    if (strncmp(text, "tensor<", 7) == 0)
+        ctx->arena = ctx->keep;
+    t = new_type(ctx, text, loc);
+    ctx->arena = op_arena;
     return t;
 }
 

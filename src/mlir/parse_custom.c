@@ -383,8 +383,8 @@ static void init_forms(MlirParseCtx *ctx)
     if (ctx->forms_ready)
         return;
     ctx->forms_ready = true;
-    symtab_init(&ctx->forms, ctx->arena);
-    symtab_init(&ctx->mapped, ctx->arena);
+    symtab_init(&ctx->forms, ctx->keep);
+    symtab_init(&ctx->mapped, ctx->keep);
     for (size_t i = 0; i < sizeof forms / sizeof forms[0]; i++)
         if (!symtab_get(&ctx->forms, forms[i].op)) /* the first entry wins, as the scan did */
             symtab_put(&ctx->forms, forms[i].op, (void *)&forms[i]);

@@ -1,8 +1,146 @@
-/* mlir_read_module: MLIR text to IR, parsed (parse.c) then imported
- * (import.c); the AST lives in a scratch arena for the duration. */
+/* mlir_read_module: MLIR text to IR, parsed (parse.c) and imported
+ * (import.c) op by op. Each op of a function body goes into the IR as soon
+ * as the parser has read it, and the memory of its AST is reused two ops
+ * later: the AST of the whole module alive during the import doubled the
+ * memory, and the page faults, of reading a module (bench/mlir.sh).
+ *
+ * What cannot be read so is read again the plain way, the whole AST then
+ * the import, which reports errors as it always did: any error (the
+ * streamed attempt reports nothing), a mesh declared after a function
+ * (the functions before it may name it), a function declaration, a body
+ * with block labels, an op outside a function, an op after func.return,
+ * and GSPMD strings whose mesh needs every string of the module
+ * (mlir_imp_gspmd_prepare). */
 #include <string.h>
-#include "mlir/mlir_import.h"
+#include "mlir/import_internal.h"
+#include "mlir/mlir_parse_ctx.h"
 #include "shardc/mlir.h"
+
+/* A module being read op by op. */
+struct MlirStream {
+    ImportCtx ic;
+    Arena *module_arena;    /* the AST outside function bodies */
+    /* The body's AST: the op being read (current), and the one before */
+    Arena body[2];
+    int current;
+    bool funcs_begun;
+};
+
+static bool stream_ok(const MlirStream *s)
+{
+    return s->ic.diag->errors == 0 && !s->ic.needs_whole_module;
+}
+
+bool mlir_stream_mesh(MlirParseCtx *ctx, MlirMeshDecl *decl)
+{
+    MlirStream *s = ctx->stream;
+    if (!s)
+        return true;
+    if (s->funcs_begun)
+        return false;
+    mlir_imp_mesh(&s->ic, decl);
+    return stream_ok(s);
+}
+
+/* The arena of an op imported, for the op after next. Under
+ * AddressSanitizer it is freed, not kept: a pointer into the syntax tree
+ * of an op kept past its import is then reported (make check-asan). */
+static void reuse_arena(Arena *arena)
+{
+#if defined(__SANITIZE_ADDRESS__)
+    arena_free(arena);
+    arena_init(arena);
+#else
+    arena_reset(arena);
+#endif
+}
+
+/* The names parse_sdy_fast.c reuses were copied into the arena left. */
+static void use_arena(MlirParseCtx *ctx, Arena *arena)
+{
+    ctx->arena = arena;
+    ctx->fast_axis_name = ctx->fast_mesh_name = NULL;
+}
+
+bool mlir_stream_func_begin(MlirParseCtx *ctx, MlirFunc *func)
+{
+    MlirStream *s = ctx->stream;
+    if (!s)
+        return true;
+    s->funcs_begun = true;
+    mlir_imp_stream_func(&s->ic, func);
+    reuse_arena(&s->body[0]);
+    reuse_arena(&s->body[1]);
+    s->current = 0;
+    use_arena(ctx, &s->body[0]);
+    return stream_ok(s);
+}
+
+/* The parser reads one token ahead: the next op's first token went to
+ * the current arena with the rest of this op, and this op's first token
+ * to the other one, with the op before, which is now free. */
+bool mlir_stream_op(MlirParseCtx *ctx, MlirList *ops, MlirOp *op)
+{
+    MlirStream *s = ctx->stream;
+    if (!s) {
+        arena_list_push(ctx->arena, ops, op);
+        return true;
+    }
+    bool ok = mlir_imp_stream_op(&s->ic, op) && stream_ok(s);
+    s->current = 1 - s->current;
+    reuse_arena(&s->body[s->current]);
+    use_arena(ctx, &s->body[s->current]);
+    return ok;
+}
+
+/* Called on the body's `}`, before the parser reads past it. */
+bool mlir_stream_func_end(MlirParseCtx *ctx)
+{
+    MlirStream *s = ctx->stream;
+    if (!s)
+        return true;
+    use_arena(ctx, s->module_arena);
+    return mlir_imp_stream_func_end(&s->ic) && stream_ok(s);
+}
+
+static void ignore_diag(void *user, DiagLevel level, Loc loc, const char *message)
+{
+    (void)user, (void)level, (void)loc, (void)message;
+}
+
+static bool has_top_level_op(const MlirModule *ast)
+{
+    for (int i = 0; i < ast->items.count; i++)
+        if (((const MlirItem *)ast->items.items[i])->kind == MT_ITEM_OP)
+            return true;
+    return false;
+}
+
+Module *mlir_read_streamed(const char *file, const char *text, size_t len)
+{
+    DiagEngine quiet;
+    diag_init(&quiet, NULL);
+    quiet.sink = ignore_diag;
+    quiet.max_errors = 0;
+    Arena module_arena;
+    arena_init(&module_arena);
+    MlirStream *s = ARENA_NEW(&module_arena, MlirStream);
+    s->module_arena = &module_arena;
+    arena_init(&s->body[0]);
+    arena_init(&s->body[1]);
+    mlir_imp_begin(&s->ic, file, &quiet);
+    MlirModule *ast = mlir_parse(&module_arena, &quiet, file, text, len, s);
+    Module *m = NULL;
+    if (ast && stream_ok(s) && !has_top_level_op(ast))
+        m = mlir_imp_finish(&s->ic, ast);
+    else
+        mlir_imp_abandon(&s->ic);
+    arena_free(&s->body[0]);
+    arena_free(&s->body[1]);
+    arena_free(&module_arena);
+    diag_free(&quiet);
+    return m;
+}
 
 /* MLIR text holds no NUL byte (MLIR's own lexer stops at one). Inside a
  * string or a kept attribute's text one would cut what is printed back
@@ -25,9 +163,15 @@ Module *mlir_read_module(const char *file, const char *text, size_t len, DiagEng
 {
     if (has_nul(file, text, len, diag))
         return NULL;
+    Module *m = mlir_read_streamed(file, text, len);
+    return m ? m : mlir_read_whole(file, text, len, diag);
+}
+
+Module *mlir_read_whole(const char *file, const char *text, size_t len, DiagEngine *diag)
+{
     Arena scratch;
     arena_init(&scratch);
-    MlirModule *ast = mlir_parse(&scratch, diag, file, text, len);
+    MlirModule *ast = mlir_parse(&scratch, diag, file, text, len, NULL);
     Module *m = ast ? mlir_import(ast, file, diag) : NULL;
     arena_free(&scratch);
     return m;

@@ -12,6 +12,8 @@
 #include "support.h"
 #include <string.h>
 #include "mlir/mlir_extra.h"
+#include "mlir/mlir_import.h"
+#include "shardc/print.h"
 #include "shardc/mlir.h"
 
 typedef struct Fixture {
@@ -166,6 +168,91 @@ static void test_replicated_without_mesh_kept(void **state)
     assert_int_equal(m->num_meshes, 0);
 }
 
+/* ---- read op by op, or whole (src/mlir/read.c) ---- */
+
+static char *printed(Module *m)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream(&text, &len);
+    print_module(out, m);
+    fclose(out);
+    module_free(m);
+    return text;
+}
+
+/* Ops whose operands are defined many ops before (the scalar constants a
+ * reduce and a pad take in), across more than an arena chunk of AST. */
+static char *long_module(void)
+{
+    size_t cap = 1 << 20, len = 0;
+    char *text = malloc(cap);
+    len += (size_t)snprintf(text + len, cap - len,
+                            "sdy.mesh @m = <[\"x\"=2]>\n"
+                            "func.func @main(%%a: tensor<8x4xf32> {sdy.sharding = #sdy.sharding<@m, [{\"x\"}, {}]>}) "
+                            "-> tensor<10xf32> {\n"
+                            "  %%zero = stablehlo.constant dense<0.000000e+00> : tensor<f32>\n"
+                            "  %%one = stablehlo.constant dense<1.000000e+00> : tensor<f32>\n"
+                            "  %%v0 = stablehlo.abs %%a : tensor<8x4xf32>\n");
+    for (int i = 1; i < 2000; i++)
+        len += (size_t)snprintf(text + len, cap - len, "  %%v%d = stablehlo.add %%v%d, %%v%d : tensor<8x4xf32>\n",
+                                i, i - 1, i / 2);
+    snprintf(text + len, cap - len,
+             "  %%r = stablehlo.reduce(%%v1999 init: %%zero) applies stablehlo.add across dimensions = [1] : "
+             "(tensor<8x4xf32>, tensor<f32>) -> tensor<8xf32>\n"
+             "  %%p = stablehlo.pad %%r, %%one, low = [1], high = [1], interior = [0] : (tensor<8xf32>, tensor<f32>) "
+             "-> tensor<10xf32>\n"
+             "  return %%p : tensor<10xf32>\n}\n#loc1 = loc(\"x.py\":1:2)\n");
+    return text;
+}
+
+/* Read op by op, a module is the module read whole. */
+static void test_streamed_as_whole(void **state)
+{
+    Fixture *f = *state;
+    const char *texts[] = {module_text, NULL};
+    char *long_text = long_module();
+    texts[1] = long_text;
+    for (int i = 0; i < 2; i++) {
+        Module *streamed = mlir_read_streamed("mem.mlir", texts[i], strlen(texts[i]));
+        assert_non_null(streamed);
+        assert_int_equal(streamed->mlir->loc_aliases.count, i);
+        Module *whole = mlir_read_whole("mem.mlir", texts[i], strlen(texts[i]), &f->cap.diag);
+        assert_non_null(whole);
+        char *a = printed(streamed), *b = printed(whole);
+        assert_string_equal(a, b);
+        free(a);
+        free(b);
+    }
+    assert_non_null(strstr(long_text, "pad"));
+    free(long_text);
+}
+
+/* What needs the whole module first, and errors, are not read op by op;
+ * mlir_read_module reads them whole. */
+static void test_stream_falls_back(void **state)
+{
+    Fixture *f = *state;
+    static const char *const texts[] = {
+        /* a mesh after the function naming it */
+        "func.func @f(%a: tensor<8xf32> {sdy.sharding = #sdy.sharding<@m, [{\"x\"}]>}) -> tensor<8xf32> {\n"
+        "  return %a : tensor<8xf32>\n}\nsdy.mesh @m = <[\"x\"=2]>\n",
+        /* a tiled GSPMD string with no mesh: the mesh is made from all of them */
+        "func.func @f(%a: tensor<8xf32> {mhlo.sharding = \"{devices=[2]0,1}\"}) -> tensor<8xf32> {\n"
+        "  return %a : tensor<8xf32>\n}\n",
+        /* an error: reported by the whole module's read */
+        "func.func @f(%a: tensor<8xf32>) -> tensor<8xf32> {\n  return %b : tensor<8xf32>\n}\n",
+    };
+    for (int i = 0; i < 3; i++) {
+        assert_null(mlir_read_streamed("mem.mlir", texts[i], strlen(texts[i])));
+        Module *m = mlir_read_module("mem.mlir", texts[i], strlen(texts[i]), &f->cap.diag);
+        assert_int_equal(m != NULL, i < 2);
+        assert_int_equal(f->cap.diag.errors, i < 2 ? 0 : 1);
+        module_free(m);
+    }
+    assert_non_null(strstr(captured_diag_text(&f->cap), "mem.mlir:2:10: error: use of undefined value '%b'"));
+}
+
 #define T(name) cmocka_unit_test_setup_teardown(name, setup, teardown)
 
 int main(void)
@@ -175,6 +262,8 @@ int main(void)
         T(test_ops_keep),
         T(test_strings_owned),
         T(test_replicated_without_mesh_kept),
+        T(test_streamed_as_whole),
+        T(test_stream_falls_back),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
