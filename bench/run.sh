@@ -209,6 +209,27 @@ if [ "$quick" != 1 ]; then
     say ""
 fi
 
+# Peak memory: the maximum resident set of one compile (GNU time's %M, KiB)
+# per op. BENCH_MILLION=1 adds the 1e6-op module the target is about
+# (about a minute and 1.3 GB).
+peak_kib() { /usr/bin/time -f %M "$shardc" "$1" --emit=partitioned 2>&1 > /dev/null | tail -n 1; }
+if [ -x /usr/bin/time ]; then
+    mem_sizes=("${sizes[@]}")
+    [ "${BENCH_MILLION:-0}" = 1 ] && mem_sizes+=(1000000) && ops_of[1000000]=$(awk '{print $2}' "$(gen_module 1000000 2 4).info")
+    say "Peak memory of one compile (\`--emit=partitioned\`, maximum resident set by \`/usr/bin/time -f %M\`):"
+    say ""
+    say "| ops | max RSS MiB | bytes per op |"
+    say "|---:|---:|---:|"
+    for n in "${mem_sizes[@]}"; do
+        kib=$(peak_kib "$(gen_module "$n" 2 4)")
+        bpo=$(calc "$kib * 1024 / ${ops_of[$n]}" %.0f)
+        mark=""
+        [ "$n" = 1000000 ] && mark=" (target ≤ 1000: $(verdict "$bpo" "<=" 1000))"
+        say "| ${ops_of[$n]} | $(calc "$kib / 1024" %.1f) | $bpo$mark |"
+    done
+    say ""
+fi
+
 # ---- 2. device-count independence ------------------------------------------
 
 note "bench: 2. device-count independence"

@@ -155,7 +155,9 @@ static bool reopen_value(Value *v, void *user)
 {
     const CliWritten *w = user;
     const Sharding *before = v->id < w->num_values ? w->values[v->id] : NULL;
-    v->sharding = reopen(v->sharding, before);
+    /* values closed to the same sharding share it (module_close_sharding):
+     * each reopens its own copy as its own annotation says */
+    v->sharding = reopen(v->sharding ? sharding_clone(w->arena, v->sharding) : NULL, before);
     if (is_manual_edge(v))
         restore_priorities(v->sharding, before);
     return true;

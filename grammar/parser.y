@@ -35,7 +35,9 @@ static int yylex(YYSTYPE *lval, YYLTYPE *lloc, ParseCtx *ctx)
 }
 static void yyerror(YYLTYPE *lloc, ParseCtx *ctx, const char *msg);
 #define L(yyl) ((Loc){ctx->file, (yyl).first_line, (yyl).first_column})
-#define PUSH(list, item) arena_list_push(ctx->arena, &(list), (item))
+#define PUSH(list, item) arena_list_push(&ctx->syntax, &(list), (item))
+/* a syntax node, freed with the parse (parse_ctx.h) */
+#define SYNTAX_NEW(T) ARENA_NEW(&ctx->syntax, T)
 }
 
 %union {
@@ -101,11 +103,11 @@ mesh_items
     ;
 mesh_item
     : STRING '=' INT axis_kind {
-          $$ = ARENA_NEW(ctx->arena, MeshItemSyntax);
+          $$ = SYNTAX_NEW(MeshItemSyntax);
           $$->axis_name = $1; $$->size = $3; $$->is_explicit = $4; $$->loc = L(@1);
       }
     | IDENT '=' '[' opt_int_list ']' {
-          $$ = ARENA_NEW(ctx->arena, MeshItemSyntax);
+          $$ = SYNTAX_NEW(MeshItemSyntax);
           $$->axis_name = NULL; $$->device_ids = $4; $$->loc = L(@1);
           if (strcmp($1, "device_ids") != 0)
               diag_error(ctx->diag, L(@1), "expected an axis \"name\"=size or device_ids=[...], got '%s'", $1);
@@ -114,8 +116,8 @@ mesh_item
 axis_kind: %empty { $$ = false; } | AUTO { $$ = false; } | EXPLICIT { $$ = true; } ;
 opt_int_list: %empty { $$ = (PtrList){0}; } | int_list ;
 int_list
-    : INT               { $$ = (PtrList){0}; int64_t *v = ARENA_NEW(ctx->arena, int64_t); *v = $1; PUSH($$, v); }
-    | int_list ',' INT  { $$ = $1; int64_t *v = ARENA_NEW(ctx->arena, int64_t); *v = $3; PUSH($$, v); }
+    : INT               { $$ = (PtrList){0}; int64_t *v = SYNTAX_NEW(int64_t); *v = $1; PUSH($$, v); }
+    | int_list ',' INT  { $$ = $1; int64_t *v = SYNTAX_NEW(int64_t); *v = $3; PUSH($$, v); }
     ;
 
 /* ---- functions ---- */
@@ -132,7 +134,7 @@ opt_func_results
     : %empty                            { $$ = (PtrList){0}; }
     | ARROW type                        {
           $$ = (PtrList){0};
-          FuncResultSyntax *r = ARENA_NEW(ctx->arena, FuncResultSyntax);
+          FuncResultSyntax *r = SYNTAX_NEW(FuncResultSyntax);
           r->type = $2; r->loc = L(@2); PUSH($$, r);
       }
     | ARROW '(' ')'                     { $$ = (PtrList){0}; }
@@ -144,7 +146,7 @@ func_results
     ;
 func_result
     : type opt_attr_dict {
-          $$ = ARENA_NEW(ctx->arena, FuncResultSyntax);
+          $$ = SYNTAX_NEW(FuncResultSyntax);
           $$->type = $1; $$->attrs = $2; $$->loc = L(@1);
       }
     ;
@@ -183,11 +185,11 @@ op
 result_names
     : VALUE_ID {
           $$ = (PtrList){0};
-          NameRef *n = ARENA_NEW(ctx->arena, NameRef); n->name = $1; n->loc = L(@1); PUSH($$, n);
+          NameRef *n = SYNTAX_NEW(NameRef); n->name = $1; n->loc = L(@1); PUSH($$, n);
       }
     | result_names ',' VALUE_ID {
           $$ = $1;
-          NameRef *n = ARENA_NEW(ctx->arena, NameRef); n->name = $3; n->loc = L(@3); PUSH($$, n);
+          NameRef *n = SYNTAX_NEW(NameRef); n->name = $3; n->loc = L(@3); PUSH($$, n);
       }
     ;
 opt_string: %empty { $$ = NULL; } | STRING ;
@@ -267,15 +269,18 @@ attr_value
     | array_open ']'   { $$ = attr_new(ctx->arena, ATTR_ARRAY, L(@1)); ctx->nesting--; }
     | array_open attr_values ']' {
           $$ = attr_new(ctx->arena, ATTR_ARRAY, L(@1));
-          $$->u.array.count = $2.count; $$->u.array.items = (AttrValue **)$2.items;
+          $$->u.array.count = $2.count;
+          $$->u.array.items = arena_memdup(ctx->arena, $2.items, (size_t)$2.count, sizeof(AttrValue *));
           ctx->nesting--;
       }
     | attr_dict {
           $$ = attr_new(ctx->arena, ATTR_DICT, L(@1));
           $$->u.dict.count = $1.count;
           $$->u.dict.items = ARENA_ARRAY(ctx->arena, NamedAttr, $1.count);
-          for (int k = 0; k < $1.count; k++)
+          for (int k = 0; k < $1.count; k++) {
               $$->u.dict.items[k] = *(NamedAttr *)$1.items[k];
+              $$->u.dict.items[k].key = ATTR_KEY_NONE; /* only an op's attributes have keys */
+          }
       }
     | sharding
     ;
@@ -296,10 +301,10 @@ dims
     ;
 dim: '{' dim_axes '}' opt_priority    { $$ = $2; $$->priority = (int)$4; $$->loc = L(@1); } ;
 dim_axes
-    : %empty                { $$ = ARENA_NEW(ctx->arena, DimSyntax); }
-    | '?'                   { $$ = ARENA_NEW(ctx->arena, DimSyntax); $$->is_open = true; }
-    | axis_refs             { $$ = ARENA_NEW(ctx->arena, DimSyntax); $$->axes = $1; }
-    | axis_refs ',' '?'     { $$ = ARENA_NEW(ctx->arena, DimSyntax); $$->axes = $1; $$->is_open = true; }
+    : %empty                { $$ = SYNTAX_NEW(DimSyntax); }
+    | '?'                   { $$ = SYNTAX_NEW(DimSyntax); $$->is_open = true; }
+    | axis_refs             { $$ = SYNTAX_NEW(DimSyntax); $$->axes = $1; }
+    | axis_refs ',' '?'     { $$ = SYNTAX_NEW(DimSyntax); $$->axes = $1; $$->is_open = true; }
     ;
 opt_priority
     : %empty    { $$ = PRIORITY_NONE; }
@@ -311,17 +316,17 @@ axis_refs
     ;
 axis_ref
     : STRING {
-          $$ = ARENA_NEW(ctx->arena, AxisRefSyntax); $$->name = $1; $$->loc = L(@1);
+          $$ = SYNTAX_NEW(AxisRefSyntax); $$->name = $1; $$->loc = L(@1);
       }
     | STRING ':' '(' INT ')' INT {
-          $$ = ARENA_NEW(ctx->arena, AxisRefSyntax); $$->name = $1; $$->loc = L(@1);
+          $$ = SYNTAX_NEW(AxisRefSyntax); $$->name = $1; $$->loc = L(@1);
           $$->pre_size = $4; $$->size = $6; $$->sub = true;
       }
     ;
 /* `, replicated={"y"}, unreduced={"z"}` (`unreduced=max{...}`: how the
  * partial values combine; sum unless written). */
 sharding_opts
-    : %empty    { $$ = ARENA_NEW(ctx->arena, ShardingOptsSyntax); }
+    : %empty    { $$ = SYNTAX_NEW(ShardingOptsSyntax); }
     | sharding_opts ',' IDENT '=' '{' axis_refs '}' {
           $$ = $1; build_sharding_option(ctx, $$, $3, L(@3), NULL, L(@3), &$6);
       }

@@ -182,35 +182,40 @@ struct BoundRule;       /* opaque: src/rules/registry.c */
  * by clones, NULL for IR read from .shir. */
 struct MlirExtra;
 
+/* Fields are ordered so that the ints pack (a value is made for every
+ * result of every op, twice over once partitioned: bench/README.md). */
 typedef struct Value {
     const char *name;   /* without the %; unique within its function */
     TensorType type;
     Sharding *sharding; /* NULL: fully open, nothing known */
     LogicalAxes *logical; /* written logical names, until resolved; or NULL */
     Op *def;            /* defining op, or NULL for a block argument */
-    int index;          /* result index in def, or argument index */
     Block *block;       /* owning block, for block arguments */
     Loc loc;
+    int index;          /* result index in def, or argument index */
     int id;             /* dense per-module numbering, for pass side tables */
 } Value;
 
+/* The counts sit together so that the ints pack: 160 bytes an op where
+ * interleaving them with the pointers took 192 (bench/README.md). */
 struct Op {
     OpKind kind;
+    int id;             /* dense per-module numbering, for pass side tables */
     Loc loc;
     const char *str;    /* leading string literal (einsum spec), or NULL */
     Loc str_loc;
     const char *callee; /* @symbol of call/custom, without @; or NULL */
     Loc callee_loc;
     int num_operands;
-    Value **operands;
     int num_results;
+    Value **operands;
     Value **results;
     int num_attrs;
-    NamedAttr *attrs;
-    Block *region;      /* body of shard_map, or NULL */
     /* Control-flow regions (while: cond then body; case: its branches),
      * which, unlike shard_map bodies, see the values of enclosing blocks. */
     int num_regions;
+    NamedAttr *attrs;
+    Block *region;      /* body of shard_map, or NULL */
     Block **regions;
     /* A custom op's rule string bound to its types by the verifier, or
      * NULL: rules_of_op (rules.h) reuses it for the same shapes. */
@@ -218,7 +223,6 @@ struct Op {
     const struct MlirExtra *mlir;
     Block *parent;
     Op *prev, *next;
-    int id;             /* dense per-module numbering, for pass side tables */
 };
 
 struct Block {
@@ -266,6 +270,9 @@ typedef struct Module {
      * (module_find_func/mesh) bring up to date as the arrays change, so a
      * module of 1e5 functions is not scanned once per call (ir.c). */
     struct NameIndex *func_index, *mesh_index;
+    /* The shardings propagation puts on values, one copy of each
+     * (module_intern_sharding); a heap table, freed with the module. */
+    struct ShardingIndex *shardings;
 } Module;
 
 /* ---- construction and queries (ir.c) ------------------------------------- */
@@ -392,6 +399,16 @@ void ir_replace_uses(Block *body, Value *from, Value *to);
 /* Sharding helpers (sharding.c). */
 Sharding *sharding_new_open(Arena *a, const Mesh *mesh, int rank);
 Sharding *sharding_clone(Arena *a, const Sharding *s);
+/* The module's one copy of a sharding equal to s (sharding_equal, and the
+ * same loc), shared by every value given an equal one, so it must never be
+ * changed in place: clone it first. Most values of a model share a handful
+ * (bench/README.md). */
+Sharding *module_intern_sharding(Module *m, const Sharding *s);
+/* module_intern_sharding of s (NULL: no axes on any of rank dims of mesh)
+ * with every dim closed and no priority. */
+Sharding *module_close_sharding(Module *m, const Sharding *s, const Mesh *mesh, int rank);
+struct ShardingIndex;
+void sharding_index_free(struct ShardingIndex *ix); /* module_free's */
 bool sharding_equal(const Sharding *a, const Sharding *b);
 /* The same mesh and the same axes on every dim, open or closed, whatever
  * the priorities and replicated axes. */

@@ -153,6 +153,19 @@ typedef struct CollectiveRecord {
                                -1 inside a loop of unknown trip count */
 } CollectiveRecord;
 
+/* A record as kept: its axes in an array of their count, not a whole
+ * AxisList (470 bytes a collective, kept until the module goes). */
+typedef struct StatsRecord {
+    OpKind kind;
+    int num_axes;
+    const Mesh *mesh;
+    const AxisRef *axes;
+    int64_t bytes_per_device;
+    const char *value, *result, *reason;
+    Loc loc;
+    int64_t executions;
+} StatsRecord;
+
 /* What one run of a program costs per device, counted from its text
  * (cost.c; docs/partitioning.md "Cost metrics"). */
 typedef struct CostItem {
@@ -181,7 +194,7 @@ bool partition_static_trip_count(const Op *w, int64_t *trips);
 
 typedef struct PartitionStats {
     int count, cap;
-    CollectiveRecord *records;  /* what the partitioner inserted, and why */
+    StatsRecord *records;       /* what the partitioner inserted, and why */
     ProgramCost cost;           /* of the program counted (stats_count) */
     int full_replications;
     /* --auto-shard: what its cost model predicted for the plan it chose */

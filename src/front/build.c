@@ -15,8 +15,8 @@ void build_reverse(PtrList *list)
 
 static void push_scope(ParseCtx *ctx)
 {
-    Scope *scope = ARENA_NEW(ctx->arena, Scope);
-    symtab_init(&scope->names, ctx->arena);
+    Scope *scope = ARENA_NEW(&ctx->syntax, Scope);
+    symtab_init(&scope->names, &ctx->syntax);
     scope->outer_block = ctx->block;
     scope->parent = ctx->scope;
     ctx->scope = scope;
@@ -111,7 +111,7 @@ static void apply_value_attrs(ParseCtx *ctx, Value *v, PtrList *attrs, const cha
 Value *build_block_arg(ParseCtx *ctx, const char *name, Loc loc, TensorType *type, PtrList *attrs)
 {
     Block *b = ctx->block;
-    Value *v = value_new(ctx->module, name, type ? *type : (TensorType){0}, loc);
+    Value *v = value_new(ctx->module, arena_strdup(ctx->arena, name), type ? *type : (TensorType){0}, loc);
     apply_value_attrs(ctx, v, attrs, "argument");
     if (!b)
         return v;
@@ -188,25 +188,26 @@ void build_return(ParseCtx *ctx, PtrList *values, Loc loc)
     if (!b)
         return;
     b->num_returns = values->count;
-    b->returns = (Value **)values->items;
+    b->returns = arena_memdup(ctx->arena, values->items, (size_t)values->count, sizeof(Value *));
     b->return_loc = loc;
 }
 
 TensorType *build_type(ParseCtx *ctx, const char *dtype, Loc loc, PtrList *dims)
 {
-    TensorType *t = ARENA_NEW(ctx->arena, TensorType);
+    TensorType *t = ARENA_NEW(&ctx->syntax, TensorType); /* read by value; its dims are kept */
     if (!dtype_parse(dtype, strlen(dtype), &t->dtype))
         diag_error(ctx->diag, loc, "unknown element type '%s' (expected " SHARDC_DTYPE_SPELLINGS ")", dtype);
     if (dims->count > SHARDC_MAX_RANK)
         diag_error(ctx->diag, loc, "rank %d exceeds the maximum rank %d", dims->count, SHARDC_MAX_RANK);
     t->rank = dims->count > SHARDC_MAX_RANK ? SHARDC_MAX_RANK : dims->count;
-    t->dims = t->rank ? ARENA_ARRAY(ctx->arena, int64_t, t->rank) : NULL;
+    int64_t shape[SHARDC_MAX_RANK];
     for (int i = 0; i < t->rank; i++) {
-        t->dims[i] = *(int64_t *)dims->items[i];
-        if (t->dims[i] < 0)
-            diag_error(ctx->diag, loc, "dimension %d of the type has negative size %lld", i,
-                       (long long)t->dims[i]);
+        shape[i] = *(int64_t *)dims->items[i];
+        if (shape[i] < 0)
+            diag_error(ctx->diag, loc, "dimension %d of the type has negative size %lld", i, (long long)shape[i]);
     }
+    /* values of one shape share its dims (never changed in place) */
+    t->dims = (int64_t *)interner_get(&ctx->shapes, shape, sizeof(int64_t) * (size_t)t->rank);
     int64_t count;
     if (!type_num_elements(t, &count))
         diag_error(ctx->diag, loc, "the type's element count overflows 64 bits");
@@ -215,8 +216,10 @@ TensorType *build_type(ParseCtx *ctx, const char *dtype, Loc loc, PtrList *dims)
 
 NamedAttr *build_named_attr(ParseCtx *ctx, const char *name, Loc loc, AttrValue *value)
 {
-    NamedAttr *a = ARENA_NEW(ctx->arena, NamedAttr);
-    a->name = name;
+    NamedAttr *a = ARENA_NEW(&ctx->syntax, NamedAttr); /* ops and dicts copy it */
+    /* resolved once here; a dict's entries are keyless (parser.y) */
+    a->key = attr_key_lookup(name);
+    a->name = a->key != ATTR_KEY_NONE ? attr_key_name(a->key) : arena_strdup(ctx->arena, name);
     a->loc = loc;
     a->value = value ? value : attr_new(ctx->arena, ATTR_BOOL, loc);
     return a;

@@ -24,7 +24,7 @@ static void check_device_ids(ParseCtx *ctx, const Mesh *mesh, const MeshItemSynt
     /* A maximal mesh (no axes) names the one device it is, any id. */
     if (mesh->num_axes == 0 && mesh->device_ids[0] >= 0)
         return;
-    bool *seen = ARENA_ARRAY(ctx->arena, bool, mesh->num_devices);
+    bool *seen = ARENA_ARRAY(&ctx->syntax, bool, mesh->num_devices);
     for (int i = 0; i < item->device_ids.count; i++) {
         int64_t id = mesh->device_ids[i];
         if (id < 0 || id >= mesh->num_devices || seen[id]) {
@@ -70,7 +70,7 @@ void build_mesh(ParseCtx *ctx, const char *name, Loc loc, PtrList *items)
     const MeshItemSyntax *ids = NULL;
     bool axes_ok = true;
     SymTab names;
-    symtab_init(&names, ctx->arena);
+    symtab_init(&names, &ctx->syntax);
     for (int i = 0; i < items->count; i++) {
         const MeshItemSyntax *item = items->items[i];
         if (!item->axis_name && ids)
@@ -244,7 +244,7 @@ AttrValue *build_sharding_attr(ParseCtx *ctx, const char *mesh_name, Loc loc, Pt
         return v;
     s->rank = dims->count;
     s->dims = ARENA_ARRAY(ctx->arena, DimSharding, dims->count);
-    AxisRef *used = ARENA_ARRAY(ctx->arena, AxisRef, count_axes(dims, opts) + 1);
+    AxisRef *used = ARENA_ARRAY(&ctx->syntax, AxisRef, count_axes(dims, opts) + 1);
     int num_used = 0;
     for (int d = 0; d < dims->count; d++)
         build_dim(ctx, s, d, dims->items[d], used, &num_used);

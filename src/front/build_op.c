@@ -141,10 +141,9 @@ static void set_attrs(ParseCtx *ctx, Op *op, const PtrList *attrs)
                 diag_error(ctx->diag, a->loc, "duplicate attribute '%s'", a->name);
         if (take_result_shardings(ctx, op, a) || build_take_op_logical(ctx, op, a))
             continue;
-        /* Resolved once here; an unknown name keeps ATTR_KEY_NONE, which
-         * the verifier reports with the names the op takes. */
-        op->attrs[op->num_attrs] = *a;
-        op->attrs[op->num_attrs++].key = attr_key_lookup(a->name);
+        /* Its key was resolved by build_named_attr; an unknown name keeps
+         * ATTR_KEY_NONE, which the verifier reports with the names the op takes. */
+        op->attrs[op->num_attrs++] = *a;
     }
     if (op->num_results == 1)
         build_check_one_layout(ctx, op->results[0]->sharding, op->results[0]->logical);
@@ -159,7 +158,7 @@ static void make_results(ParseCtx *ctx, Op *op, const OpSyntax *s)
     for (int i = 0; i < op->num_results; i++) {
         const NameRef *n = s->result_names.items[i];
         TensorType t = s->types.count ? *(TensorType *)s->types.items[i] : (TensorType){0};
-        Value *v = value_new(ctx->module, n->name, t, n->loc);
+        Value *v = value_new(ctx->module, arena_strdup(ctx->arena, n->name), t, n->loc);
         v->def = op;
         v->index = i;
         op->results[i] = v;
@@ -175,7 +174,7 @@ static void define_dropped_results(ParseCtx *ctx, const OpSyntax *s)
     for (int i = 0; i < s->result_names.count; i++) {
         const NameRef *n = s->result_names.items[i];
         TensorType t = i < s->types.count ? *(TensorType *)s->types.items[i] : (TensorType){0};
-        build_define_value(ctx, value_new(ctx->module, n->name, t, n->loc));
+        build_define_value(ctx, value_new(ctx->module, arena_strdup(ctx->arena, n->name), t, n->loc));
     }
 }
 
@@ -238,7 +237,7 @@ void build_op(ParseCtx *ctx, OpSyntax *s)
     op->callee = s->callee;
     op->callee_loc = s->callee_loc;
     op->num_operands = s->operands.count;
-    op->operands = (Value **)s->operands.items;
+    op->operands = arena_memdup(ctx->arena, s->operands.items, (size_t)s->operands.count, sizeof(Value *));
     if (kind == OP_WHILE || kind == OP_CASE || kind == OP_NAMED_COMPUTATION || kind == OP_REDUCE ||
         ((kind == OP_SCATTER || kind == OP_SORT) && s->region))
         set_regions(ctx, op, s);

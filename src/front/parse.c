@@ -34,12 +34,16 @@ Module *parse_module(const char *file, const char *text, size_t len, DiagEngine 
     }
     Module *m = module_new(file);
     ParseCtx ctx = {.module = m, .diag = diag, .arena = &m->arena, .file = m->file};
-    symtab_init(&ctx.func_names, &m->arena);
-    symtab_init(&ctx.mesh_names, &m->arena);
+    arena_init(&ctx.syntax);
+    interner_init(&ctx.shapes, &m->arena);
+    symtab_init(&ctx.func_names, &ctx.syntax);
+    symtab_init(&ctx.mesh_names, &ctx.syntax);
     int errors_before = diag->errors;
     yyscan_t scanner;
     if (shir_lex_init_extra(&ctx, &scanner) != 0) {
         diag_error(diag, (Loc){file, 0, 0}, "cannot initialise the scanner");
+        arena_free(&ctx.syntax);
+        interner_free(&ctx.shapes);
         module_free(m);
         return NULL;
     }
@@ -50,6 +54,8 @@ Module *parse_module(const char *file, const char *text, size_t len, DiagEngine 
     yyparse(&ctx);
     shir__delete_buffer(buffer, scanner);
     shir_lex_destroy(scanner);
+    arena_free(&ctx.syntax);
+    interner_free(&ctx.shapes);
     finish_module(&ctx);
     if (diag->errors > errors_before) {
         module_free(m);
@@ -63,6 +69,11 @@ Module *parse_module(const char *file, const char *text, size_t len, DiagEngine 
 const char *parse_intern(ParseCtx *ctx, const char *text, int len)
 {
     return arena_strndup(ctx->arena, text, (size_t)len);
+}
+
+const char *parse_word(ParseCtx *ctx, const char *text, int len)
+{
+    return arena_strndup(&ctx->syntax, text, (size_t)len);
 }
 
 /* Decode escapes of a quoted string token (quotes included in text). */

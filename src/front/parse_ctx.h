@@ -4,10 +4,12 @@
 #define SHARDC_PARSE_CTX_H
 #include <stdint.h>
 #include "shardc/diag.h"
+#include "shardc/interner.h"
 #include "shardc/ir.h"
 #include "shardc/symtab.h"
 
-/* A growable list of pointers, arena-backed. */
+/* A growable list of pointers, in the parse's syntax arena: a builder
+ * keeping its items copies them into the module's. */
 typedef ArenaList PtrList;
 
 /* An op's written parts, collected by the grammar and checked by the builder. */
@@ -43,7 +45,12 @@ typedef struct Scope {
 typedef struct ParseCtx {
     Module *module;
     DiagEngine *diag;
-    Arena *arena;
+    Arena *arena;           /* the module's: what the IR keeps */
+    /* What only the parse needs (lists, syntax nodes, scopes and their
+     * tables), freed when it ends: half the bytes a parse allocated were
+     * these, alive until the module was freed (bench/README.md). */
+    Arena syntax;
+    Interner shapes;        /* type shapes, one copy each in the module's arena */
     const char *file;
     void *scanner;
     Scope *scope;
@@ -61,6 +68,10 @@ typedef struct ParseCtx {
 
 /* Scanner helpers (parse_lex.c). */
 const char *parse_intern(ParseCtx *ctx, const char *text, int len);
+/* A value name or a bare word, in the syntax arena: most are looked up
+ * (operands, op names, dtypes) and dropped; the builder copies the ones
+ * the IR keeps (value names, attribute names it does not know). */
+const char *parse_word(ParseCtx *ctx, const char *text, int len);
 const char *parse_string_token(ParseCtx *ctx, const char *text, int len, Loc loc);
 int64_t parse_int_token(ParseCtx *ctx, const char *text, Loc loc);
 double parse_float_token(ParseCtx *ctx, const char *text, Loc loc);

@@ -59,6 +59,7 @@ void module_free(Module *m)
 {
     if (!m)
         return;
+    sharding_index_free(m->shardings);
     arena_free(&m->arena);
     free(m);
 }

@@ -3,6 +3,8 @@
  * axis lists. */
 
 /* Sharding queries shared by the verifier, propagation and partitioning. */
+#include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include "shardc/ir.h"
 #include "shardc/axis_set.h"
@@ -64,6 +66,104 @@ bool sharding_equal(const Sharding *a, const Sharding *b)
         if (!axis_ref_equal(a->unreduced[k], b->unreduced[k]))
             return false;
     return true;
+}
+
+/* ---- shardings, one copy each (module_intern_sharding) ---- */
+
+struct ShardingIndex {
+    Sharding **slots;   /* open addressing; NULL is empty */
+    size_t cap, count;  /* cap a power of two */
+};
+
+static uint64_t hash_mix(uint64_t h, uint64_t x) { return (h ^ x) * 1099511628211ull; }
+
+static uint64_t hash_axes(uint64_t h, const AxisRef *axes, int count)
+{
+    for (int k = 0; k < count; k++)
+        h = hash_mix(hash_mix(hash_mix(h, (uint64_t)axes[k].axis), (uint64_t)axes[k].pre_size),
+                     (uint64_t)axes[k].size);
+    return hash_mix(h, (uint64_t)count);
+}
+
+static uint64_t sharding_hash(const Sharding *s)
+{
+    uint64_t h = hash_mix(1469598103934665603ull, (uint64_t)(uintptr_t)s->mesh);
+    h = hash_mix(hash_mix(h, (uint64_t)s->rank), (uint64_t)s->unreduced_op);
+    for (int d = 0; d < s->rank; d++)
+        h = hash_mix(hash_mix(hash_axes(h, s->dims[d].axes, s->dims[d].num_axes), s->dims[d].is_closed),
+                     (uint64_t)(int64_t)s->dims[d].priority);
+    h = hash_axes(hash_axes(h, s->replicated, s->num_replicated), s->unreduced, s->num_unreduced);
+    return hash_mix(hash_mix(hash_mix(h, (uint64_t)(uintptr_t)s->loc.file), (uint64_t)s->loc.line),
+                    (uint64_t)s->loc.col);
+}
+
+static bool same_loc(Loc a, Loc b) { return a.file == b.file && a.line == b.line && a.col == b.col; }
+
+static Sharding **index_slot(const struct ShardingIndex *ix, const Sharding *s, uint64_t hash)
+{
+    for (size_t i = hash & (ix->cap - 1);; i = (i + 1) & (ix->cap - 1))
+        if (!ix->slots[i] || (sharding_equal(ix->slots[i], s) && same_loc(ix->slots[i]->loc, s->loc)))
+            return &ix->slots[i];
+}
+
+/* Doubles the table (or makes it); false when out of memory. */
+static bool index_grow(struct ShardingIndex *ix)
+{
+    size_t cap = ix->cap ? 2 * ix->cap : 64;
+    Sharding **old = ix->slots;
+    size_t old_cap = ix->cap;
+    ix->slots = calloc(cap, sizeof *ix->slots);
+    if (!ix->slots) {
+        ix->slots = old;
+        return false;
+    }
+    ix->cap = cap;
+    for (size_t i = 0; i < old_cap; i++)
+        if (old[i])
+            *index_slot(ix, old[i], sharding_hash(old[i])) = old[i];
+    free(old);
+    return true;
+}
+
+void sharding_index_free(struct ShardingIndex *ix)
+{
+    if (ix)
+        free(ix->slots);
+    free(ix);
+}
+
+Sharding *module_intern_sharding(Module *m, const Sharding *s)
+{
+    if (s->rank > SHARDC_MAX_RANK) /* not from a verified module; left unshared */
+        return sharding_clone(&m->arena, s);
+    struct ShardingIndex *ix = m->shardings;
+    if (!ix && !(ix = m->shardings = calloc(1, sizeof *ix)))
+        arena_out_of_memory();
+    if ((ix->count + 1) * 2 > ix->cap && !index_grow(ix))
+        arena_out_of_memory();
+    Sharding **slot = index_slot(ix, s, sharding_hash(s));
+    if (!*slot) {
+        *slot = sharding_clone(&m->arena, s);
+        ix->count++;
+    }
+    return *slot;
+}
+
+Sharding *module_close_sharding(Module *m, const Sharding *s, const Mesh *mesh, int rank)
+{
+    Sharding closed = s ? *s : (Sharding){.mesh = mesh, .rank = rank};
+    if (closed.rank > SHARDC_MAX_RANK) { /* not from a verified module; left unshared */
+        Sharding *c = s ? sharding_clone(&m->arena, s) : sharding_new_open(&m->arena, mesh, rank);
+        for (int d = 0; d < c->rank; d++)
+            c->dims[d] = (DimSharding){c->dims[d].num_axes, c->dims[d].axes, true, PRIORITY_NONE};
+        return c;
+    }
+    DimSharding dims[SHARDC_MAX_RANK];
+    for (int d = 0; d < closed.rank; d++)
+        dims[d] = s ? (DimSharding){s->dims[d].num_axes, s->dims[d].axes, true, PRIORITY_NONE}
+                    : (DimSharding){0, NULL, true, PRIORITY_NONE};
+    closed.dims = dims;
+    return module_intern_sharding(m, &closed);
 }
 
 const char *sharding_unreduced_op_name(UnreducedOp op)

@@ -146,11 +146,17 @@ AttrValue *pc_float_attr(PartitionCtx *pc, double v)
     return a;
 }
 
+/* Its dims are shared with every local type of the same shape (never
+ * changed in place). */
 TensorType pc_local_type(PartitionCtx *pc, const TensorType *global, const DimAxes *layout)
 {
-    TensorType t = type_make(&pc->module->arena, global->dtype, global->rank, global->dims);
-    for (int d = 0; d < t.rank && d < layout->rank; d++)
-        t.dims[d] = pc_shard_size(t.dims[d], &layout->dims[d]);
+    if (global->rank > SHARDC_MAX_RANK) /* not from a verified module: not shared */
+        return type_make(&pc->module->arena, global->dtype, global->rank, global->dims);
+    int64_t dims[SHARDC_MAX_RANK];
+    for (int d = 0; d < global->rank; d++)
+        dims[d] = d < layout->rank ? pc_shard_size(global->dims[d], &layout->dims[d]) : global->dims[d];
+    TensorType t = {global->dtype, global->rank, NULL};
+    t.dims = (int64_t *)interner_get(&pc->shapes, dims, sizeof(int64_t) * (size_t)t.rank);
     return t;
 }
 

@@ -96,7 +96,17 @@ static void init_ctx(PartitionCtx *pc, Module *m, DiagEngine *diag, PartitionSta
     /* Not in the module's arena: one table per function, each as large as
      * the module, took num_funcs * num_values memory. */
     pc->versions = ARENA_ARRAY(&pc->tables, LocalVersion *, m->num_values + 1);
-    symtab_init(&pc->names, &m->arena);
+    symtab_init(&pc->names, NULL); /* on the heap: freed with the function (free_ctx) */
+    interner_init(&pc->shapes, &m->arena);
+}
+
+static void free_ctx(PartitionCtx *pc)
+{
+    arena_free(&pc->scratch);
+    arena_free(&pc->tables);
+    pc_free_layouts(pc);
+    interner_free(&pc->shapes);
+    symtab_free(&pc->names);
 }
 
 /* The region's arguments: one per-device value per function argument. */
@@ -228,7 +238,7 @@ static void install_spmd_body(PartitionCtx *pc, Func *f, Block *body)
     Block *outer = ARENA_NEW(&m->arena, Block);
     *outer = (Block){f->body->num_args, f->body->args, NULL, NULL, 0, NULL, f->body->return_loc, NULL, f};
     SymTab outer_names;
-    symtab_init(&outer_names, &m->arena);
+    symtab_init(&outer_names, NULL);
     for (int i = 0; i < outer->num_args; i++)
         symtab_put(&outer_names, outer->args[i]->name, outer->args[i]);
     smap->num_results = f->num_results;
@@ -244,6 +254,7 @@ static void install_spmd_body(PartitionCtx *pc, Func *f, Block *body)
         smap->results[j] = r;
         f->result_shardings[j] = out[j];
     }
+    symtab_free(&outer_names);
     for (int i = 0; i < outer->num_args; i++)
         outer->args[i]->block = outer;
     block_append(outer, smap);
@@ -303,8 +314,7 @@ static bool partition_func(Module *m, Func *f, DiagEngine *diag, PartitionStats 
     init_ctx(&pc, m, diag, stats, mesh);
     pc.fewest_bytes = choice == RESHARD_PLAN_FEWEST_BYTES;
     if (!check_func(&pc, f)) {
-        arena_free(&pc.scratch);
-        arena_free(&pc.tables);
+        free_ctx(&pc);
         return false;
     }
     Block *body = begin_body(&pc, f);
@@ -315,8 +325,7 @@ static bool partition_func(Module *m, Func *f, DiagEngine *diag, PartitionStats 
     end_body(&pc, f, body);
     if (pc.ok)
         install_spmd_body(&pc, f, body);
-    arena_free(&pc.scratch);
-    arena_free(&pc.tables);
+    free_ctx(&pc);
     return pc.ok;
 }
 

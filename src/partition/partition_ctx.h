@@ -3,18 +3,27 @@
 #ifndef SHARDC_PARTITION_CTX_H
 #define SHARDC_PARTITION_CTX_H
 #include "shardc/partition.h"
+#include "shardc/interner.h"
 #include "shardc/symtab.h"
+
+/* A layout as versions keep it, one copy of each per function (a
+ * function's values have a handful: values.c, pc_packed_layout). */
+typedef struct PackedLayout {
+    int rank;
+    const int *counts;      /* axes per dim */
+    const AxisRef *axes;    /* the dims' axes, major to minor, dim after dim */
+    uint64_t hash;
+} PackedLayout;
 
 /* One per-device version of a global value, with its layout. The first
  * version of a value has the value's own (propagated) sharding; reshards
  * for other consumers are cached as further versions. Every version lives
  * until the function is done, so the layout is stored compactly (a whole
- * DimAxes is 6 KB: 0.8 GB for a 1e5-op module, see bench/README.md). */
+ * DimAxes is 6 KB: 0.8 GB for a 1e5-op module, see bench/README.md) and
+ * shared. */
 typedef struct LocalVersion {
     Value *local;
-    int rank;
-    const int *counts;      /* axes per dim */
-    const AxisRef *axes;    /* the dims' axes, major to minor, dim after dim */
+    const PackedLayout *layout;
     int num_partial;        /* axes the local value is a partial result over */
     const AxisRef *partial; /* (an unreduced value, issue 16), combined by */
     ReductionKind combine;  /* this */
@@ -51,6 +60,8 @@ typedef struct PartitionCtx {
     Block *body;            /* the region being filled */
     LocalVersion **versions;/* by global Value.id; in `tables` */
     Arena tables;           /* side tables of this function only */
+    struct LayoutIndex *layouts; /* the PackedLayouts in `tables`, by value (heap) */
+    Interner shapes;        /* local types' dims, one copy each in the module's arena */
     int num_global_values;
     SymTab names;           /* names used in the body */
     Arena scratch;
@@ -182,6 +193,8 @@ const char *pc_printf(PartitionCtx *pc, const char *fmt, ...) __attribute__((for
 
 /* ---- values and reshards (partition_values.c) ---- */
 void pc_add_version(PartitionCtx *pc, const Value *global, Value *local, const DimAxes *layout);
+/* Frees the index of the function's layouts (the layouts go with `tables`). */
+void pc_free_layouts(PartitionCtx *pc);
 /* A version that is a partial result over `partial` (NULL: none), its
  * pieces combined by `combine`. */
 void pc_add_partial_version(PartitionCtx *pc, const Value *global, Value *local, const DimAxes *layout,

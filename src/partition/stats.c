@@ -11,13 +11,16 @@ void stats_record(PartitionStats *stats, Arena *arena, CollectiveRecord record)
 {
     if (stats->count == stats->cap) {
         int cap = stats->cap ? stats->cap * 2 : 16;
-        CollectiveRecord *records = ARENA_ARRAY(arena, CollectiveRecord, cap);
+        StatsRecord *records = ARENA_ARRAY(arena, StatsRecord, cap);
         if (stats->count)
-            memcpy(records, stats->records, sizeof(CollectiveRecord) * (size_t)stats->count);
+            memcpy(records, stats->records, sizeof(StatsRecord) * (size_t)stats->count);
         stats->records = records;
         stats->cap = cap;
     }
-    stats->records[stats->count++] = record;
+    stats->records[stats->count++] = (StatsRecord){
+        record.kind, record.axes.count, record.mesh,
+        arena_memdup(arena, record.axes.axes, (size_t)record.axes.count, sizeof(AxisRef)),
+        record.bytes_per_device, record.value, record.result, record.reason, record.loc, record.executions};
 }
 
 bool stats_count(PartitionStats *stats, const Module *m, const char *counted)
@@ -58,7 +61,7 @@ static int by_bytes(const void *a, const void *b)
 
 /* The partitioner's record of the collective that made op, or NULL: the
  * program's own collectives (shard_map bodies, partition functions) have none. */
-static const CollectiveRecord *record_of(const PartitionStats *stats, const Op *op)
+static const StatsRecord *record_of(const PartitionStats *stats, const Op *op)
 {
     for (int i = 0; i < stats->count; i++)
         if (stats->records[i].result && strcmp(stats->records[i].result, op->results[0]->name) == 0)
@@ -70,7 +73,7 @@ static const CollectiveRecord *record_of(const PartitionStats *stats, const Op *
  * (the resharded value, where its user is), else the op's own. */
 static void print_origin(FILE *out, const PartitionStats *stats, const Op *op, bool json)
 {
-    const CollectiveRecord *r = record_of(stats, op);
+    const StatsRecord *r = record_of(stats, op);
     const char *value = r ? r->value : op->num_operands ? op->operands[0]->name : op->results[0]->name;
     Loc loc = r ? r->loc : op->loc;
     fprintf(out, json ? "\"op\":\"%%%s\",\"loc\":\"%s:%d:%d\"" : "of %%%s at %s:%d:%d", value,
@@ -200,9 +203,11 @@ void stats_print_reasons(FILE *out, const PartitionStats *stats)
 {
     fputs("# collectives\n", out);
     for (int i = 0; i < stats->count; i++) {
-        const CollectiveRecord *r = &stats->records[i];
+        const StatsRecord *r = &stats->records[i];
         fprintf(out, "%%%s = %s over ", r->result ? r->result : r->value, op_info(r->kind)->name);
-        print_axes_json(out, r->mesh, &r->axes);
+        AxisList axes = {.count = r->num_axes};
+        memcpy(axes.axes, r->axes, sizeof(AxisRef) * (size_t)r->num_axes);
+        print_axes_json(out, r->mesh, &axes);
         fprintf(out, ", %lld bytes/device, at %s:%d:%d\n    %s\n", (long long)r->bytes_per_device,
                 r->loc.file ? r->loc.file : "", r->loc.line, r->loc.col, r->reason ? r->reason : "");
     }

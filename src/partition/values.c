@@ -7,6 +7,7 @@
 #include "partition/partition_ctx.h"
 #include <math.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 bool pc_axes_same(const AxisList *a, const AxisList *b)
 {
@@ -34,8 +35,9 @@ static bool dim_equal(const AxisRef *a, int n, const AxisList *b)
     return pc_axes_same(&la, b);
 }
 
-static bool version_has_layout(const LocalVersion *v, const DimAxes *want)
+static bool version_has_layout(const LocalVersion *version, const DimAxes *want)
 {
+    const PackedLayout *v = version->layout;
     if (v->rank != want->rank)
         return false;
     const AxisRef *axes = v->axes;
@@ -48,8 +50,9 @@ static bool version_has_layout(const LocalVersion *v, const DimAxes *want)
 }
 
 /* The version's layout as a DimAxes. */
-static void version_layout(DimAxes *out, const LocalVersion *v)
+static void version_layout(DimAxes *out, const LocalVersion *version)
 {
+    const PackedLayout *v = version->layout;
     reshard_dim_axes_clear(out, v->rank);
     const AxisRef *axes = v->axes;
     for (int d = 0; d < v->rank; d++) {
@@ -57,6 +60,113 @@ static void version_layout(DimAxes *out, const LocalVersion *v)
         memcpy(out->dims[d].axes, axes, sizeof(AxisRef) * (size_t)v->counts[d]);
         axes += v->counts[d];
     }
+}
+
+/* ---- the function's layouts, one copy each ---- */
+
+struct LayoutIndex {
+    const PackedLayout **slots; /* open addressing; NULL is empty */
+    size_t cap, count;          /* cap a power of two */
+};
+
+static uint64_t layout_hash(const DimAxes *layout)
+{
+    uint64_t h = 1469598103934665603ull ^ (uint64_t)layout->rank; /* FNV-1a over the fields */
+    for (int d = 0; d < layout->rank; d++) {
+        h = (h ^ (uint64_t)layout->dims[d].count) * 1099511628211ull;
+        for (int k = 0; k < layout->dims[d].count; k++) {
+            const AxisRef *r = &layout->dims[d].axes[k];
+            h = (h ^ (uint64_t)r->axis) * 1099511628211ull;
+            h = (h ^ (uint64_t)r->pre_size) * 1099511628211ull;
+            h = (h ^ (uint64_t)r->size) * 1099511628211ull;
+        }
+    }
+    return h;
+}
+
+/* Exactly the same axes, as written (no merging of sub-axes). */
+static bool packed_is(const PackedLayout *p, const DimAxes *layout)
+{
+    if (p->rank != layout->rank)
+        return false;
+    const AxisRef *axes = p->axes;
+    for (int d = 0; d < p->rank; d++) {
+        if (p->counts[d] != layout->dims[d].count)
+            return false;
+        for (int k = 0; k < p->counts[d]; k++)
+            if (!axis_ref_equal(axes[k], layout->dims[d].axes[k]))
+                return false;
+        axes += p->counts[d];
+    }
+    return true;
+}
+
+static const PackedLayout **layout_slot(const struct LayoutIndex *ix, const DimAxes *layout, uint64_t hash)
+{
+    for (size_t i = hash & (ix->cap - 1);; i = (i + 1) & (ix->cap - 1))
+        if (!ix->slots[i] || (ix->slots[i]->hash == hash && packed_is(ix->slots[i], layout)))
+            return &ix->slots[i];
+}
+
+static void layouts_grow(struct LayoutIndex *ix)
+{
+    size_t old_cap = ix->cap, cap = old_cap ? 2 * old_cap : 64;
+    const PackedLayout **old = ix->slots;
+    ix->slots = calloc(cap, sizeof *ix->slots);
+    if (!ix->slots)
+        arena_out_of_memory();
+    ix->cap = cap;
+    for (size_t i = 0; i < old_cap; i++) {
+        if (!old[i])
+            continue;
+        size_t j = old[i]->hash & (cap - 1);
+        while (ix->slots[j])
+            j = (j + 1) & (cap - 1);
+        ix->slots[j] = old[i];
+    }
+    free(old);
+}
+
+static const PackedLayout *pack_layout(Arena *arena, const DimAxes *layout, uint64_t hash)
+{
+    PackedLayout *p = ARENA_NEW(arena, PackedLayout);
+    int total = 0;
+    for (int d = 0; d < layout->rank; d++)
+        total += layout->dims[d].count;
+    int *counts = ARENA_ARRAY(arena, int, layout->rank + 1);
+    AxisRef *axes = ARENA_ARRAY(arena, AxisRef, total + 1);
+    *p = (PackedLayout){layout->rank, counts, axes, hash};
+    for (int d = 0; d < layout->rank; d++) {
+        counts[d] = layout->dims[d].count;
+        memcpy(axes, layout->dims[d].axes, sizeof(AxisRef) * (size_t)counts[d]);
+        axes += counts[d];
+    }
+    return p;
+}
+
+/* The function's one copy of `layout`. */
+static const PackedLayout *pc_packed_layout(PartitionCtx *pc, const DimAxes *layout)
+{
+    struct LayoutIndex *ix = pc->layouts;
+    if (!ix && !(ix = pc->layouts = calloc(1, sizeof *ix)))
+        arena_out_of_memory();
+    if ((ix->count + 1) * 2 > ix->cap)
+        layouts_grow(ix);
+    uint64_t hash = layout_hash(layout);
+    const PackedLayout **slot = layout_slot(ix, layout, hash);
+    if (!*slot) {
+        *slot = pack_layout(&pc->tables, layout, hash);
+        ix->count++;
+    }
+    return *slot;
+}
+
+void pc_free_layouts(PartitionCtx *pc)
+{
+    if (pc->layouts)
+        free(pc->layouts->slots);
+    free(pc->layouts);
+    pc->layouts = NULL;
 }
 
 void pc_layout_of(DimAxes *out, const Value *global)
@@ -70,19 +180,7 @@ void pc_add_partial_version(PartitionCtx *pc, const Value *global, Value *local,
     Arena *arena = &pc->tables; /* needed only while this function is partitioned */
     LocalVersion *v = ARENA_NEW(arena, LocalVersion);
     v->local = local;
-    v->rank = layout->rank;
-    int total = 0;
-    for (int d = 0; d < layout->rank; d++)
-        total += layout->dims[d].count;
-    int *counts = ARENA_ARRAY(arena, int, layout->rank + 1);
-    AxisRef *axes = ARENA_ARRAY(arena, AxisRef, total + 1);
-    v->counts = counts;
-    v->axes = axes;
-    for (int d = 0; d < layout->rank; d++) {
-        counts[d] = layout->dims[d].count;
-        memcpy(axes, layout->dims[d].axes, sizeof(AxisRef) * (size_t)counts[d]);
-        axes += counts[d];
-    }
+    v->layout = pc_packed_layout(pc, layout);
     v->combine = combine;
     if (partial && partial->count) {
         v->num_partial = partial->count;

@@ -183,7 +183,7 @@ static void propagate_along(PropagationState *st, const Op *op, const OpSharding
         projection_build(&before, &st->scratch, rule, mesh, shardings, types, num_operands, count);
     for (int t = 0; t < count; t++)
         if (updated[t] && values[t])
-            prop_state_update_value(st, values[t], projection_to_sharding(&p, t, shardings[t], &st->module->arena),
+            prop_state_update_value(st, values[t], projection_to_sharding(&p, t, shardings[t], &st->scratch),
                                st->options->explain ? &before : NULL, t, values, shardings, op);
 }
 
@@ -679,18 +679,8 @@ static bool in_manual_body(const Value *v)
  * shard_map body's values nothing reached stay per-device, as before). */
 static void close_value(PropagationState *st, Value *v, int unused)
 {
-    if (!v->sharding) {
-        if (st->func_mesh && v->type.dtype != DT_TOKEN && !in_manual_body(v))
-            v->sharding = sharding_new_open(&st->module->arena, st->func_mesh, v->type.rank);
-        else
-            return;
-    } else {
-        v->sharding = sharding_clone(&st->module->arena, v->sharding);
-    }
-    for (int d = 0; d < v->sharding->rank; d++) {
-        v->sharding->dims[d].is_closed = true;
-        v->sharding->dims[d].priority = PRIORITY_NONE;
-    }
+    if (v->sharding || (st->func_mesh && v->type.dtype != DT_TOKEN && !in_manual_body(v)))
+        v->sharding = module_close_sharding(st->module, v->sharding, st->func_mesh, v->type.rank);
 }
 
 void prop_state_finish_func(PropagationState *st, Func *f)

@@ -246,7 +246,7 @@ void prop_state_update_value(PropagationState *st, Value *v, Sharding *s, const 
         Loc loc = values[source] ? (Loc){0} : shardings[source]->loc;
         origins[d] = (DimOrigin){values[source], via, origin_dim(before, source, tensor, d), loc};
     }
-    v->sharding = s;
+    v->sharding = module_intern_sharding(st->module, s); /* s may be scratch (propagate_along) */
     prop_queue_neighbours(st, v);
     prop_groups_sync(st, v);
 }

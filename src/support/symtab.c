@@ -1,5 +1,6 @@
 #include "shardc/symtab.h"
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 void symtab_init(SymTab *t, Arena *arena)
@@ -25,15 +26,37 @@ static SymTabEntry *find_slot(SymTabEntry *entries, int cap, const char *key, ui
             return &entries[i];
 }
 
+static SymTabEntry *new_entries(const SymTab *t, int cap)
+{
+    if (t->arena)
+        return ARENA_ARRAY(t->arena, SymTabEntry, cap);
+    SymTabEntry *entries = calloc((size_t)cap, sizeof(SymTabEntry));
+    if (!entries)
+        arena_out_of_memory();
+    return entries;
+}
+
 static void grow(SymTab *t)
 {
+    if (t->cap > INT32_MAX / 2)
+        arena_out_of_memory();
     int new_cap = t->cap ? t->cap * 2 : 16;
-    SymTabEntry *fresh = ARENA_ARRAY(t->arena, SymTabEntry, new_cap);
+    SymTabEntry *fresh = new_entries(t, new_cap);
     for (int i = 0; i < t->cap; i++)
         if (t->entries[i].key)
             *find_slot(fresh, new_cap, t->entries[i].key, t->entries[i].hash) = t->entries[i];
+    if (!t->arena)
+        free(t->entries);
     t->entries = fresh;
     t->cap = new_cap;
+}
+
+void symtab_free(SymTab *t)
+{
+    if (!t->arena)
+        free(t->entries);
+    t->entries = NULL;
+    t->count = t->cap = 0;
 }
 
 void *symtab_get(const SymTab *t, const char *key)

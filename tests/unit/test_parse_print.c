@@ -339,9 +339,65 @@ static void test_too_large(void **state)
 
 #define T(name) cmocka_unit_test_setup_teardown(name, setup, teardown)
 
+/* Values of one shape share its dims (the parse keeps one copy of each);
+ * the names and the attribute names the IR keeps outlive the parse's
+ * syntax arena (ASan: make check-asan). */
+static void test_shapes_shared(void **state)
+{
+    Module *m = parse(*state, "func @f(%a: f32[4,8], %b: f32[4,8], %c: f32[8,4]) -> f32[4,8] {\n"
+                              "  %s = add %a, %b : f32[4,8]\n"
+                              "  %t = reduce_sum %s {dims = [1], my_note = 3} : f32[4]\n"
+                              "  return %s\n"
+                              "}\n");
+    assert_non_null(m);
+    Block *body = m->funcs[0]->body;
+    Value *a = body->args[0], *b = body->args[1], *c = body->args[2];
+    assert_ptr_equal(a->type.dims, b->type.dims);
+    assert_ptr_equal(a->type.dims, body->first->results[0]->type.dims);
+    assert_ptr_not_equal(a->type.dims, c->type.dims);
+    assert_int_equal(c->type.dims[0], 8);
+    assert_int_equal(c->type.dims[1], 4);
+    assert_string_equal(b->name, "b");
+    assert_string_equal(body->first->results[0]->name, "s");
+    const Op *sum = body->first->next;
+    assert_int_equal(sum->num_attrs, 2);
+    assert_string_equal(sum->attrs[0].name, "dims");
+    assert_int_equal(sum->attrs[0].key, ATTR_KEY_DIMS);
+    assert_string_equal(sum->attrs[1].name, "my_note"); /* unknown: kept for the verifier's message */
+    assert_int_equal(sum->attrs[1].key, ATTR_KEY_NONE);
+}
+
+/* module_intern_sharding: one copy per sharding (and loc), never the
+ * argument itself; module_close_sharding closes every dim. */
+static void test_shardings_interned(void **state)
+{
+    Module *m = parse_ok(*state, megatron);
+    assert_non_null(m);
+    const Sharding *written = m->funcs[0]->body->args[0]->sharding;
+    Sharding *x = sharding_clone(&m->arena, written), *y = sharding_clone(&m->arena, written);
+    Sharding *ix = module_intern_sharding(m, x);
+    assert_ptr_not_equal(ix, x);
+    assert_true(sharding_equal(ix, written));
+    assert_ptr_equal(module_intern_sharding(m, y), ix);
+    y->loc.line++; /* another place: another copy */
+    assert_ptr_not_equal(module_intern_sharding(m, y), ix);
+    y->loc = x->loc;
+    y->dims[1].is_closed = !y->dims[1].is_closed;
+    assert_ptr_not_equal(module_intern_sharding(m, y), ix);
+    Sharding *open = sharding_new_open(&m->arena, written->mesh, 2);
+    Sharding *closed = module_close_sharding(m, open, NULL, 0);
+    assert_ptr_equal(module_close_sharding(m, NULL, written->mesh, 2), closed);
+    for (int d = 0; d < 2; d++) {
+        assert_true(closed->dims[d].is_closed);
+        assert_int_equal(closed->dims[d].priority, PRIORITY_NONE);
+    }
+    assert_false(open->dims[0].is_closed); /* the argument is left as it was */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        T(test_shapes_shared), T(test_shardings_interned),
         T(test_round_trip_megatron), T(test_round_trip_features), T(test_canonical_print),
         T(test_empty_module), T(test_ids), T(test_ops_and_operands), T(test_sharding_resolution),
         T(test_replicated_and_result_shardings), T(test_region), T(test_errors_counted),

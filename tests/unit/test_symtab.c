@@ -1,4 +1,5 @@
-/* The string-keyed hash table: lookups, overwrites, growth and many keys. */
+/* The string-keyed hash table: lookups, overwrites, growth and many keys;
+ * on the heap too; and the interner of byte strings. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -6,6 +7,7 @@
 #include <cmocka.h>
 #include <stdio.h>
 #include <string.h>
+#include "shardc/interner.h"
 #include "shardc/symtab.h"
 
 static int setup(void **state)
@@ -69,27 +71,35 @@ static void test_overwrite(void **state)
     assert_int_equal(t.count, 1);
 }
 
-/* The table grows (a power of two, at most 3/4 full) and keeps every entry. */
-static void test_growth(void **state)
+enum { NUM_KEYS = 1000 };
+
+/* Puts "key0" .. "key999", checking the table's shape as it grows (a power
+ * of two, at most 3/4 full), then finds each. */
+static void put_and_find_keys(Arena *arena, SymTab *t)
 {
-    Arena *arena = *state;
-    SymTab t;
-    symtab_init(&t, arena);
-    int values[1000];
-    const char *keys[1000];
-    for (int i = 0; i < 1000; i++) {
+    int values[NUM_KEYS];
+    const char *keys[NUM_KEYS];
+    for (int i = 0; i < NUM_KEYS; i++) {
         char buf[32];
         snprintf(buf, sizeof buf, "key%d", i);
         keys[i] = arena_strdup(arena, buf);
         values[i] = i;
-        assert_null(symtab_put(&t, keys[i], &values[i]));
-        assert_true(t.count * 4 <= t.cap * 3);
-        assert_int_equal(t.cap & (t.cap - 1), 0);
+        assert_null(symtab_put(t, keys[i], &values[i]));
+        assert_true(t->count * 4 <= t->cap * 3);
+        assert_int_equal(t->cap & (t->cap - 1), 0);
     }
-    assert_int_equal(t.count, 1000);
-    for (int i = 0; i < 1000; i++)
-        assert_ptr_equal(symtab_get(&t, keys[i]), &values[i]);
-    assert_null(symtab_get(&t, "key1000"));
+    assert_int_equal(t->count, NUM_KEYS);
+    for (int i = 0; i < NUM_KEYS; i++)
+        assert_ptr_equal(symtab_get(t, keys[i]), &values[i]);
+    assert_null(symtab_get(t, "key1000"));
+}
+
+/* The table grows and keeps every entry. */
+static void test_growth(void **state)
+{
+    SymTab t;
+    symtab_init(&t, *state);
+    put_and_find_keys(*state, &t);
 }
 
 /* Many keys with long shared prefixes and suffixes (colliding hash slots). */
@@ -123,13 +133,53 @@ static void test_empty_key(void **state)
     assert_null(symtab_get(&t, " "));
 }
 
+/* Made with no arena, the table lives on the heap: it grows the same, and
+ * symtab_free empties it (ASan's leak check sees the arrays go). */
+static void test_heap_table(void **state)
+{
+    Arena *arena = *state;
+    SymTab t;
+    symtab_init(&t, NULL);
+    assert_null(symtab_get(&t, "x"));
+    put_and_find_keys(arena, &t);
+    symtab_free(&t);
+    assert_int_equal(t.count, 0);
+    assert_null(symtab_get(&t, "key0"));
+}
+
+/* Equal byte strings get one copy, in the arena; the copies outlive the
+ * table. */
+static void test_interner(void **state)
+{
+    Arena *arena = *state;
+    Interner in;
+    interner_init(&in, arena);
+    int64_t a[3] = {64, 128, 512}, b[3] = {64, 128, 512}, c[3] = {64, 128, 256};
+    const int64_t *ia = interner_get(&in, a, sizeof a);
+    assert_ptr_not_equal(ia, a);
+    assert_memory_equal(ia, a, sizeof a);
+    assert_ptr_equal(interner_get(&in, b, sizeof b), ia);
+    assert_ptr_not_equal(interner_get(&in, c, sizeof c), ia);
+    assert_ptr_not_equal(interner_get(&in, a, 2 * sizeof a[0]), ia); /* a prefix is another string */
+    assert_null(interner_get(&in, a, 0));
+    const int64_t *kept[500];
+    for (int64_t i = 0; i < 500; i++) /* through several growths */
+        kept[i] = interner_get(&in, &i, sizeof i);
+    for (int64_t i = 0; i < 500; i++)
+        assert_ptr_equal(interner_get(&in, &i, sizeof i), kept[i]);
+    assert_ptr_equal(interner_get(&in, a, sizeof a), ia);
+    interner_free(&in);
+    assert_int_equal(*kept[499], 499);
+    assert_int_equal(ia[2], 512);
+}
+
 #define T(name) cmocka_unit_test_setup_teardown(name, setup, teardown)
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         T(test_empty), T(test_put_get), T(test_keys_by_contents), T(test_overwrite),
-        T(test_growth), T(test_many_similar_keys), T(test_empty_key),
+        T(test_growth), T(test_many_similar_keys), T(test_empty_key), T(test_heap_table), T(test_interner),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
