@@ -22,6 +22,7 @@ typedef struct Collective {
     int num_axes;
     AxisRef axes[AXIS_LIST_MAX];
     const char *body;       /* the reducer's stablehlo op, or NULL */
+    bool mesh_axes;         /* groups printed as mesh axes (mesh_axes_groups) */
 } Collective;
 
 /* Its `mesh`, else its shard_map's, else the module's only one. */
@@ -70,6 +71,7 @@ static bool resolve(const MlirPrinter *p, const Op *op, Collective *c)
                    op->kind == OP_ALL_REDUCE || op->kind == OP_PSUM_SCATTER || op->kind == OP_REDUCE_SCATTER;
     if (reduces)
         c->body = reducer(op, op->operands[0]->type.dtype);
+    c->mesh_axes = op_attr_bool(op, ATTR_KEY_MESH_AXES_GROUPS);
     return c->mesh && c->mesh->num_devices > 0 && (!reduces || c->body);
 }
 
@@ -178,8 +180,22 @@ static void print_channel(MlirPrinter *p)
             (long long)p->next_channel++);
 }
 
+/* StableHLO's replica groups by mesh axes (what Shardy's
+ * convert-global-to-local writes with enable-rgv3): whole axes only. */
+static void print_mesh_axes_groups(MlirPrinter *p, const Collective *c)
+{
+    fprintf(p->out, "replica_groups = #stablehlo.replica_group_mesh_axes<mesh = @%s, axes = [", c->mesh->name);
+    for (int i = 0; i < c->num_axes; i++)
+        fprintf(p->out, "%s#stablehlo.axis_ref<name = \"%s\">", i ? ", " : "", c->mesh->axes[c->axes[i].axis].name);
+    fputs("]>", p->out);
+}
+
 static void print_groups(MlirPrinter *p, const Collective *c)
 {
+    if (c->mesh_axes) {
+        print_mesh_axes_groups(p, c);
+        return;
+    }
     int64_t num_groups, size;
     const int64_t *groups = replica_groups(p, c, &num_groups, &size);
     fputs("replica_groups = ", p->out);
@@ -216,9 +232,16 @@ static void close_line(MlirPrinter *p, const Op *op, MlirVal x, MlirVal r, bool 
 {
     static const AttrKey consumed[] = {ATTR_KEY_AXES, ATTR_KEY_AXIS, ATTR_KEY_TILED, ATTR_KEY_SCATTER_DIMENSION,
                                        ATTR_KEY_SPLIT_AXIS, ATTR_KEY_CONCAT_AXIS, ATTR_KEY_PERM,
-                                       ATTR_KEY_REDUCTION, ATTR_KEY_DIM, ATTR_KEY_SOURCE, ATTR_KEY_TARGET, 0};
+                                       ATTR_KEY_REDUCTION, ATTR_KEY_DIM, ATTR_KEY_SOURCE, ATTR_KEY_TARGET,
+                                       ATTR_KEY_MESH_AXES_GROUPS, 0};
+    /* the spelling of the groups chosen (global_to_local.c): they name
+     * their devices, the mesh is not printed */
+    static const AttrKey consumed_mesh[] = {ATTR_KEY_AXES, ATTR_KEY_AXIS, ATTR_KEY_TILED, ATTR_KEY_SPLIT_AXIS,
+                                            ATTR_KEY_CONCAT_AXIS, ATTR_KEY_PERM, ATTR_KEY_REDUCTION, ATTR_KEY_DIM,
+                                            ATTR_KEY_MESH_AXES_GROUPS, ATTR_KEY_MESH, 0};
     if (final)
-        mlir_print_op_attrs(p, op, &(MlirAttrOpts){.consumed = consumed});
+        mlir_print_op_attrs(p, op, &(MlirAttrOpts){
+            .consumed = op_attr_find(op, ATTR_KEY_MESH_AXES_GROUPS) ? consumed_mesh : consumed});
     fputs(" : ", p->out);
     mlir_print_fn_type(p->out, &x, 1, &r, 1);
     fputc('\n', p->out);
@@ -395,6 +418,7 @@ static const char *sdy_collective_name(OpKind kind)
     switch (kind) {
     case OP_ALL_GATHER: return "all_gather";
     case OP_ALL_SLICE: return "all_slice";
+    case OP_REDUCE_SCATTER: return "reduce_scatter";
     case OP_ALL_TO_ALL: return "all_to_all";
     case OP_SHARDED_TO_UNREDUCED: return "sharded_to_unreduced";
     default: return "collective_permute";
@@ -407,7 +431,9 @@ static void emit_sdy_collective(MlirPrinter *p, const Op *op, const Sharding *ax
 {
     const AttrValue *dims = op_attr_get(op, ATTR_KEY_DIMS);
     mlir_print_defs(p, op, indent);
-    fprintf(p->out, "sdy.%s ", sdy_collective_name(op->kind));
+    const char *r = op->kind == OP_REDUCE_SCATTER ? op_attr_string(op, ATTR_KEY_REDUCTION) : NULL;
+    fprintf(p->out, "sdy.%s %s%s", sdy_collective_name(op->kind), r && strcmp(r, "sum") ? r : "",
+            r && strcmp(r, "sum") ? " " : "");
     for (int d = 0; op->kind != OP_COLLECTIVE_PERMUTE && d < axes->rank; d++) {
         fputs(d ? ", {" : "[{", p->out);
         mlir_print_axes(p->out, axes->mesh, axes->dims[d].axes, axes->dims[d].num_axes);
