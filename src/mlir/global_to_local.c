@@ -638,6 +638,112 @@ static Value *lower_iota(G2L *g, Op *op)
     return emit(g, OP_ADD, ops, 2, r->type)->results[0];
 }
 
+/* ---- ops whose attributes hold global sizes ---------------------------------------------- */
+
+static bool op_error(G2L *g, const Op *op, const char *fmt, int64_t a, int64_t b)
+{
+    char msg[256];
+    snprintf(msg, sizeof msg, fmt, (long long)a, (long long)b);
+    diag_error(g->diag, op->loc, "'%s' op %s", mlir_op_name(op), msg);
+    /* the dialect conversion's own complaint, which Shardy's pass adds */
+    diag_error(g->diag, op->loc, "failed to legalize operation '%s' that was explicitly marked illegal",
+               mlir_op_name(op));
+    return g->ok = false;
+}
+
+static int64_t dim_shards(const Sharding *s, int d)
+{
+    return s && d < s->rank ? sharding_dim_shards(s, d) : 1;
+}
+
+static bool same_dim_axes(const Sharding *a, const Sharding *b, int d)
+{
+    int na = a && d < a->rank ? a->dims[d].num_axes : 0, nb = b && d < b->rank ? b->dims[d].num_axes : 0;
+    if (na != nb)
+        return false;
+    for (int i = 0; i < na; i++)
+        if (!axis_ref_equal(a->dims[d].axes[i], b->dims[d].axes[i]))
+            return false;
+    return true;
+}
+
+static const TensorType *global_type(const G2L *g, const Value *v)
+{
+    return v->id < g->num_global ? &g->global[v->id] : &v->type;
+}
+
+/* Shardy's isCommunicationFreeSliceDim. */
+static bool free_slice_dim(const G2L *g, const Op *op, int d, int64_t start, int64_t stride)
+{
+    int64_t n = dim_shards(op->operands[0]->sharding, d);
+    if (n <= 1)
+        return true;
+    int64_t in = global_type(g, op->operands[0])->dims[d], out = global_type(g, op->results[0])->dims[d];
+    return start == 0 && stride == 1 && (in + n - 1) / n == (out + n - 1) / n;
+}
+
+/* A slice of sharded dims: the whole local shard (or, communication
+ * free, the local result's size) from 0; other dims keep their bounds. */
+static void lower_slice(G2L *g, Op *op)
+{
+    const Sharding *in = op->operands[0]->sharding, *out = op->results[0]->sharding;
+    int64_t start[SHARDC_MAX_RANK], limit[SHARDC_MAX_RANK], stride[SHARDC_MAX_RANK];
+    int rank = op->operands[0]->type.rank;
+    if (replicated(in) && replicated(out))
+        return;
+    op_attr_ints(op, ATTR_KEY_START, start, SHARDC_MAX_RANK);
+    op_attr_ints(op, ATTR_KEY_LIMIT, limit, SHARDC_MAX_RANK);
+    for (int d = 0; d < rank; d++)
+        stride[d] = 1;
+    op_attr_ints(op, ATTR_KEY_STRIDE, stride, SHARDC_MAX_RANK);
+    for (int d = 0; d < rank; d++) {
+        if (!same_dim_axes(in, out, d)) {
+            op_error(g, op, "dimension %lld has mismatched sharding axes. This requires a reshard which should "
+                     "have been handled by previous passes.", d, 0);
+            return;
+        }
+        if (!in || !in->dims[d].num_axes)
+            continue;
+        bool full = limit[d] == global_type(g, op->operands[0])->dims[d];
+        if (start[d] != 0 || (!full && !free_slice_dim(g, op, d, start[d], stride[d]))) {
+            op_error(g, op, "dimension %lld is sharded but the slice is not a full slice and requires device "
+                     "communication.", d, 0);
+            return;
+        }
+        limit[d] = full ? op->operands[0]->type.dims[d] : op->results[0]->type.dims[d];
+    }
+    op_attr_set(&g->m->arena, op, ATTR_KEY_LIMIT, ints_attr(g, limit, rank));
+    op->results[0]->sharding = NULL; /* Shardy's is a new slice, unannotated */
+}
+
+/* Shardy checks a concatenate only: its dim not sharded, the others as
+ * its result's. */
+static void check_concatenate(G2L *g, Op *op)
+{
+    const Sharding *out = op->results[0]->sharding;
+    int dim = (int)op_attr_int(op, ATTR_KEY_DIM);
+    if (dim_shards(out, dim) > 1 || (out && dim < out->rank && out->dims[dim].num_axes)) {
+        op_error(g, op, "dimension %lld is sharded but the concatenation is on this dimension.", dim, 0);
+        return;
+    }
+    for (int i = 0; i < op->num_operands; i++) {
+        const Sharding *in = op->operands[i]->sharding;
+        if (replicated(in))
+            continue;
+        if (dim < in->rank && in->dims[dim].num_axes) {
+            op_error(g, op, "operand %lld is sharded on concatenation dimension %lld. This is not supported.", i,
+                     dim);
+            return;
+        }
+        for (int d = 0; d < in->rank; d++)
+            if (d != dim && !same_dim_axes(in, out, d)) {
+                op_error(g, op, "dimension %lld has mismatched sharding axes. This requires a reshard which should "
+                         "have been handled by previous passes.", d, 0);
+                return;
+            }
+    }
+}
+
 /* ---- the walk ------------------------------------------------------------------------ */
 
 /* The per-dim axes of a collective read from sdy (import_sdy_collectives.c). */
@@ -676,6 +782,10 @@ static Value *lower_op(G2L *g, Op *op)
         return lower_iota(g, op);
     if (op->kind == OP_CONSTANT && op->num_results == 1 && strcmp(mlir_op_name(op), "sdy.constant") == 0)
         lower_constant(g, op);
+    if (op->kind == OP_SLICE && op->num_operands == 1 && op->num_results == 1)
+        lower_slice(g, op);
+    if (op->kind == OP_CONCATENATE && op->num_results == 1)
+        check_concatenate(g, op);
     return NULL;
 }
 
