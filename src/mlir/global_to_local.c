@@ -32,6 +32,7 @@
 #include <string.h>
 #include "shardc/layout.h"
 #include "shardc/mlir.h"
+#include "shardc/window.h"
 #include "mlir_extra.h"
 #include "explicit_internal.h"
 #include "print_internal.h"
@@ -744,6 +745,37 @@ static void check_concatenate(G2L *g, Op *op)
     }
 }
 
+/* Shardy's getLocalGroupCount: a group count divided by the shards of
+ * the dim it groups (at most the count itself). */
+static int64_t local_group_count(G2L *g, const Op *op, int64_t count, const Sharding *s, int64_t dim)
+{
+    int64_t shards = dim >= 0 && dim < SHARDC_MAX_RANK ? dim_shards(s, (int)dim) : 1;
+    int64_t divisor = shards < count ? shards : count;
+    if (count <= 1 || divisor <= 1)
+        return count;
+    if (count % divisor != 0)
+        op_error(g, op, "global group count %lld is not divisible by the %lld shards of its dimension", count,
+                 divisor);
+    return count / divisor;
+}
+
+/* A sharded convolution: its group counts per device, the result
+ * unannotated (Shardy makes a new convolution). */
+static void lower_convolution(G2L *g, Op *op)
+{
+    const Sharding *lhs = op->operands[0]->sharding, *rhs = op->operands[1]->sharding;
+    const char *spec = op_attr_string(op, ATTR_KEY_DIM_NUMBERS), *err;
+    ConvDims d;
+    if ((replicated(lhs) && replicated(rhs) && replicated(op->results[0]->sharding)) || !spec ||
+        !op_conv_dims_parse(spec, op->operands[0]->type.rank, &d, &err))
+        return;
+    int64_t features = local_group_count(g, op, op_attr_int(op, ATTR_KEY_FEATURE_GROUP_COUNT), rhs, d.k_out);
+    int64_t batches = local_group_count(g, op, op_attr_int(op, ATTR_KEY_BATCH_GROUP_COUNT), lhs, d.in_batch);
+    op_attr_set(&g->m->arena, op, ATTR_KEY_FEATURE_GROUP_COUNT, int_attr(g, features));
+    op_attr_set(&g->m->arena, op, ATTR_KEY_BATCH_GROUP_COUNT, int_attr(g, batches));
+    op->results[0]->sharding = NULL;
+}
+
 /* ---- the walk ------------------------------------------------------------------------ */
 
 /* The per-dim axes of a collective read from sdy (import_sdy_collectives.c). */
@@ -786,6 +818,8 @@ static Value *lower_op(G2L *g, Op *op)
         lower_slice(g, op);
     if (op->kind == OP_CONCATENATE && op->num_results == 1)
         check_concatenate(g, op);
+    if (op->kind == OP_CONVOLUTION && op->num_operands == 2 && op->num_results == 1)
+        lower_convolution(g, op);
     return NULL;
 }
 

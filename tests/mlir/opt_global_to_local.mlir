@@ -65,3 +65,13 @@ func.func @window_slice(%arg0: tensor<8x6xf32> {sdy.sharding = #sdy.sharding<@m,
   %0 = stablehlo.slice %arg0 [0:8, 1:5:2] {sdy.sharding = #sdy.sharding_per_value<[<@m, [{"a"}, {}]>]>} : (tensor<8x6xf32>) -> tensor<8x2xf32>
   return %0 : tensor<8x2xf32>
 }
+
+func.func @conv(%arg0: tensor<4x6x6x2xf32> {sdy.sharding = #sdy.sharding<@m, [{"a"}, {}, {}, {}]>},
+                %arg1: tensor<3x3x2x4xf32> {sdy.sharding = #sdy.sharding<@m, [{}, {}, {}, {"a"}]>})
+    -> (tensor<2x4x4x4xf32> {sdy.sharding = #sdy.sharding<@m, [{}, {}, {}, {"a"}]>}) {
+  %0 = stablehlo.convolution(%arg0, %arg1) dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f], window = {}
+    {batch_group_count = 2 : i64, feature_group_count = 1 : i64,
+     sdy.sharding = #sdy.sharding_per_value<[<@m, [{}, {}, {}, {"a"}]>]>}
+    : (tensor<4x6x6x2xf32>, tensor<3x3x2x4xf32>) -> tensor<2x4x4x4xf32>
+  return %0 : tensor<2x4x4x4xf32>
+}
