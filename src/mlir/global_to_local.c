@@ -776,6 +776,41 @@ static void lower_convolution(G2L *g, Op *op)
     op->results[0]->sharding = NULL;
 }
 
+/* ---- manual computations ---------------------------------------------------------------- */
+
+/* A collective of the body, out of its manual computation: its mesh
+ * named, not printed (the printer finds a collective's mesh from its
+ * shard_map). */
+static void name_mesh(G2L *g, Op *op, const Op *manual)
+{
+    if (op_info(op->kind)->op_class != OPC_COLLECTIVE || op_attr_find(op, ATTR_KEY_MESH))
+        return;
+    op_attr_set(&g->m->arena, op, ATTR_KEY_MESH, (AttrValue *)op_attr_get(manual, ATTR_KEY_MESH));
+    AttrValue *b = attr_new(&g->m->arena, ATTR_BOOL, (Loc){0});
+    op_attr_set(&g->m->arena, op, ATTR_KEY_MESH_AXES_GROUPS, b);
+}
+
+/* Shardy inlines a manual computation: its body's values are local
+ * already (their types divided by the free axes like any value), its
+ * arguments become its operands and its results what its body returns. */
+static void inline_manual(G2L *g, Op *op)
+{
+    Block *body = op->region, *func = func_body(op);
+    if (!body || body->num_args != op->num_operands || body->num_returns != op->num_results)
+        return;
+    for (Op *inner = body->first, *next; inner; inner = next) {
+        next = inner->next;
+        block_remove(body, inner);
+        block_insert_before(op->parent, op, inner);
+        name_mesh(g, inner, op);
+    }
+    for (int i = 0; i < body->num_args; i++)
+        ir_replace_uses(func, body->args[i], op->operands[i]);
+    for (int i = 0; i < op->num_results; i++)
+        ir_replace_uses(func, op->results[i], body->returns[i]);
+    block_remove(op->parent, op);
+}
+
 /* ---- the walk ------------------------------------------------------------------------ */
 
 /* The per-dim axes of a collective read from sdy (import_sdy_collectives.c). */
@@ -834,6 +869,10 @@ static Block *func_body(Op *op)
 
 static void lower(G2L *g, Op *op)
 {
+    if (op->kind == OP_SHARD_MAP) {
+        inline_manual(g, op);
+        return;
+    }
     g->block = op->parent;
     g->at = op;
     g->loc = op->loc;
@@ -896,11 +935,11 @@ bool mlir_convert_global_to_local(Module *m, const MlirGlobalToLocalOptions *opt
     g.global = calloc((size_t)g.num_global + 1, sizeof *g.global);
     if (!g.global)
         arena_out_of_memory();
-    ir_walk_module(m, &(IrWalker){.value = localize_value, .user = &g, .scope = IR_WALK_GLOBAL});
+    ir_walk_module(m, &(IrWalker){.value = localize_value, .user = &g, .scope = IR_WALK_ALL});
     for (int i = 0; i < m->num_funcs; i++)
         localize_results(&g, m->funcs[i]);
     OpList ops = {0};
-    ir_walk_module(m, &(IrWalker){.pre = collect, .user = &ops, .scope = IR_WALK_GLOBAL});
+    ir_walk_module(m, &(IrWalker){.pre = collect, .user = &ops, .scope = IR_WALK_ALL});
     for (int i = 0; g.ok && i < ops.count; i++)
         lower(&g, ops.items[i]);
     free(ops.items);

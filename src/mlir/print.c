@@ -385,9 +385,18 @@ static void print_module_head(MlirPrinter *p, const Module *m)
     fputs(" {\n", p->out);
 }
 
+static bool after_kept_channel(Op *op, void *user)
+{
+    int64_t *next = user, kept = mlir_kept_channel_handle(op);
+    if (kept >= *next)
+        *next = kept + 1;
+    return true;
+}
+
 void mlir_print_module(FILE *out, const Module *m)
 {
     MlirPrinter p = {.out = out, .m = m, .renumber = m->mlir != NULL, .next_channel = 1};
+    ir_walk_module(m, &(IrWalker){.pre = after_kept_channel, .user = &p.next_channel});
     int locking = io_stream_unlocked_begin(out);
     arena_init(&p.arena);
     find_forms(&p);

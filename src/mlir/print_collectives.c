@@ -174,10 +174,31 @@ static int64_t *permute_pairs(MlirPrinter *p, const Op *op, const Collective *c,
 
 /* ---- printing ------------------------------------------------------------------- */
 
-static void print_channel(MlirPrinter *p)
+/* The channel handle read with the op (kept as written), or NULL. */
+static const char *kept_channel(const Op *op)
 {
-    fprintf(p->out, "channel_handle = #stablehlo.channel_handle<handle = %lld, type = 1>",
-            (long long)p->next_channel++);
+    for (int i = 0; op->mlir && i < op->mlir->attrs.count; i++)
+        if (strcmp(op->mlir->attrs.items[i].name, "channel_handle") == 0)
+            return op->mlir->attrs.items[i].text;
+    return NULL;
+}
+
+int64_t mlir_kept_channel_handle(const Op *op)
+{
+    const char *text = kept_channel(op), *at = text ? strstr(text, "handle = ") : NULL;
+    return at ? strtoll(at + strlen("handle = "), NULL, 10) : 0;
+}
+
+/* The op's own channel handle, else the next one (counted past the
+ * largest kept one, as Shardy's getNextChannelId counts). */
+static void print_channel(MlirPrinter *p, const Op *op)
+{
+    const char *kept = kept_channel(op);
+    if (kept)
+        fprintf(p->out, "channel_handle = %s", kept);
+    else
+        fprintf(p->out, "channel_handle = #stablehlo.channel_handle<handle = %lld, type = 1>",
+                (long long)p->next_channel++);
 }
 
 /* StableHLO's replica groups by mesh axes (what Shardy's
@@ -236,12 +257,15 @@ static void close_line(MlirPrinter *p, const Op *op, MlirVal x, MlirVal r, bool 
                                        ATTR_KEY_MESH_AXES_GROUPS, 0};
     /* the spelling of the groups chosen (global_to_local.c): they name
      * their devices, the mesh is not printed */
-    static const AttrKey consumed_mesh[] = {ATTR_KEY_AXES, ATTR_KEY_AXIS, ATTR_KEY_TILED, ATTR_KEY_SPLIT_AXIS,
-                                            ATTR_KEY_CONCAT_AXIS, ATTR_KEY_PERM, ATTR_KEY_REDUCTION, ATTR_KEY_DIM,
+    static const AttrKey consumed_mesh[] = {ATTR_KEY_AXES, ATTR_KEY_AXIS, ATTR_KEY_TILED, ATTR_KEY_SCATTER_DIMENSION,
+                                            ATTR_KEY_SPLIT_AXIS, ATTR_KEY_CONCAT_AXIS, ATTR_KEY_PERM,
+                                            ATTR_KEY_REDUCTION, ATTR_KEY_DIM, ATTR_KEY_SOURCE, ATTR_KEY_TARGET,
                                             ATTR_KEY_MESH_AXES_GROUPS, ATTR_KEY_MESH, 0};
+    static const char *const spelled[] = {"channel_handle", NULL};
     if (final)
         mlir_print_op_attrs(p, op, &(MlirAttrOpts){
-            .consumed = op_attr_find(op, ATTR_KEY_MESH_AXES_GROUPS) ? consumed_mesh : consumed});
+            .consumed = op_attr_find(op, ATTR_KEY_MESH_AXES_GROUPS) ? consumed_mesh : consumed,
+            .skip_kept = spelled});
     fputs(" : ", p->out);
     mlir_print_fn_type(p->out, &x, 1, &r, 1);
     fputc('\n', p->out);
@@ -277,7 +301,7 @@ static void emit_all_reduce(MlirPrinter *p, const Op *op, const Collective *c, i
 {
     MlirVal x = mlir_val(p, op->operands[0]), r = mlir_val(p, op->results[0]);
     open_collective(p, "all_reduce", r, x, indent);
-    print_channel(p);
+    print_channel(p, op);
     fputs(", ", p->out);
     print_groups(p, c);
     fputs(", use_global_device_ids}>", p->out);
@@ -303,7 +327,7 @@ static void emit_all_gather(MlirPrinter *p, const Op *op, const Collective *c, i
     }
     open_collective(p, "all_gather", r, x, indent);
     fprintf(p->out, "all_gather_dim = %lld : i64, ", (long long)axis);
-    print_channel(p);
+    print_channel(p, op);
     fputs(", ", p->out);
     print_groups(p, c);
     fputs(", use_global_device_ids}>", p->out);
@@ -318,7 +342,7 @@ static void emit_reduce_scatter(MlirPrinter *p, const Op *op, const Collective *
     int64_t size = dim >= 0 && dim < x.type.rank ? x.type.dims[dim] / axis_refs_size(c->axes, c->num_axes) : 0;
     MlirVal r = line_def(p, op, !stacked, 0, with_dim(p, &x.type, dim, size, false));
     open_collective(p, "reduce_scatter", r, x, indent);
-    print_channel(p);
+    print_channel(p, op);
     fputs(", ", p->out);
     print_groups(p, c);
     fprintf(p->out, ", scatter_dimension = %lld : i64, use_global_device_ids}>", (long long)dim);
@@ -343,7 +367,7 @@ static void emit_all_to_all(MlirPrinter *p, const Op *op, const Collective *c, i
     t.dims[concat] *= n;
     MlirVal r = line_def(p, op, !stacked, 1, t);
     open_collective(p, "all_to_all", r, x, indent);
-    print_channel(p);
+    print_channel(p, op);
     fprintf(p->out, ", concat_dimension = %lld : i64, ", (long long)concat);
     print_groups(p, c);
     fprintf(p->out, ", split_count = %lld : i64, split_dimension = %lld : i64}>", (long long)n, (long long)split);
@@ -359,7 +383,7 @@ static void emit_permute(MlirPrinter *p, const Op *op, const Collective *c, int 
     const int64_t *pairs = op->kind == OP_PPERMUTE ? ppermute_pairs(p, op, c, &num_pairs)
                                                    : permute_pairs(p, op, c, &num_pairs);
     open_collective(p, "collective_permute", r, x, indent);
-    print_channel(p);
+    print_channel(p, op);
     fputs(", source_target_pairs = ", p->out);
     if (num_pairs)
         mlir_print_dense_i64(p->out, pairs, num_pairs, 2);
