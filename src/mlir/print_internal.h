@@ -95,6 +95,7 @@ typedef struct MlirPrinter {
     const char **names;     /* by Value.id: the value's name, or NULL before it is named */
     const char ***aux;      /* by Op.id: the names of its made-up values (plan order) */
     int64_t next_channel;   /* stablehlo channel handles, counted from 1 per module */
+    bool *channel_repeats;  /* by Op.id: its kept channel handle is an earlier op's (a copy's) */
     MlirScope *scope;       /* of the block being printed, numbered whole */
     const struct MlirOpForm *forms[OP_COUNT]; /* by OpKind: mlir_op_form's answer, found once */
 } MlirPrinter;
