@@ -25,9 +25,13 @@
  *     offsets looked up by the device id (partition_id, or replica_id
  *     with replica-count > 1) in a table of every device's offset;
  *   - sdy.constant: a stablehlo.constant (a splat one at the local type);
- *   - stablehlo.iota on a sharded dim: the local iota plus the offset.
+ *   - stablehlo.iota on a sharded dim: the local iota plus the offset;
+ *   - stablehlo.slice of sharded dims: the local bounds; a convolution:
+ *     per-device group counts; concatenate: Shardy's checks only;
+ *   - sdy.manual_computation: inlined (its body is local already).
  * Replica groups are the printer's (print_collectives.c); with
  * enable-rgv3 those without sub-axes print as mesh axes. */
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include "shardc/layout.h"
@@ -189,6 +193,13 @@ static bool local_type(G2L *g, const Sharding *s, const TensorType *global, Loc 
 
 /* ---- collectives --------------------------------------------------------------------- */
 
+static void set_bool(G2L *g, Op *op, AttrKey key, bool v)
+{
+    AttrValue *b = attr_new(&g->m->arena, ATTR_BOOL, (Loc){0});
+    b->u.b = v;
+    op_attr_set(&g->m->arena, op, key, b);
+}
+
 /* `axes` by name and `mesh` on a collective the printer spells as
  * StableHLO's, with V3 replica groups where asked for and no sub-axis. */
 static void set_group_axes(G2L *g, Op *op, const Mesh *mesh, const AxisRef *axes, int n)
@@ -200,16 +211,7 @@ static void set_group_axes(G2L *g, Op *op, const Mesh *mesh, const AxisRef *axes
         sub = sub || axes[i].size != mesh->axes[axes[i].axis].size;
     }
     mlir_all_reduce_attrs(g->m, op, mesh, &list, UNREDUCED_SUM);
-    AttrValue *b = attr_new(&g->m->arena, ATTR_BOOL, (Loc){0});
-    b->u.b = g->opt->enable_rgv3 && !sub;
-    op_attr_set(&g->m->arena, op, ATTR_KEY_MESH_AXES_GROUPS, b);
-}
-
-static void set_bool(G2L *g, Op *op, AttrKey key)
-{
-    AttrValue *b = attr_new(&g->m->arena, ATTR_BOOL, (Loc){0});
-    b->u.b = true;
-    op_attr_set(&g->m->arena, op, key, b);
+    set_bool(g, op, ATTR_KEY_MESH_AXES_GROUPS, g->opt->enable_rgv3 && !sub);
 }
 
 /* One tiled all_gather of x along dim over axes. */
@@ -220,7 +222,7 @@ static Value *gather_dim(G2L *g, Value *x, int dim, const Mesh *mesh, const Axis
     Op *op = emit(g, OP_ALL_GATHER, &x, 1, t);
     set_group_axes(g, op, mesh, axes, n);
     op_attr_set(&g->m->arena, op, ATTR_KEY_AXIS, int_attr(g, dim));
-    set_bool(g, op, ATTR_KEY_TILED);
+    set_bool(g, op, ATTR_KEY_TILED, true);
     return op->results[0];
 }
 
@@ -266,13 +268,12 @@ static Value *gather_combined(G2L *g, Value *x, const Sharding *axes)
     return reshape(g, v, shape, rank);
 }
 
-static Value *lower_all_gather(G2L *g, Op *op, Value *x, const Sharding *axes)
+static Value *lower_all_gather(G2L *g, Value *x, const Sharding *axes)
 {
     AxisRef all[AXIS_LIST_MAX];
     int dims[SHARDC_MAX_RANK], num_all;
     int64_t factors[SHARDC_MAX_RANK];
     int n = gathered_dims(axes, all, &num_all, dims, factors);
-    (void)op;
     if (n > 1 && !g->opt->per_dim_all_gather)
         return gather_combined(g, x, axes);
     for (int d = axes->rank - 1; d >= 0; d--)
@@ -394,7 +395,7 @@ static Value *all_to_all(G2L *g, Value *x, const Mesh *mesh, const AxisRef *axes
     set_group_axes(g, op, mesh, axes, n);
     op_attr_set(&g->m->arena, op, ATTR_KEY_SPLIT_AXIS, int_attr(g, split));
     op_attr_set(&g->m->arena, op, ATTR_KEY_CONCAT_AXIS, int_attr(g, concat));
-    set_bool(g, op, ATTR_KEY_TILED);
+    set_bool(g, op, ATTR_KEY_TILED, true);
     return op->results[0];
 }
 
@@ -641,10 +642,15 @@ static Value *lower_iota(G2L *g, Op *op)
 
 /* ---- ops whose attributes hold global sizes ---------------------------------------------- */
 
-static bool op_error(G2L *g, const Op *op, const char *fmt, int64_t a, int64_t b)
+static bool op_error(G2L *g, const Op *op, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+static bool op_error(G2L *g, const Op *op, const char *fmt, ...)
 {
     char msg[256];
-    snprintf(msg, sizeof msg, fmt, (long long)a, (long long)b);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
     diag_error(g->diag, op->loc, "'%s' op %s", mlir_op_name(op), msg);
     /* the dialect conversion's own complaint, which Shardy's pass adds */
     diag_error(g->diag, op->loc, "failed to legalize operation '%s' that was explicitly marked illegal",
@@ -699,16 +705,16 @@ static void lower_slice(G2L *g, Op *op)
     op_attr_ints(op, ATTR_KEY_STRIDE, stride, SHARDC_MAX_RANK);
     for (int d = 0; d < rank; d++) {
         if (!same_dim_axes(in, out, d)) {
-            op_error(g, op, "dimension %lld has mismatched sharding axes. This requires a reshard which should "
-                     "have been handled by previous passes.", d, 0);
+            op_error(g, op, "dimension %d has mismatched sharding axes. This requires a reshard which should "
+                     "have been handled by previous passes.", d);
             return;
         }
         if (!in || !in->dims[d].num_axes)
             continue;
         bool full = limit[d] == global_type(g, op->operands[0])->dims[d];
         if (start[d] != 0 || (!full && !free_slice_dim(g, op, d, start[d], stride[d]))) {
-            op_error(g, op, "dimension %lld is sharded but the slice is not a full slice and requires device "
-                     "communication.", d, 0);
+            op_error(g, op, "dimension %d is sharded but the slice is not a full slice and requires device "
+                     "communication.", d);
             return;
         }
         limit[d] = full ? op->operands[0]->type.dims[d] : op->results[0]->type.dims[d];
@@ -724,7 +730,7 @@ static void check_concatenate(G2L *g, Op *op)
     const Sharding *out = op->results[0]->sharding;
     int dim = (int)op_attr_int(op, ATTR_KEY_DIM);
     if (dim_shards(out, dim) > 1 || (out && dim < out->rank && out->dims[dim].num_axes)) {
-        op_error(g, op, "dimension %lld is sharded but the concatenation is on this dimension.", dim, 0);
+        op_error(g, op, "dimension %d is sharded but the concatenation is on this dimension.", dim);
         return;
     }
     for (int i = 0; i < op->num_operands; i++) {
@@ -732,14 +738,13 @@ static void check_concatenate(G2L *g, Op *op)
         if (replicated(in))
             continue;
         if (dim < in->rank && in->dims[dim].num_axes) {
-            op_error(g, op, "operand %lld is sharded on concatenation dimension %lld. This is not supported.", i,
-                     dim);
+            op_error(g, op, "operand %d is sharded on concatenation dimension %d. This is not supported.", i, dim);
             return;
         }
         for (int d = 0; d < in->rank; d++)
             if (d != dim && !same_dim_axes(in, out, d)) {
-                op_error(g, op, "dimension %lld has mismatched sharding axes. This requires a reshard which should "
-                         "have been handled by previous passes.", d, 0);
+                op_error(g, op, "dimension %d has mismatched sharding axes. This requires a reshard which should "
+                         "have been handled by previous passes.", d);
                 return;
             }
     }
@@ -754,8 +759,8 @@ static int64_t local_group_count(G2L *g, const Op *op, int64_t count, const Shar
     if (count <= 1 || divisor <= 1)
         return count;
     if (count % divisor != 0)
-        op_error(g, op, "global group count %lld is not divisible by the %lld shards of its dimension", count,
-                 divisor);
+        op_error(g, op, "global group count %lld is not divisible by the %lld shards of its dimension",
+                 (long long)count, (long long)divisor);
     return count / divisor;
 }
 
@@ -786,8 +791,7 @@ static void name_mesh(G2L *g, Op *op, const Op *manual)
     if (op_info(op->kind)->op_class != OPC_COLLECTIVE || op_attr_find(op, ATTR_KEY_MESH))
         return;
     op_attr_set(&g->m->arena, op, ATTR_KEY_MESH, (AttrValue *)op_attr_get(manual, ATTR_KEY_MESH));
-    AttrValue *b = attr_new(&g->m->arena, ATTR_BOOL, (Loc){0});
-    op_attr_set(&g->m->arena, op, ATTR_KEY_MESH_AXES_GROUPS, b);
+    set_bool(g, op, ATTR_KEY_MESH_AXES_GROUPS, false);
 }
 
 /* Shardy inlines a manual computation: its body's values are local
@@ -826,14 +830,26 @@ static bool sdy_all_reduce(const Op *op)
            op_attr_symbol(op, ATTR_KEY_MESH);
 }
 
+/* Shardy's collective_permute needs meshes of one size (its words). */
+static bool collective_fits(G2L *g, const Op *op, const Value *x)
+{
+    const Mesh *from = x->sharding ? x->sharding->mesh : NULL, *to = op->results[0]->sharding->mesh;
+    if (op->kind == OP_COLLECTIVE_PERMUTE && from && (from->num_devices != to->num_devices ||
+                                                      from->num_axes != to->num_axes))
+        return op_error(g, op, "collective-permute between meshes of different sizes is not supported.");
+    return true;
+}
+
 /* The value that replaces op's result, or NULL to leave op as it is. */
 static Value *lower_op(G2L *g, Op *op)
 {
     const Sharding *axes = sdy_axes(op);
     Value *x = op->num_operands ? op->operands[0] : NULL;
-    if (axes && op->num_operands == 1 && op->num_results == 1) {
+    if (axes && op->num_operands == 1 && op->num_results == 1 && op->results[0]->sharding) {
+        if (!collective_fits(g, op, x))
+            return NULL;
         switch (op->kind) {
-        case OP_ALL_GATHER: return lower_all_gather(g, op, x, axes);
+        case OP_ALL_GATHER: return lower_all_gather(g, x, axes);
         case OP_ALL_SLICE: return slice_for_axes(g, x, axes, op->results[0]->type);
         case OP_REDUCE_SCATTER: return lower_reduce_scatter(g, op, x, axes);
         case OP_ALL_TO_ALL: return lower_all_to_all(g, op, x, axes);

@@ -28,3 +28,12 @@ sdy.mesh @m = <["a"=2]>
 func.func @fine(%arg0: tensor<4xf32> {sdy.sharding = #sdy.sharding<@m, [{"a"}]>}) -> tensor<4xf32> {
   return %arg0 : tensor<4xf32>
 }
+
+// -----
+
+sdy.mesh @m4 = <["a"=4]>
+sdy.mesh @m2 = <["a"=2]>
+func.func @meshes(%arg0: tensor<4xf32> {sdy.sharding = #sdy.sharding<@m4, [{"a"}]>}) -> tensor<4xf32> {
+  %0 = sdy.collective_permute %arg0 out_sharding=<@m2, [{"a"}]> : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
