@@ -4,9 +4,10 @@
  *
  * Every value with a sharding takes its local type (layout.h's
  * sharding_local_type: the one definition of block sizes), and so do the
- * function results; values without one keep theirs. The ops whose meaning
- * depends on where the shard sits are rewritten first, from the global
- * types and shardings:
+ * function results; values without one keep theirs (the global types
+ * stay on the side, by value id). Then, in program order, the ops whose
+ * meaning depends on where the shard sits are rewritten from the
+ * shardings:
  *   - sdy.all_gather: a stablehlo.all_gather per gathered dim (last dim
  *     first), or with several dims and no per-dim-all-gather, one gather
  *     of all their axes on a new leading dim, reshaped and transposed
