@@ -25,13 +25,14 @@ typedef enum {
     OPT_RULES,          /* each op's sharding rule attached as sdy.sharding_rule */
     OPT_EXPLICIT,       /* explicit reshards and all-reduces (mlir_insert_explicit_reshards) */
     OPT_COLLECTIVES,    /* reshards to collectives (mlir_reshard_to_collectives) */
+    OPT_GLOBAL_TO_LOCAL, /* per-device types and collectives (mlir_convert_global_to_local) */
     OPT_UNSUPPORTED,
 } OptAction;
 
 typedef struct OptPass {
     const char *name;
     OptAction action;
-    const char *options[4];     /* the pass options it takes (NAME=VALUE as written) */
+    const char *options[8];     /* the pass options it takes (NAME=VALUE as written; NAME= takes a count) */
 } OptPass;
 
 static const OptPass opt_passes[] = {
@@ -49,7 +50,10 @@ static const OptPass opt_passes[] = {
     {"-sdy-insert-explicit-reshards", OPT_EXPLICIT, {"enable-full-version=true", "enable-full-version=false"}},
     {"-sdy-reshard-to-collectives", OPT_COLLECTIVES, {0}},
     {"-sdy-constant-or-scalar-splitter", OPT_SPLIT, {0}},
-    {"-sdy-convert-global-to-local", OPT_UNSUPPORTED, {0}},
+    {"-sdy-convert-global-to-local", OPT_GLOBAL_TO_LOCAL,
+     {"per-dim-all-gather=true", "per-dim-all-gather=false", "enable-rgv3=true", "enable-rgv3=false",
+      "combine-multi-dimension-reduce-scatter=true", "combine-multi-dimension-reduce-scatter=false",
+      "replica-count=", "partition-count="}},
     {"-sdy-drop-sharding-and-mesh", OPT_UNSUPPORTED, {0}},
 };
 enum { OPT_NUM_PASSES = sizeof opt_passes / sizeof opt_passes[0], OPT_MAX_RUN = 16 };
@@ -71,6 +75,17 @@ static int flag_split(CliParse *p, const char *v) { (void)v; opt_args(p)->split 
 static int flag_verify(CliParse *p, const char *v) { (void)v; opt_args(p)->verify = true; return CLI_OK; }
 static int flag_ignored(CliParse *p, const char *v) { (void)p; (void)v; return CLI_OK; }
 
+/* Whether o is the option `known` (NAME=VALUE), or (`known` ending in
+ * '=') NAME= and a count from 1. */
+static bool option_matches(const char *known, const char *o)
+{
+    size_t n = strlen(known);
+    if (!n || known[n - 1] != '=')
+        return strcmp(known, o) == 0;
+    char *end;
+    return strncmp(known, o, n) == 0 && o[n] >= '1' && o[n] <= '9' && strtoll(o + n, &end, 10) > 0 && !*end;
+}
+
 /* Whether each space-separated NAME=VALUE of `options` is one the pass takes. */
 static bool options_known(const OptPass *pass, const char *options)
 {
@@ -78,8 +93,8 @@ static bool options_known(const OptPass *pass, const char *options)
     snprintf(buf, sizeof buf, "%s", options);
     for (char *save = NULL, *o = strtok_r(buf, " ", &save); o; o = strtok_r(NULL, " ", &save)) {
         bool known = false;
-        for (int i = 0; i < 4 && pass->options[i]; i++)
-            known = known || strcmp(pass->options[i], o) == 0;
+        for (int i = 0; i < 8 && pass->options[i]; i++)
+            known = known || option_matches(pass->options[i], o);
         if (!known)
             return false;
     }
@@ -153,13 +168,38 @@ typedef struct OptPlan {
     CompileOptions options;
     bool split, import_groups, pipeline, explicit_reshards;
     bool explicit_partial;
-    bool collectives;       /* -sdy-reshard-to-collectives */  /* enable-full-version=false (or not given, Shardy's default) */
+    bool collectives;       /* -sdy-reshard-to-collectives */
+    bool global_to_local;   /* -sdy-convert-global-to-local, with its options: */
+    MlirGlobalToLocalOptions local;  /* enable-full-version=false (or not given, Shardy's default) */
     bool dedup_fully;   /* the pipeline's dedup-functions-fully=true: calls stay, edges join functions */
     bool rules, rules_conservative; /* -sdy-populate-op-sharding-rules and its option */
 } OptPlan;
 
+/* The value of NAME=N in options, else 1. */
+static int64_t count_option(const char *options, const char *name)
+{
+    const char *at = options ? strstr(options, name) : NULL;
+    return at ? strtoll(at + strlen(name), NULL, 10) : 1;
+}
+
+static void plan_global_to_local(OptPlan *plan, const char *options)
+{
+    plan->global_to_local = true;
+    plan->local = (MlirGlobalToLocalOptions){
+        .per_dim_all_gather = options && strstr(options, "per-dim-all-gather=true"),
+        .enable_rgv3 = options && strstr(options, "enable-rgv3=true"),
+        .combine_reduce_scatter = options && strstr(options, "combine-multi-dimension-reduce-scatter=true"),
+        .replica_count = count_option(options, "replica-count="),
+        .partition_count = count_option(options, "partition-count="),
+    };
+}
+
 static void plan_pass(OptPlan *plan, const OptPass *pass, const char *options)
 {
+    if (pass->action == OPT_GLOBAL_TO_LOCAL) {
+        plan_global_to_local(plan, options);
+        return;
+    }
     plan->split = plan->split || pass->action == OPT_SPLIT || pass->action == OPT_PIPELINE;
     plan->import_groups = plan->import_groups || pass->action == OPT_GROUP_IMPORT || pass->action == OPT_PIPELINE;
     plan->pipeline = plan->pipeline || pass->action == OPT_PIPELINE;
@@ -265,6 +305,16 @@ static void opt_export(const OptPlan *plan, Module *m, CliWritten *before, DiagE
     }
 }
 
+/* -sdy-convert-global-to-local alone reads a module past its
+ * collectives (sdy.all_gather, ...: what reshard-to-collectives leaves),
+ * which shardc's verifier, made for the programs its own pipeline takes,
+ * does not know; the reader has checked what the pass reads, and nothing
+ * else runs (docs/mlir.md). */
+static bool local_only(const OptArgs *args)
+{
+    return args->num_run == 1 && args->run[0]->action == OPT_GLOBAL_TO_LOCAL;
+}
+
 /* One module: read, run, print into out. False on errors (reported). */
 static bool opt_module(const OptArgs *args, const char *name, const char *text, size_t len, DiagEngine *diag,
                        FILE *out)
@@ -276,11 +326,13 @@ static bool opt_module(const OptArgs *args, const char *name, const char *text, 
     PassContext ctx = {diag, &plan.options, NULL, NULL, NULL};
     CliWritten before = {0};
     bool ok = m && opt_import(&plan, m, diag) && seed_groups(m, &plan.options, diag) &&
-              cli_remember_shardings(m, &before) && pipeline_run(m, &ctx);
+              cli_remember_shardings(m, &before) && (local_only(args) || pipeline_run(m, &ctx));
     if (ok)
         opt_export(&plan, m, &before, diag);
     if (ok && plan.rules)
         mlir_populate_op_sharding_rules(m, plan.rules_conservative, diag, args->warned_unknown_call);
+    if (ok && plan.global_to_local)
+        ok = mlir_convert_global_to_local(m, &plan.local, diag);
     cli_written_free(&before);
     if (ok)
         mlir_print_module(out, m);

@@ -54,6 +54,21 @@ void mlir_insert_explicit_reshards(Module *m, DiagEngine *diag, bool full);
  * all_to_all and all_gather ops the partitioner's reshard plan makes. */
 void mlir_reshard_to_collectives(Module *m);
 
+/* Shardy's -sdy-convert-global-to-local (global_to_local.c) and its
+ * pass options: every tensor takes its per-device (local) type under its
+ * sharding, the sdy collectives become StableHLO collectives over
+ * replica groups (or dynamic slices by the partition id), ops whose
+ * attributes hold global sizes (iota, constant, slice, ...) are rewritten
+ * for the local shard. False, with a located error, where Shardy fails
+ * (a dim its shards do not divide). */
+typedef struct MlirGlobalToLocalOptions {
+    bool per_dim_all_gather;    /* per-dim-all-gather=true: one all_gather per dim */
+    bool enable_rgv3;           /* enable-rgv3=true: replica groups as mesh axes */
+    bool combine_reduce_scatter; /* combine-multi-dimension-reduce-scatter=true */
+    int64_t replica_count, partition_count; /* the device id's source (default 1, 1) */
+} MlirGlobalToLocalOptions;
+bool mlir_convert_global_to_local(Module *m, const MlirGlobalToLocalOptions *options, DiagEngine *diag);
+
 /* Shardy's -sdy-populate-op-sharding-rules: every op the registry has a
  * rule for (built as Shardy's conservative-propagation option says) gets
  * it as its sdy.sharding_rule attribute, over its StableHLO operands; an

@@ -205,6 +205,9 @@ bool mlir_imp_sort(OpImport *oi);
 bool mlir_imp_sharding_group(OpImport *oi);
 bool mlir_imp_manual_computation(OpImport *oi);
 bool mlir_imp_collective(OpImport *oi);
+/* sdy.all_gather, all_slice, all_reduce, reduce_scatter, all_to_all,
+ * collective_permute (import_sdy_collectives.c) */
+bool mlir_imp_sdy_collective(OpImport *oi);
 bool mlir_imp_custom_call(OpImport *oi);
 bool mlir_imp_host_transfer(OpImport *oi);
 /* stablehlo.cholesky, triangular_solve, batch_norm_* (import_linalg.c) */

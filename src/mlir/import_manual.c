@@ -479,9 +479,9 @@ bool mlir_imp_collective(OpImport *oi)
         return false;
     if (oi->num_operands != 1 || oi->num_results != 1)
         return op_error(oi, "shardc supports it with one operand and one result");
-    /* the printer writes its own channel handles and global device ids:
-     * kept, they would print twice (tests/mlir/print_collectives.test) */
-    mlir_imp_attr(oi, "channel_handle");
+    /* a channel handle is kept and printed back as written (as MLIR
+     * does); the printer writes its own global device ids */
+    mlir_imp_keep_attr(oi, "channel_handle");
     mlir_imp_attr(oi, "use_global_device_ids");
     Groups *g = ARENA_NEW(&ic->scratch, Groups);
     g->mesh = scope->mesh;

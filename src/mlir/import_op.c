@@ -82,6 +82,12 @@ static const ImpOpEntry special_ops[] = {
     {"stablehlo.all_to_all", OP_ALL_TO_ALL, mlir_imp_collective},
     {"stablehlo.collective_permute", OP_PPERMUTE, mlir_imp_collective},
     {"stablehlo.reduce_scatter", OP_PSUM_SCATTER, mlir_imp_collective},
+    {"sdy.all_gather", OP_ALL_GATHER, mlir_imp_sdy_collective},
+    {"sdy.all_slice", OP_ALL_SLICE, mlir_imp_sdy_collective},
+    {"sdy.all_reduce", OP_ALL_REDUCE, mlir_imp_sdy_collective},
+    {"sdy.reduce_scatter", OP_REDUCE_SCATTER, mlir_imp_sdy_collective},
+    {"sdy.all_to_all", OP_ALL_TO_ALL, mlir_imp_sdy_collective},
+    {"sdy.collective_permute", OP_COLLECTIVE_PERMUTE, mlir_imp_sdy_collective},
 };
 
 /* Inherent attributes kept as written on any op that has them: they do

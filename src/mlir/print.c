@@ -404,11 +404,50 @@ static void print_module_head(MlirPrinter *p, const Module *m)
     fputs(" {\n", p->out);
 }
 
+/* The channel handles collectives keep (as read): the next new one is
+ * past the largest; a copy of a collective (the partitioner's) repeats
+ * its handle and takes a new one. An open-addressing set of handles. */
+typedef struct KeptChannels {
+    MlirPrinter *p;
+    int64_t *set, cap;
+} KeptChannels;
+
+static bool seen_channel(KeptChannels *k, int64_t handle)
+{
+    int64_t i = handle % k->cap;
+    for (; k->set[i]; i = (i + 1) % k->cap)
+        if (k->set[i] == handle)
+            return true;
+    k->set[i] = handle;
+    return false;
+}
+
+static bool kept_channel(Op *op, void *user)
+{
+    KeptChannels *k = user;
+    int64_t kept = mlir_kept_channel_handle(op);
+    if (kept <= 0)
+        return true;
+    if (kept >= k->p->next_channel)
+        k->p->next_channel = kept + 1;
+    k->p->channel_repeats[op->id] = seen_channel(k, kept);
+    return true;
+}
+
+static void find_kept_channels(MlirPrinter *p, const Module *m)
+{
+    KeptChannels k = {p, NULL, 2 * (int64_t)m->num_ops + 1};
+    k.set = ARENA_ARRAY(&p->arena, int64_t, k.cap); /* zeroed: no handle is 0 here */
+    p->channel_repeats = ARENA_ARRAY(&p->arena, bool, m->num_ops + 1);
+    ir_walk_module(m, &(IrWalker){.pre = kept_channel, .user = &k});
+}
+
 void mlir_print_module(FILE *out, const Module *m)
 {
     MlirPrinter p = {.out = out, .m = m, .renumber = m->mlir != NULL, .next_channel = 1};
     int locking = io_stream_unlocked_begin(out);
     arena_init(&p.arena);
+    find_kept_channels(&p, m);
     find_forms(&p);
     p.names = ARENA_ARRAY(&p.arena, const char *, m->num_values + 1);
     p.aux = ARENA_ARRAY(&p.arena, const char **, m->num_ops + 1);

@@ -22,6 +22,7 @@ typedef struct Collective {
     int num_axes;
     AxisRef axes[AXIS_LIST_MAX];
     const char *body;       /* the reducer's stablehlo op, or NULL */
+    bool mesh_axes;         /* groups printed as mesh axes (mesh_axes_groups) */
 } Collective;
 
 /* Its `mesh`, else its shard_map's, else the module's only one. */
@@ -70,6 +71,7 @@ static bool resolve(const MlirPrinter *p, const Op *op, Collective *c)
                    op->kind == OP_ALL_REDUCE || op->kind == OP_PSUM_SCATTER || op->kind == OP_REDUCE_SCATTER;
     if (reduces)
         c->body = reducer(op, op->operands[0]->type.dtype);
+    c->mesh_axes = op_attr_bool(op, ATTR_KEY_MESH_AXES_GROUPS);
     return c->mesh && c->mesh->num_devices > 0 && (!reduces || c->body);
 }
 
@@ -172,14 +174,49 @@ static int64_t *permute_pairs(MlirPrinter *p, const Op *op, const Collective *c,
 
 /* ---- printing ------------------------------------------------------------------- */
 
-static void print_channel(MlirPrinter *p)
+/* The channel handle read with the op (kept as written), or NULL. */
+static const char *kept_channel(const Op *op)
 {
-    fprintf(p->out, "channel_handle = #stablehlo.channel_handle<handle = %lld, type = 1>",
-            (long long)p->next_channel++);
+    for (int i = 0; op->mlir && i < op->mlir->attrs.count; i++)
+        if (strcmp(op->mlir->attrs.items[i].name, "channel_handle") == 0)
+            return op->mlir->attrs.items[i].text;
+    return NULL;
+}
+
+int64_t mlir_kept_channel_handle(const Op *op)
+{
+    const char *text = kept_channel(op), *at = text ? strstr(text, "handle = ") : NULL;
+    return at ? strtoll(at + strlen("handle = "), NULL, 10) : 0;
+}
+
+/* The op's own channel handle, else the next one (counted past the
+ * largest kept one, as Shardy's getNextChannelId counts). */
+static void print_channel(MlirPrinter *p, const Op *op)
+{
+    const char *kept = kept_channel(op);
+    if (kept && !p->channel_repeats[op->id])
+        fprintf(p->out, "channel_handle = %s", kept);
+    else
+        fprintf(p->out, "channel_handle = #stablehlo.channel_handle<handle = %lld, type = 1>",
+                (long long)p->next_channel++);
+}
+
+/* StableHLO's replica groups by mesh axes (what Shardy's
+ * convert-global-to-local writes with enable-rgv3): whole axes only. */
+static void print_mesh_axes_groups(MlirPrinter *p, const Collective *c)
+{
+    fprintf(p->out, "replica_groups = #stablehlo.replica_group_mesh_axes<mesh = @%s, axes = [", c->mesh->name);
+    for (int i = 0; i < c->num_axes; i++)
+        fprintf(p->out, "%s#stablehlo.axis_ref<name = \"%s\">", i ? ", " : "", c->mesh->axes[c->axes[i].axis].name);
+    fputs("]>", p->out);
 }
 
 static void print_groups(MlirPrinter *p, const Collective *c)
 {
+    if (c->mesh_axes) {
+        print_mesh_axes_groups(p, c);
+        return;
+    }
     int64_t num_groups, size;
     const int64_t *groups = replica_groups(p, c, &num_groups, &size);
     fputs("replica_groups = ", p->out);
@@ -216,9 +253,19 @@ static void close_line(MlirPrinter *p, const Op *op, MlirVal x, MlirVal r, bool 
 {
     static const AttrKey consumed[] = {ATTR_KEY_AXES, ATTR_KEY_AXIS, ATTR_KEY_TILED, ATTR_KEY_SCATTER_DIMENSION,
                                        ATTR_KEY_SPLIT_AXIS, ATTR_KEY_CONCAT_AXIS, ATTR_KEY_PERM,
-                                       ATTR_KEY_REDUCTION, ATTR_KEY_DIM, ATTR_KEY_SOURCE, ATTR_KEY_TARGET, 0};
+                                       ATTR_KEY_REDUCTION, ATTR_KEY_DIM, ATTR_KEY_SOURCE, ATTR_KEY_TARGET,
+                                       ATTR_KEY_MESH_AXES_GROUPS, 0};
+    /* the spelling of the groups chosen (global_to_local.c): they name
+     * their devices, the mesh is not printed */
+    static const AttrKey consumed_mesh[] = {ATTR_KEY_AXES, ATTR_KEY_AXIS, ATTR_KEY_TILED, ATTR_KEY_SCATTER_DIMENSION,
+                                            ATTR_KEY_SPLIT_AXIS, ATTR_KEY_CONCAT_AXIS, ATTR_KEY_PERM,
+                                            ATTR_KEY_REDUCTION, ATTR_KEY_DIM, ATTR_KEY_SOURCE, ATTR_KEY_TARGET,
+                                            ATTR_KEY_MESH_AXES_GROUPS, ATTR_KEY_MESH, 0};
+    static const char *const spelled[] = {"channel_handle", NULL};
     if (final)
-        mlir_print_op_attrs(p, op, &(MlirAttrOpts){.consumed = consumed});
+        mlir_print_op_attrs(p, op, &(MlirAttrOpts){
+            .consumed = op_attr_find(op, ATTR_KEY_MESH_AXES_GROUPS) ? consumed_mesh : consumed,
+            .skip_kept = spelled});
     fputs(" : ", p->out);
     mlir_print_fn_type(p->out, &x, 1, &r, 1);
     fputc('\n', p->out);
@@ -254,7 +301,7 @@ static void emit_all_reduce(MlirPrinter *p, const Op *op, const Collective *c, i
 {
     MlirVal x = mlir_val(p, op->operands[0]), r = mlir_val(p, op->results[0]);
     open_collective(p, "all_reduce", r, x, indent);
-    print_channel(p);
+    print_channel(p, op);
     fputs(", ", p->out);
     print_groups(p, c);
     fputs(", use_global_device_ids}>", p->out);
@@ -280,7 +327,7 @@ static void emit_all_gather(MlirPrinter *p, const Op *op, const Collective *c, i
     }
     open_collective(p, "all_gather", r, x, indent);
     fprintf(p->out, "all_gather_dim = %lld : i64, ", (long long)axis);
-    print_channel(p);
+    print_channel(p, op);
     fputs(", ", p->out);
     print_groups(p, c);
     fputs(", use_global_device_ids}>", p->out);
@@ -295,7 +342,7 @@ static void emit_reduce_scatter(MlirPrinter *p, const Op *op, const Collective *
     int64_t size = dim >= 0 && dim < x.type.rank ? x.type.dims[dim] / axis_refs_size(c->axes, c->num_axes) : 0;
     MlirVal r = line_def(p, op, !stacked, 0, with_dim(p, &x.type, dim, size, false));
     open_collective(p, "reduce_scatter", r, x, indent);
-    print_channel(p);
+    print_channel(p, op);
     fputs(", ", p->out);
     print_groups(p, c);
     fprintf(p->out, ", scatter_dimension = %lld : i64, use_global_device_ids}>", (long long)dim);
@@ -320,7 +367,7 @@ static void emit_all_to_all(MlirPrinter *p, const Op *op, const Collective *c, i
     t.dims[concat] *= n;
     MlirVal r = line_def(p, op, !stacked, 1, t);
     open_collective(p, "all_to_all", r, x, indent);
-    print_channel(p);
+    print_channel(p, op);
     fprintf(p->out, ", concat_dimension = %lld : i64, ", (long long)concat);
     print_groups(p, c);
     fprintf(p->out, ", split_count = %lld : i64, split_dimension = %lld : i64}>", (long long)n, (long long)split);
@@ -336,7 +383,7 @@ static void emit_permute(MlirPrinter *p, const Op *op, const Collective *c, int 
     const int64_t *pairs = op->kind == OP_PPERMUTE ? ppermute_pairs(p, op, c, &num_pairs)
                                                    : permute_pairs(p, op, c, &num_pairs);
     open_collective(p, "collective_permute", r, x, indent);
-    print_channel(p);
+    print_channel(p, op);
     fputs(", source_target_pairs = ", p->out);
     if (num_pairs)
         mlir_print_dense_i64(p->out, pairs, num_pairs, 2);
@@ -395,6 +442,7 @@ static const char *sdy_collective_name(OpKind kind)
     switch (kind) {
     case OP_ALL_GATHER: return "all_gather";
     case OP_ALL_SLICE: return "all_slice";
+    case OP_REDUCE_SCATTER: return "reduce_scatter";
     case OP_ALL_TO_ALL: return "all_to_all";
     case OP_SHARDED_TO_UNREDUCED: return "sharded_to_unreduced";
     default: return "collective_permute";
@@ -407,7 +455,9 @@ static void emit_sdy_collective(MlirPrinter *p, const Op *op, const Sharding *ax
 {
     const AttrValue *dims = op_attr_get(op, ATTR_KEY_DIMS);
     mlir_print_defs(p, op, indent);
-    fprintf(p->out, "sdy.%s ", sdy_collective_name(op->kind));
+    const char *r = op->kind == OP_REDUCE_SCATTER ? op_attr_string(op, ATTR_KEY_REDUCTION) : NULL;
+    fprintf(p->out, "sdy.%s %s%s", sdy_collective_name(op->kind), r && strcmp(r, "sum") ? r : "",
+            r && strcmp(r, "sum") ? " " : "");
     for (int d = 0; op->kind != OP_COLLECTIVE_PERMUTE && d < axes->rank; d++) {
         fputs(d ? ", {" : "[{", p->out);
         mlir_print_axes(p->out, axes->mesh, axes->dims[d].axes, axes->dims[d].num_axes);

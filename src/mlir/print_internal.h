@@ -95,6 +95,7 @@ typedef struct MlirPrinter {
     const char **names;     /* by Value.id: the value's name, or NULL before it is named */
     const char ***aux;      /* by Op.id: the names of its made-up values (plan order) */
     int64_t next_channel;   /* stablehlo channel handles, counted from 1 per module */
+    bool *channel_repeats;  /* by Op.id: its kept channel handle is an earlier op's (a copy's) */
     MlirScope *scope;       /* of the block being printed, numbered whole */
     const struct MlirOpForm *forms[OP_COUNT]; /* by OpKind: mlir_op_form's answer, found once */
 } MlirPrinter;
@@ -178,6 +179,8 @@ void mlir_print_dense(FILE *out, const AttrValue *v, const TensorType *t);
 void mlir_print_dense_scalar(FILE *out, const AttrValue *v, DType dt);
 /* `dense<[[0, 1], ...]> : tensor<RxCxi64>` of a row-major int64 matrix. */
 void mlir_print_dense_i64(FILE *out, const int64_t *v, int64_t rows, int64_t cols);
+/* A collective's channel handle as read (its `handle = N`), or 0. */
+int64_t mlir_kept_channel_handle(const Op *op);
 void mlir_print_ints(FILE *out, const int64_t *v, int n); /* [1, 2] */
 /* `<@mesh, [{"a", ?}, {}], replicated={"b"}>` */
 void mlir_print_tensor_sharding(MlirPrinter *p, const Sharding *s);

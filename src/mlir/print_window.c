@@ -119,10 +119,11 @@ static void print_window_props(MlirPrinter *p, const Op *op)
             continue;
         fprintf(p->out, "%s%s = ", sep, attr_key_name(keys[k]));
         sep = ", ";
-        if (keys[k] == ATTR_KEY_PADDING) {
-            fputs("dense<", p->out);
-            print_pairs(p, &w);
-            fprintf(p->out, "> : tensor<%dx2xi64>", w.n);
+        if (keys[k] == ATTR_KEY_PADDING) { /* all equal: a splat, as MLIR prints it */
+            int64_t pairs[2 * SHARDC_MAX_RANK];
+            for (int i = 0; i < w.n; i++)
+                pairs[2 * i] = w.lo[i], pairs[2 * i + 1] = w.hi[i];
+            mlir_print_dense_i64(p->out, pairs, w.n, 2);
             continue;
         }
         int64_t v[SHARDC_MAX_RANK];

@@ -318,8 +318,23 @@ static void check_unreduced_change(VerifyCtx *vc, const Op *op)
     }
 }
 
+/* Shardy's collectives in the global view, as the MLIR reader takes them
+ * (per-dim axes as a sharding): only shardc opt -sdy-convert-global-to-local
+ * lowers them; shardc's pipeline makes its own collectives. */
+static bool sdy_global_collective(VerifyCtx *vc, const Op *op)
+{
+    const NamedAttr *axes = op_attr_find(op, ATTR_KEY_AXES);
+    if (!axes || axes->value->kind != ATTR_SHARDING)
+        return false;
+    diag_error(vc->diag, op->loc, "'sdy.%s' is taken by 'shardc opt -sdy-convert-global-to-local' only: shardc's "
+               "pipeline inserts its own collectives (docs/mlir.md)", op_info(op->kind)->name);
+    return true;
+}
+
 void verify_op(VerifyCtx *vc, Op *op)
 {
+    if (sdy_global_collective(vc, op))
+        return;
     verify_op_attrs(vc, op);
     if (!check_tokens(vc, op) || !verify_complex_ok(vc, op))
         return;

@@ -1,6 +1,6 @@
 // JAX's collectives carry channel_handle and use_global_device_ids in their
-// properties; the printer writes its own, so they print once, not again in
-// the attribute dict.
+// properties; the channel handle is kept as read, the printer writes its own
+// use_global_device_ids, each once, not again in the attribute dict.
 sdy.mesh @mesh = <["x"=4]>
 func.func @main(%arg0: tensor<4xf32>) -> tensor<16xf32> {
   %0 = sdy.manual_computation(%arg0) in_shardings=[<@mesh, [{"x"}]>] out_shardings=[<@mesh, [{"x"}]>] manual_axes={"x"} (%arg1: tensor<1xf32>) {
