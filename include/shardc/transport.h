@@ -133,12 +133,12 @@ Transport *transport_local_new(int64_t num_endpoints, int64_t num_participants);
  * transport_lockstep_pass(t, false) (each call records its send and
  * receives nothing: recv is not written and may be NULL), then after
  * transport_lockstep_pass(t, true) (each call reads its peers' records of
- * the same call). An all-reduce records its send buffer without copying
- * it: the caller keeps that buffer unchanged from its publish call until
- * its complete call returns (the engine passes the operand, which lives in
- * the device's environment). No call waits for
- * another endpoint to arrive; a complete all-reduce waits only for chunks
- * of its group's result other calls are combining. NULL if out of memory. */
+ * the same call). An all-reduce and the _shared calls record the send
+ * buffer without copying it: the caller keeps that buffer unchanged from
+ * its publish call until its complete call returns (the engine passes the
+ * operand, which lives in the device's environment). No call waits for
+ * another endpoint to arrive; such a complete call waits only for pieces
+ * of its group's result other calls are writing. NULL if out of memory. */
 Transport *transport_lockstep_new(int64_t num_endpoints);
 void transport_lockstep_pass(Transport *t, bool complete);
 

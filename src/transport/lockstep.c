@@ -10,23 +10,30 @@
  * handlers are deterministic, so the complete pass sends what was published.
  *
  * Each pass may run the endpoints concurrently: publishing writes only the
- * caller's records, completing only reads them -- except an all-reduce's
- * shared result (below). Reductions combine in group-index order, bit for
- * bit as the in-process transport does.
+ * caller's records, completing only reads them -- except a group job's
+ * result (below). Reductions combine in group-index order, bit for bit as
+ * the in-process transport does.
  *
- * An all-reduce gives every member the same vector, so it is computed once
- * per group, not once per member: its publish records the send buffer
- * itself (no copy; the caller keeps it unchanged until its complete call
- * returns), and in the complete pass every member's call takes chunks of
- * the vector in turn (an atomic ticket in the group's first member's
- * record), combines each chunk across the members' sends into the group's
- * result, and, once every chunk is done, copies the result into its own
- * receive buffer (allreduce) or takes a reference to it, one tensor for the
- * whole group (allreduce_shared, the engine's). Whichever workers complete
- * the group's calls share the
- * reduction, each chunk read once from every send while it is in cache; a
- * call waits only for chunks another call is combining, never for a member
- * to arrive. */
+ * The engine's calls (allreduce_shared, allgather_shared,
+ * reduce_scatter_shared, alltoall_shared; allreduce too) are group jobs:
+ * each publish records the send buffer itself (no copy; the caller keeps it
+ * unchanged until its complete call returns), and the group's first member
+ * allocates the group's one result (one tensor: the reduction, the
+ * gathered value, or every member's result of a reduce-scatter or an
+ * all-to-all side by side). In the complete pass every member's call takes
+ * units of the job in turn -- a 32 KiB piece of one result block, from an
+ * atomic ticket in the first member's record -- and writes the piece once,
+ * straight from the members' sends (a reduction combines the piece across
+ * them while it is in cache); once every unit is done it takes a reference
+ * to the result (allreduce: copies it into its receive buffer). Whichever
+ * workers complete the group's calls share the work; a call waits only for
+ * units another call is doing, never for a member to arrive, and no call
+ * returns while another may still read its send. Blocks are laid out as
+ * TransportBlocks says (rows of runs), so a block cut along any dim is read
+ * and written in place, without a transpose.
+ *
+ * The byte calls allgather, reduce_scatter and alltoall (a send that may be
+ * the caller's temporary) copy the send when it is published. */
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
