@@ -102,10 +102,15 @@ static Record *next_record(LockstepTransport *lt, int64_t self)
         e->cap = cap;
     }
     e->num = e->cursor + 1;
-    Record *r = &e->records[e->cursor++];
-    tensor_release(r->shared); /* its members hold their own references */
+    return &e->records[e->cursor++];
+}
+
+/* The record no longer holds a group's result (its members hold their own
+ * references). */
+static void drop_result(Record *r)
+{
+    tensor_release(r->shared);
     r->shared = NULL;
-    return r;
 }
 
 /* Grow *buf to at least `bytes` (never NULL: peers memcpy from it, even 0 bytes). */
@@ -127,6 +132,7 @@ static TransportStatus publish(LockstepTransport *lt, int64_t self, const void *
     Record *r = next_record(lt, self);
     if (!r || !reserve(&r->buf, &r->cap, bytes))
         return TRANSPORT_FAILED;
+    drop_result(r);
     if (bytes)
         memcpy(r->buf, send, bytes);
     r->data = r->buf;
@@ -382,18 +388,42 @@ static void run_units(const Job *j, Record *lead)
         sched_yield();
 }
 
+/* The record's last group result as a tensor of dtype and dims, if
+ * nobody else holds it any more and it has the bytes: its pages are
+ * already mapped, where a new tensor of megabytes would fault in each. No
+ * reference can appear meanwhile (only this record holds one), and the
+ * publish pass releases none, so the count read is the count. */
+static bool reuse_result(Record *r, size_t bytes, DType dtype, int rank, const int64_t *dims)
+{
+    Tensor *t = r->shared;
+    if (!t || atomic_load(&t->refs) != 1 || t->base || t->nbytes != bytes)
+        return false;
+    t->dtype = dtype;
+    t->rank = rank;
+    memset(t->dims, 0, sizeof t->dims);
+    memcpy(t->dims, dims, (size_t)rank * sizeof *dims);
+    t->count = (int64_t)(bytes / dtype_size(dtype));
+    return true;
+}
+
 /* Where the group's result goes: the record's own buffer (rank < 0), else
- * a new tensor of dtype and dims. */
+ * a tensor of dtype and dims: the record's last one if free, else new. */
 static bool result_ready(Record *r, size_t bytes, DType dtype, int rank, const int64_t *dims)
 {
     if (rank < 0) {
+        drop_result(r);
         r->result = reserve(&r->result_buf, &r->result_cap, bytes) ? r->result_buf : NULL;
         return r->result != NULL;
     }
-    TensorCtx ctx; /* not charged: every member is charged for its view */
-    tensor_ctx_init(&ctx, NULL);
-    r->result = tensor_new_uninit(&ctx, dtype, rank, dims, &r->shared) == TENSOR_OK ? r->shared->data : NULL;
-    return r->result != NULL;
+    if (!reuse_result(r, bytes, dtype, rank, dims)) {
+        TensorCtx ctx; /* not charged: every member is charged for its view */
+        tensor_ctx_init(&ctx, NULL);
+        drop_result(r);
+        if (tensor_new_uninit(&ctx, dtype, rank, dims, &r->shared) != TENSOR_OK)
+            return false;
+    }
+    r->result = r->shared->data;
+    return true;
 }
 
 /* What a job's result is: a buffer (rank < 0) or a tensor. */
@@ -416,7 +446,9 @@ static TransportStatus publish_job(LockstepTransport *lt, const TransportGroup *
     r->bytes = bytes;
     r->dest = -1;
     r->kind = j->kind;
-    if (g->index == 0) {
+    if (g->index != 0)
+        drop_result(r);
+    else {
         if (!result_ready(r, shape.bytes, shape.dtype, shape.rank, shape.dims))
             return TRANSPORT_FAILED;
         r->units = j->units;

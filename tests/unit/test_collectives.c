@@ -851,37 +851,104 @@ static float in_place_want(const InPlaceCase *c, InPlaceRun *r, int64_t first, i
     return s[k][block_elem(c->outer, n, c->inner, i, logical)];
 }
 
-static void check_in_place(InPlaceCase c, InterpPool *pool)
+static int64_t in_place_send_count(const InPlaceCase *c)
 {
-    InPlaceRun r = {&c, transport_lockstep_new(VEC_DEVICES), false, {0}, {0}, {0}};
+    return c->kind == IP_GATHER ? c->outer * c->inner : c->outer * c->group * c->inner;
+}
+
+static void in_place_begin(InPlaceRun *r)
+{
     TensorCtx ctx;
     tensor_ctx_init(&ctx, NULL);
-    int64_t count = c.kind == IP_GATHER ? c.outer * c.inner : c.outer * c.group * c.inner;
+    int64_t count = in_place_send_count(r->c);
+    r->t = transport_lockstep_new(VEC_DEVICES);
     for (int d = 0; d < VEC_DEVICES; d++) {
-        assert_int_equal(tensor_new_uninit(&ctx, DT_F32, 1, &count, &r.send[d]), TENSOR_OK);
+        assert_int_equal(tensor_new_uninit(&ctx, DT_F32, 1, &count, &r->send[d]), TENSOR_OK);
         for (int64_t e = 0; e < count; e++)
-            ((float *)r.send[d]->data)[e] = vec_value(d, e);
+            ((float *)r->send[d]->data)[e] = vec_value(d, e);
     }
-    transport_lockstep_pass(r.t, false);
-    interp_pool_run(pool, VEC_DEVICES, in_place_call, &r); /* result NULL: the publish pass receives nothing */
-    r.complete = true;
-    transport_lockstep_pass(r.t, true);
-    interp_pool_run(pool, VEC_DEVICES, in_place_call, &r);
-    r.t->ops->destroy(r.t); /* the results outlive the transport */
+}
+
+/* One op of the engine: the publish pass, then the complete pass. */
+static void in_place_op(InPlaceRun *r, InterpPool *pool)
+{
+    r->complete = false;
+    transport_lockstep_pass(r->t, false);
+    interp_pool_run(pool, VEC_DEVICES, in_place_call, r); /* result NULL: the publish pass receives nothing */
+    r->complete = true;
+    transport_lockstep_pass(r->t, true);
+    interp_pool_run(pool, VEC_DEVICES, in_place_call, r);
+}
+
+/* Every member's result is its part of one tensor per group, as defined. */
+static void in_place_verify(InPlaceRun *r)
+{
+    const InPlaceCase c = *r->c;
+    int64_t count = in_place_send_count(&c);
     int64_t part = c.kind == IP_SCATTER ? count / c.group : c.kind == IP_GATHER ? count * c.group : count;
     for (int64_t d = 0; d < VEC_DEVICES; d++) {
         int64_t first = d / c.group * c.group, i = d - first, at = c.kind == IP_GATHER ? 0 : i * part;
-        assert_int_equal(r.status[d], TRANSPORT_OK);
-        assert_ptr_equal(r.result[d], r.result[first]); /* one tensor per group */
+        assert_int_equal(r->status[d], TRANSPORT_OK);
+        assert_ptr_equal(r->result[d], r->result[first]); /* one tensor per group */
         for (int64_t e = 0; e < part; e++) {
-            float got = ((float *)r.result[d]->data)[at + e], want = in_place_want(&c, &r, first, i, e);
+            float got = ((float *)r->result[d]->data)[at + e], want = in_place_want(&c, r, first, i, e);
             assert_memory_equal(&got, &want, sizeof got);
         }
     }
+}
+
+static void release_results(InPlaceRun *r)
+{
     for (int d = 0; d < VEC_DEVICES; d++) {
-        tensor_release(r.result[d]);
-        tensor_release(r.send[d]);
+        tensor_release(r->result[d]);
+        r->result[d] = NULL;
     }
+}
+
+static void check_in_place(InPlaceCase c, InterpPool *pool)
+{
+    InPlaceRun r = {&c, NULL, false, {0}, {0}, {0}};
+    in_place_begin(&r);
+    in_place_op(&r, pool);
+    r.t->ops->destroy(r.t); /* the results outlive the transport */
+    in_place_verify(&r);
+    release_results(&r);
+    for (int d = 0; d < VEC_DEVICES; d++)
+        tensor_release(r.send[d]);
+}
+
+/* A group's result tensor is reused by the group's next call only once
+ * every member has let go of it: while a member holds it, the next call
+ * writes a new one and the held one keeps its values. */
+static void test_lockstep_result_reuse(void **state)
+{
+    (void)state;
+    InPlaceCase c = {IP_EXCHANGE, 4, 3, 5000, 5, 3000};
+    InPlaceRun r = {&c, NULL, false, {0}, {0}, {0}};
+    InterpPool *pool = interp_pool_new(VEC_POOL_THREADS);
+    in_place_begin(&r);
+    in_place_op(&r, pool);
+    Tensor *held = tensor_retain(r.result[0]);
+    release_results(&r);
+    in_place_op(&r, pool); /* held: a new tensor */
+    assert_ptr_not_equal(r.result[0], held);
+    in_place_verify(&r);
+    Tensor *second = r.result[0]; /* alive: the transport holds it */
+    for (int d = 0; d < 4; d++) {
+        tensor_release(r.result[d]);
+        r.result[d] = tensor_retain(held);
+    }
+    in_place_verify(&r); /* held keeps the first call's values (the second's too) */
+    tensor_release(held);
+    release_results(&r);
+    in_place_op(&r, pool); /* nobody holds either: the group's last one is reused */
+    assert_ptr_equal(r.result[0], second);
+    in_place_verify(&r);
+    r.t->ops->destroy(r.t);
+    release_results(&r);
+    for (int d = 0; d < VEC_DEVICES; d++)
+        tensor_release(r.send[d]);
+    interp_pool_free(pool);
 }
 
 static void test_lockstep_in_place_collectives(void **state)
@@ -934,6 +1001,7 @@ int main(void)
         cmocka_unit_test(test_transport_reduce_scatter_bit_identical),
         cmocka_unit_test(test_lockstep_allreduce_bit_identical),
         cmocka_unit_test(test_lockstep_in_place_collectives),
+        cmocka_unit_test(test_lockstep_result_reuse),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
