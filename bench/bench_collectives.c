@@ -4,14 +4,17 @@
  *   - lockstep (src/transport/lockstep.c), the default engine's: driven as
  *     src/interp/lockstep.c drives it, a publish pass and a complete pass
  *     of every device's call, each pass on the engine's worker pool
- *     (src/interp/pool.c, one worker per core); the all-reduce through
- *     allreduce_shared, as the engine calls it (one result per group);
+ *     (src/interp/pool.c, one worker per core), through the calls the
+ *     engine makes: allreduce_shared, allgather_shared,
+ *     reduce_scatter_shared and alltoall_shared (the sends read in place,
+ *     one result tensor per group; blocks along dim 0);
  *   - threads (src/transport/local.c), the threaded engine's: one thread
  *     per device, meeting at the transport's barriers.
  *
  *   bench_collectives sweep [KIND]  all-reduce, all-gather, reduce-scatter
  *                             and all-to-all (or only KIND, e.g. all_reduce)
  *                             of 64 KiB ... 64 MiB per device
+ *   bench_collectives sweep KIND BYTES   only that size (e.g. under callgrind)
  *   bench_collectives mlp     the Megatron MLP end-to-end case's collective:
  *                             an all-reduce of f32[1024,1024] per device
  *                             over "model" (2 groups of 4) on a 2x4 mesh
@@ -64,7 +67,7 @@ typedef struct Bench {
     int group_size;         /* devices per group (consecutive ids) */
     int reps;
     void *send[DEVICES], *recv[DEVICES];
-    Tensor *send_tensor[DEVICES], *result[DEVICES]; /* lockstep all-reduce: allreduce_shared */
+    Tensor *send_tensor[DEVICES], *result[DEVICES]; /* lockstep: the engine's _shared calls */
     char *copy_src, *copy_dst;
     size_t copy_total;
     double t_coll[MAX_REPS], t_copy[MAX_REPS];
@@ -76,6 +79,28 @@ typedef struct Worker {
     int self;
 } Worker;
 
+/* As the engine calls the lockstep transport: the send tensor read in
+ * place, one result tensor per group, blocks along dim 0. */
+static TransportStatus run_shared(Bench *b, const TransportGroup *g, const Tensor *send, Tensor **result)
+{
+    Transport *t = b->transport;
+    TransportReduction sum = {DT_F32, RED_SUM};
+    TransportBlocks block = {1, b->size / (size_t)g->size}; /* dim 0 cut in n: the smaller side */
+    switch (b->kind) {
+    case C_ALL_REDUCE:
+        return t->ops->allreduce_shared(t, g, sum, send, result);
+    case C_ALL_GATHER:
+        return t->ops->allgather_shared(t, g, send, block, result);
+    case C_REDUCE_SCATTER:
+        return t->ops->reduce_scatter_shared(t, g, sum, send, block, result);
+    case C_ALL_TO_ALL:
+        return t->ops->alltoall_shared(t, g, send, block, block, result);
+    case C_COUNT:
+        break;
+    }
+    return TRANSPORT_UNSUPPORTED;
+}
+
 static TransportStatus run_collective(Bench *b, int self)
 {
     Transport *t = b->transport;
@@ -86,10 +111,10 @@ static TransportStatus run_collective(Bench *b, int self)
     TransportGroup g = {b->group_size, self - first, members};
     TransportReduction sum = {DT_F32, RED_SUM};
     size_t n = (size_t)b->group_size;
+    if (b->send_tensor[self])
+        return run_shared(b, &g, b->send_tensor[self], &b->result[self]);
     switch (b->kind) {
     case C_ALL_REDUCE:
-        if (b->send_tensor[self]) /* as the engine calls it: one result tensor per group */
-            return t->ops->allreduce_shared(t, &g, sum, b->send_tensor[self], &b->result[self]);
         return t->ops->allreduce(t, &g, sum, b->send[self], b->recv[self], (int64_t)(b->size / 4));
     case C_ALL_GATHER:
         return t->ops->allgather(t, &g, b->send[self], b->size / n, b->recv[self]);
@@ -163,8 +188,8 @@ static void lockstep_call(void *user, int64_t self)
 }
 
 /* Lockstep: every device's call in a publish pass, then in a complete
- * pass, each pass on the pool, as the engine runs a collective op; an
- * all-reduce's devices then drop their references to the group's result,
+ * pass, each pass on the pool, as the engine runs a collective op; the
+ * devices then drop their references to the group's result,
  * as the engine's devices do when they are done with it. */
 static void run_lockstep(Bench *b, InterpPool *pool)
 {
@@ -224,11 +249,11 @@ static bool run_bench(TransportKind tk, InterpPool *pool, CollKind kind, size_t 
     size_t recv_bytes = kind == C_REDUCE_SCATTER ? size / n : size;
     TensorCtx ctx;
     tensor_ctx_init(&ctx, NULL);
-    int64_t count = (int64_t)(size / 4);
+    int64_t count = (int64_t)(send_bytes / 4);
     for (int d = 0; d < DEVICES; d++) {
         b->send[d] = xalloc(send_bytes);
         b->recv[d] = xalloc(recv_bytes);
-        if (tk == T_LOCKSTEP && kind == C_ALL_REDUCE && tensor_new(&ctx, DT_F32, 1, &count, &b->send_tensor[d]))
+        if (tk == T_LOCKSTEP && tensor_new(&ctx, DT_F32, 1, &count, &b->send_tensor[d]))
             exit(1);
     }
     double per_device = optimal_bytes(kind, size, group_size);
@@ -265,11 +290,12 @@ static bool run_bench(TransportKind tk, InterpPool *pool, CollKind kind, size_t 
 
 int main(int argc, char **argv)
 {
-    if (argc < 2 || argc > 3 || (strcmp(argv[1], "sweep") != 0 && strcmp(argv[1], "mlp") != 0)) {
-        fprintf(stderr, "usage: bench_collectives sweep [KIND] | mlp   (KIND: all_reduce, all_gather, ...)\n");
+    if (argc < 2 || argc > 4 || (strcmp(argv[1], "sweep") != 0 && strcmp(argv[1], "mlp") != 0)) {
+        fprintf(stderr, "usage: bench_collectives sweep [KIND [BYTES]] | mlp   (KIND: all_reduce, all_gather, ...)\n");
         return 2;
     }
-    const char *only = argc == 3 ? argv[2] : NULL;
+    const char *only = argc >= 3 ? argv[2] : NULL;
+    size_t only_size = argc == 4 ? (size_t)strtoull(argv[3], NULL, 10) : 0;
     bool ok = true;
     InterpPool *pool = interp_pool_new(interp_default_threads());
     if (strcmp(argv[1], "mlp") == 0) {
@@ -283,7 +309,7 @@ int main(int argc, char **argv)
         {(size_t)64 << 10, 41}, {(size_t)1 << 20, 21}, {(size_t)16 << 20, 9}, {(size_t)64 << 20, 5},
     };
     for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
-        for (int k = 0; k < C_COUNT; k++)
+        for (int k = 0; k < C_COUNT && (!only_size || only_size == sizes[s].size); k++)
             for (int tk = 0; tk < T_COUNT && (!only || strcmp(only, kind_names[k]) == 0); tk++)
                 ok = run_bench((TransportKind)tk, pool, (CollKind)k, sizes[s].size, DEVICES, sizes[s].reps,
                                "collective") && ok;

@@ -46,6 +46,13 @@ typedef struct TransportReduction {
     ReduceOp op;
 } TransportReduction;
 
+/* A tensor's bytes cut along one dim into g->size equal blocks: `outer`
+ * rows (the dims before it), each g->size runs of `inner` bytes (the dim's
+ * n-th and the dims after it); block k is run k of every row. */
+typedef struct TransportBlocks {
+    size_t outer, inner;
+} TransportBlocks;
+
 typedef struct Transport Transport;
 
 typedef struct TransportOps {
@@ -84,6 +91,26 @@ typedef struct TransportOps {
      * op by op. */
     TransportStatus (*allreduce_shared)(Transport *t, const TransportGroup *g, TransportReduction red,
                                         const Tensor *send, Tensor **result);
+    /* Optional (NULL: use allgather, reduce_scatter, alltoall), the
+     * lockstep transport's: the same collectives on the members' `send`
+     * tensors read in place (each unchanged from its publish call until its
+     * complete call returns), every result byte written once, into one
+     * tensor for the whole group (rank 1, send's dtype) every member gets a
+     * reference to (result NULL in the publish pass, as allreduce_shared).
+     * Blocks are laid out as TransportBlocks says, so no caller transposes.
+     *   allgather_shared: block k (`into`) of the group tensor is member k's send;
+     *   reduce_scatter_shared: the group's g->size results in group order,
+     *     member k's (send->count / g->size elements) the reduction of
+     *     block k (`from`) of every send;
+     *   alltoall_shared: the group's g->size results in group order, member
+     *     k's (send->count elements) holding as its block j (`into`) block k
+     *     (`from`) of member j's send. */
+    TransportStatus (*allgather_shared)(Transport *t, const TransportGroup *g, const Tensor *send,
+                                        TransportBlocks into, Tensor **result);
+    TransportStatus (*reduce_scatter_shared)(Transport *t, const TransportGroup *g, TransportReduction red,
+                                             const Tensor *send, TransportBlocks from, Tensor **result);
+    TransportStatus (*alltoall_shared)(Transport *t, const TransportGroup *g, const Tensor *send,
+                                       TransportBlocks from, TransportBlocks into, Tensor **result);
 } TransportOps;
 
 struct Transport {
@@ -106,12 +133,12 @@ Transport *transport_local_new(int64_t num_endpoints, int64_t num_participants);
  * transport_lockstep_pass(t, false) (each call records its send and
  * receives nothing: recv is not written and may be NULL), then after
  * transport_lockstep_pass(t, true) (each call reads its peers' records of
- * the same call). An all-reduce records its send buffer without copying
- * it: the caller keeps that buffer unchanged from its publish call until
- * its complete call returns (the engine passes the operand, which lives in
- * the device's environment). No call waits for
- * another endpoint to arrive; a complete all-reduce waits only for chunks
- * of its group's result other calls are combining. NULL if out of memory. */
+ * the same call). An all-reduce and the _shared calls record the send
+ * buffer without copying it: the caller keeps that buffer unchanged from
+ * its publish call until its complete call returns (the engine passes the
+ * operand, which lives in the device's environment). No call waits for
+ * another endpoint to arrive; such a complete call waits only for pieces
+ * of its group's result other calls are writing. NULL if out of memory. */
 Transport *transport_lockstep_new(int64_t num_endpoints);
 void transport_lockstep_pass(Transport *t, bool complete);
 

@@ -128,6 +128,46 @@ static bool divide_by(ExecCtx *x, const Op *op, Tensor **t, int64_t n)
     return ok;
 }
 
+/* ---- in place: the lockstep transport's _shared calls ---------------------------------------- */
+
+/* A shape cut along dim into n equal blocks, as the transport lays them
+ * out (include/shardc/transport.h). */
+static TransportBlocks blocks_along(DType dtype, int rank, const int64_t *dims, int64_t dim, int64_t n)
+{
+    TransportBlocks b = {1, dtype_size(dtype)};
+    for (int d = 0; d < rank; d++) {
+        if (d < dim)
+            b.outer *= (size_t)dims[d];
+        else
+            b.inner *= (size_t)(d == dim ? dims[d] / n : dims[d]);
+    }
+    return b;
+}
+
+/* The device's result from its group's tensor: the elements from `at` on,
+ * read in place as the op's result type (a view, charged to the device as
+ * a copy would be). Takes over the reference to group. */
+static bool group_view(ExecCtx *x, const Op *op, Tensor *group, int64_t at, Tensor **out)
+{
+    const TensorType *rt = &op->results[0]->type;
+    int64_t count = 0;
+    bool ok = type_num_elements(rt, &count) && at + count <= group->count;
+    ok = ok ? exec_kernel(x, op, tensor_view_block(&x->tensors, group, &at, &count, out)) && interp_relabel(x, op, *out, rt)
+            : exec_fail(x, op, "'%s': the result type does not fit the group's result", op_info(op->kind)->name);
+    tensor_release(group);
+    return ok;
+}
+
+/* Whether the op's result type cuts dim into n blocks. */
+static bool result_cuts(ExecCtx *x, const Op *op, int64_t dim, int64_t n)
+{
+    const TensorType *rt = &op->results[0]->type;
+    if (dim >= 0 && dim < rt->rank && rt->dims[dim] % n == 0)
+        return true;
+    return exec_fail(x, op, "'%s': result dim %lld does not split into %lld blocks", op_info(op->kind)->name,
+                     (long long)dim, (long long)n);
+}
+
 /* ---- reductions -------------------------------------------------------------------------------- */
 
 typedef struct Reduction {
@@ -195,6 +235,24 @@ static bool coll_all_reduce(ExecCtx *x, const Op *op, const Group *g, const Tens
     return !red.mean || divide_by(x, op, out, g->t.size);
 }
 
+/* reduce_scatter read in place: each member's block of the group's result
+ * is combined straight from the members' operands. */
+static bool reduce_scatter_shared(ExecCtx *x, const Op *op, const Group *g, const Tensor *in, int64_t dim,
+                                  Reduction red, Tensor **out)
+{
+    Transport *t = x->device->transport;
+    TransportReduction how = {in->dtype, red.op};
+    TransportBlocks from = blocks_along(in->dtype, in->rank, in->dims, dim, g->t.size);
+    Tensor *group = NULL;
+    bool ok = collective_transport_result(
+        x, op, t->ops->reduce_scatter_shared(t, &g->t, how, in, from, x->publishing ? NULL : &group));
+    if (x->publishing || !ok)
+        return ok;
+    int64_t count = in->count / g->t.size;
+    collective_count_symmetric(x, op, g->t.size, (int64_t)in->nbytes, count * (int64_t)dtype_size(in->dtype));
+    return group_view(x, op, group, g->t.index * count, out) && (!red.mean || divide_by(x, op, out, g->t.size));
+}
+
 /* psum_scatter, reduce_scatter: member i keeps block i of the reduction
  * along the scatter dim (untiled: that dim, of the group size, goes away). */
 static bool coll_reduce_scatter(ExecCtx *x, const Op *op, const Group *g, const Tensor *in, Tensor **out)
@@ -211,11 +269,13 @@ static bool coll_reduce_scatter(ExecCtx *x, const Op *op, const Group *g, const 
         rt->dtype != in->dtype)
         return exec_fail(x, op, "'%s': dim %lld does not split into %lld blocks of the result type",
                          op_info(op->kind)->name, (long long)dim, (long long)n);
+    Transport *t = x->device->transport;
+    TransportReduction how = {in->dtype, red.op};
+    if (t->ops->reduce_scatter_shared)
+        return reduce_scatter_shared(x, op, g, in, dim, red, out);
     Tensor *send = NULL;
     bool ok = split_to_front(x, op, in, (int)dim, n, &send) &&
               (x->publishing || collective_new_tensor(x, op, rt->dtype, rt->rank, rt->dims, out));
-    Transport *t = x->device->transport;
-    TransportReduction how = {in->dtype, red.op};
     void *recv = ok && !x->publishing ? (*out)->data : NULL;
     ok = ok && collective_transport_result(x, op, t->ops->reduce_scatter(t, &g->t, how, send->data, recv, result_count));
     tensor_release(send);
@@ -228,6 +288,24 @@ static bool coll_reduce_scatter(ExecCtx *x, const Op *op, const Group *g, const 
 
 /* ---- gathers and exchanges ------------------------------------------------------------------------ */
 
+/* all_gather read in place: the group's one result, each member's operand
+ * copied straight to its block at `axis` of the result type. */
+static bool all_gather_shared(ExecCtx *x, const Op *op, const Group *g, const Tensor *in, int64_t axis, Tensor **out)
+{
+    const TensorType *rt = &op->results[0]->type;
+    if (!result_cuts(x, op, axis, g->t.size))
+        return false;
+    Transport *t = x->device->transport;
+    TransportBlocks into = blocks_along(rt->dtype, rt->rank, rt->dims, axis, g->t.size);
+    Tensor *group = NULL;
+    bool ok = collective_transport_result(
+        x, op, t->ops->allgather_shared(t, &g->t, in, into, x->publishing ? NULL : &group));
+    if (x->publishing || !ok)
+        return ok;
+    collective_count_symmetric(x, op, g->t.size, (int64_t)in->nbytes, (int64_t)in->nbytes * g->t.size);
+    return group_view(x, op, group, 0, out);
+}
+
 /* all_gather: the members' operands stacked in group order at `axis`
  * (untiled), or concatenated along `axis` (tiled). Both are the stack
  * [n, operand...] with its first dim moved to `axis`; tiled then merges it
@@ -235,6 +313,8 @@ static bool coll_reduce_scatter(ExecCtx *x, const Op *op, const Group *g, const 
 static bool coll_all_gather(ExecCtx *x, const Op *op, const Group *g, const Tensor *in, Tensor **out)
 {
     int64_t axis = op_attr_int(op, ATTR_KEY_AXIS), dims[SHARDC_MAX_RANK + 1];
+    if (x->device->transport->ops->allgather_shared)
+        return all_gather_shared(x, op, g, in, axis, out);
     dims[0] = g->t.size;
     memcpy(dims + 1, in->dims, (size_t)in->rank * sizeof *dims);
     Tensor *stacked = NULL, *moved = NULL;
@@ -254,6 +334,29 @@ static bool coll_all_gather(ExecCtx *x, const Op *op, const Group *g, const Tens
     return ok;
 }
 
+/* all_to_all read in place: block j of concat_axis of member i's result
+ * is copied straight from block i of split_axis of member j's operand
+ * (the blocks hold the same elements in the same order: tiled, the
+ * operand's dims with split_axis cut; untiled, without split_axis, which
+ * is the group size). */
+static bool all_to_all_shared(ExecCtx *x, const Op *op, const Group *g, const Tensor *in, int64_t split,
+                              int64_t concat, Tensor **out)
+{
+    const TensorType *rt = &op->results[0]->type;
+    if (!result_cuts(x, op, concat, g->t.size))
+        return false;
+    Transport *t = x->device->transport;
+    TransportBlocks from = blocks_along(in->dtype, in->rank, in->dims, split, g->t.size);
+    TransportBlocks into = blocks_along(rt->dtype, rt->rank, rt->dims, concat, g->t.size);
+    Tensor *group = NULL;
+    bool ok = collective_transport_result(
+        x, op, t->ops->alltoall_shared(t, &g->t, in, from, into, x->publishing ? NULL : &group));
+    if (x->publishing || !ok)
+        return ok;
+    collective_count_symmetric(x, op, g->t.size, (int64_t)in->nbytes, (int64_t)in->nbytes);
+    return group_view(x, op, group, g->t.index * in->count, out);
+}
+
 /* all_to_all: block k of split_axis goes to member k; the blocks received
  * are concatenated (tiled) or stacked (untiled) at concat_axis in sender
  * order. */
@@ -262,11 +365,14 @@ static bool coll_all_to_all(ExecCtx *x, const Op *op, const Group *g, const Tens
     int64_t split = op_attr_int(op, ATTR_KEY_SPLIT_AXIS), concat = op_attr_int(op, ATTR_KEY_CONCAT_AXIS);
     int64_t n = g->t.size;
     bool tiled = op_attr_bool(op, ATTR_KEY_TILED);
-    if (split < 0 || split >= in->rank || concat < 0 || concat >= in->rank || in->dims[split] % n != 0)
-        return exec_fail(x, op, "'all_to_all' needs split_axis and concat_axis dims, split_axis divisible by %lld",
-                         (long long)n);
-    Tensor *send = NULL, *recv = NULL, *moved = NULL;
+    if (split < 0 || split >= in->rank || concat < 0 || concat >= in->rank ||
+        (tiled ? in->dims[split] % n != 0 : in->dims[split] != n))
+        return exec_fail(x, op, "'all_to_all' needs split_axis and concat_axis dims, split_axis %s %lld",
+                         tiled ? "divisible by" : "equal to", (long long)n);
     Transport *t = x->device->transport;
+    if (t->ops->alltoall_shared)
+        return all_to_all_shared(x, op, g, in, split, concat, out);
+    Tensor *send = NULL, *recv = NULL, *moved = NULL;
     bool ok = (tiled ? split_to_front(x, op, in, (int)split, n, &send)
                      : interp_move_axis(x, op, in, (int)split, 0, &send)) &&
               (x->publishing || collective_new_tensor(x, op, send->dtype, send->rank, send->dims, &recv)) &&

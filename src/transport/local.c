@@ -525,7 +525,7 @@ static void local_destroy(Transport *t)
 
 static const TransportOps local_ops = {
     "local", local_barrier, local_allgather, local_allreduce, local_reduce_scatter,
-    local_alltoall, local_sendrecv, local_abort, local_destroy, NULL,
+    local_alltoall, local_sendrecv, local_abort, local_destroy, NULL, NULL, NULL, NULL,
 };
 
 Transport *transport_local_new(int64_t num_endpoints, int64_t num_participants)

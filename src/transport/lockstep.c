@@ -10,23 +10,30 @@
  * handlers are deterministic, so the complete pass sends what was published.
  *
  * Each pass may run the endpoints concurrently: publishing writes only the
- * caller's records, completing only reads them -- except an all-reduce's
- * shared result (below). Reductions combine in group-index order, bit for
- * bit as the in-process transport does.
+ * caller's records, completing only reads them -- except a group job's
+ * result (below). Reductions combine in group-index order, bit for bit as
+ * the in-process transport does.
  *
- * An all-reduce gives every member the same vector, so it is computed once
- * per group, not once per member: its publish records the send buffer
- * itself (no copy; the caller keeps it unchanged until its complete call
- * returns), and in the complete pass every member's call takes chunks of
- * the vector in turn (an atomic ticket in the group's first member's
- * record), combines each chunk across the members' sends into the group's
- * result, and, once every chunk is done, copies the result into its own
- * receive buffer (allreduce) or takes a reference to it, one tensor for the
- * whole group (allreduce_shared, the engine's). Whichever workers complete
- * the group's calls share the
- * reduction, each chunk read once from every send while it is in cache; a
- * call waits only for chunks another call is combining, never for a member
- * to arrive. */
+ * The engine's calls (allreduce_shared, allgather_shared,
+ * reduce_scatter_shared, alltoall_shared; allreduce too) are group jobs:
+ * each publish records the send buffer itself (no copy; the caller keeps it
+ * unchanged until its complete call returns), and the group's first member
+ * allocates the group's one result (one tensor: the reduction, the
+ * gathered value, or every member's result of a reduce-scatter or an
+ * all-to-all side by side). In the complete pass every member's call takes
+ * units of the job in turn -- a 32 KiB piece of one result block, from an
+ * atomic ticket in the first member's record -- and writes the piece once,
+ * straight from the members' sends (a reduction combines the piece across
+ * them while it is in cache); once every unit is done it takes a reference
+ * to the result (allreduce: copies it into its receive buffer). Whichever
+ * workers complete the group's calls share the work; a call waits only for
+ * units another call is doing, never for a member to arrive, and no call
+ * returns while another may still read its send. Blocks are laid out as
+ * TransportBlocks says (rows of runs), so a block cut along any dim is read
+ * and written in place, without a transpose.
+ *
+ * The byte calls allgather, reduce_scatter and alltoall (a send that may be
+ * the caller's temporary) copy the send when it is published. */
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,18 +43,29 @@
  * and the result's stay in L2. */
 enum { REDUCE_CHUNK_BYTES = 32 << 10 };
 
+/* Which call made a record: a group's members must all make the same. */
+typedef enum {
+    CALL_COPY,             /* a copy of the send: allgather, reduce_scatter, alltoall, sendrecv */
+    CALL_ALLREDUCE,
+    CALL_ALLREDUCE_SHARED,
+    CALL_GATHER_SHARED,
+    CALL_SCATTER_SHARED,
+    CALL_EXCHANGE_SHARED,
+} CallKind;
+
 typedef struct Record {
     char *buf;
     size_t cap, bytes;
-    const char *data;      /* what was sent: buf, or an all-reduce's send buffer */
+    const char *data;      /* what was sent: buf, or the send buffer itself */
     int64_t dest;          /* sendrecv only */
-    /* An all-reduce's group result, in the record of its first member:
-     * `result` is result_buf's memory, or shared's (allreduce_shared). */
+    CallKind kind;
+    /* A group job's result, in the record of its first member: `result`
+     * is result_buf's memory (allreduce) or shared's (the _shared calls). */
     char *result, *result_buf;
     size_t result_cap;
     Tensor *shared;
-    int64_t chunks;
-    int64_t claimed, combined; /* atomic: chunks taken, chunks done */
+    int64_t units;
+    int64_t claimed, done; /* atomic: units taken, units finished */
 } Record;
 
 typedef struct Endpoint {
@@ -84,10 +102,15 @@ static Record *next_record(LockstepTransport *lt, int64_t self)
         e->cap = cap;
     }
     e->num = e->cursor + 1;
-    Record *r = &e->records[e->cursor++];
-    tensor_release(r->shared); /* its members hold their own references */
+    return &e->records[e->cursor++];
+}
+
+/* The record no longer holds a group's result (its members hold their own
+ * references). */
+static void drop_result(Record *r)
+{
+    tensor_release(r->shared);
     r->shared = NULL;
-    return r;
 }
 
 /* Grow *buf to at least `bytes` (never NULL: peers memcpy from it, even 0 bytes). */
@@ -109,11 +132,13 @@ static TransportStatus publish(LockstepTransport *lt, int64_t self, const void *
     Record *r = next_record(lt, self);
     if (!r || !reserve(&r->buf, &r->cap, bytes))
         return TRANSPORT_FAILED;
+    drop_result(r);
     if (bytes)
         memcpy(r->buf, send, bytes);
     r->data = r->buf;
     r->bytes = bytes;
     r->dest = dest;
+    r->kind = CALL_COPY;
     return TRANSPORT_OK;
 }
 
@@ -141,13 +166,14 @@ static int64_t next_call(LockstepTransport *lt, int64_t self)
     return lt->endpoints[self].cursor++;
 }
 
-/* The members' records of this call, all of `bytes` bytes; NULL if not. */
+/* The members' records of this call, all of `bytes` bytes made by `kind`
+ * calls; false if not. */
 static bool group_records(const LockstepTransport *lt, const TransportGroup *g, int64_t call, size_t bytes,
-                          const Record **out)
+                          CallKind kind, const Record **out)
 {
     for (int64_t k = 0; k < g->size; k++) {
         out[k] = record_of(lt, g->members[k], call);
-        if (!out[k] || out[k]->bytes != bytes)
+        if (!out[k] || out[k]->bytes != bytes || out[k]->kind != kind)
             return false;
     }
     return true;
@@ -161,13 +187,13 @@ typedef struct GroupCall {
     TransportStatus status;
 } GroupCall;
 
-static GroupCall group_call(LockstepTransport *lt, const TransportGroup *g, size_t bytes)
+static GroupCall group_call(LockstepTransport *lt, const TransportGroup *g, size_t bytes, CallKind kind)
 {
     GroupCall c = {calloc((size_t)g->size, sizeof *c.rec), TRANSPORT_OK};
     int64_t call = next_call(lt, g->members[g->index]);
     if (!c.rec)
         c.status = TRANSPORT_FAILED;
-    else if (!group_records(lt, g, call, bytes, c.rec))
+    else if (!group_records(lt, g, call, bytes, kind, c.rec))
         c.status = TRANSPORT_MISMATCH;
     return c;
 }
@@ -178,7 +204,7 @@ static TransportStatus lockstep_allgather(Transport *t, const TransportGroup *g,
     TransportStatus st;
     if (publishing(lockstep(t), g->members[g->index], send, bytes, -1, &st))
         return st;
-    GroupCall c = group_call(lockstep(t), g, bytes);
+    GroupCall c = group_call(lockstep(t), g, bytes, CALL_COPY);
     for (int64_t k = 0; c.status == TRANSPORT_OK && k < g->size; k++)
         memcpy((char *)recv + (size_t)k * bytes, c.rec[k]->data, bytes);
     free(c.rec);
@@ -194,106 +220,6 @@ static void combine_parts(const GroupCall *c, int64_t n, TransportCombineFn comb
         combine(recv, c->rec[k]->data + offset, (int64_t)(bytes / elem));
 }
 
-/* Where the group's result goes: a new tensor shaped like `shape`
- * (allreduce_shared), else the record's own buffer. */
-static bool result_ready(Record *r, size_t bytes, const Tensor *shape)
-{
-    if (!shape) {
-        r->result = reserve(&r->result_buf, &r->result_cap, bytes) ? r->result_buf : NULL;
-        return r->result != NULL;
-    }
-    TensorCtx ctx; /* not charged: every member is charged for its view */
-    tensor_ctx_init(&ctx, NULL);
-    r->result = tensor_new_uninit(&ctx, shape->dtype, shape->rank, shape->dims, &r->shared) == TENSOR_OK
-                    ? r->shared->data
-                    : NULL;
-    return r->result != NULL;
-}
-
-/* Record the send buffer itself, and as the group's first member get the
- * group's result ready: room for it, no chunk taken. Nothing is received
- * (recv is not written; it may be NULL). */
-static TransportStatus publish_allreduce(LockstepTransport *lt, const TransportGroup *g, const void *send,
-                                         size_t bytes, const Tensor *shape)
-{
-    Record *r = next_record(lt, g->members[g->index]);
-    if (!r)
-        return TRANSPORT_FAILED;
-    r->data = send;
-    r->bytes = bytes;
-    r->dest = -1;
-    if (g->index == 0) {
-        if (!result_ready(r, bytes, shape))
-            return TRANSPORT_FAILED;
-        r->chunks = (int64_t)((bytes + REDUCE_CHUNK_BYTES - 1) / REDUCE_CHUNK_BYTES);
-        __atomic_store_n(&r->claimed, 0, __ATOMIC_RELAXED);
-        __atomic_store_n(&r->combined, 0, __ATOMIC_RELAXED);
-    }
-    return TRANSPORT_OK;
-}
-
-/* Combine chunks of the group's result until none is left untaken, then
- * wait for those other calls are combining. */
-static void reduce_chunks(const GroupCall *c, int64_t n, TransportCombineFn combine, size_t bytes, size_t elem)
-{
-    Record *lead = (Record *)c->rec[0]; /* the members' own records are read only */
-    for (;;) {
-        int64_t k = __atomic_fetch_add(&lead->claimed, 1, __ATOMIC_RELAXED);
-        if (k >= lead->chunks)
-            break;
-        size_t at = (size_t)k * REDUCE_CHUNK_BYTES;
-        size_t len = bytes - at < REDUCE_CHUNK_BYTES ? bytes - at : REDUCE_CHUNK_BYTES;
-        memcpy(lead->result + at, c->rec[0]->data + at, len);
-        for (int64_t m = 1; m < n; m++)
-            combine(lead->result + at, c->rec[m]->data + at, (int64_t)(len / elem));
-        __atomic_fetch_add(&lead->combined, 1, __ATOMIC_RELEASE);
-    }
-    while (__atomic_load_n(&lead->combined, __ATOMIC_ACQUIRE) < lead->chunks)
-        sched_yield();
-}
-
-static TransportStatus lockstep_allreduce(Transport *t, const TransportGroup *g, TransportReduction red,
-                                          const void *send, void *recv, int64_t count)
-{
-    TransportCombineFn combine = transport_combine_fn(red);
-    size_t elem = dtype_size(red.dtype), bytes = (size_t)count * elem;
-    if (!combine)
-        return TRANSPORT_UNSUPPORTED;
-    if (!lockstep(t)->complete)
-        return publish_allreduce(lockstep(t), g, send, bytes, NULL);
-    GroupCall c = group_call(lockstep(t), g, bytes);
-    if (c.status == TRANSPORT_OK && c.rec[0]->shared)
-        c.status = TRANSPORT_MISMATCH; /* the first member called allreduce_shared */
-    if (c.status == TRANSPORT_OK && bytes) {
-        reduce_chunks(&c, g->size, combine, bytes, elem);
-        memcpy(recv, c.rec[0]->result, bytes);
-    }
-    free(c.rec);
-    return c.status;
-}
-
-/* The same reduction, into one tensor every member gets a reference to. */
-static TransportStatus lockstep_allreduce_shared(Transport *t, const TransportGroup *g, TransportReduction red,
-                                                 const Tensor *send, Tensor **result)
-{
-    TransportCombineFn combine = transport_combine_fn(red);
-    size_t elem = dtype_size(red.dtype);
-    if (!combine || red.dtype != send->dtype)
-        return TRANSPORT_UNSUPPORTED;
-    if (!lockstep(t)->complete)
-        return publish_allreduce(lockstep(t), g, send->data, send->nbytes, send);
-    GroupCall c = group_call(lockstep(t), g, send->nbytes);
-    if (c.status == TRANSPORT_OK && !c.rec[0]->shared)
-        c.status = TRANSPORT_MISMATCH; /* the first member called allreduce */
-    if (c.status == TRANSPORT_OK) {
-        if (send->nbytes)
-            reduce_chunks(&c, g->size, combine, send->nbytes, elem);
-        *result = tensor_retain(c.rec[0]->shared);
-    }
-    free(c.rec);
-    return c.status;
-}
-
 static TransportStatus lockstep_reduce_scatter(Transport *t, const TransportGroup *g, TransportReduction red,
                                                const void *send, void *recv, int64_t recv_count)
 {
@@ -304,7 +230,7 @@ static TransportStatus lockstep_reduce_scatter(Transport *t, const TransportGrou
         return TRANSPORT_UNSUPPORTED;
     if (publishing(lockstep(t), g->members[g->index], send, bytes, -1, &st))
         return st;
-    GroupCall c = group_call(lockstep(t), g, bytes);
+    GroupCall c = group_call(lockstep(t), g, bytes, CALL_COPY);
     if (c.status == TRANSPORT_OK && part)
         combine_parts(&c, g->size, combine, part * (size_t)g->index, part, elem, recv);
     free(c.rec);
@@ -318,12 +244,310 @@ static TransportStatus lockstep_alltoall(Transport *t, const TransportGroup *g, 
     TransportStatus st;
     if (publishing(lockstep(t), g->members[g->index], send, bytes, -1, &st))
         return st;
-    GroupCall c = group_call(lockstep(t), g, bytes);
+    GroupCall c = group_call(lockstep(t), g, bytes, CALL_COPY);
     for (int64_t k = 0; c.status == TRANSPORT_OK && k < g->size; k++)
         memcpy((char *)recv + (size_t)k * chunk_bytes, c.rec[k]->data + chunk_bytes * (size_t)g->index,
                chunk_bytes);
     free(c.rec);
     return c.status;
+}
+
+/* ---- group jobs: one result per group, written once -------------------------------- */
+
+/* Bytes laid out in runs: logical byte b is at base + b / run * stride + b % run. */
+typedef struct Runs {
+    const char *base;
+    size_t run, stride;
+} Runs;
+
+static Runs contiguous(const char *base)
+{
+    return (Runs){base, SIZE_MAX, 0};
+}
+
+/* Block k of a buffer cut into n blocks as `b` says. */
+static Runs block_runs(const char *base, TransportBlocks b, int64_t n, int64_t k)
+{
+    return (Runs){base + (size_t)k * b.inner, b.inner, (size_t)n * b.inner};
+}
+
+static size_t at_most(size_t a, size_t b)
+{
+    return a < b ? a : b;
+}
+
+/* dst = src (combine NULL) or dst = dst op src, over logical bytes [from, to). */
+static void apply_runs(Runs dst, Runs src, size_t from, size_t to, TransportCombineFn combine, size_t elem)
+{
+    while (from < to) {
+        size_t len = at_most(to - from, at_most(dst.run - from % dst.run, src.run - from % src.run));
+        char *d = (char *)dst.base + from / dst.run * dst.stride + from % dst.run;
+        const char *s = src.base + from / src.run * src.stride + from % src.run;
+        if (combine)
+            combine(d, s, (int64_t)(len / elem));
+        else
+            memcpy(d, s, len);
+        from += len;
+    }
+}
+
+/* A group's collective as units of work any member's call may take: each
+ * unit is one REDUCE_CHUNK_BYTES piece of one result block. */
+typedef struct Job {
+    CallKind kind;
+    int64_t n;             /* group size */
+    int64_t parts;         /* result blocks a send is cut into: 1 (all-reduce), else n */
+    size_t part;           /* bytes of one unit's block */
+    int64_t pieces;        /* REDUCE_CHUNK_BYTES pieces of a block */
+    int64_t units;
+    TransportBlocks from, into;
+    TransportCombineFn combine;
+    size_t elem;
+    const Record **rec;    /* complete pass: the members' records */
+    char *result;
+} Job;
+
+static Job job_new(CallKind kind, int64_t n, size_t send_bytes, TransportBlocks from, TransportBlocks into)
+{
+    bool whole = kind == CALL_ALLREDUCE || kind == CALL_ALLREDUCE_SHARED || kind == CALL_GATHER_SHARED;
+    Job j = {kind, n, whole ? 1 : n, whole ? send_bytes : send_bytes / (size_t)n, 0, 0, from, into, NULL, 1, NULL,
+             NULL};
+    j.pieces = (int64_t)((j.part + REDUCE_CHUNK_BYTES - 1) / REDUCE_CHUNK_BYTES);
+    /* blocks to fill: one per group (all-reduce), one per member, one per pair (all-to-all) */
+    int64_t blocks = kind == CALL_EXCHANGE_SHARED ? n * n : kind == CALL_GATHER_SHARED || kind == CALL_SCATTER_SHARED ? n : 1;
+    j.units = blocks * j.pieces;
+    return j;
+}
+
+static Job reduction_job(CallKind kind, int64_t n, size_t send_bytes, TransportBlocks from, TransportReduction red)
+{
+    Job j = job_new(kind, n, send_bytes, from, (TransportBlocks){0, 0});
+    j.combine = transport_combine_fn(red);
+    j.elem = dtype_size(red.dtype);
+    return j;
+}
+
+/* Unit u: [*from, *to) of its block; returns the block's index. */
+static int64_t unit_range(const Job *j, int64_t u, size_t *from, size_t *to)
+{
+    *from = (size_t)(u % j->pieces) * REDUCE_CHUNK_BYTES;
+    *to = at_most(j->part, *from + REDUCE_CHUNK_BYTES);
+    return u / j->pieces;
+}
+
+/* Result block i = the members' sends' block i, combined in group order;
+ * the piece stays in cache across the members. */
+static void reduce_unit(const Job *j, int64_t u)
+{
+    size_t from, to;
+    int64_t i = unit_range(j, u, &from, &to);
+    Runs dst = contiguous(j->result + (size_t)i * j->part);
+    for (int64_t m = 0; m < j->n; m++)
+        apply_runs(dst, block_runs(j->rec[m]->data, j->from, j->parts, i), from, to, m ? j->combine : NULL, j->elem);
+}
+
+/* Block k of the gathered result = member k's send. */
+static void gather_unit(const Job *j, int64_t u)
+{
+    size_t from, to;
+    int64_t k = unit_range(j, u, &from, &to);
+    apply_runs(block_runs(j->result, j->into, j->n, k), contiguous(j->rec[k]->data), from, to, NULL, 1);
+}
+
+/* Member i's result, block k = block i of member k's send. */
+static void exchange_unit(const Job *j, int64_t u)
+{
+    size_t from, to;
+    int64_t pair = unit_range(j, u, &from, &to), i = pair / j->n, k = pair % j->n;
+    Runs dst = block_runs(j->result + (size_t)i * j->part * (size_t)j->n, j->into, j->n, k);
+    apply_runs(dst, block_runs(j->rec[k]->data, j->from, j->n, i), from, to, NULL, 1);
+}
+
+static void job_unit(const Job *j, int64_t u)
+{
+    if (j->kind == CALL_GATHER_SHARED)
+        gather_unit(j, u);
+    else if (j->kind == CALL_EXCHANGE_SHARED)
+        exchange_unit(j, u);
+    else
+        reduce_unit(j, u);
+}
+
+/* Take units of the group's job until none is left untaken, then wait for
+ * those other calls are doing. */
+static void run_units(const Job *j, Record *lead)
+{
+    for (;;) {
+        int64_t u = __atomic_fetch_add(&lead->claimed, 1, __ATOMIC_RELAXED);
+        if (u >= lead->units)
+            break;
+        job_unit(j, u);
+        __atomic_fetch_add(&lead->done, 1, __ATOMIC_RELEASE);
+    }
+    while (__atomic_load_n(&lead->done, __ATOMIC_ACQUIRE) < lead->units)
+        sched_yield();
+}
+
+/* The record's last group result as a tensor of dtype and dims, if
+ * nobody else holds it any more and it has the bytes: its pages are
+ * already mapped, where a new tensor of megabytes would fault in each. No
+ * reference can appear meanwhile (only this record holds one), and the
+ * publish pass releases none, so the count read is the count. */
+static bool reuse_result(Record *r, size_t bytes, DType dtype, int rank, const int64_t *dims)
+{
+    Tensor *t = r->shared;
+    if (!t || atomic_load(&t->refs) != 1 || t->base || t->nbytes != bytes)
+        return false;
+    t->dtype = dtype;
+    t->rank = rank;
+    memset(t->dims, 0, sizeof t->dims);
+    memcpy(t->dims, dims, (size_t)rank * sizeof *dims);
+    t->count = (int64_t)(bytes / dtype_size(dtype));
+    return true;
+}
+
+/* Where the group's result goes: the record's own buffer (rank < 0), else
+ * a tensor of dtype and dims: the record's last one if free, else new. */
+static bool result_ready(Record *r, size_t bytes, DType dtype, int rank, const int64_t *dims)
+{
+    if (rank < 0) {
+        drop_result(r);
+        r->result = reserve(&r->result_buf, &r->result_cap, bytes) ? r->result_buf : NULL;
+        return r->result != NULL;
+    }
+    if (!reuse_result(r, bytes, dtype, rank, dims)) {
+        TensorCtx ctx; /* not charged: every member is charged for its view */
+        tensor_ctx_init(&ctx, NULL);
+        drop_result(r);
+        if (tensor_new_uninit(&ctx, dtype, rank, dims, &r->shared) != TENSOR_OK)
+            return false;
+    }
+    r->result = r->shared->data;
+    return true;
+}
+
+/* What a job's result is: a buffer (rank < 0) or a tensor. */
+typedef struct ResultShape {
+    DType dtype;
+    int rank;
+    const int64_t *dims;
+    size_t bytes;
+} ResultShape;
+
+/* Record the send buffer itself, and as the group's first member get the
+ * group's result ready: room for it, no unit taken. Nothing is received. */
+static TransportStatus publish_job(LockstepTransport *lt, const TransportGroup *g, const Job *j, const void *send,
+                                   size_t bytes, ResultShape shape)
+{
+    Record *r = next_record(lt, g->members[g->index]);
+    if (!r)
+        return TRANSPORT_FAILED;
+    r->data = send;
+    r->bytes = bytes;
+    r->dest = -1;
+    r->kind = j->kind;
+    if (g->index != 0)
+        drop_result(r);
+    else {
+        if (!result_ready(r, shape.bytes, shape.dtype, shape.rank, shape.dims))
+            return TRANSPORT_FAILED;
+        r->units = j->units;
+        __atomic_store_n(&r->claimed, 0, __ATOMIC_RELAXED);
+        __atomic_store_n(&r->done, 0, __ATOMIC_RELAXED);
+    }
+    return TRANSPORT_OK;
+}
+
+/* Publish, or do the group's job with the other members' calls and take a
+ * reference to its result (recv: a copy of it instead). */
+static TransportStatus run_job(Transport *t, const TransportGroup *g, Job *j, const void *send, size_t bytes,
+                               ResultShape shape, Tensor **result, void *recv)
+{
+    LockstepTransport *lt = lockstep(t);
+    if (!lt->complete)
+        return publish_job(lt, g, j, send, bytes, shape);
+    GroupCall c = group_call(lt, g, bytes, j->kind);
+    if (c.status == TRANSPORT_OK) {
+        Record *lead = (Record *)c.rec[0]; /* the members' own records are read only */
+        j->rec = c.rec;
+        j->result = lead->result;
+        run_units(j, lead);
+        if (result)
+            *result = tensor_retain(lead->shared);
+        else if (bytes)
+            memcpy(recv, lead->result, bytes);
+    }
+    free(c.rec);
+    return c.status;
+}
+
+static TransportBlocks whole(size_t bytes)
+{
+    return (TransportBlocks){1, bytes};
+}
+
+static TransportStatus lockstep_allreduce(Transport *t, const TransportGroup *g, TransportReduction red,
+                                          const void *send, void *recv, int64_t count)
+{
+    size_t bytes = (size_t)count * dtype_size(red.dtype);
+    Job j = reduction_job(CALL_ALLREDUCE, g->size, bytes, whole(bytes), red);
+    if (!j.combine)
+        return TRANSPORT_UNSUPPORTED;
+    return run_job(t, g, &j, send, bytes, (ResultShape){red.dtype, -1, NULL, bytes}, NULL, recv);
+}
+
+/* The same reduction, into one tensor every member gets a reference to. */
+static TransportStatus lockstep_allreduce_shared(Transport *t, const TransportGroup *g, TransportReduction red,
+                                                 const Tensor *send, Tensor **result)
+{
+    Job j = reduction_job(CALL_ALLREDUCE_SHARED, g->size, send->nbytes, whole(send->nbytes), red);
+    if (!j.combine || red.dtype != send->dtype)
+        return TRANSPORT_UNSUPPORTED;
+    ResultShape shape = {send->dtype, send->rank, send->dims, send->nbytes};
+    return run_job(t, g, &j, send->data, send->nbytes, shape, result, NULL);
+}
+
+/* Whether b cuts `bytes` into n blocks. */
+static bool cuts(TransportBlocks b, int64_t n, size_t bytes)
+{
+    return b.outer * (size_t)n * b.inner == bytes;
+}
+
+/* The group's tensor of `count` elements of send's dtype. */
+static ResultShape group_tensor(const Tensor *send, const int64_t *count)
+{
+    return (ResultShape){send->dtype, 1, count, (size_t)*count * dtype_size(send->dtype)};
+}
+
+static TransportStatus lockstep_allgather_shared(Transport *t, const TransportGroup *g, const Tensor *send,
+                                                 TransportBlocks into, Tensor **result)
+{
+    int64_t count = send->count * g->size;
+    if (!cuts(into, g->size, (size_t)g->size * send->nbytes))
+        return TRANSPORT_MISMATCH;
+    Job j = job_new(CALL_GATHER_SHARED, g->size, send->nbytes, whole(send->nbytes), into);
+    return run_job(t, g, &j, send->data, send->nbytes, group_tensor(send, &count), result, NULL);
+}
+
+static TransportStatus lockstep_reduce_scatter_shared(Transport *t, const TransportGroup *g, TransportReduction red,
+                                                      const Tensor *send, TransportBlocks from, Tensor **result)
+{
+    Job j = reduction_job(CALL_SCATTER_SHARED, g->size, send->nbytes, from, red);
+    if (!j.combine || red.dtype != send->dtype)
+        return TRANSPORT_UNSUPPORTED;
+    if (!cuts(from, g->size, send->nbytes))
+        return TRANSPORT_MISMATCH;
+    return run_job(t, g, &j, send->data, send->nbytes, group_tensor(send, &send->count), result, NULL);
+}
+
+static TransportStatus lockstep_alltoall_shared(Transport *t, const TransportGroup *g, const Tensor *send,
+                                                TransportBlocks from, TransportBlocks into, Tensor **result)
+{
+    int64_t count = send->count * g->size;
+    if (!cuts(from, g->size, send->nbytes) || !cuts(into, g->size, send->nbytes))
+        return TRANSPORT_MISMATCH;
+    Job j = job_new(CALL_EXCHANGE_SHARED, g->size, send->nbytes, from, into);
+    return run_job(t, g, &j, send->data, send->nbytes, group_tensor(send, &count), result, NULL);
 }
 
 /* ---- point to point, barrier ----------------------------------------------------- */
@@ -381,6 +605,7 @@ static void lockstep_destroy(Transport *t)
 static const TransportOps lockstep_ops = {
     "lockstep", lockstep_barrier, lockstep_allgather, lockstep_allreduce, lockstep_reduce_scatter,
     lockstep_alltoall, lockstep_sendrecv, lockstep_abort, lockstep_destroy, lockstep_allreduce_shared,
+    lockstep_allgather_shared, lockstep_reduce_scatter_shared, lockstep_alltoall_shared,
 };
 
 Transport *transport_lockstep_new(int64_t num_endpoints)

@@ -365,7 +365,7 @@ static void run_destroy(Transport *t)
 
 static const TransportOps mpi_run_ops = {
     "mpi", run_barrier, run_allgather, run_allreduce, run_reduce_scatter, run_alltoall, run_sendrecv,
-    run_abort, run_destroy, NULL,
+    run_abort, run_destroy, NULL, NULL, NULL, NULL,
 };
 
 /* The run's processes: the world itself, or a cached split of it. */

@@ -2,8 +2,11 @@
 # The distributed runtime's checks (docs/distributed.md), run by .ci/run
 # before the final `make check`:
 #   1. every sample under `mpirun -n <its mesh size>` with --transport=mpi,
-#      against the in-process run of the same binary: the same report lines
-#      and bit-identical results (--outputs, compared with cmp);
+#      against the in-process runs of the same binary: the same report
+#      lines as the threaded engine's (whose handlers the MPI run shares, so
+#      its peaks too; the lockstep engine's devices hold no staging copies
+#      at an all-gather, reduce-scatter or all-to-all) and results
+#      bit-identical to both engines' (--outputs, compared with cmp);
 #   2. per-device input files (--inputs=x.{device}.npy) against the global file;
 #   3. failures end the job with a message from every rank, never a hang:
 #      a mesh of another size than the job, a rank that fails, a timeout,
@@ -81,17 +84,18 @@ check_sample() {
         echo "  $name: no shard_map in its SPMD form, skipped" >&2
         return
     fi
-    "$shardc" run "$file" $flags --stats --outputs="$dir/local" > "$dir/local.out" 2> "$dir/local.err"
+    "$shardc" run "$file" $flags --stats --engine=threads --outputs="$dir/local" > "$dir/local.out" 2> "$dir/local.err"
     local rc_local=$?
+    "$shardc" run "$file" $flags --outputs="$dir/lockstep" > /dev/null 2>&1
     mpi "$n" "$file" $flags --stats --outputs="$dir/mpi" > "$dir/mpi.out" 2> "$dir/mpi.err"
     local rc_mpi=$? ok=1
     [ "$rc_local" = "$rc_mpi" ] || { ok=0; echo "  $name: exit $rc_mpi under mpirun -n $n, $rc_local in-process" >&2; }
     if ! diff <(report_lines "$dir/local.out") <(report_lines "$dir/mpi.out") > "$dir/report.diff"; then
         ok=0; echo "  $name: the reports differ:" >&2; head -20 "$dir/report.diff" >&2
     fi
-    for f in "$dir"/local/result_*.npy; do
+    for f in "$dir"/local/result_*.npy "$dir"/lockstep/result_*.npy; do
         [ -f "$f" ] || continue
-        cmp -s "$f" "$dir/mpi/$(basename "$f")" || { ok=0; echo "  $name: $(basename "$f") differs" >&2; }
+        cmp -s "$f" "$dir/mpi/$(basename "$f")" || { ok=0; echo "  $name: $(basename "$f") differs ($f)" >&2; }
     done
     if [ $ok = 1 ]; then
         pass; echo "  ok   mpirun -n $n $name" >&2

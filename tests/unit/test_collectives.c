@@ -780,6 +780,189 @@ static void test_lockstep_allreduce_bit_identical(void **state)
     check_vec((VecCase){{DT_F32, RED_SUM}, true, true, 5003, 4, false});
 }
 
+/* ---- the lockstep transport's in-place collectives --------------------------------------- */
+
+/* allgather_shared, reduce_scatter_shared and alltoall_shared on 8
+ * devices in groups of `group`, each send an f32[outer, group, inner]
+ * (its blocks: [:, k, :]), the result's blocks [:, k, :] of another
+ * [outer2, group, inner2] layout (outer2 * inner2 = outer * inner), run in
+ * the two lockstep passes on 3 pool threads; blocks of 3 * 5000 floats
+ * span two 32 KiB pieces whose edge falls inside a run. */
+enum { IP_GATHER, IP_SCATTER, IP_EXCHANGE };
+
+typedef struct InPlaceCase {
+    int kind;
+    int64_t group, outer, inner, outer2, inner2;
+} InPlaceCase;
+
+typedef struct InPlaceRun {
+    const InPlaceCase *c;
+    Transport *t;
+    bool complete;          /* the pass: publish (results NULL), then complete */
+    Tensor *send[VEC_DEVICES], *result[VEC_DEVICES];
+    TransportStatus status[VEC_DEVICES];
+} InPlaceRun;
+
+static void in_place_call(void *user, int64_t d)
+{
+    InPlaceRun *r = user;
+    const InPlaceCase *c = r->c;
+    int64_t members[VEC_DEVICES], first = d / c->group * c->group;
+    for (int64_t k = 0; k < c->group; k++)
+        members[k] = first + k;
+    TransportGroup g = {c->group, d - first, members};
+    TransportBlocks from = {(size_t)c->outer, sizeof(float) * (size_t)c->inner};
+    TransportBlocks into = {(size_t)c->outer2, sizeof(float) * (size_t)c->inner2};
+    Tensor **result = r->complete ? &r->result[d] : NULL;
+    Transport *t = r->t;
+    if (c->kind == IP_GATHER)
+        r->status[d] = t->ops->allgather_shared(t, &g, r->send[d], into, result);
+    else if (c->kind == IP_SCATTER)
+        r->status[d] = t->ops->reduce_scatter_shared(t, &g, (TransportReduction){DT_F32, RED_SUM}, r->send[d], from,
+                                                     result);
+    else
+        r->status[d] = t->ops->alltoall_shared(t, &g, r->send[d], from, into, result);
+}
+
+/* Element e of block k of a [outer, n, inner] layout. */
+static int64_t block_elem(int64_t outer, int64_t n, int64_t inner, int64_t k, int64_t e)
+{
+    (void)outer;
+    return e / inner * n * inner + k * inner + e % inner;
+}
+
+/* What member i's result holds at element e (of its own part). */
+static float in_place_want(const InPlaceCase *c, InPlaceRun *r, int64_t first, int64_t i, int64_t e)
+{
+    int64_t n = c->group;
+    const float *s[VEC_DEVICES];
+    for (int64_t k = 0; k < n; k++)
+        s[k] = r->send[first + k]->data;
+    if (c->kind == IP_SCATTER) {
+        float acc = s[0][block_elem(c->outer, n, c->inner, i, e)];
+        for (int64_t k = 1; k < n; k++)
+            acc += s[k][block_elem(c->outer, n, c->inner, i, e)];
+        return acc;
+    }
+    /* e as (row, sender k, column) of the result's layout; its logical index in block k */
+    int64_t k = e / c->inner2 % n, logical = e / (n * c->inner2) * c->inner2 + e % c->inner2;
+    if (c->kind == IP_GATHER)
+        return s[k][logical];
+    return s[k][block_elem(c->outer, n, c->inner, i, logical)];
+}
+
+static int64_t in_place_send_count(const InPlaceCase *c)
+{
+    return c->kind == IP_GATHER ? c->outer * c->inner : c->outer * c->group * c->inner;
+}
+
+static void in_place_begin(InPlaceRun *r)
+{
+    TensorCtx ctx;
+    tensor_ctx_init(&ctx, NULL);
+    int64_t count = in_place_send_count(r->c);
+    r->t = transport_lockstep_new(VEC_DEVICES);
+    for (int d = 0; d < VEC_DEVICES; d++) {
+        assert_int_equal(tensor_new_uninit(&ctx, DT_F32, 1, &count, &r->send[d]), TENSOR_OK);
+        for (int64_t e = 0; e < count; e++)
+            ((float *)r->send[d]->data)[e] = vec_value(d, e);
+    }
+}
+
+/* One op of the engine: the publish pass, then the complete pass. */
+static void in_place_op(InPlaceRun *r, InterpPool *pool)
+{
+    r->complete = false;
+    transport_lockstep_pass(r->t, false);
+    interp_pool_run(pool, VEC_DEVICES, in_place_call, r); /* result NULL: the publish pass receives nothing */
+    r->complete = true;
+    transport_lockstep_pass(r->t, true);
+    interp_pool_run(pool, VEC_DEVICES, in_place_call, r);
+}
+
+/* Every member's result is its part of one tensor per group, as defined. */
+static void in_place_verify(InPlaceRun *r)
+{
+    const InPlaceCase c = *r->c;
+    int64_t count = in_place_send_count(&c);
+    int64_t part = c.kind == IP_SCATTER ? count / c.group : c.kind == IP_GATHER ? count * c.group : count;
+    for (int64_t d = 0; d < VEC_DEVICES; d++) {
+        int64_t first = d / c.group * c.group, i = d - first, at = c.kind == IP_GATHER ? 0 : i * part;
+        assert_int_equal(r->status[d], TRANSPORT_OK);
+        assert_ptr_equal(r->result[d], r->result[first]); /* one tensor per group */
+        for (int64_t e = 0; e < part; e++) {
+            float got = ((float *)r->result[d]->data)[at + e], want = in_place_want(&c, r, first, i, e);
+            assert_memory_equal(&got, &want, sizeof got);
+        }
+    }
+}
+
+static void release_results(InPlaceRun *r)
+{
+    for (int d = 0; d < VEC_DEVICES; d++) {
+        tensor_release(r->result[d]);
+        r->result[d] = NULL;
+    }
+}
+
+static void check_in_place(InPlaceCase c, InterpPool *pool)
+{
+    InPlaceRun r = {&c, NULL, false, {0}, {0}, {0}};
+    in_place_begin(&r);
+    in_place_op(&r, pool);
+    r.t->ops->destroy(r.t); /* the results outlive the transport */
+    in_place_verify(&r);
+    release_results(&r);
+    for (int d = 0; d < VEC_DEVICES; d++)
+        tensor_release(r.send[d]);
+}
+
+/* A group's result tensor is reused by the group's next call only once
+ * every member has let go of it: while a member holds it, the next call
+ * writes a new one and the held one keeps its values. */
+static void test_lockstep_result_reuse(void **state)
+{
+    (void)state;
+    InPlaceCase c = {IP_EXCHANGE, 4, 3, 5000, 5, 3000};
+    InPlaceRun r = {&c, NULL, false, {0}, {0}, {0}};
+    InterpPool *pool = interp_pool_new(VEC_POOL_THREADS);
+    in_place_begin(&r);
+    in_place_op(&r, pool);
+    Tensor *held = tensor_retain(r.result[0]);
+    release_results(&r);
+    in_place_op(&r, pool); /* held: a new tensor */
+    assert_ptr_not_equal(r.result[0], held);
+    in_place_verify(&r);
+    Tensor *second = r.result[0]; /* alive: the transport holds it */
+    for (int d = 0; d < 4; d++) {
+        tensor_release(r.result[d]);
+        r.result[d] = tensor_retain(held);
+    }
+    in_place_verify(&r); /* held keeps the first call's values (the second's too) */
+    tensor_release(held);
+    release_results(&r);
+    in_place_op(&r, pool); /* nobody holds either: the group's last one is reused */
+    assert_ptr_equal(r.result[0], second);
+    in_place_verify(&r);
+    r.t->ops->destroy(r.t);
+    release_results(&r);
+    for (int d = 0; d < VEC_DEVICES; d++)
+        tensor_release(r.send[d]);
+    interp_pool_free(pool);
+}
+
+static void test_lockstep_in_place_collectives(void **state)
+{
+    (void)state;
+    InterpPool *pool = interp_pool_new(VEC_POOL_THREADS);
+    for (int kind = IP_GATHER; kind <= IP_EXCHANGE; kind++) {
+        check_in_place((InPlaceCase){kind, 4, 3, 5000, 5, 3000}, pool);  /* two pieces per block */
+        check_in_place((InPlaceCase){kind, 8, 1, 7, 7, 1}, pool);       /* one-element runs */
+        check_in_place((InPlaceCase){kind, 2, 6, 4, 2, 12}, pool);
+    }
+    interp_pool_free(pool);
+}
+
 #define T(name) cmocka_unit_test_setup_teardown(name, setup, teardown)
 
 int main(void)
@@ -817,6 +1000,8 @@ int main(void)
         cmocka_unit_test(test_transport_allreduce_bit_identical),
         cmocka_unit_test(test_transport_reduce_scatter_bit_identical),
         cmocka_unit_test(test_lockstep_allreduce_bit_identical),
+        cmocka_unit_test(test_lockstep_in_place_collectives),
+        cmocka_unit_test(test_lockstep_result_reuse),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
