@@ -278,7 +278,8 @@ static void import_args(ImportCtx *ic, const MlirFunc *mf, Func *f, struct MlirE
         const MlirBlockArg *a = mf->args.items[i];
         Value *v = f->body->args[i];
         bool bad = false;
-        v->sharding = mlir_imp_value_sharding(ic, &a->attrs, v->type.rank, &bad);
+        ImpSite site = {mf->loc, "func.func", "arg", i, 0, false};
+        v->sharding = mlir_imp_value_sharding(ic, &site, &a->attrs, &v->type, &bad);
         kept[i] = kept_value_attrs(ic, &a->attrs, v->sharding != NULL);
     }
     x->num_args = mf->args.count;
@@ -300,7 +301,8 @@ static void import_results(ImportCtx *ic, const MlirFunc *mf, Func *f, struct Ml
         f->result_locs[i] = mlir_imp_loc(ic, t->loc);
         bool bad = false;
         if (mlir_imp_type(ic, t, &f->result_types[i]) && attrs)
-            f->result_shardings[i] = mlir_imp_value_sharding(ic, attrs, f->result_types[i].rank, &bad);
+            f->result_shardings[i] = mlir_imp_value_sharding(ic, &(ImpSite){mf->loc, "func.func", "result", i, 0, false},
+                                                             attrs, &f->result_types[i], &bad);
         kept[i] = kept_value_attrs(ic, attrs, f->result_shardings[i] != NULL);
     }
     x->num_results = n;

@@ -53,7 +53,21 @@ typedef struct ImpManual {
     int num_axes;
     const AxisRef *axes;
     struct ImpManual *outer;
+    Loc loc;                /* of the op, for the verifier's note */
 } ImpManual;
+
+/* Where a sharding sits, for Shardy's verifier messages (import_verify.c):
+ * the op holding it and which of its values. Errors go to the op's
+ * location as "'<op>' op <value> <index> - <message>": value NULL for the
+ * op's own sharding, index left out when count is 1 (a function's
+ * arguments and results always carry it: count 0). */
+typedef struct ImpSite {
+    Loc loc;
+    const char *op;
+    const char *value;      /* "arg", "result", "operand", or NULL */
+    int index, count;
+    bool no_value;          /* the sharding of an op of no results */
+} ImpSite;
 
 typedef struct ImportCtx {
     Module *m;
@@ -201,6 +215,9 @@ void mlir_imp_mesh(ImportCtx *ic, const MlirMeshDecl *decl);
 const Mesh *mlir_imp_find_mesh(ImportCtx *ic, const char *name);
 Mesh *mlir_imp_add_mesh(ImportCtx *ic, const char *name, Loc loc);
 Sharding *mlir_imp_sharding(ImportCtx *ic, const MlirSharding *s);
+/* The same, checked as Shardy checks a sharding at site on a value of type
+ * (both may be NULL: mlir_imp_verify_sharding). */
+Sharding *mlir_imp_sharding_at(ImportCtx *ic, const ImpSite *site, const MlirSharding *s, const TensorType *type);
 AttrValue *mlir_imp_sharding_attr(ImportCtx *ic, const MlirSharding *s);
 /* The shardings of #sdy.sharding_per_value<[...]> or [<...>, ...] in out;
  * false if a is neither. */
@@ -209,7 +226,17 @@ bool mlir_imp_sharding_list(ImportCtx *ic, const MlirAttr *a, MlirList *out);
 bool mlir_imp_result_shardings(OpImport *oi);
 /* A value's sharding from an argument's or result's attributes
  * (sdy.sharding or mhlo.sharding), NULL if none; *bad if one was wrong. */
-Sharding *mlir_imp_value_sharding(ImportCtx *ic, const MlirList *attrs, int rank, bool *bad);
+Sharding *mlir_imp_value_sharding(ImportCtx *ic, const ImpSite *site, const MlirList *attrs, const TensorType *type,
+                                  bool *bad);
+
+/* ---- import_verify.c ---- */
+/* Shardy's checks of sharding src on a value of the given type (NULL:
+ * unknown, no shape checks) at site (NULL: reported at src); false
+ * (reported) if one fails. */
+bool mlir_imp_verify_sharding(ImportCtx *ic, const ImpSite *site, const MlirSharding *src, const TensorType *type);
+/* An error in Shardy's form for site (at loc when site is NULL). */
+void mlir_imp_site_error(ImportCtx *ic, const ImpSite *site, Loc loc, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
 
 /* ---- import_rule.c ---- */
 /* The op's sdy.sharding_rule, if any, against its operands and results;

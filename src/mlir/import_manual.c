@@ -136,7 +136,7 @@ static bool manual_body(OpImport *oi, const Mesh *mesh, const AxisRef *axes, int
     body->parent_op = oi->op;
     body->parent_func = ic->func;
     oi->op->region = body;
-    ImpManual manual = {mesh, n, axes, ic->manual};
+    ImpManual manual = {mesh, n, axes, ic->manual, oi->src->loc};
     ic->manual = &manual;
     mlir_imp_push_scope(ic, true);
     bool ok = mlir_imp_block_args(ic, &((const MlirBlock *)region->blocks.items[0])->args, body);
@@ -421,7 +421,7 @@ static const ImpManual *global_scope(OpImport *oi)
     for (int i = 0; i < mesh->num_axes; i++)
         axes[i] = (AxisRef){i, 1, mesh->axes[i].size};
     ImpManual *scope = ARENA_NEW(&ic->scratch, ImpManual);
-    *scope = (ImpManual){mesh, mesh->num_axes, axes, NULL};
+    *scope = (ImpManual){mesh, mesh->num_axes, axes, NULL, oi->src->loc};
     return scope;
 }
 

@@ -383,6 +383,13 @@ static const Mesh *sharding_mesh(ImportCtx *ic, const MlirSharding *src, Loc loc
 
 Sharding *mlir_imp_sharding(ImportCtx *ic, const MlirSharding *src)
 {
+    return mlir_imp_sharding_at(ic, NULL, src, NULL);
+}
+
+Sharding *mlir_imp_sharding_at(ImportCtx *ic, const ImpSite *site, const MlirSharding *src, const TensorType *type)
+{
+    if (!mlir_imp_verify_sharding(ic, site, src, type))
+        return NULL;
     Loc loc = mlir_imp_loc(ic, src->loc);
     const Mesh *mesh = sharding_mesh(ic, src, loc);
     if (!mesh)
@@ -431,20 +438,21 @@ static const MlirAttr *named(const MlirList *attrs, const char *name)
 }
 
 /* sdy.sharding wins; mhlo.sharding (GSPMD) is read only without it. */
-Sharding *mlir_imp_value_sharding(ImportCtx *ic, const MlirList *attrs, int rank, bool *bad)
+Sharding *mlir_imp_value_sharding(ImportCtx *ic, const ImpSite *site, const MlirList *attrs, const TensorType *type,
+                                  bool *bad)
 {
     const MlirAttr *sdy = named(attrs, "sdy.sharding"), *gspmd = named(attrs, "mhlo.sharding");
     if (sdy && sdy->kind == MA_SHARDING) {
-        Sharding *s = mlir_imp_sharding(ic, sdy->sharding);
+        Sharding *s = mlir_imp_sharding_at(ic, site, sdy->sharding, type);
         *bad = !s;
         return s;
     }
     if (sdy) {
-        diag_error(ic->diag, mlir_imp_loc(ic, sdy->loc), "'sdy.sharding' must be a #sdy.sharding<...>");
+        mlir_imp_site_error(ic, site, sdy->loc, "should have a sharding attribute of type TensorShardingAttr");
         *bad = true;
         return NULL;
     }
-    return gspmd ? mlir_imp_gspmd(ic, gspmd, rank, bad) : NULL;
+    return gspmd ? mlir_imp_gspmd(ic, gspmd, type->rank, bad) : NULL;
 }
 
 static bool set_result_sharding(OpImport *oi, int i, Sharding *s, const MlirAttr *a)
@@ -476,26 +484,41 @@ bool mlir_imp_sharding_list(ImportCtx *ic, const MlirAttr *a, MlirList *out)
     return a->kind == MA_ARRAY;
 }
 
-/* #sdy.sharding_per_value<[...]> (or one sharding for one result). */
+/* #sdy.sharding_per_value<[...]> (or, on shardc.* ops, one sharding for
+ * one result), checked as Shardy's verifyOperationAttribute does. */
 static bool sdy_result_shardings(OpImport *oi, const MlirAttr *a, const char *name)
 {
     MlirList list;
     bool ok = true;
+    ImpSite site = {oi->src->loc, oi->src->name, "result", 0, oi->num_results, oi->num_results == 0};
+    ImpSite op_site = {oi->src->loc, oi->src->name, NULL, 0, 0, false};
     if (oi->num_results == 0 && mlir_imp_sharding_list(oi->ic, a, &list) && list.count == 1) {
         /* An op of no results (a side-effecting callback) may carry the
          * sharding of where it runs: nothing propagates it; kept. */
         mlir_imp_keep_attr(oi, name);
-        return true;
+        return mlir_imp_verify_sharding(oi->ic, &site, list.items[0], NULL);
+    }
+    if (a->kind == MA_SHARDING && strcmp(name, "sdy.sharding") == 0) {
+        mlir_imp_site_error(oi->ic, &op_site, a->loc, "should have a sharding attribute of type "
+                            "TensorShardingPerValueAttr");
+        return false;
     }
     if (a->kind == MA_SHARDING && oi->num_results == 1)
-        return set_result_sharding(oi, 0, mlir_imp_sharding(oi->ic, a->sharding), a);
-    if (!mlir_imp_sharding_list(oi->ic, a, &list) || list.count != oi->num_results) {
+        return set_result_sharding(oi, 0, mlir_imp_sharding_at(oi->ic, &site, a->sharding, oi->result_types), a);
+    if (!mlir_imp_sharding_list(oi->ic, a, &list)) {
         diag_error(oi->ic->diag, mlir_imp_loc(oi->ic, a->loc), "'%s' must list one sharding per result (%d)", name,
                    oi->num_results);
         return false;
     }
-    for (int i = 0; i < list.count; i++)
-        ok &= set_result_sharding(oi, i, mlir_imp_sharding(oi->ic, list.items[i]), a);
+    if (list.count != oi->num_results) {
+        mlir_imp_site_error(oi->ic, &op_site, a->loc, "result shardings don't match number of values: %d shardings vs "
+                            "%d values", list.count, oi->num_results);
+        return false;
+    }
+    for (int i = 0; i < list.count; i++) {
+        site.index = i;
+        ok &= set_result_sharding(oi, i, mlir_imp_sharding_at(oi->ic, &site, list.items[i], &oi->result_types[i]), a);
+    }
     return ok;
 }
 
