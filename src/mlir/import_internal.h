@@ -44,6 +44,7 @@ typedef struct ImpScope {
     SymTab names;           /* MLIR name -> ImpValue* */
     struct ImpScope *parent;
     bool isolated;
+    Loc owner;              /* of the op whose region it is, when isolated */
 } ImpScope;
 
 /* The innermost sdy.manual_computation: its mesh and manual axes, which
@@ -126,8 +127,8 @@ void mlir_imp_pop_scope(ImportCtx *ic);
 ImpValue *mlir_imp_define(ImportCtx *ic, const char *name, int count, Loc loc);
 /* An IR value name for result `index` of def `name` (count results). */
 const char *mlir_imp_value_name(ImportCtx *ic, const char *name, int count, int index);
-/* What a use names, or NULL (reported); *index is its result. */
-ImpValue *mlir_imp_use(ImportCtx *ic, const MlirUse *use, int *index);
+/* What a use by op `user` names, or NULL (reported); *index is its result. */
+ImpValue *mlir_imp_use(ImportCtx *ic, const MlirUse *use, int *index, const MlirOp *user);
 MlirKeptAttr mlir_imp_keep(ImportCtx *ic, const MlirNamedAttr *a);
 MlirKeptAttrs mlir_imp_keep_list(ImportCtx *ic, const MlirKeptAttr *items, int count);
 
@@ -234,6 +235,13 @@ Sharding *mlir_imp_value_sharding(ImportCtx *ic, const ImpSite *site, const Mlir
  * unknown, no shape checks) at site (NULL: reported at src); false
  * (reported) if one fails. */
 bool mlir_imp_verify_sharding(ImportCtx *ic, const ImpSite *site, const MlirSharding *src, const TensorType *type);
+/* sdy.manual_computation's values of one kind (op->value: "operand" or
+ * "result"): each global value against the local one its sharding makes
+ * (manual axes first in each dim, dims divisible by them, the local type
+ * the body's). false (reported) on the first that differs. */
+bool mlir_imp_verify_manual_values(ImportCtx *ic, const ImpSite *op, const MlirList *shardings, const Mesh *mesh,
+                                   const char *const *manual, int num_manual, Value *const *global, int num_global,
+                                   Value *const *local, int num_local);
 /* An error in Shardy's form for site (at loc when site is NULL). */
 void mlir_imp_site_error(ImportCtx *ic, const ImpSite *site, Loc loc, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));

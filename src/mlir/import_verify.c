@@ -290,3 +290,117 @@ bool mlir_imp_verify_sharding(ImportCtx *ic, const ImpSite *site, const MlirShar
             return false;
     return check_not_manual(&c);
 }
+
+/* ---- sdy.manual_computation (verifyManualComputationValue) ---- */
+
+static bool is_manual(const char *name, const char *const *manual, int num_manual)
+{
+    for (int k = 0; k < num_manual; k++)
+        if (strcmp(manual[k], name) == 0)
+            return true;
+    return false;
+}
+
+/* tensor<8x16xf32>, as MLIR prints a type in a message. */
+static void mlir_type_text(char *buf, size_t n, const TensorType *t)
+{
+    size_t len = (size_t)snprintf(buf, n, "tensor<");
+    for (int d = 0; d < t->rank && len < n; d++)
+        len += (size_t)snprintf(buf + len, n - len, "%lldx", (long long)t->dims[d]);
+    if (len < n)
+        snprintf(buf + len, n - len, "%s>", dtype_mlir_name(t->dtype));
+}
+
+/* The size of dim's manual axes (sub-axes by their size), with the axis
+ * sizes of mesh. */
+static int64_t manual_size(const MlirDimSharding *dim, const Mesh *mesh, const char *const *manual, int num_manual)
+{
+    int64_t size = 1;
+    for (int k = 0; k < dim->axes.count; k++) {
+        const MlirAxisRef *r = dim->axes.items[k];
+        if (!is_manual(r->name, manual, num_manual))
+            continue;
+        for (int a = 0; !r->sub && a < mesh->num_axes; a++)
+            if (strcmp(mesh->axes[a].name, r->name) == 0)
+                size *= mesh->axes[a].size;
+        if (r->sub)
+            size *= r->size;
+    }
+    return size;
+}
+
+/* Manual axes come first in each dim: a manual axis after a free one. */
+static bool check_manual_first(ImportCtx *ic, const ImpSite *op, const MlirSharding *s, int index,
+                               const char *const *manual, int num_manual)
+{
+    ImpSite at = *op; /* the message names the values itself */
+    at.value = NULL;
+    for (int d = 0; d < s->dims.count; d++) {
+        const MlirDimSharding *dim = s->dims.items[d];
+        for (int k = 1; k < dim->axes.count; k++) {
+            const MlirAxisRef *prev = dim->axes.items[k - 1], *r = dim->axes.items[k];
+            if (!is_manual(r->name, manual, num_manual) || is_manual(prev->name, manual, num_manual))
+                continue;
+            char x[160], y[160];
+            mlir_imp_site_error(ic, &at, s->loc, "%s sharding at index %d must have all manual axes come before free "
+                                "axes in its dimension sharding at index %d. Saw manual axis %s after free axis %s",
+                                op->value, index, d, axis_text(x, sizeof x, r),
+                                axis_text(y, sizeof y, prev));
+            return false;
+        }
+    }
+    return true;
+}
+
+/* The local type the sharding gives global, or false (reported) where a
+ * dim does not divide by its manual axes. */
+static bool local_type(ImportCtx *ic, const ImpSite *op, const MlirSharding *s, const Mesh *mesh,
+                       const char *const *manual, int num_manual, const TensorType *global, TensorType *out)
+{
+    ImpSite at = *op;
+    at.value = NULL;
+    *out = type_make(&ic->scratch, global->dtype, global->rank, global->dims);
+    for (int d = 0; d < s->dims.count && d < global->rank; d++) {
+        int64_t m = manual_size(s->dims.items[d], mesh, manual, num_manual);
+        if (global->dims[d] % m != 0) {
+            mlir_imp_site_error(ic, &at, s->loc, "%s dimension size %lld is not divisible by the manual axes size %lld",
+                                op->value, (long long)global->dims[d], (long long)m);
+            return false;
+        }
+        out->dims[d] = global->dims[d] / m;
+    }
+    return true;
+}
+
+bool mlir_imp_verify_manual_values(ImportCtx *ic, const ImpSite *op, const MlirList *shardings, const Mesh *mesh,
+                                   const char *const *manual, int num_manual, Value *const *global, int num_global,
+                                   Value *const *local, int num_local)
+{
+    const char *v = op->value;
+    ImpSite at = *op;
+    at.value = NULL;
+    if (num_global != num_local) {
+        mlir_imp_site_error(ic, &at, op->loc, "number of op %ss and region %ss must match. Op has %d op %ss and %d "
+                            "region %ss", v, v, num_global, v, num_local, v);
+        return false;
+    }
+    for (int i = 0; i < num_global && i < shardings->count; i++) {
+        const MlirSharding *s = shardings->items[i];
+        TensorType want;
+        if (!check_manual_first(ic, op, s, i, manual, num_manual))
+            return false;
+        if (global[i]->type.dtype == DT_TOKEN)
+            continue;
+        if (!local_type(ic, op, s, mesh, manual, num_manual, &global[i]->type, &want))
+            return false;
+        if (type_equal(&want, &local[i]->type))
+            continue;
+        char a[256], b[256];
+        mlir_type_text(a, sizeof a, &want);
+        mlir_type_text(b, sizeof b, &local[i]->type);
+        mlir_imp_site_error(ic, &at, op->loc, "%s shape, corresponding sharding, and region %s shape at index %d must "
+                            "match. Expected local shape '%s', actual local shape '%s'", v, v, i, a, b);
+        return false;
+    }
+    return true;
+}
