@@ -31,16 +31,24 @@ Mesh *mlir_imp_add_mesh(ImportCtx *ic, const char *name, Loc loc)
     return mesh;
 }
 
-static bool add_axis(ImportCtx *ic, Mesh *mesh, const MlirMeshAxis *a)
+/* Errors of a mesh declared with `sdy.mesh @name = <...>` carry MLIR's
+ * prefix for a custom op's ("custom op 'sdy.mesh' "); an inline mesh's
+ * none (prefix ""). */
+static const char CUSTOM_MESH[] = "custom op 'sdy.mesh' ";
+
+static bool add_axis(ImportCtx *ic, Mesh *mesh, const MlirMeshAxis *a, const char *prefix)
 {
     Loc loc = mlir_imp_loc(ic, a->loc);
     for (int k = 0; k < mesh->num_axes; k++)
         if (strcmp(mesh->axes[k].name, a->name) == 0) {
-            diag_error(ic->diag, loc, "duplicate axis name: \"%s\"", a->name);
+            diag_error(ic->diag, loc, "%sduplicate axis name: \"%s\"", prefix, a->name);
             return false;
         }
     if (a->size < 1) {
         diag_error(ic->diag, loc, "axis size must be at least 1, got: %lld (axis \"%s\")", (long long)a->size, a->name);
+        if (*prefix) /* the axis's own error, then its op's, as Shardy's parser gives both */
+            diag_error(ic->diag, loc, "%sfailed to parse Sdy_Mesh parameter 'axes' which is to be a "
+                       "`::llvm::ArrayRef<MeshAxisAttr>`", prefix);
         return false;
     }
     if (mesh->num_devices > INT32_MAX / a->size) {
@@ -56,21 +64,22 @@ static int64_t device_id(const MlirMesh *src, int i) { return *(int64_t *)src->d
 
 /* Shardy's mesh verifier, in its words: ids non-negative, one per device,
  * sorted they are 0..N-1. */
-static bool check_device_ids(ImportCtx *ic, const Mesh *mesh, const MlirMesh *src, Loc loc)
+static bool check_device_ids(ImportCtx *ic, const Mesh *mesh, const MlirMesh *src, Loc loc, const char *prefix)
 {
     int n = src->device_ids.count;
     for (int i = 0; i < n; i++)
         if (device_id(src, i) < 0) {
-            diag_error(ic->diag, loc, "device id must be non-negative, got: %lld", (long long)device_id(src, i));
+            diag_error(ic->diag, loc, "%sdevice id must be non-negative, got: %lld", prefix,
+                       (long long)device_id(src, i));
             return false;
         }
     if (mesh->num_axes == 0 && n > 1) {
-        diag_error(ic->diag, loc, "axes is empty and device_ids has more than one element");
+        diag_error(ic->diag, loc, "%saxes is empty and device_ids has more than one element", prefix);
         return false;
     }
     if (mesh->num_axes > 0 && n != mesh->num_devices) {
-        diag_error(ic->diag, loc, "total product of axis sizes must match total number of device ids, got: "
-                   "%lld != %d", (long long)mesh->num_devices, n);
+        diag_error(ic->diag, loc, "%stotal product of axis sizes must match total number of device ids, got: "
+                   "%lld != %d", prefix, (long long)mesh->num_devices, n);
         return false;
     }
     return true;
@@ -98,11 +107,11 @@ static void sorted_ids(ImportCtx *ic, const MlirMesh *src, char *buf, size_t siz
 
 /* Explicit device ids: a permutation of 0..N-1; the identity is dropped
  * (sdy prints such a mesh without them), except on a maximal mesh. */
-static void set_device_ids(ImportCtx *ic, Mesh *mesh, const MlirMesh *src)
+static void set_device_ids(ImportCtx *ic, Mesh *mesh, const MlirMesh *src, const char *prefix)
 {
     Loc loc = mlir_imp_loc(ic, src->loc);
     int n = src->device_ids.count;
-    if (!check_device_ids(ic, mesh, src, loc))
+    if (!check_device_ids(ic, mesh, src, loc, prefix))
         return;
     if (mesh->num_axes == 0 && n == 1) { /* a maximal mesh: the one device it names, kept */
         mesh->device_ids = ARENA_ARRAY(ic->arena, int64_t, 1);
@@ -116,7 +125,7 @@ static void set_device_ids(ImportCtx *ic, Mesh *mesh, const MlirMesh *src)
         if (id >= n || seen[id]) {
             char ids[256];
             sorted_ids(ic, src, ids, sizeof ids);
-            diag_error(ic->diag, loc, "sorted device ids must be iota(product(axes)), got: %s", ids);
+            diag_error(ic->diag, loc, "%ssorted device ids must be iota(product(axes)), got: %s", prefix, ids);
             return;
         }
         seen[id] = true;
@@ -169,14 +178,14 @@ static void mesh_attrs(ImportCtx *ic, Mesh *mesh, const MlirList *attrs)
 }
 
 /* Axes and device ids of src into mesh; false if they are wrong (reported). */
-static bool fill_mesh(ImportCtx *ic, Mesh *mesh, const MlirMesh *src)
+static bool fill_mesh(ImportCtx *ic, Mesh *mesh, const MlirMesh *src, const char *prefix)
 {
     mesh->axes = ARENA_ARRAY(ic->arena, MeshAxis, src->axes.count + 1);
     bool ok = true;
     for (int i = 0; i < src->axes.count; i++)
-        ok &= add_axis(ic, mesh, src->axes.items[i]);
+        ok &= add_axis(ic, mesh, src->axes.items[i], prefix);
     if (ok && src->has_device_ids)
-        set_device_ids(ic, mesh, src);
+        set_device_ids(ic, mesh, src, prefix);
     return ok;
 }
 
@@ -195,7 +204,7 @@ void mlir_imp_mesh(ImportCtx *ic, const MlirMeshDecl *decl)
         return;
     }
     Mesh *mesh = mlir_imp_add_mesh(ic, decl->name, loc);
-    if (fill_mesh(ic, mesh, src))
+    if (fill_mesh(ic, mesh, src, CUSTOM_MESH))
         mesh_attrs(ic, mesh, &decl->attrs);
 }
 
@@ -212,7 +221,7 @@ static const Mesh *lift_inline_mesh(ImportCtx *ic, const MlirMesh *src, Loc loc)
     Mesh *lifted = ARENA_NEW(ic->arena, Mesh);
     lifted->loc = loc;
     lifted->num_devices = 1;
-    if (!fill_mesh(ic, lifted, src))
+    if (!fill_mesh(ic, lifted, src, ""))
         return NULL;
     for (int i = 0; i < ic->meshes.count; i++)
         if (mesh_equal(ic->meshes.items[i], lifted))
