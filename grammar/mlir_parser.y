@@ -556,6 +556,7 @@ rule_body
     | rule_body ATTR_KEY '=' '{' opt_keywords '}'
         { $$ = $1; mlir_rule_factors(ctx, $$, $2, &$5, L(@2)); }
     | rule_body ',' keyword     { $$ = $1; mlir_rule_flag(ctx, $$, $3, L(@3)); }
+    | rule_body ','             { $$ = $1; mlir_rule_flag(ctx, $$, "", L(@2)); } /* Shardy's error */
     ;
 factor_sizes
     : factor_size

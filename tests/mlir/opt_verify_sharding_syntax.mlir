@@ -61,3 +61,11 @@ sdy.mesh @grid = <["p"=4, "q"=2]>
 func.func @other_list(%x: tensor<8x8xf32> {sdy.sharding = #sdy.sharding<@grid, [{}, {}], partial={"q"}>}) -> tensor<8x8xf32> {
   return %x : tensor<8x8xf32>
 }
+
+// -----
+
+func.func @rule_dangling_comma(%x: tensor<4x6xf32>) -> tensor<4x6xf32> {
+  // expected-error @+1 {{expected 'custom'}}
+  %0 = stablehlo.custom_call @op(%x) {sdy.sharding_rule = #sdy.op_sharding_rule<([i, j])->([i, j]) {i=4, j=6},>} : (tensor<4x6xf32>) -> tensor<4x6xf32>
+  return %0 : tensor<4x6xf32>
+}
