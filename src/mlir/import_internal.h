@@ -216,6 +216,8 @@ void mlir_imp_mesh(ImportCtx *ic, const MlirMeshDecl *decl);
 const Mesh *mlir_imp_find_mesh(ImportCtx *ic, const char *name);
 Mesh *mlir_imp_add_mesh(ImportCtx *ic, const char *name, Loc loc);
 Sharding *mlir_imp_sharding(ImportCtx *ic, const MlirSharding *s);
+/* The axis refs a sharding names: its dims', replicated and unreduced. */
+int mlir_imp_count_axis_refs(const MlirSharding *s);
 /* The same, checked as Shardy checks a sharding at site on a value of type
  * (both may be NULL: mlir_imp_verify_sharding). */
 Sharding *mlir_imp_sharding_at(ImportCtx *ic, const ImpSite *site, const MlirSharding *s, const TensorType *type);

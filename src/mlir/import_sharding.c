@@ -335,7 +335,7 @@ static bool build_dim(ImportCtx *ic, Sharding *s, int d, const MlirDimSharding *
     return ok;
 }
 
-static int count_axes(const MlirSharding *s)
+int mlir_imp_count_axis_refs(const MlirSharding *s)
 {
     int n = s->replicated.count + s->unreduced.count;
     for (int d = 0; d < s->dims.count; d++)
@@ -413,7 +413,7 @@ Sharding *mlir_imp_sharding_at(ImportCtx *ic, const ImpSite *site, const MlirSha
     s->loc = loc;
     s->rank = src->dims.count;
     s->dims = ARENA_ARRAY(ic->arena, DimSharding, s->rank);
-    AxisUse use = {ARENA_ARRAY(&ic->scratch, AxisRef, count_axes(src) + 1), 0};
+    AxisUse use = {ARENA_ARRAY(&ic->scratch, AxisRef, mlir_imp_count_axis_refs(src) + 1), 0};
     bool ok = true;
     for (int d = 0; d < s->rank; d++)
         ok &= build_dim(ic, s, d, src->dims.items[d], &use);

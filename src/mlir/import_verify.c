@@ -221,14 +221,6 @@ static bool check_not_manual(Checker *c)
     return true;
 }
 
-static int count_refs(const MlirSharding *s)
-{
-    int n = s->replicated.count + s->unreduced.count;
-    for (int d = 0; d < s->dims.count; d++)
-        n += ((const MlirDimSharding *)s->dims.items[d])->axes.count;
-    return n;
-}
-
 static bool check_dims(Checker *c)
 {
     for (int d = 0; d < c->src->dims.count; d++) {
@@ -281,7 +273,7 @@ bool mlir_imp_verify_sharding(ImportCtx *ic, const ImpSite *site, const MlirShar
         return false;
     if (c.mesh.maximal || (type && type->dtype == DT_TOKEN) || (site && site->no_value && fully_replicated(src)))
         return true;
-    c.seen = ARENA_ARRAY(&ic->scratch, const MlirAxisRef *, count_refs(src) + 1);
+    c.seen = ARENA_ARRAY(&ic->scratch, const MlirAxisRef *, mlir_imp_count_axis_refs(src) + 1);
     if (!check_dims(&c) || !check_sorted_list(&c, &src->replicated, "replicated") ||
         !check_sorted_list(&c, &src->unreduced, "unreduced"))
         return false;
