@@ -511,9 +511,10 @@ angle
     | '<' dict '>'              { $$ = mlir_attr_new(ctx, MA_DICT, L(@1)); $$->items = $2; }
     ;
 sdy_attr
-    : SDY_SHARDING sharding_body '>' { $$ = mlir_attr_new(ctx, MA_SHARDING, L(@1)); $$->sharding = $2; }
+    : SDY_SHARDING sharding_body '>'
+        { $$ = mlir_attr_new(ctx, MA_SHARDING, L(@1)); $$->sharding = $2; ctx->sharding_failed = false; }
     | SDY_PER_VALUE '[' opt_shardings ']' '>'
-        { $$ = mlir_attr_new(ctx, MA_SHARDINGS, L(@1)); $$->shardings = $3; }
+        { $$ = mlir_attr_new(ctx, MA_SHARDINGS, L(@1)); $$->shardings = $3; mlir_per_value_done(ctx, L(@1)); }
     | SDY_RULE rule_body '>'    { $$ = mlir_attr_new(ctx, MA_RULE, L(@1)); $$->rule = $2; }
     | SDY_MESH mesh_body '>'    { $$ = mlir_attr_new(ctx, MA_MESH, L(@1)); $$->mesh = $2; }
     | SDY_SHARDING_READ         { $$ = $1; }
@@ -541,6 +542,7 @@ sharding_body
         { $$ = $1; mlir_sharding_option(ctx, $$, $3, NULL, $5, L(@3)); }
     | sharding_body ',' ATTR_KEY '=' keyword brace_value
         { $$ = $1; mlir_sharding_option(ctx, $$, $3, $5, $6, L(@3)); }
+    | sharding_body ','         { $$ = $1; mlir_sharding_trailing_comma(ctx, L(@2)); }
     ;
 opt_dims: %empty { $$ = (MlirList){0}; } | dims ;
 dims
@@ -586,6 +588,7 @@ rule_body
     | rule_body ATTR_KEY '=' '{' opt_keywords '}'
         { $$ = $1; mlir_rule_factors(ctx, $$, $2, &$5, L(@2)); }
     | rule_body ',' keyword     { $$ = $1; mlir_rule_flag(ctx, $$, $3, L(@3)); }
+    | rule_body ','             { $$ = $1; mlir_rule_flag(ctx, $$, "", L(@2)); } /* Shardy's error */
     ;
 factor_sizes
     : factor_size

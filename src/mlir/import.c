@@ -133,15 +133,24 @@ ImpValue *mlir_imp_define(ImportCtx *ic, const char *name, int count, Loc loc)
     return v;
 }
 
-ImpValue *mlir_imp_use(ImportCtx *ic, const MlirUse *use, int *index)
+/* A use across a region isolated from above, in MLIR's words and with
+ * its note at the isolating op. */
+static void report_isolated_use(ImportCtx *ic, const MlirUse *use, const MlirOp *user, const ImpScope *isolating)
+{
+    diag_error(ic->diag, mlir_imp_loc(ic, use->loc), "'%s' op using value defined outside the region ('%%%s': "
+               "pass it as an operand)", user->name, use->name);
+    if (isolating->owner.line)
+        diag_note(ic->diag, mlir_imp_loc(ic, isolating->owner), "required by region isolation constraints");
+}
+
+ImpValue *mlir_imp_use(ImportCtx *ic, const MlirUse *use, int *index, const MlirOp *user)
 {
     Loc loc = mlir_imp_loc(ic, use->loc);
-    bool crossed = false;
+    const ImpScope *isolating = NULL;
     for (ImpScope *s = ic->scope; s; s = s->parent) {
         ImpValue *v = symtab_get(&s->names, use->name);
-        if (v && crossed) {
-            diag_error(ic->diag, loc, "value '%%%s' is defined outside this region, which is isolated from "
-                                      "above: pass it as an operand", use->name);
+        if (v && isolating) {
+            report_isolated_use(ic, use, user, isolating);
             return NULL;
         }
         if (v) {
@@ -152,7 +161,8 @@ ImpValue *mlir_imp_use(ImportCtx *ic, const MlirUse *use, int *index)
                        v->count == 1 ? "" : "s", *index);
             return NULL;
         }
-        crossed |= s->isolated;
+        if (s->isolated && !isolating)
+            isolating = s;
     }
     diag_error(ic->diag, loc, "use of undefined value '%%%s'", use->name);
     return NULL;
@@ -210,7 +220,7 @@ static void set_returns(ImportCtx *ic, const MlirOp *ret, Block *b)
     b->returns = ARENA_ARRAY(ic->arena, Value *, ret->operands.count);
     for (int i = 0; i < ret->operands.count; i++) {
         int index;
-        ImpValue *v = mlir_imp_use(ic, ret->operands.items[i], &index);
+        ImpValue *v = mlir_imp_use(ic, ret->operands.items[i], &index, ret);
         if (v && v->fold != IMP_PLAIN)
             diag_error(ic->diag, mlir_imp_loc(ic, ((MlirUse *)ret->operands.items[i])->loc),
                        "a value marked shardc.implicit_* cannot be returned");
@@ -279,7 +289,8 @@ static void import_args(ImportCtx *ic, const MlirFunc *mf, Func *f, struct MlirE
         const MlirBlockArg *a = mf->args.items[i];
         Value *v = f->body->args[i];
         bool bad = false;
-        v->sharding = mlir_imp_value_sharding(ic, &a->attrs, v->type.rank, &bad);
+        ImpSite site = {mf->loc, "func.func", "arg", i, 0, false};
+        v->sharding = mlir_imp_value_sharding(ic, &site, &a->attrs, &v->type, &bad);
         kept[i] = kept_value_attrs(ic, &a->attrs, v->sharding != NULL);
     }
     x->num_args = mf->args.count;
@@ -301,7 +312,8 @@ static void import_results(ImportCtx *ic, const MlirFunc *mf, Func *f, struct Ml
         f->result_locs[i] = mlir_imp_loc(ic, t->loc);
         bool bad = false;
         if (mlir_imp_type(ic, t, &f->result_types[i]) && attrs)
-            f->result_shardings[i] = mlir_imp_value_sharding(ic, attrs, f->result_types[i].rank, &bad);
+            f->result_shardings[i] = mlir_imp_value_sharding(ic, &(ImpSite){mf->loc, "func.func", "result", i, 0, false},
+                                                             attrs, &f->result_types[i], &bad);
         kept[i] = kept_value_attrs(ic, attrs, f->result_shardings[i] != NULL);
     }
     x->num_results = n;

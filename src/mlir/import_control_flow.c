@@ -128,6 +128,7 @@ bool mlir_imp_named_computation(OpImport *oi)
     op->regions = ARENA_ARRAY(ic->arena, Block *, 1);
     op->regions[0] = b;
     mlir_imp_push_scope(ic, true);
+    ic->scope->owner = oi->src->loc;
     bool ok = mlir_imp_block_args(ic, &((const MlirBlock *)region->blocks.items[0])->args, b);
     ok = ok && mlir_imp_body(ic, region, b, "sdy.return", oi->src->loc);
     mlir_imp_pop_scope(ic);

@@ -48,6 +48,7 @@ typedef struct ImpScope {
     SymTab names;           /* MLIR name -> ImpValue* */
     struct ImpScope *parent;
     bool isolated;
+    Loc owner;              /* of the op whose region it is, when isolated */
 } ImpScope;
 
 /* The innermost sdy.manual_computation: its mesh and manual axes, which
@@ -57,7 +58,21 @@ typedef struct ImpManual {
     int num_axes;
     const AxisRef *axes;
     struct ImpManual *outer;
+    Loc loc;                /* of the op, for the verifier's note */
 } ImpManual;
+
+/* Where a sharding sits, for Shardy's verifier messages (import_verify.c):
+ * the op holding it and which of its values. Errors go to the op's
+ * location as "'<op>' op <value> <index> - <message>": value NULL for the
+ * op's own sharding, index left out when count is 1 (a function's
+ * arguments and results always carry it: count 0). */
+typedef struct ImpSite {
+    Loc loc;
+    const char *op;
+    const char *value;      /* "arg", "result", "operand", or NULL */
+    int index, count;
+    bool no_value;          /* the sharding of an op of no results */
+} ImpSite;
 
 typedef struct ImportCtx {
     Module *m;
@@ -136,8 +151,8 @@ void mlir_imp_pop_scope(ImportCtx *ic);
 ImpValue *mlir_imp_define(ImportCtx *ic, const char *name, int count, Loc loc);
 /* An IR value name for result `index` of def `name` (count results). */
 const char *mlir_imp_value_name(ImportCtx *ic, const char *name, int count, int index);
-/* What a use names, or NULL (reported); *index is its result. */
-ImpValue *mlir_imp_use(ImportCtx *ic, const MlirUse *use, int *index);
+/* What a use by op `user` names, or NULL (reported); *index is its result. */
+ImpValue *mlir_imp_use(ImportCtx *ic, const MlirUse *use, int *index, const MlirOp *user);
 MlirKeptAttr mlir_imp_keep(ImportCtx *ic, const MlirNamedAttr *a);
 MlirKeptAttrs mlir_imp_keep_list(ImportCtx *ic, const MlirKeptAttr *items, int count);
 
@@ -230,6 +245,11 @@ void mlir_imp_mesh(ImportCtx *ic, const MlirMeshDecl *decl);
 const Mesh *mlir_imp_find_mesh(ImportCtx *ic, const char *name);
 Mesh *mlir_imp_add_mesh(ImportCtx *ic, const char *name, Loc loc);
 Sharding *mlir_imp_sharding(ImportCtx *ic, const MlirSharding *s);
+/* The axis refs a sharding names: its dims', replicated and unreduced. */
+int mlir_imp_count_axis_refs(const MlirSharding *s);
+/* The same, checked as Shardy checks a sharding at site on a value of type
+ * (both may be NULL: mlir_imp_verify_sharding). */
+Sharding *mlir_imp_sharding_at(ImportCtx *ic, const ImpSite *site, const MlirSharding *s, const TensorType *type);
 AttrValue *mlir_imp_sharding_attr(ImportCtx *ic, const MlirSharding *s);
 /* The shardings of #sdy.sharding_per_value<[...]> or [<...>, ...] in out;
  * false if a is neither. */
@@ -238,7 +258,24 @@ bool mlir_imp_sharding_list(ImportCtx *ic, const MlirAttr *a, MlirList *out);
 bool mlir_imp_result_shardings(OpImport *oi);
 /* A value's sharding from an argument's or result's attributes
  * (sdy.sharding or mhlo.sharding), NULL if none; *bad if one was wrong. */
-Sharding *mlir_imp_value_sharding(ImportCtx *ic, const MlirList *attrs, int rank, bool *bad);
+Sharding *mlir_imp_value_sharding(ImportCtx *ic, const ImpSite *site, const MlirList *attrs, const TensorType *type,
+                                  bool *bad);
+
+/* ---- import_verify.c ---- */
+/* Shardy's checks of sharding src on a value of the given type (NULL:
+ * unknown, no shape checks) at site (NULL: reported at src); false
+ * (reported) if one fails. */
+bool mlir_imp_verify_sharding(ImportCtx *ic, const ImpSite *site, const MlirSharding *src, const TensorType *type);
+/* sdy.manual_computation's values of one kind (op->value: "operand" or
+ * "result"): each global value against the local one its sharding makes
+ * (manual axes first in each dim, dims divisible by them, the local type
+ * the body's). false (reported) on the first that differs. */
+bool mlir_imp_verify_manual_values(ImportCtx *ic, const ImpSite *op, const MlirList *shardings, const Mesh *mesh,
+                                   const char *const *manual, int num_manual, Value *const *global, int num_global,
+                                   Value *const *local, int num_local);
+/* An error in Shardy's form for site (at loc when site is NULL). */
+void mlir_imp_site_error(ImportCtx *ic, const ImpSite *site, Loc loc, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
 
 /* ---- import_rule.c ---- */
 /* The op's sdy.sharding_rule, if any, against its operands and results;

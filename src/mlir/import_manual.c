@@ -34,6 +34,23 @@ static bool op_error(OpImport *oi, const char *msg)
 
 /* ---- manual_computation ---- */
 
+/* Whether two of the specs are on different meshes with axes (Shardy's
+ * getCommonMesh finds none). */
+static bool mixed_meshes(const AttrValue *in, const AttrValue *out)
+{
+    const Mesh *first = NULL;
+    for (int k = 0; k < 2; k++) {
+        const AttrValue *specs = k ? out : in;
+        for (int i = 0; i < specs->u.array.count; i++) {
+            const Mesh *m = specs->u.array.items[i]->u.sharding->mesh;
+            if (m->num_axes && first && m != first)
+                return true;
+            first = m->num_axes && !first ? m : first;
+        }
+    }
+    return false;
+}
+
 static const Mesh *specs_mesh(OpImport *oi, const AttrValue *in, const AttrValue *out)
 {
     if (in->u.array.count)
@@ -70,27 +87,66 @@ static bool manual_names(ImportCtx *ic, const MlirAttr *a, MlirList *names)
            (a->kind == MA_DICT && !a->items.count); /* {}: no axes */
 }
 
+/* An axis an enclosing sdy.manual_computation already made manual. */
+static bool already_manual(OpImport *oi, const char *name)
+{
+    for (const ImpManual *m = oi->ic->manual; m; m = m->outer)
+        for (int k = 0; k < m->num_axes; k++)
+            if (strcmp(m->mesh->axes[m->axes[k].axis].name, name) == 0) {
+                ImpSite site = {oi->src->loc, oi->src->name, NULL, 0, 0, false};
+                mlir_imp_site_error(oi->ic, &site, oi->src->loc, "operates on axis \"%s\" which is already bound by "
+                                    "a parent sdy.manual_computation op", name);
+                diag_note(oi->ic->diag, mlir_imp_loc(oi->ic, m->loc), "parent bounding this axis as manual");
+                return true;
+            }
+    return false;
+}
+
+/* Shardy's messages for manual axes of no common mesh or not in it. */
+static bool manual_axes_known(OpImport *oi, const Mesh *mesh, const MlirList *names, bool mixed)
+{
+    ImpSite site = {oi->src->loc, oi->src->name, NULL, 0, 0, false};
+    if (names->count && mixed) {
+        mlir_imp_site_error(oi->ic, &site, oi->src->loc, "all in and out shardings must be bound to the same mesh or "
+                            "an empty mesh.");
+        return false;
+    }
+    for (int i = 0; i < names->count; i++) {
+        int k = 0;
+        while (k < mesh->num_axes && strcmp(mesh->axes[k].name, names->items[i]) != 0)
+            k++;
+        if (k == mesh->num_axes) {
+            mlir_imp_site_error(oi->ic, &site, oi->src->loc, "unknown manual axis: \"%s\"",
+                                (const char *)names->items[i]);
+            return false;
+        }
+    }
+    return true;
+}
+
 /* The manual axes, distinct axes of the mesh; their count, or -1. */
-static int manual_axes(OpImport *oi, const Mesh *mesh, AxisRef *out)
+static int manual_axes(OpImport *oi, const Mesh *mesh, bool mixed, AxisRef *out)
 {
     const MlirAttr *a = mlir_imp_attr(oi, "manual_axes");
     MlirList names = {0};
     Loc loc = mlir_imp_loc(oi->ic, a ? a->loc : oi->src->loc);
     if (a && !manual_names(oi->ic, a, &names))
         return op_error(oi, "manual_axes must be a list of whole mesh axes {\"x\", ...}"), -1;
+    for (int i = 0; i < names.count; i++)
+        if (already_manual(oi, names.items[i]))
+            return -1;
+    if (!manual_axes_known(oi, mesh, &names, mixed))
+        return -1;
     for (int i = 0; i < names.count; i++) {
         int k = 0;
         while (k < mesh->num_axes && strcmp(mesh->axes[k].name, names.items[i]) != 0)
             k++;
-        bool twice = false;
         for (int j = 0; j < i; j++)
-            twice |= k < mesh->num_axes && out[j].axis == k;
-        if (k == mesh->num_axes || twice) {
-            diag_error(oi->ic->diag, loc, twice ? "axis \"%s\" is listed twice in manual_axes"
-                                               : "unknown axis \"%s\" in mesh '@%s'",
-                       (const char *)names.items[i], mesh->name);
-            return -1;
-        }
+            if (out[j].axis == k) {
+                diag_error(oi->ic->diag, loc, "axis \"%s\" is listed twice in manual_axes",
+                           (const char *)names.items[i]);
+                return -1;
+            }
         out[i] = (AxisRef){k, 1, mesh->axes[k].size};
     }
     return names.count;
@@ -111,18 +167,33 @@ static void set_manual_axes(OpImport *oi, const Mesh *mesh, const AxisRef *axes,
     mlir_imp_set(oi, ATTR_KEY_MANUAL_AXES, v);
 }
 
-static AttrValue *specs(OpImport *oi, const char *name)
+/* in_shardings (value "operand") or out_shardings ("result"): one
+ * sharding per value of types, each checked as Shardy checks it; the
+ * parsed list in *list. */
+static AttrValue *specs(OpImport *oi, const char *name, const char *value, const TensorType *types, int count,
+                        MlirList *list)
 {
     const MlirAttr *a = mlir_imp_attr(oi, name);
-    MlirList list;
-    if (!a || !mlir_imp_sharding_list(oi->ic, a, &list)) {
+    if (!a || !mlir_imp_sharding_list(oi->ic, a, list)) {
         op_error(oi, "it needs in_shardings and out_shardings, one sharding per operand and per result");
         return NULL;
     }
-    AttrValue *v = mlir_imp_array(oi->ic, list.count, mlir_imp_loc(oi->ic, a->loc));
-    for (int i = 0; i < list.count; i++)
-        if (!(v->u.array.items[i] = mlir_imp_sharding_attr(oi->ic, list.items[i])))
+    ImpSite site = {oi->src->loc, oi->src->name, value, 0, count, false};
+    if (list->count != count) {
+        ImpSite op_site = {oi->src->loc, oi->src->name, NULL, 0, 0, false};
+        mlir_imp_site_error(oi->ic, &op_site, a->loc, "%s shardings don't match number of values: %d shardings vs %d "
+                            "values", value, list->count, count);
+        return NULL;
+    }
+    AttrValue *v = mlir_imp_array(oi->ic, list->count, mlir_imp_loc(oi->ic, a->loc));
+    for (int i = 0; i < list->count; i++) {
+        site.index = i;
+        Sharding *s = mlir_imp_sharding_at(oi->ic, &site, list->items[i], &types[i]);
+        if (!s)
             return NULL;
+        v->u.array.items[i] = attr_new(oi->ic->arena, ATTR_SHARDING, s->loc);
+        v->u.array.items[i]->u.sharding = s;
+    }
     return v;
 }
 
@@ -136,9 +207,10 @@ static bool manual_body(OpImport *oi, const Mesh *mesh, const AxisRef *axes, int
     body->parent_op = oi->op;
     body->parent_func = ic->func;
     oi->op->region = body;
-    ImpManual manual = {mesh, n, axes, ic->manual};
+    ImpManual manual = {mesh, n, axes, ic->manual, oi->src->loc};
     ic->manual = &manual;
     mlir_imp_push_scope(ic, true);
+    ic->scope->owner = oi->src->loc;
     bool ok = mlir_imp_block_args(ic, &((const MlirBlock *)region->blocks.items[0])->args, body);
     ok &= mlir_imp_body(ic, region, body, "sdy.return", oi->src->loc);
     mlir_imp_pop_scope(ic);
@@ -167,15 +239,42 @@ static void split_specs(OpImport *oi, AttrValue *specs, Value **values, int coun
 /* check_vma is false unless `shardc.check_vma` says otherwise: MLIR
  * carries no promise about replication (JAX checked it before lowering,
  * or was told not to), and sdy_opt does not check it. */
+/* The body's arguments and returns against the operands and results
+ * (verifyManualComputationValue), once the body is read. */
+static bool manual_values(OpImport *oi, const MlirList *in, const MlirList *out, const Mesh *mesh,
+                          const AxisRef *axes, int n)
+{
+    const char **names = ARENA_ARRAY(&oi->ic->scratch, const char *, n + 1);
+    for (int i = 0; i < n; i++)
+        names[i] = mesh->axes[axes[i].axis].name;
+    const Block *body = oi->op->region;
+    ImpSite operand = {oi->src->loc, oi->src->name, "operand", 0, 0, false}, result = operand;
+    result.value = "result";
+    return mlir_imp_verify_manual_values(oi->ic, &operand, in, mesh, names, n, oi->operands, oi->num_operands,
+                                         body->args, body->num_args) &&
+           mlir_imp_verify_manual_values(oi->ic, &result, out, mesh, names, n, oi->op->results, oi->num_results,
+                                         body->returns, body->num_returns);
+}
+
+static TensorType *operand_types(OpImport *oi)
+{
+    TensorType *types = ARENA_ARRAY(&oi->ic->scratch, TensorType, oi->num_operands + 1);
+    for (int i = 0; i < oi->num_operands; i++)
+        types[i] = oi->operands[i]->type;
+    return types;
+}
+
 bool mlir_imp_manual_computation(OpImport *oi)
 {
     ImportCtx *ic = oi->ic;
-    AttrValue *in = specs(oi, "in_shardings"), *out = in ? specs(oi, "out_shardings") : NULL;
+    MlirList in_list, out_list;
+    AttrValue *in = specs(oi, "in_shardings", "operand", operand_types(oi), oi->num_operands, &in_list);
+    AttrValue *out = in ? specs(oi, "out_shardings", "result", oi->result_types, oi->num_results, &out_list) : NULL;
     const Mesh *mesh = out ? specs_mesh(oi, in, out) : NULL;
     if (!mesh)
         return false;
     AxisRef *axes = ARENA_ARRAY(&ic->scratch, AxisRef, mesh->num_axes + 1);
-    int n = manual_axes(oi, mesh, axes);
+    int n = manual_axes(oi, mesh, mixed_meshes(in, out), axes);
     if (n < 0 || !mlir_imp_make_op(oi, OP_SHARD_MAP))
         return false;
     AttrValue *sym = attr_new(ic->arena, ATTR_SYMBOL, oi->op->loc);
@@ -186,7 +285,7 @@ bool mlir_imp_manual_computation(OpImport *oi)
     mlir_imp_set(oi, ATTR_KEY_OUT_SPECS, out);
     set_manual_axes(oi, mesh, axes, n);
     mlir_imp_set(oi, ATTR_KEY_CHECK_VMA, check);
-    if (!manual_body(oi, mesh, axes, n))
+    if (!manual_body(oi, mesh, axes, n) || !manual_values(oi, &in_list, &out_list, mesh, axes, n))
         return false;
     split_specs(oi, in, oi->op->region->args, oi->op->region->num_args, false);
     split_specs(oi, out, oi->op->results, oi->op->num_results, true);
@@ -421,7 +520,7 @@ static const ImpManual *global_scope(OpImport *oi)
     for (int i = 0; i < mesh->num_axes; i++)
         axes[i] = (AxisRef){i, 1, mesh->axes[i].size};
     ImpManual *scope = ARENA_NEW(&ic->scratch, ImpManual);
-    *scope = (ImpManual){mesh, mesh->num_axes, axes, NULL};
+    *scope = (ImpManual){mesh, mesh->num_axes, axes, NULL, oi->src->loc};
     return scope;
 }
 

@@ -371,7 +371,7 @@ static bool resolve_operands(OpImport *oi)
     for (int i = 0; i < n; i++) {
         const MlirUse *use = oi->src->operands.items[i];
         int index;
-        ImpValue *v = mlir_imp_use(ic, use, &index);
+        ImpValue *v = mlir_imp_use(ic, use, &index, oi->src);
         if (v && v->fold == IMP_BROADCAST && ++v->uses > 1)
             diag_error(ic->diag, mlir_imp_loc(ic, use->loc), "a shardc.implicit_broadcast value ('%%%s') must "
                        "have a single user", use->name);

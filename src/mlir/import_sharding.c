@@ -31,16 +31,24 @@ Mesh *mlir_imp_add_mesh(ImportCtx *ic, const char *name, Loc loc)
     return mesh;
 }
 
-static bool add_axis(ImportCtx *ic, Mesh *mesh, const MlirMeshAxis *a)
+/* Errors of a mesh declared with `sdy.mesh @name = <...>` carry MLIR's
+ * prefix for a custom op's ("custom op 'sdy.mesh' "); an inline mesh's
+ * none (prefix ""). */
+static const char CUSTOM_MESH[] = "custom op 'sdy.mesh' ";
+
+static bool add_axis(ImportCtx *ic, Mesh *mesh, const MlirMeshAxis *a, const char *prefix)
 {
     Loc loc = mlir_imp_loc(ic, a->loc);
     for (int k = 0; k < mesh->num_axes; k++)
         if (strcmp(mesh->axes[k].name, a->name) == 0) {
-            diag_error(ic->diag, loc, "duplicate axis name: \"%s\"", a->name);
+            diag_error(ic->diag, loc, "%sduplicate axis name: \"%s\"", prefix, a->name);
             return false;
         }
     if (a->size < 1) {
         diag_error(ic->diag, loc, "axis size must be at least 1, got: %lld (axis \"%s\")", (long long)a->size, a->name);
+        if (*prefix) /* the axis's own error, then its op's, as Shardy's parser gives both */
+            diag_error(ic->diag, loc, "%sfailed to parse Sdy_Mesh parameter 'axes' which is to be a "
+                       "`::llvm::ArrayRef<MeshAxisAttr>`", prefix);
         return false;
     }
     if (mesh->num_devices > INT32_MAX / a->size) {
@@ -56,21 +64,22 @@ static int64_t device_id(const MlirMesh *src, int i) { return *(int64_t *)src->d
 
 /* Shardy's mesh verifier, in its words: ids non-negative, one per device,
  * sorted they are 0..N-1. */
-static bool check_device_ids(ImportCtx *ic, const Mesh *mesh, const MlirMesh *src, Loc loc)
+static bool check_device_ids(ImportCtx *ic, const Mesh *mesh, const MlirMesh *src, Loc loc, const char *prefix)
 {
     int n = src->device_ids.count;
     for (int i = 0; i < n; i++)
         if (device_id(src, i) < 0) {
-            diag_error(ic->diag, loc, "device id must be non-negative, got: %lld", (long long)device_id(src, i));
+            diag_error(ic->diag, loc, "%sdevice id must be non-negative, got: %lld", prefix,
+                       (long long)device_id(src, i));
             return false;
         }
     if (mesh->num_axes == 0 && n > 1) {
-        diag_error(ic->diag, loc, "axes is empty and device_ids has more than one element");
+        diag_error(ic->diag, loc, "%saxes is empty and device_ids has more than one element", prefix);
         return false;
     }
     if (mesh->num_axes > 0 && n != mesh->num_devices) {
-        diag_error(ic->diag, loc, "total product of axis sizes must match total number of device ids, got: "
-                   "%lld != %d", (long long)mesh->num_devices, n);
+        diag_error(ic->diag, loc, "%stotal product of axis sizes must match total number of device ids, got: "
+                   "%lld != %d", prefix, (long long)mesh->num_devices, n);
         return false;
     }
     return true;
@@ -98,11 +107,11 @@ static void sorted_ids(ImportCtx *ic, const MlirMesh *src, char *buf, size_t siz
 
 /* Explicit device ids: a permutation of 0..N-1; the identity is dropped
  * (sdy prints such a mesh without them), except on a maximal mesh. */
-static void set_device_ids(ImportCtx *ic, Mesh *mesh, const MlirMesh *src)
+static void set_device_ids(ImportCtx *ic, Mesh *mesh, const MlirMesh *src, const char *prefix)
 {
     Loc loc = mlir_imp_loc(ic, src->loc);
     int n = src->device_ids.count;
-    if (!check_device_ids(ic, mesh, src, loc))
+    if (!check_device_ids(ic, mesh, src, loc, prefix))
         return;
     if (mesh->num_axes == 0 && n == 1) { /* a maximal mesh: the one device it names, kept */
         mesh->device_ids = ARENA_ARRAY(ic->arena, int64_t, 1);
@@ -116,7 +125,7 @@ static void set_device_ids(ImportCtx *ic, Mesh *mesh, const MlirMesh *src)
         if (id >= n || seen[id]) {
             char ids[256];
             sorted_ids(ic, src, ids, sizeof ids);
-            diag_error(ic->diag, loc, "sorted device ids must be iota(product(axes)), got: %s", ids);
+            diag_error(ic->diag, loc, "%ssorted device ids must be iota(product(axes)), got: %s", prefix, ids);
             return;
         }
         seen[id] = true;
@@ -169,14 +178,14 @@ static void mesh_attrs(ImportCtx *ic, Mesh *mesh, const MlirList *attrs)
 }
 
 /* Axes and device ids of src into mesh; false if they are wrong (reported). */
-static bool fill_mesh(ImportCtx *ic, Mesh *mesh, const MlirMesh *src)
+static bool fill_mesh(ImportCtx *ic, Mesh *mesh, const MlirMesh *src, const char *prefix)
 {
     mesh->axes = ARENA_ARRAY(ic->arena, MeshAxis, src->axes.count + 1);
     bool ok = true;
     for (int i = 0; i < src->axes.count; i++)
-        ok &= add_axis(ic, mesh, src->axes.items[i]);
+        ok &= add_axis(ic, mesh, src->axes.items[i], prefix);
     if (ok && src->has_device_ids)
-        set_device_ids(ic, mesh, src);
+        set_device_ids(ic, mesh, src, prefix);
     return ok;
 }
 
@@ -195,7 +204,7 @@ void mlir_imp_mesh(ImportCtx *ic, const MlirMeshDecl *decl)
         return;
     }
     Mesh *mesh = mlir_imp_add_mesh(ic, decl->name, loc);
-    if (fill_mesh(ic, mesh, src))
+    if (fill_mesh(ic, mesh, src, CUSTOM_MESH))
         mesh_attrs(ic, mesh, &decl->attrs);
 }
 
@@ -212,7 +221,7 @@ static const Mesh *lift_inline_mesh(ImportCtx *ic, const MlirMesh *src, Loc loc)
     Mesh *lifted = ARENA_NEW(ic->arena, Mesh);
     lifted->loc = loc;
     lifted->num_devices = 1;
-    if (!fill_mesh(ic, lifted, src))
+    if (!fill_mesh(ic, lifted, src, ""))
         return NULL;
     for (int i = 0; i < ic->meshes.count; i++)
         if (mesh_equal(ic->meshes.items[i], lifted))
@@ -326,7 +335,7 @@ static bool build_dim(ImportCtx *ic, Sharding *s, int d, const MlirDimSharding *
     return ok;
 }
 
-static int count_axes(const MlirSharding *s)
+int mlir_imp_count_axis_refs(const MlirSharding *s)
 {
     int n = s->replicated.count + s->unreduced.count;
     for (int d = 0; d < s->dims.count; d++)
@@ -383,6 +392,13 @@ static const Mesh *sharding_mesh(ImportCtx *ic, const MlirSharding *src, Loc loc
 
 Sharding *mlir_imp_sharding(ImportCtx *ic, const MlirSharding *src)
 {
+    return mlir_imp_sharding_at(ic, NULL, src, NULL);
+}
+
+Sharding *mlir_imp_sharding_at(ImportCtx *ic, const ImpSite *site, const MlirSharding *src, const TensorType *type)
+{
+    if (!mlir_imp_verify_sharding(ic, site, src, type))
+        return NULL;
     Loc loc = mlir_imp_loc(ic, src->loc);
     const Mesh *mesh = sharding_mesh(ic, src, loc);
     if (!mesh)
@@ -397,7 +413,7 @@ Sharding *mlir_imp_sharding(ImportCtx *ic, const MlirSharding *src)
     s->loc = loc;
     s->rank = src->dims.count;
     s->dims = ARENA_ARRAY(ic->arena, DimSharding, s->rank);
-    AxisUse use = {ARENA_ARRAY(&ic->scratch, AxisRef, count_axes(src) + 1), 0};
+    AxisUse use = {ARENA_ARRAY(&ic->scratch, AxisRef, mlir_imp_count_axis_refs(src) + 1), 0};
     bool ok = true;
     for (int d = 0; d < s->rank; d++)
         ok &= build_dim(ic, s, d, src->dims.items[d], &use);
@@ -431,20 +447,21 @@ static const MlirAttr *named(const MlirList *attrs, const char *name)
 }
 
 /* sdy.sharding wins; mhlo.sharding (GSPMD) is read only without it. */
-Sharding *mlir_imp_value_sharding(ImportCtx *ic, const MlirList *attrs, int rank, bool *bad)
+Sharding *mlir_imp_value_sharding(ImportCtx *ic, const ImpSite *site, const MlirList *attrs, const TensorType *type,
+                                  bool *bad)
 {
     const MlirAttr *sdy = named(attrs, "sdy.sharding"), *gspmd = named(attrs, "mhlo.sharding");
     if (sdy && sdy->kind == MA_SHARDING) {
-        Sharding *s = mlir_imp_sharding(ic, sdy->sharding);
+        Sharding *s = mlir_imp_sharding_at(ic, site, sdy->sharding, type);
         *bad = !s;
         return s;
     }
     if (sdy) {
-        diag_error(ic->diag, mlir_imp_loc(ic, sdy->loc), "'sdy.sharding' must be a #sdy.sharding<...>");
+        mlir_imp_site_error(ic, site, sdy->loc, "should have a sharding attribute of type TensorShardingAttr");
         *bad = true;
         return NULL;
     }
-    return gspmd ? mlir_imp_gspmd(ic, gspmd, rank, bad) : NULL;
+    return gspmd ? mlir_imp_gspmd(ic, gspmd, type->rank, bad) : NULL;
 }
 
 static bool set_result_sharding(OpImport *oi, int i, Sharding *s, const MlirAttr *a)
@@ -476,26 +493,41 @@ bool mlir_imp_sharding_list(ImportCtx *ic, const MlirAttr *a, MlirList *out)
     return a->kind == MA_ARRAY;
 }
 
-/* #sdy.sharding_per_value<[...]> (or one sharding for one result). */
+/* #sdy.sharding_per_value<[...]> (or, on shardc.* ops, one sharding for
+ * one result), checked as Shardy's verifyOperationAttribute does. */
 static bool sdy_result_shardings(OpImport *oi, const MlirAttr *a, const char *name)
 {
     MlirList list;
     bool ok = true;
+    ImpSite site = {oi->src->loc, oi->src->name, "result", 0, oi->num_results, oi->num_results == 0};
+    ImpSite op_site = {oi->src->loc, oi->src->name, NULL, 0, 0, false};
     if (oi->num_results == 0 && mlir_imp_sharding_list(oi->ic, a, &list) && list.count == 1) {
         /* An op of no results (a side-effecting callback) may carry the
          * sharding of where it runs: nothing propagates it; kept. */
         mlir_imp_keep_attr(oi, name);
-        return true;
+        return mlir_imp_verify_sharding(oi->ic, &site, list.items[0], NULL);
+    }
+    if (a->kind == MA_SHARDING && strcmp(name, "sdy.sharding") == 0) {
+        mlir_imp_site_error(oi->ic, &op_site, a->loc, "should have a sharding attribute of type "
+                            "TensorShardingPerValueAttr");
+        return false;
     }
     if (a->kind == MA_SHARDING && oi->num_results == 1)
-        return set_result_sharding(oi, 0, mlir_imp_sharding(oi->ic, a->sharding), a);
-    if (!mlir_imp_sharding_list(oi->ic, a, &list) || list.count != oi->num_results) {
+        return set_result_sharding(oi, 0, mlir_imp_sharding_at(oi->ic, &site, a->sharding, oi->result_types), a);
+    if (!mlir_imp_sharding_list(oi->ic, a, &list)) {
         diag_error(oi->ic->diag, mlir_imp_loc(oi->ic, a->loc), "'%s' must list one sharding per result (%d)", name,
                    oi->num_results);
         return false;
     }
-    for (int i = 0; i < list.count; i++)
-        ok &= set_result_sharding(oi, i, mlir_imp_sharding(oi->ic, list.items[i]), a);
+    if (list.count != oi->num_results) {
+        mlir_imp_site_error(oi->ic, &op_site, a->loc, "result shardings don't match number of values: %d shardings vs "
+                            "%d values", list.count, oi->num_results);
+        return false;
+    }
+    for (int i = 0; i < list.count; i++) {
+        site.index = i;
+        ok &= set_result_sharding(oi, i, mlir_imp_sharding_at(oi->ic, &site, list.items[i], &oi->result_types[i]), a);
+    }
     return ok;
 }
 

@@ -535,7 +535,8 @@ bool mlir_imp_sharding_op(OpImport *oi)
     const MlirAttr *a = mlir_imp_attr(oi, "sharding");
     if (!a || a->kind != MA_SHARDING)
         return op_error(oi, "it needs its sharding <@mesh, [...]>");
-    Sharding *s = mlir_imp_sharding(oi->ic, a->sharding);
+    ImpSite site = {oi->src->loc, oi->src->name, NULL, 0, 0, false};
+    Sharding *s = mlir_imp_sharding_at(oi->ic, &site, a->sharding, oi->num_results == 1 ? oi->result_types : NULL);
     if (!s || !mlir_imp_make_op(oi, oi->kind))
         return false;
     oi->op->results[0]->sharding = s;
@@ -548,7 +549,9 @@ bool mlir_imp_data_flow_edge(OpImport *oi)
     const MlirAttr *a = mlir_imp_attr(oi, "sharding");
     if (a && a->kind != MA_SHARDING)
         return op_error(oi, "its sharding must be <@mesh, [...]>");
-    Sharding *s = a ? mlir_imp_sharding(oi->ic, a->sharding) : NULL;
+    ImpSite site = {oi->src->loc, oi->src->name, NULL, 0, 0, false};
+    const TensorType *type = oi->num_results == 1 ? oi->result_types : NULL;
+    Sharding *s = a ? mlir_imp_sharding_at(oi->ic, &site, a->sharding, type) : NULL;
     if ((a && !s) || !mlir_imp_make_op(oi, OP_DATA_FLOW_EDGE))
         return false;
     oi->op->results[0]->sharding = s;

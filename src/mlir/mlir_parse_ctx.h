@@ -38,6 +38,13 @@ typedef struct MlirParseCtx {
      * and mesh names it copied */
     bool in_rule;
     const char *fast_axis_name, *fast_mesh_name;
+    /* a dim of the sharding being read was malformed (parse_sdy.c): a
+     * #sdy.sharding_per_value holding it adds its own error, as Shardy's */
+    bool sharding_failed;
+    /* the sharding whose `, replicated=` / `, unreduced=` lists are being
+     * read and which of them it had (1 replicated, 2 unreduced) */
+    const MlirSharding *options_of;
+    int options_seen;
 } MlirParseCtx;
 
 /* ---- scanner helpers (parse_lex.c) ---- */
@@ -160,6 +167,11 @@ MlirNamedAttr *mlir_named(MlirParseCtx *ctx, const char *name, MlirAttr *value, 
 int64_t mlir_int_value(MlirParseCtx *ctx, const char *text, Loc loc);
 
 MlirAxisRef *mlir_build_axis(MlirParseCtx *ctx, const char *name, int64_t pre, int64_t size, bool sub, Loc loc);
+/* A #sdy.sharding_per_value read: Shardy's error for it when a sharding
+ * in it failed. */
+void mlir_per_value_done(MlirParseCtx *ctx, Loc loc);
+/* `<@mesh, [...], >`: a comma with no list after it. */
+void mlir_sharding_trailing_comma(MlirParseCtx *ctx, Loc loc);
 MlirDimSharding *mlir_build_dim(MlirParseCtx *ctx, MlirList *axes, bool open, const char *priority,
                                 Loc loc);
 /* A dim's axes as an array element (sdy collectives): MA_AXES, with

@@ -22,16 +22,41 @@ MlirAxisRef *mlir_build_axis(MlirParseCtx *ctx, const char *name, int64_t pre, i
     return a;
 }
 
-/* `p3` -> 3; anything else is an error (a dim's only suffix is its priority). */
+/* Shardy's priority errors (parsers.cc), then the sharding's own. */
+static int priority_error(MlirParseCtx *ctx, Loc loc, const char *fmt, const char *text)
+{
+    syntax_error(ctx, loc, fmt, text);
+    syntax_error(ctx, loc, "%s", "failed to parse Sdy_TensorSharding parameter 'dim_shardings' which is to be a "
+                 "`::llvm::ArrayRef<DimensionShardingAttr>`");
+    ctx->sharding_failed = true;
+    return -1;
+}
+
+/* `p3` -> 3; anything else is an error (a dim's only suffix is its
+ * priority), in Shardy's words; shardc's priorities stop at p999999. */
 static int parse_priority(MlirParseCtx *ctx, const char *text, Loc loc)
 {
     const char *digits = text + 1;
     size_t n = strlen(digits);
-    if (text[0] != 'p' || n == 0 || n > 6 || strspn(digits, "0123456789") != n) {
-        syntax_error(ctx, loc, "expected a priority p0, p1, ... after a dim sharding, got '%s'", text);
+    if (text[0] != 'p' || n == 0 || strspn(digits, "0123456789") != n)
+        return priority_error(ctx, loc, "expecting priority in format 'p<number>', got: %s", text);
+    if (digits[0] == '0' && n > 1)
+        return priority_error(ctx, loc, "priorities with leading zeros are not allowed, got: %s", text);
+    if (n > 19 || (n == 19 && strcmp(digits, "9223372036854775807") > 0))
+        return priority_error(ctx, loc, "expecting integer priority, got: %s", text);
+    if (n > 6) {
+        syntax_error(ctx, loc, "priority %s is above shardc's largest, p999999", text);
         return -1;
     }
     return (int)strtol(digits, NULL, 10);
+}
+
+void mlir_per_value_done(MlirParseCtx *ctx, Loc loc)
+{
+    if (ctx->sharding_failed)
+        syntax_error(ctx, loc, "%s", "failed to parse Sdy_TensorShardingPerValue parameter 'shardings' which is to be "
+                     "a `::llvm::ArrayRef<TensorShardingAttr>`");
+    ctx->sharding_failed = false;
 }
 
 MlirDimSharding *mlir_build_dim(MlirParseCtx *ctx, MlirList *axes, bool open, const char *priority,
@@ -57,19 +82,42 @@ MlirAttr *mlir_dim_attr(MlirParseCtx *ctx, MlirDimSharding *dim, int64_t src, in
     return a;
 }
 
+void mlir_sharding_trailing_comma(MlirParseCtx *ctx, Loc loc)
+{
+    syntax_error(ctx, loc, "%s", "failed to parse Sdy_TensorSharding, expected valid named axis list after comma");
+    ctx->sharding_failed = true;
+}
+
+/* Shardy's format: `, replicated={...}` and `, unreduced={...}`, each at
+ * most once (in either order); anything else after a comma is its error. */
+static bool option_in_order(MlirParseCtx *ctx, const MlirSharding *s, bool replicated, Loc loc)
+{
+    if (ctx->options_of != s)
+        ctx->options_of = s, ctx->options_seen = 0;
+    int bit = replicated ? 1 : 2;
+    if (ctx->options_seen & bit) {
+        mlir_sharding_trailing_comma(ctx, loc);
+        return false;
+    }
+    ctx->options_seen |= bit;
+    return true;
+}
+
 void mlir_sharding_option(MlirParseCtx *ctx, MlirSharding *s, const char *key, const char *kind,
                           MlirAttr *axes, Loc loc)
 {
     bool replicated = strcmp(key, "replicated") == 0;
+    if (!replicated && strcmp(key, "unreduced") != 0) {
+        mlir_sharding_trailing_comma(ctx, loc);
+        return;
+    }
+    if (!option_in_order(ctx, s, replicated, loc))
+        return;
     if (kind && replicated) {
         syntax_error(ctx, loc, "%s", "replicated axes take no reduction kind");
         return;
     }
     s->unreduced_kind = kind;
-    if (!replicated && strcmp(key, "unreduced") != 0) {
-        syntax_error(ctx, loc, "unknown sharding option '%s' (expected replicated or unreduced)", key);
-        return;
-    }
     if (axes->kind == MA_DICT && axes->items.count == 0)
         return;     /* `{}` */
     if (axes->kind != MA_AXES) {

@@ -137,8 +137,8 @@ static int fast_priority(FastReader *r)
     int v = 0;
     while (r->p < r->end && is_digit(*r->p) && r->p - start < 6)
         v = v * 10 + (*r->p++ - '0');
-    if (r->p == start || !(fast_at(r, ',') || fast_at(r, ']')))
-        r->ok = false;
+    if (r->p == start || !(fast_at(r, ',') || fast_at(r, ']')) || (*start == '0' && r->p - start > 1))
+        r->ok = false;  /* left to the grammar, which reports it */
     return v;
 }
 

@@ -1,4 +1,5 @@
-// Shardings are checked as .shir's are: meshes, axes, sub-axes, axes used
+// Shardings are checked as Shardy's verifier does, in its words, at the op
+// (a note points at the argument's attribute): meshes, axes, sub-axes, axes used
 // twice, priorities on closed empty dims; one sharding per result.
 sdy.mesh @mesh = <["x"=4, "y"=2]>
 func.func @main(%arg0: tensor<4x4xf32> {sdy.sharding = #sdy.sharding<@nomesh, [{}, {}]>},
