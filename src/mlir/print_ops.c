@@ -52,11 +52,13 @@ enum { MLIR_MAX_ELEMENTWISE_OPERANDS = SHARDC_MAX_RANK + 2 };
 /* shardc broadcasts a binary op's operands NumPy-style (f32[16,4096] +
  * f32[4096]); StableHLO does not, so each such operand gets a
  * broadcast_in_dim marked shardc.implicit_broadcast, which the importer
- * folds back. */
+ * folds back. StableHLO's select takes a scalar predicate as it is. */
 static bool needs_broadcast(const Op *op, int i)
 {
     OpClass cls = op_info(op->kind)->op_class;
     bool broadcasting = cls == OPC_BINARY || cls == OPC_COMPARE || cls == OPC_SELECT;
+    if (cls == OPC_SELECT && i == 0 && op->operands[0]->type.rank == 0)
+        return false;
     return broadcasting && op->num_results == 1 &&
            !type_same_shape(&op->operands[i]->type, &op->results[0]->type);
 }
@@ -815,8 +817,8 @@ const MlirOpForm *mlir_op_form(OpKind kind)
     if (kind == OP_SORT)
         return &mlir_form_sort;
     switch ((unsigned)kind < OP_COUNT ? form_kind(kind) : FORM_SHARDC) {
-    case FORM_SAME:
-    case FORM_FUNC: return &form_same;
+    case FORM_SAME: return &form_same;
+    case FORM_FUNC: return special_forms[kind].emit ? &special_forms[kind] : &form_same;
     case FORM_SPECIAL: return special_forms[kind].emit ? &special_forms[kind] : &form_generic;
     case FORM_SHARDC: break;
     }
