@@ -261,6 +261,16 @@ static bool needs_reshard(Module *m, const Op *op, int t, const OpShardingRule *
     return true;
 }
 
+/* What the users of a result of an op without shardings had, as Shardy's
+ * insertExplicitReshardsOnResult finds it: the first result it reshards
+ * gets closed and empty dims (getOrCreateSharding), and setting that
+ * result's sharding gives the op fully open shardings on the others
+ * (replaceShardingAtIndex; Shardy's TODO b/479473118 keeps it so). */
+static Sharding *unsharded_result_had(Module *m, const Mesh *mesh, const Value *v, bool first)
+{
+    return first ? closed_empty(m, mesh, v->type.rank) : sharding_new_open(&m->arena, mesh, v->type.rank);
+}
+
 /* Operands in order, each resharded right before op; then results in
  * reverse, each right after op (so they end up in order): the op takes
  * the assignment's sharding and a reshard gives its users the one they
@@ -275,11 +285,21 @@ static void reshard_tensors(Module *m, Op *op, const OpShardingRule *rule, const
             block_insert_before(op->parent, op, r);
             op->operands[i] = r->results[0];
         }
+    int first = -1;
+    bool unsharded = true;
+    for (int j = 0; j < op->num_results; j++) {
+        unsharded = unsharded && !op->results[j]->sharding;
+        if (first < 0 && needs_reshard(m, op, op->num_operands + j, rule, assignment, mesh, &to))
+            first = j;
+    }
     for (int j = op->num_results - 1; j >= 0; j--) {
         Value *v = op->results[j];
-        if (!needs_reshard(m, op, op->num_operands + j, rule, assignment, mesh, &to))
+        if (!needs_reshard(m, op, op->num_operands + j, rule, assignment, mesh, &to)) {
+            if (unsharded && first >= 0)
+                v->sharding = unsharded_result_had(m, mesh, v, false);
             continue;
-        Sharding *had = v->sharding ? v->sharding : closed_empty(m, mesh, v->type.rank);
+        }
+        Sharding *had = v->sharding ? v->sharding : unsharded_result_had(m, mesh, v, !unsharded || j == first);
         v->sharding = to;
         ir_insert_identity(m, v, OP_RESHARD, "reshard")->results[0]->sharding = had;
     }

@@ -96,6 +96,23 @@ static const char *aux_name(MlirPrinter *p, MlirScope *s, const Op *op, const Ml
     return mlir_scope_unique(p, s, buf);
 }
 
+/* The asm names StableHLO's ops give their results (getAsmResultNames),
+ * or NULL: rng_bit_generator's `%output_state, %output` (its per-device
+ * form prints generically, numbered). */
+static const char *const *result_asm_names(const Op *op)
+{
+    static const char *const rng[] = {"output_state", "output"};
+    if (op->kind == OP_RNG_BIT_GENERATOR && op->num_results == 2 && !op_attr_get(op, ATTR_KEY_GLOBAL_SHAPE))
+        return rng;
+    return NULL;
+}
+
+/* Whether MLIR numbers the op's results as one group (`%0:2`, used as `%0#1`). */
+static bool results_grouped(const MlirPrinter *p, const Op *op)
+{
+    return p->renumber && op->num_results > 1 && !result_asm_names(op);
+}
+
 static void name_op(MlirPrinter *p, MlirScope *s, const Op *op)
 {
     const MlirOpForm *form = mlir_form_of(p, op);
@@ -110,14 +127,15 @@ static void name_op(MlirPrinter *p, MlirScope *s, const Op *op)
     const char *asm_name = NULL;
     if (op->kind == OP_CONSTANT && strcmp(mlir_op_name(op), "sdy.constant") != 0)
         asm_name = dtype_is_float(op->results[0]->type.dtype) ? "cst" : "c";
-    if (p->renumber && op->num_results > 1) {
+    if (results_grouped(p, op)) {
         const char *group = number_name(p, "", s->next_value++);
         for (int i = 0; i < op->num_results; i++)
             set_name(p, op->results[i], group);
         return;
     }
+    const char *const *names = result_asm_names(op);
     for (int i = 0; i < op->num_results; i++)
-        set_name(p, op->results[i], result_name(p, s, op->results[i], asm_name));
+        set_name(p, op->results[i], result_name(p, s, op->results[i], names ? names[i] : asm_name));
 }
 
 void mlir_name_block(MlirPrinter *p, MlirScope *s, const Block *b)
@@ -141,7 +159,7 @@ static const char *value_name(const MlirPrinter *p, const Value *v)
 
 MlirVal mlir_val(const MlirPrinter *p, const Value *v)
 {
-    bool grouped = p->renumber && v->def && v->def->num_results > 1;
+    bool grouped = v->def && results_grouped(p, v->def);
     return (MlirVal){value_name(p, v), grouped ? v->index : -1, v->type};
 }
 
@@ -192,7 +210,7 @@ void mlir_print_defs(MlirPrinter *p, const Op *op, int indent)
     io_put_spaces(p->out, indent);
     if (!op->num_results)
         return;
-    if (p->renumber && op->num_results > 1) {
+    if (results_grouped(p, op)) {
         fprintf(p->out, "%%%s:%d = ", value_name(p, op->results[0]), op->num_results);
         return;
     }

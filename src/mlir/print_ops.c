@@ -708,8 +708,9 @@ static void emit_shard_map(MlirPrinter *p, const Op *op, int indent)
     end_line(p);
 }
 
-/* `stablehlo.rng_bit_generator %s, algorithm = THREE_FRY : (tensor<2xui64>)
- * -> (tensor<2xui64>, tensor<4x6xui32>)`; the partitioner's per-device
+/* `%output_state, %output = stablehlo.rng_bit_generator %s, algorithm =
+ * THREE_FRY : (tensor<2xui64>) -> (tensor<2xui64>, tensor<4x6xui32>)`,
+ * two spaces before the algorithm (its enum printer's); the partitioner's per-device
  * form (global_shape and start operands) has no StableHLO spelling and
  * prints generically (issue 18, h33). */
 static void emit_rng_bit_generator(MlirPrinter *p, const Op *op, int indent)
@@ -722,7 +723,7 @@ static void emit_rng_bit_generator(MlirPrinter *p, const Op *op, int indent)
     mlir_print_defs(p, op, indent);
     fprintf(p->out, "%s ", mlir_op_name(op));
     mlir_print_vals(p, &in, 1);
-    fprintf(p->out, ", algorithm = %s", op_attr_string(op, ATTR_KEY_RNG_ALGORITHM));
+    fprintf(p->out, ", algorithm =  %s", op_attr_string(op, ATTR_KEY_RNG_ALGORITHM));
     mlir_print_op_attrs(p, op, &(MlirAttrOpts){.consumed = (const AttrKey[]){ATTR_KEY_RNG_ALGORITHM, 0}});
     fputs(" : ", p->out);
     mlir_print_fn_type(p->out, &in, 1, res, 2);
