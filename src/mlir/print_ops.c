@@ -436,27 +436,48 @@ static void emit_custom(MlirPrinter *p, const Op *op, int indent)
     emit_call_like(p, op, indent, head, &(MlirAttrOpts){.consumed = rule ? rule_keys : NULL, .rule = rule});
 }
 
-/* StableHLO ops with no custom form of their own in shardc (cholesky,
- * triangular_solve, batch_norm_*): MLIR's generic form under their
- * StableHLO name, every attribute StableHLO requires spelled out (the
- * .shir defaults included) and transpose_a as its enum. */
+/* triangular_solve and batch_norm_*: MLIR's generic form under their
+ * StableHLO name, their own attributes as properties (`<{...}>`, sorted
+ * by name as MLIR prints them), every one StableHLO requires spelled out
+ * (the .shir defaults included), transpose_a as its enum and epsilon an
+ * f32; the discardable ones (sdy.sharding) after. */
 static void emit_stablehlo_generic(MlirPrinter *p, const Op *op, int indent)
 {
-    char head[128], text[64];
-    MlirKeptAttr extra[3] = {{NULL, NULL}, {NULL, NULL}, {NULL, NULL}};
-    snprintf(head, sizeof head, "\"%s\"", mlir_op_name(op));
+    MlirVal *in = ARENA_ARRAY(&p->arena, MlirVal, op->num_operands + 1), *res = result_vals(p, op);
+    int n = operand_vals(p, op, in, op->num_operands);
+    mlir_print_defs(p, op, indent);
+    fprintf(p->out, "\"%s\"(", mlir_op_name(op));
+    mlir_print_vals(p, in, n);
     if (op->kind == OP_TRIANGULAR_SOLVE) {
-        snprintf(text, sizeof text, "#stablehlo<transpose %s>", op_attr_string(op, ATTR_KEY_TRANSPOSE_A));
-        extra[0] = (MlirKeptAttr){"transpose_a", arena_strdup(&p->arena, text)};
-        extra[1] = (MlirKeptAttr){"unit_diagonal", op_attr_bool(op, ATTR_KEY_UNIT_DIAGONAL) ? "true" : "false"};
-    } else if (op_attr_spec(op->kind, ATTR_KEY_EPSILON)) { /* StableHLO's epsilon is an f32 */
+        fprintf(p->out, ") <{left_side = %s, lower = %s, transpose_a = #stablehlo<transpose %s>, unit_diagonal = %s}>",
+                op_attr_bool(op, ATTR_KEY_LEFT_SIDE) ? "true" : "false",
+                op_attr_bool(op, ATTR_KEY_LOWER) ? "true" : "false", op_attr_string(op, ATTR_KEY_TRANSPOSE_A),
+                op_attr_bool(op, ATTR_KEY_UNIT_DIAGONAL) ? "true" : "false");
+    } else {
         const AttrValue *eps = op_attr_get(op, ATTR_KEY_EPSILON);
-        snprintf(text, sizeof text, "%.9e : f32", eps->kind == ATTR_FLOAT ? eps->u.f : (double)eps->u.i);
-        extra[0] = (MlirKeptAttr){"epsilon", arena_strdup(&p->arena, text)};
+        fprintf(p->out, ") <{epsilon = %.9e : f32, feature_index = %lld : i64}>",
+                eps && eps->kind == ATTR_FLOAT ? eps->u.f : eps ? (double)eps->u.i : 0.0,
+                (long long)op_attr_int(op, ATTR_KEY_FEATURE_INDEX));
     }
-    emit_call_like(p, op, indent, head, &(MlirAttrOpts){
-        .generic = true, .extra = extra[0].name ? extra : NULL,
-        .consumed = (const AttrKey[]){ATTR_KEY_TRANSPOSE_A, ATTR_KEY_UNIT_DIAGONAL, ATTR_KEY_EPSILON, 0}});
+    mlir_print_op_attrs(p, op, &(MlirAttrOpts){
+        .consumed = (const AttrKey[]){ATTR_KEY_LEFT_SIDE, ATTR_KEY_LOWER, ATTR_KEY_TRANSPOSE_A, ATTR_KEY_UNIT_DIAGONAL,
+                                      ATTR_KEY_EPSILON, ATTR_KEY_FEATURE_INDEX, 0}});
+    fputs(" : ", p->out);
+    mlir_print_fn_type(p->out, in, n, res, op->num_results);
+    end_line(p);
+}
+
+/* `stablehlo.cholesky %a, lower = true {attrs} : tensor<...>`, StableHLO's
+ * custom form (`lower` only when true, its default false elided). */
+static void emit_cholesky(MlirPrinter *p, const Op *op, int indent)
+{
+    MlirVal x = unary_head(p, op, indent);
+    if (op_attr_bool(op, ATTR_KEY_LOWER))
+        fputs(", lower = true", p->out);
+    mlir_print_op_attrs(p, op, &(MlirAttrOpts){.consumed = (const AttrKey[]){ATTR_KEY_LOWER, 0}});
+    fputs(" : ", p->out);
+    mlir_print_type(p->out, &x.type);
+    end_line(p);
 }
 
 /* JAX's minor-to-major layout of a lapack operand or result: a matrix
@@ -761,7 +782,7 @@ static const MlirOpForm special_forms[OP_COUNT] = {
     [OP_IOTA] = {NULL, emit_iota},
     [OP_CALL] = {NULL, emit_call},
     [OP_CUSTOM] = {NULL, emit_custom},
-    [OP_CHOLESKY] = {NULL, emit_stablehlo_generic},
+    [OP_CHOLESKY] = {NULL, emit_cholesky},
     [OP_TRIANGULAR_SOLVE] = {NULL, emit_stablehlo_generic},
     [OP_BATCH_NORM_INFERENCE] = {NULL, emit_stablehlo_generic},
     [OP_BATCH_NORM_TRAINING] = {NULL, emit_stablehlo_generic},
