@@ -22,6 +22,7 @@ typedef struct Explicit {
     Module *m;
     DiagEngine *diag;
     bool full;          /* enable-full-version=true */
+    bool failed;        /* an error was reported */
     Arena scratch;
 } Explicit;
 
@@ -151,8 +152,7 @@ static Sharding *sharding_of(Module *m, const Mesh *mesh, const DimAxes *axes, c
     return s;
 }
 
-/* A reshard of v to `to`, in no block yet. */
-static Op *new_reshard(Module *m, Value *v, Sharding *to)
+Op *mlir_new_reshard(Module *m, Value *v, Sharding *to)
 {
     Op *r = op_new(m, OP_RESHARD, v->loc);
     char name[256];
@@ -281,7 +281,7 @@ static void reshard_tensors(Module *m, Op *op, const OpShardingRule *rule, const
     Sharding *to;
     for (int i = 0; i < op->num_operands; i++)
         if (needs_reshard(m, op, i, rule, assignment, mesh, &to)) {
-            Op *r = new_reshard(m, op->operands[i], to);
+            Op *r = mlir_new_reshard(m, op->operands[i], to);
             block_insert_before(op->parent, op, r);
             op->operands[i] = r->results[0];
         }
@@ -369,6 +369,10 @@ static void process_dot(Explicit *x, Op *op, ShardingProjection *p)
 
 static void explicit_op(Explicit *x, Op *op)
 {
+    if (mlir_single_device_op(op)) {
+        x->failed |= !mlir_explicit_single_device(x->m, op, x->diag);
+        return;
+    }
     const Mesh *mesh = has_no_rule(op->kind) ? NULL : op_mesh(op);
     const OpShardingRule *rule = mesh ? rules_of_op(&x->scratch, x->diag, op) : NULL;
     if (!rule || rule->is_custom)
@@ -439,7 +443,7 @@ static void reshard_returns(Module *m, Func *fn, bool full)
         if (!full || equivalent(value_sharding(v), want))
             continue;
         Sharding *to = want ? sharding_clone(&m->arena, want) : closed_empty(m, v->sharding->mesh, v->type.rank);
-        Op *r = new_reshard(m, v, to);
+        Op *r = mlir_new_reshard(m, v, to);
         block_insert_before(b, NULL, r);
         b->returns[j] = r->results[0];
     }
@@ -480,7 +484,7 @@ static void reshard_call(Explicit *x, Op *op)
         Sharding *to = call_target(x->m, op, callee, i);
         if (!to || equivalent(v->sharding, to))
             continue;
-        Op *r = new_reshard(x->m, v, sharding_clone(&x->m->arena, to));
+        Op *r = mlir_new_reshard(x->m, v, sharding_clone(&x->m->arena, to));
         insert_after_value(v, r);
         op->operands[i] = r->results[0];
     }
@@ -502,7 +506,7 @@ static void reshard_source(Explicit *x, Value **slot, const Sharding *target, bo
     if (full && !equivalent(r->sharding, target)) {
         Sharding *to = target ? sharding_clone(&x->m->arena, target)
                               : closed_empty(x->m, r->sharding->mesh, r->type.rank);
-        Op *op = new_reshard(x->m, r, to);
+        Op *op = mlir_new_reshard(x->m, r, to);
         block_insert_before(b, before, op);
         r = op->results[0];
     }
@@ -593,14 +597,19 @@ static bool visit(Op *op, void *user)
     return true;
 }
 
-void mlir_insert_explicit_reshards(Module *m, DiagEngine *diag, bool full)
+bool mlir_insert_explicit_reshards(Module *m, DiagEngine *diag, bool full)
 {
     mlir_export_unreduced(m);
-    Explicit x = {m, diag, full, {0}};
+    Explicit x = {m, diag, full, false, {0}};
     arena_init(&x.scratch);
     for (int f = 0; f < m->num_funcs; f++) {
+        if (!mlir_no_single_device_boundary(m->funcs[f], diag)) {
+            x.failed = true;
+            continue;
+        }
         ir_walk(m->funcs[f]->body, &(IrWalker){.post = visit, .user = &x, .scope = IR_WALK_GLOBAL});
         reshard_returns(m, m->funcs[f], full);
     }
     arena_free(&x.scratch);
+    return !x.failed;
 }
