@@ -80,6 +80,7 @@ static const ImpOpEntry special_ops[] = {
     {"stablehlo.all_to_all", OP_ALL_TO_ALL, mlir_imp_collective},
     {"stablehlo.collective_permute", OP_PPERMUTE, mlir_imp_collective},
     {"stablehlo.reduce_scatter", OP_PSUM_SCATTER, mlir_imp_collective},
+    {"stablehlo.collective_broadcast", OP_GROUP_COLLECTIVE_BROADCAST, mlir_imp_collective},
 };
 
 /* Inherent attributes kept as written on any op that has them: they do

@@ -807,6 +807,11 @@ static const MlirOpForm special_forms[OP_COUNT] = {
     [OP_ALL_SLICE] = {mlir_plan_collective, mlir_emit_collective},
     [OP_REPLICATED_TO_UNREDUCED] = {mlir_plan_collective, mlir_emit_collective},
     [OP_SHARDED_TO_UNREDUCED] = {mlir_plan_collective, mlir_emit_collective},
+    [OP_GROUP_ALL_GATHER] = {NULL, mlir_emit_group_collective},
+    [OP_GROUP_ALL_TO_ALL] = {NULL, mlir_emit_group_collective},
+    [OP_GROUP_REDUCE_SCATTER] = {NULL, mlir_emit_group_collective},
+    [OP_GROUP_ALL_REDUCE] = {NULL, mlir_emit_group_collective},
+    [OP_GROUP_COLLECTIVE_BROADCAST] = {NULL, mlir_emit_group_collective},
 };
 
 static MlirFormKind form_kind(OpKind kind)
