@@ -6,8 +6,11 @@
  * result whose axes differ from what that gives it gets an sdy.reshard
  * (before the op for an operand; after it, back to the sharding its users
  * had, for a result), and the axes of the reduction factors are reduced
- * by an sdy.all_reduce after the op. A returned value not sharded as its
- * function's result is resharded before the return. One decision
+ * by an sdy.all_reduce after the op; the ops of partially manual bodies
+ * too, over their free axes (fully manual ones have none). A returned
+ * value not sharded as its function's result is resharded before the
+ * return; an op on a maximal mesh is handled as Shardy's single-device
+ * operations (explicit_single_device.c). One decision
  * procedure for both: what this pass prints is what the partitioner
  * moves. */
 #include <stdio.h>
@@ -607,7 +610,7 @@ bool mlir_insert_explicit_reshards(Module *m, DiagEngine *diag, bool full)
             x.failed = true;
             continue;
         }
-        ir_walk(m->funcs[f]->body, &(IrWalker){.post = visit, .user = &x, .scope = IR_WALK_GLOBAL});
+        ir_walk(m->funcs[f]->body, &(IrWalker){.post = visit, .user = &x, .scope = IR_WALK_PROPAGATED});
         reshard_returns(m, m->funcs[f], full);
     }
     arena_free(&x.scratch);
