@@ -23,6 +23,9 @@ Value *mlir_unreduced_all_reduce(Module *m, Block *b, Op *before, Value *v, cons
  * no dim of v shards, an sdy.sharded_to_unreduced over those a dim sheds,
  * before `before` in b. Returns the last value, or NULL when v needs none. */
 Value *mlir_unreduced_collectives(Module *m, Block *b, Op *before, Value *v, const Sharding *target);
+/* What users of an unsharded value had: every dim closed and empty
+ * (fully replicated, closed; rank 0 on a maximal mesh: its device). */
+Sharding *mlir_closed_empty(Module *m, const Mesh *mesh, int rank);
 /* A reshard of v to `to`, in no block yet. */
 Op *mlir_new_reshard(Module *m, Value *v, Sharding *to);
 

@@ -169,8 +169,7 @@ Op *mlir_new_reshard(Module *m, Value *v, Sharding *to)
     return r;
 }
 
-/* What users of an unsharded value had: every dim closed and empty. */
-static Sharding *closed_empty(Module *m, const Mesh *mesh, int rank)
+Sharding *mlir_closed_empty(Module *m, const Mesh *mesh, int rank)
 {
     Sharding *s = sharding_new_open(&m->arena, mesh, rank);
     for (int d = 0; d < rank; d++)
@@ -206,7 +205,7 @@ static void reduce_results(Module *m, Op *op, const AxisList *axes, const Mesh *
     mlir_sort_and_merge_axes(&reduce);
     for (int j = op->num_results - 1; reduce.count && j >= 0; j--) {
         Value *v = op->results[j];
-        Sharding *out = v->sharding ? v->sharding : closed_empty(m, mesh, v->type.rank);
+        Sharding *out = v->sharding ? v->sharding : mlir_closed_empty(m, mesh, v->type.rank);
         Op *ar = ir_insert_identity(m, v, OP_ALL_REDUCE, "all_reduce");
         ar->results[0]->sharding = out;
         mlir_all_reduce_attrs(m, ar, mesh, &reduce, out->unreduced_op);
@@ -271,7 +270,7 @@ static bool needs_reshard(Module *m, const Op *op, int t, const OpShardingRule *
  * (replaceShardingAtIndex; Shardy's TODO b/479473118 keeps it so). */
 static Sharding *unsharded_result_had(Module *m, const Mesh *mesh, const Value *v, bool first)
 {
-    return first ? closed_empty(m, mesh, v->type.rank) : sharding_new_open(&m->arena, mesh, v->type.rank);
+    return first ? mlir_closed_empty(m, mesh, v->type.rank) : sharding_new_open(&m->arena, mesh, v->type.rank);
 }
 
 /* Operands in order, each resharded right before op; then results in
@@ -445,7 +444,7 @@ static void reshard_returns(Module *m, Func *fn, bool full)
         Value *v = b->returns[j];
         if (!full || equivalent(value_sharding(v), want))
             continue;
-        Sharding *to = want ? sharding_clone(&m->arena, want) : closed_empty(m, v->sharding->mesh, v->type.rank);
+        Sharding *to = want ? sharding_clone(&m->arena, want) : mlir_closed_empty(m, v->sharding->mesh, v->type.rank);
         Op *r = mlir_new_reshard(m, v, to);
         block_insert_before(b, NULL, r);
         b->returns[j] = r->results[0];
@@ -472,7 +471,7 @@ static Sharding *call_target(Module *m, const Op *call, const Func *callee, int 
     for (int k = 0; k < call->num_operands; k++) {
         const Sharding *s = call->operands[k]->sharding;
         if (s && s->mesh && s->mesh->num_axes)
-            return closed_empty(m, s->mesh, call->operands[i]->type.rank);
+            return mlir_closed_empty(m, s->mesh, call->operands[i]->type.rank);
     }
     return NULL;
 }
@@ -508,7 +507,7 @@ static void reshard_source(Explicit *x, Value **slot, const Sharding *target, bo
     r = collected ? collected : r;
     if (full && !equivalent(r->sharding, target)) {
         Sharding *to = target ? sharding_clone(&x->m->arena, target)
-                              : closed_empty(x->m, r->sharding->mesh, r->type.rank);
+                              : mlir_closed_empty(x->m, r->sharding->mesh, r->type.rank);
         Op *op = mlir_new_reshard(x->m, r, to);
         block_insert_before(b, before, op);
         r = op->results[0];

@@ -27,14 +27,6 @@ static const Mesh *global_mesh(const Module *m)
     return NULL;
 }
 
-static Sharding *replicated_on(Module *m, const Mesh *mesh, int rank)
-{
-    Sharding *s = sharding_new_open(&m->arena, mesh, rank);
-    for (int d = 0; d < rank; d++)
-        s->dims[d].is_closed = true;
-    return s;
-}
-
 static bool is_tensor(const Value *v) { return v->type.dtype != DT_TOKEN; }
 
 static bool replicated(const Sharding *s)
@@ -58,11 +50,11 @@ static void reshard_operands_to_device(Module *m, Op *op, Sharding *device, cons
 {
     for (int i = 0; i < op->num_operands; i++) {
         const Value *v = op->operands[i];
-        const Sharding *s = v->sharding ? v->sharding : replicated_on(m, global, v->type.rank);
+        const Sharding *s = v->sharding ? v->sharding : mlir_closed_empty(m, global, v->type.rank);
         if (!is_tensor(v) || (replicated(s) && s->mesh == device->mesh))
             continue;
         if (!replicated(s) || s->mesh != global)
-            reshard_operand(m, op, i, replicated_on(m, global, v->type.rank));
+            reshard_operand(m, op, i, mlir_closed_empty(m, global, v->type.rank));
         reshard_operand(m, op, i, device);
     }
 }
@@ -91,7 +83,7 @@ static void reshard_results_from_device(Module *m, Op *op, const Mesh *global)
         Value *v = op->results[j];
         if (!is_tensor(v))
             continue;
-        Sharding *rep = replicated_on(m, global, v->type.rank), *own = v->sharding;
+        Sharding *rep = mlir_closed_empty(m, global, v->type.rank), *own = v->sharding;
         Value *back = reshard_after(m, &last, v, rep);
         if (own && !mlir_single_device_sharding(own) && !sharding_equal(own, rep))
             reshard_after(m, &last, back, own);
@@ -131,11 +123,11 @@ bool mlir_explicit_single_device(Module *m, Op *op, DiagEngine *diag)
         return false;
     if (!global)
         return true;
-    Sharding *device = replicated_on(m, mesh, 0);
+    Sharding *device = mlir_closed_empty(m, mesh, 0);
     reshard_operands_to_device(m, op, device, global);
     reshard_results_from_device(m, op, global);
     for (int j = 0; j < op->num_results; j++)
-        op->results[j]->sharding = is_tensor(op->results[j]) ? device : replicated_on(m, global, 0);
+        op->results[j]->sharding = is_tensor(op->results[j]) ? device : mlir_closed_empty(m, global, 0);
     return true;
 }
 
