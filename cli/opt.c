@@ -279,8 +279,9 @@ static bool opt_import(const OptPlan *plan, Module *m, DiagEngine *diag)
 
 /* After propagation: open dims as Shardy prints them; the pipeline's export
  * (dims closed, constraints to reshards, calls back; constants stay
- * sdy.constant, as Shardy's do); group ids renumbered. */
-static void opt_export(const OptPlan *plan, Module *m, CliWritten *before, DiagEngine *diag)
+ * sdy.constant, as Shardy's do); group ids renumbered. False after an
+ * error (reported). */
+static bool opt_export(const OptPlan *plan, Module *m, CliWritten *before, DiagEngine *diag)
 {
     if (plan->options.emit >= EMIT_PROPAGATED) {
         cli_reopen_propagated(m, before);
@@ -294,8 +295,8 @@ static void opt_export(const OptPlan *plan, Module *m, CliWritten *before, DiagE
         mlir_export_unreduced(m);
         propagate_remove_groups(m);
     }
-    if (plan->explicit_reshards)
-        mlir_insert_explicit_reshards(m, diag, !plan->explicit_partial);
+    if (plan->explicit_reshards && !mlir_insert_explicit_reshards(m, diag, !plan->explicit_partial))
+        return false;
     if (plan->collectives)
         mlir_reshard_to_collectives(m);
     if (plan->import_groups) {
@@ -303,6 +304,7 @@ static void opt_export(const OptPlan *plan, Module *m, CliWritten *before, DiagE
         propagate_find_groups(&groups, m, &m->arena);
         propagate_renumber_groups(m, &groups);
     }
+    return true;
 }
 
 /* -sdy-convert-global-to-local alone reads a module past its
@@ -327,8 +329,7 @@ static bool opt_module(const OptArgs *args, const char *name, const char *text, 
     CliWritten before = {0};
     bool ok = m && opt_import(&plan, m, diag) && seed_groups(m, &plan.options, diag) &&
               cli_remember_shardings(m, &before) && (local_only(args) || pipeline_run(m, &ctx));
-    if (ok)
-        opt_export(&plan, m, &before, diag);
+    ok = ok && opt_export(&plan, m, &before, diag);
     if (ok && plan.rules)
         mlir_populate_op_sharding_rules(m, plan.rules_conservative, diag, args->warned_unknown_call);
     if (ok && plan.global_to_local)

@@ -47,8 +47,12 @@ void mlir_all_reduce_attrs(Module *m, Op *op, const Mesh *mesh, const AxisList *
  * factors were sharded by, and a reshard before each return whose value
  * is not sharded as the function's result. Without `full` (Shardy's
  * enable-full-version=false) only concatenates whose operands differ from
- * their result, dots whose result alone conflicts, and unreduced results. */
-void mlir_insert_explicit_reshards(Module *m, DiagEngine *diag, bool full);
+ * their result, dots whose result alone conflicts, and unreduced results.
+ * An op with a result on a maximal mesh runs on that device: its operands
+ * are resharded to it and its results back (Shardy's single-device
+ * operations). False after an error (a function argument or result on a
+ * maximal mesh, an op's results on different devices). */
+bool mlir_insert_explicit_reshards(Module *m, DiagEngine *diag, bool full);
 /* Shardy's -sdy-reshard-to-collectives (reshard_collectives.c): each
  * sdy.reshard on one mesh becomes the sdy.all_slice, collective_permute,
  * all_to_all and all_gather ops the partitioner's reshard plan makes. */

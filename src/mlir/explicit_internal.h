@@ -1,5 +1,5 @@
 /* What the explicit-reshard passes share (explicit_reshards.c,
- * reshard_collectives.c). */
+ * explicit_single_device.c, reshard_collectives.c). */
 #ifndef SHARDC_MLIR_EXPLICIT_INTERNAL_H
 #define SHARDC_MLIR_EXPLICIT_INTERNAL_H
 #include "shardc/ir.h"
@@ -23,5 +23,23 @@ Value *mlir_unreduced_all_reduce(Module *m, Block *b, Op *before, Value *v, cons
  * no dim of v shards, an sdy.sharded_to_unreduced over those a dim sheds,
  * before `before` in b. Returns the last value, or NULL when v needs none. */
 Value *mlir_unreduced_collectives(Module *m, Block *b, Op *before, Value *v, const Sharding *target);
+/* What users of an unsharded value had: every dim closed and empty
+ * (fully replicated, closed; rank 0 on a maximal mesh: its device). */
+Sharding *mlir_closed_empty(Module *m, const Mesh *mesh, int rank);
+/* A reshard of v to `to`, in no block yet. */
+Op *mlir_new_reshard(Module *m, Value *v, Sharding *to);
+
+/* ---- single-device operations (explicit_single_device.c) ---- */
+
+/* Shardy's isSingleDeviceSharding: s is on a maximal mesh. */
+bool mlir_single_device_sharding(const Sharding *s);
+/* isSingleDeviceOperation: some result of op is on a maximal mesh. */
+bool mlir_single_device_op(const Op *op);
+/* processSingleDeviceOperation on such an op: its operands resharded to
+ * its device, its results back. False after an error (results on
+ * different devices). */
+bool mlir_explicit_single_device(Module *m, Op *op, DiagEngine *diag);
+/* False after an error when an argument or result of fn is on a maximal mesh. */
+bool mlir_no_single_device_boundary(const Func *fn, DiagEngine *diag);
 
 #endif

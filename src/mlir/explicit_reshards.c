@@ -6,8 +6,11 @@
  * result whose axes differ from what that gives it gets an sdy.reshard
  * (before the op for an operand; after it, back to the sharding its users
  * had, for a result), and the axes of the reduction factors are reduced
- * by an sdy.all_reduce after the op. A returned value not sharded as its
- * function's result is resharded before the return. One decision
+ * by an sdy.all_reduce after the op; the ops of partially manual bodies
+ * too, over their free axes (fully manual ones have none). A returned
+ * value not sharded as its function's result is resharded before the
+ * return; an op on a maximal mesh is handled as Shardy's single-device
+ * operations (explicit_single_device.c). One decision
  * procedure for both: what this pass prints is what the partitioner
  * moves. */
 #include <stdio.h>
@@ -22,6 +25,7 @@ typedef struct Explicit {
     Module *m;
     DiagEngine *diag;
     bool full;          /* enable-full-version=true */
+    bool failed;        /* an error was reported */
     Arena scratch;
 } Explicit;
 
@@ -151,8 +155,7 @@ static Sharding *sharding_of(Module *m, const Mesh *mesh, const DimAxes *axes, c
     return s;
 }
 
-/* A reshard of v to `to`, in no block yet. */
-static Op *new_reshard(Module *m, Value *v, Sharding *to)
+Op *mlir_new_reshard(Module *m, Value *v, Sharding *to)
 {
     Op *r = op_new(m, OP_RESHARD, v->loc);
     char name[256];
@@ -166,8 +169,7 @@ static Op *new_reshard(Module *m, Value *v, Sharding *to)
     return r;
 }
 
-/* What users of an unsharded value had: every dim closed and empty. */
-static Sharding *closed_empty(Module *m, const Mesh *mesh, int rank)
+Sharding *mlir_closed_empty(Module *m, const Mesh *mesh, int rank)
 {
     Sharding *s = sharding_new_open(&m->arena, mesh, rank);
     for (int d = 0; d < rank; d++)
@@ -203,7 +205,7 @@ static void reduce_results(Module *m, Op *op, const AxisList *axes, const Mesh *
     mlir_sort_and_merge_axes(&reduce);
     for (int j = op->num_results - 1; reduce.count && j >= 0; j--) {
         Value *v = op->results[j];
-        Sharding *out = v->sharding ? v->sharding : closed_empty(m, mesh, v->type.rank);
+        Sharding *out = v->sharding ? v->sharding : mlir_closed_empty(m, mesh, v->type.rank);
         Op *ar = ir_insert_identity(m, v, OP_ALL_REDUCE, "all_reduce");
         ar->results[0]->sharding = out;
         mlir_all_reduce_attrs(m, ar, mesh, &reduce, out->unreduced_op);
@@ -261,6 +263,16 @@ static bool needs_reshard(Module *m, const Op *op, int t, const OpShardingRule *
     return true;
 }
 
+/* What the users of a result of an op without shardings had, as Shardy's
+ * insertExplicitReshardsOnResult finds it: the first result it reshards
+ * gets closed and empty dims (getOrCreateSharding), and setting that
+ * result's sharding gives the op fully open shardings on the others
+ * (replaceShardingAtIndex; Shardy's TODO b/479473118 keeps it so). */
+static Sharding *unsharded_result_had(Module *m, const Mesh *mesh, const Value *v, bool first)
+{
+    return first ? mlir_closed_empty(m, mesh, v->type.rank) : sharding_new_open(&m->arena, mesh, v->type.rank);
+}
+
 /* Operands in order, each resharded right before op; then results in
  * reverse, each right after op (so they end up in order): the op takes
  * the assignment's sharding and a reshard gives its users the one they
@@ -271,15 +283,25 @@ static void reshard_tensors(Module *m, Op *op, const OpShardingRule *rule, const
     Sharding *to;
     for (int i = 0; i < op->num_operands; i++)
         if (needs_reshard(m, op, i, rule, assignment, mesh, &to)) {
-            Op *r = new_reshard(m, op->operands[i], to);
+            Op *r = mlir_new_reshard(m, op->operands[i], to);
             block_insert_before(op->parent, op, r);
             op->operands[i] = r->results[0];
         }
+    int first = -1;
+    bool unsharded = true;
+    for (int j = 0; j < op->num_results; j++) {
+        unsharded = unsharded && !op->results[j]->sharding;
+        if (first < 0 && needs_reshard(m, op, op->num_operands + j, rule, assignment, mesh, &to))
+            first = j;
+    }
     for (int j = op->num_results - 1; j >= 0; j--) {
         Value *v = op->results[j];
-        if (!needs_reshard(m, op, op->num_operands + j, rule, assignment, mesh, &to))
+        if (!needs_reshard(m, op, op->num_operands + j, rule, assignment, mesh, &to)) {
+            if (unsharded && first >= 0)
+                v->sharding = unsharded_result_had(m, mesh, v, false);
             continue;
-        Sharding *had = v->sharding ? v->sharding : closed_empty(m, mesh, v->type.rank);
+        }
+        Sharding *had = v->sharding ? v->sharding : unsharded_result_had(m, mesh, v, !unsharded || j == first);
         v->sharding = to;
         ir_insert_identity(m, v, OP_RESHARD, "reshard")->results[0]->sharding = had;
     }
@@ -349,6 +371,10 @@ static void process_dot(Explicit *x, Op *op, ShardingProjection *p)
 
 static void explicit_op(Explicit *x, Op *op)
 {
+    if (mlir_single_device_op(op)) {
+        x->failed |= !mlir_explicit_single_device(x->m, op, x->diag);
+        return;
+    }
     const Mesh *mesh = has_no_rule(op->kind) ? NULL : op_mesh(op);
     const OpShardingRule *rule = mesh ? rules_of_op(&x->scratch, x->diag, op) : NULL;
     if (!rule || rule->is_custom)
@@ -418,8 +444,8 @@ static void reshard_returns(Module *m, Func *fn, bool full)
         Value *v = b->returns[j];
         if (!full || equivalent(value_sharding(v), want))
             continue;
-        Sharding *to = want ? sharding_clone(&m->arena, want) : closed_empty(m, v->sharding->mesh, v->type.rank);
-        Op *r = new_reshard(m, v, to);
+        Sharding *to = want ? sharding_clone(&m->arena, want) : mlir_closed_empty(m, v->sharding->mesh, v->type.rank);
+        Op *r = mlir_new_reshard(m, v, to);
         block_insert_before(b, NULL, r);
         b->returns[j] = r->results[0];
     }
@@ -445,7 +471,7 @@ static Sharding *call_target(Module *m, const Op *call, const Func *callee, int 
     for (int k = 0; k < call->num_operands; k++) {
         const Sharding *s = call->operands[k]->sharding;
         if (s && s->mesh && s->mesh->num_axes)
-            return closed_empty(m, s->mesh, call->operands[i]->type.rank);
+            return mlir_closed_empty(m, s->mesh, call->operands[i]->type.rank);
     }
     return NULL;
 }
@@ -460,7 +486,7 @@ static void reshard_call(Explicit *x, Op *op)
         Sharding *to = call_target(x->m, op, callee, i);
         if (!to || equivalent(v->sharding, to))
             continue;
-        Op *r = new_reshard(x->m, v, sharding_clone(&x->m->arena, to));
+        Op *r = mlir_new_reshard(x->m, v, sharding_clone(&x->m->arena, to));
         insert_after_value(v, r);
         op->operands[i] = r->results[0];
     }
@@ -481,8 +507,8 @@ static void reshard_source(Explicit *x, Value **slot, const Sharding *target, bo
     r = collected ? collected : r;
     if (full && !equivalent(r->sharding, target)) {
         Sharding *to = target ? sharding_clone(&x->m->arena, target)
-                              : closed_empty(x->m, r->sharding->mesh, r->type.rank);
-        Op *op = new_reshard(x->m, r, to);
+                              : mlir_closed_empty(x->m, r->sharding->mesh, r->type.rank);
+        Op *op = mlir_new_reshard(x->m, r, to);
         block_insert_before(b, before, op);
         r = op->results[0];
     }
@@ -573,14 +599,19 @@ static bool visit(Op *op, void *user)
     return true;
 }
 
-void mlir_insert_explicit_reshards(Module *m, DiagEngine *diag, bool full)
+bool mlir_insert_explicit_reshards(Module *m, DiagEngine *diag, bool full)
 {
     mlir_export_unreduced(m);
-    Explicit x = {m, diag, full, {0}};
+    Explicit x = {m, diag, full, false, {0}};
     arena_init(&x.scratch);
     for (int f = 0; f < m->num_funcs; f++) {
-        ir_walk(m->funcs[f]->body, &(IrWalker){.post = visit, .user = &x, .scope = IR_WALK_GLOBAL});
+        if (!mlir_no_single_device_boundary(m->funcs[f], diag)) {
+            x.failed = true;
+            continue;
+        }
+        ir_walk(m->funcs[f]->body, &(IrWalker){.post = visit, .user = &x, .scope = IR_WALK_PROPAGATED});
         reshard_returns(m, m->funcs[f], full);
     }
     arena_free(&x.scratch);
+    return !x.failed;
 }

@@ -412,8 +412,10 @@ static AttrValue *axes_attr(ImportCtx *ic, const Groups *g, Loc loc)
     return v;
 }
 
-/* replica_groups (or source_target_pairs) to the collective's `axes`. */
-static bool collective_axes(OpImport *oi, Groups *g, const char *attr)
+/* replica_groups (or source_target_pairs) to the collective's `axes`.
+ * Groups that match no axes are an error unless `*unmatched` is given:
+ * then it is set and nothing is reported. */
+static bool collective_axes(OpImport *oi, Groups *g, const char *attr, bool *unmatched)
 {
     ImportCtx *ic = oi->ic;
     const MlirAttr *a = mlir_imp_attr(oi, attr);
@@ -436,6 +438,8 @@ static bool collective_axes(OpImport *oi, Groups *g, const char *attr)
         return op_error(oi, "source_target_pairs must be pairs of device ids");
     if (find_axes(g, g->scope, pairs ? pairs_match : groups_match, &ic->scratch))
         return true;
+    if (unmatched)
+        return *unmatched = true, false;
     diag_error(ic->diag, mlir_imp_loc(ic, a ? a->loc : oi->src->loc), "'%s': its %s match the device groups of no "
                "%s", oi->src->name, attr, ic->manual ? "manual axes of the enclosing sdy.manual_computation"
                                                      : "axes of the module's mesh");
@@ -524,14 +528,46 @@ static const ImpManual *global_scope(OpImport *oi)
     return scope;
 }
 
-/* all_gather, all_to_all and reduce_scatter outside any manual computation
- * of a module without a mesh: their replica groups are device ids no mesh
- * axis names, so they become group_all_gather, ... (N operands, the group
- * size the groups' row length; the groups kept as written). Shardy's
- * registry gives them their rules; shardc cannot partition or run them. */
+/* The reducer of an all_reduce or reduce_scatter over replica groups as
+ * its `reduction` (sum, the default, max or min); false after an error. */
+static bool group_reduction(OpImport *oi)
+{
+    const char *body = mlir_imp_reducer(oi->ic, oi->src, 0);
+    if (!body)
+        return false;
+    if (strcmp(body, "stablehlo.add") == 0)
+        return true;
+    if (strcmp(body, "stablehlo.maximum") != 0 && strcmp(body, "stablehlo.minimum") != 0) {
+        diag_error(oi->ic->diag, mlir_imp_loc(oi->ic, oi->src->loc), "'%s' applying '%s' is not supported by "
+                   "shardc", oi->src->name, body);
+        return false;
+    }
+    mlir_imp_set(oi, ATTR_KEY_REDUCTION, mlir_imp_string_attr(oi->ic, strcmp(body, "stablehlo.maximum") == 0 ? "max" : "min", oi->op->loc));
+    return true;
+}
+
+static OpKind group_kind(const char *name)
+{
+    if (strcmp(name, "stablehlo.all_to_all") == 0)
+        return OP_GROUP_ALL_TO_ALL;
+    if (strcmp(name, "stablehlo.reduce_scatter") == 0)
+        return OP_GROUP_REDUCE_SCATTER;
+    if (strcmp(name, "stablehlo.all_reduce") == 0)
+        return OP_GROUP_ALL_REDUCE;
+    if (strcmp(name, "stablehlo.collective_broadcast") == 0)
+        return OP_GROUP_COLLECTIVE_BROADCAST;
+    return OP_GROUP_ALL_GATHER;
+}
+
+/* A collective outside any manual computation whose replica groups are
+ * device ids no axes of the module's mesh name (or of a module without a
+ * mesh, or with several operands, or a collective_broadcast, which has no
+ * axis form): group_all_gather, ... (N operands, the group size the
+ * groups' row length; the groups, channel handle and use_global_device_ids
+ * kept as written). Shardy's registry gives them their rules; shardc
+ * cannot partition or run them. */
 static bool group_collective(OpImport *oi)
 {
-    const char *name = oi->src->name;
     const MlirAttr *groups = mlir_imp_attr(oi, "replica_groups");
     int64_t *ids;
     int rows = 0, cols = 0;
@@ -540,55 +576,63 @@ static bool group_collective(OpImport *oi)
     if (!mlir_imp_dense_matrix(oi->ic, groups, "replica_groups", &ids, &rows, &cols))
         return false;
     mlir_imp_keep_attr(oi, "replica_groups");
-    bool a2a = strcmp(name, "stablehlo.all_to_all") == 0, scatter = strcmp(name, "stablehlo.reduce_scatter") == 0;
-    const MlirAttr *count = a2a ? mlir_imp_attr(oi, "split_count") : NULL;
+    OpKind kind = group_kind(oi->src->name);
+    const MlirAttr *count = kind == OP_GROUP_ALL_TO_ALL ? mlir_imp_attr(oi, "split_count") : NULL;
     if (count && (count->kind != MA_INT || count->i != cols))
         return op_error(oi, "its split_count is not the size of its groups");
-    const char *body = scatter ? mlir_imp_reducer(oi->ic, oi->src, 0) : NULL;
-    if (scatter && !body)
-        return false;
-    OpKind kind = a2a ? OP_GROUP_ALL_TO_ALL : scatter ? OP_GROUP_REDUCE_SCATTER : OP_GROUP_ALL_GATHER;
     if (!mlir_imp_make_op(oi, kind))
         return false;
-    Loc loc = oi->op->loc;
-    mlir_imp_set(oi, ATTR_KEY_GROUP_SIZE, mlir_imp_int_attr(oi->ic, cols, loc));
-    if (body && strcmp(body, "stablehlo.add") != 0)
-        mlir_imp_set(oi, ATTR_KEY_REDUCTION, mlir_imp_string_attr(oi->ic, strstr(body, "max") ? "max" : "min", loc));
-    if (a2a)
+    if (kind == OP_GROUP_ALL_REDUCE)
+        return group_reduction(oi);
+    if (kind == OP_GROUP_COLLECTIVE_BROADCAST)
+        return true;
+    mlir_imp_set(oi, ATTR_KEY_GROUP_SIZE, mlir_imp_int_attr(oi->ic, cols, oi->op->loc));
+    if (kind == OP_GROUP_REDUCE_SCATTER && !group_reduction(oi))
+        return false;
+    if (kind == OP_GROUP_ALL_TO_ALL)
         return mlir_imp_int_attr_from(oi, ATTR_KEY_SPLIT_AXIS, "split_dimension", "split_dimension") &&
                mlir_imp_int_attr_from(oi, ATTR_KEY_CONCAT_AXIS, "concat_dimension", "concat_dimension");
+    bool scatter = kind == OP_GROUP_REDUCE_SCATTER;
     return mlir_imp_int_attr_from(oi, ATTR_KEY_DIM, scatter ? "scatter_dimension" : "all_gather_dim", NULL);
 }
 
-static bool is_group_collective(const ImportCtx *ic, const char *name)
+/* Outside any manual computation, the collectives that read as group
+ * collectives whatever their groups: in a module without a mesh, with
+ * several operands, collective_broadcast (a collective_permute keeps its
+ * axes, or its error). */
+static bool group_form_first(const ImportCtx *ic, const OpImport *oi)
 {
-    return !ic->manual && ic->meshes.count == 0 &&
-           (strcmp(name, "stablehlo.all_gather") == 0 || strcmp(name, "stablehlo.all_to_all") == 0 ||
-            strcmp(name, "stablehlo.reduce_scatter") == 0);
+    const char *name = oi->src->name;
+    if (ic->manual || strcmp(name, "stablehlo.collective_permute") == 0)
+        return false;
+    return ic->meshes.count == 0 || oi->num_operands != 1 || oi->num_results != 1 ||
+           strcmp(name, "stablehlo.collective_broadcast") == 0;
 }
 
 bool mlir_imp_collective(OpImport *oi)
 {
-    if (is_group_collective(oi->ic, oi->src->name))
-        return group_collective(oi);
     ImportCtx *ic = oi->ic;
+    if (group_form_first(ic, oi))
+        return group_collective(oi);
     OpKind kind;
     const ImpManual *scope = ic->manual ? ic->manual : global_scope(oi);
     if (!scope)
         return false;
     if (oi->num_operands != 1 || oi->num_results != 1)
         return op_error(oi, "shardc supports it with one operand and one result");
-    /* a channel handle is kept and printed back as written (as MLIR
-     * does); the printer writes its own global device ids */
-    mlir_imp_keep_attr(oi, "channel_handle");
-    mlir_imp_attr(oi, "use_global_device_ids");
     Groups *g = ARENA_NEW(&ic->scratch, Groups);
     g->mesh = scope->mesh;
     g->scope = scope;
     g->ordered = strcmp(oi->src->name, "stablehlo.all_reduce") != 0;
-    bool pairs = oi->kind == OP_PPERMUTE;
-    if (!collective_kind(oi, &kind) || !collective_axes(oi, g, pairs ? "source_target_pairs" : "replica_groups") ||
-        !mlir_imp_make_op(oi, kind))
+    bool pairs = oi->kind == OP_PPERMUTE, unmatched = false;
+    if (!collective_axes(oi, g, pairs ? "source_target_pairs" : "replica_groups",
+                         ic->manual || pairs ? NULL : &unmatched))
+        return unmatched && group_collective(oi);
+    /* a channel handle is kept and printed back as written (as MLIR
+     * does); the printer writes its own global device ids */
+    mlir_imp_keep_attr(oi, "channel_handle");
+    mlir_imp_attr(oi, "use_global_device_ids");
+    if (!collective_kind(oi, &kind) || !mlir_imp_make_op(oi, kind))
         return false;
     mlir_imp_set(oi, ATTR_KEY_AXES, axes_attr(ic, g, oi->op->loc));
     return collective_attrs(oi, g);

@@ -88,6 +88,7 @@ static const ImpOpEntry special_ops[] = {
     {"sdy.reduce_scatter", OP_REDUCE_SCATTER, mlir_imp_sdy_collective},
     {"sdy.all_to_all", OP_ALL_TO_ALL, mlir_imp_sdy_collective},
     {"sdy.collective_permute", OP_COLLECTIVE_PERMUTE, mlir_imp_sdy_collective},
+    {"stablehlo.collective_broadcast", OP_GROUP_COLLECTIVE_BROADCAST, mlir_imp_collective},
 };
 
 /* Inherent attributes kept as written on any op that has them: they do

@@ -96,18 +96,21 @@ static const char *aux_name(MlirPrinter *p, MlirScope *s, const Op *op, const Ml
     return mlir_scope_unique(p, s, buf);
 }
 
-/* The names an op gives its results in MLIR (OpAsmOpInterface's
- * getAsmResultNames), or NULL: rng_bit_generator's %output_state, %output. */
-static const char *const *asm_result_names(const Op *op)
+/* The asm names StableHLO's ops give their results (getAsmResultNames),
+ * or NULL: rng_bit_generator's `%output_state, %output` (its per-device
+ * form prints generically, numbered). */
+static const char *const *result_asm_names(const Op *op)
 {
     static const char *const rng[] = {"output_state", "output"};
-    return op->kind == OP_RNG_BIT_GENERATOR && op->num_results == 2 ? rng : NULL;
+    if (op->kind == OP_RNG_BIT_GENERATOR && op->num_results == 2 && !op_attr_get(op, ATTR_KEY_GLOBAL_SHAPE))
+        return rng;
+    return NULL;
 }
 
-/* `%0:2 = ...` and `%0#1`: several results MLIR names by number. */
+/* Whether MLIR numbers the op's results as one group (`%0:2`, used as `%0#1`). */
 static bool results_grouped(const MlirPrinter *p, const Op *op)
 {
-    return p->renumber && op->num_results > 1 && !asm_result_names(op);
+    return p->renumber && op->num_results > 1 && !result_asm_names(op);
 }
 
 static void name_op(MlirPrinter *p, MlirScope *s, const Op *op)
@@ -124,19 +127,15 @@ static void name_op(MlirPrinter *p, MlirScope *s, const Op *op)
     const char *asm_name = NULL;
     if (op->kind == OP_CONSTANT && strcmp(mlir_op_name(op), "sdy.constant") != 0)
         asm_name = dtype_is_float(op->results[0]->type.dtype) ? "cst" : "c";
-    const char *const *names = p->renumber ? asm_result_names(op) : NULL;
-    for (int i = 0; names && i < op->num_results; i++)
-        set_name(p, op->results[i], mlir_scope_unique(p, s, names[i]));
-    if (names)
-        return;
     if (results_grouped(p, op)) {
         const char *group = number_name(p, "", s->next_value++);
         for (int i = 0; i < op->num_results; i++)
             set_name(p, op->results[i], group);
         return;
     }
+    const char *const *names = result_asm_names(op);
     for (int i = 0; i < op->num_results; i++)
-        set_name(p, op->results[i], result_name(p, s, op->results[i], asm_name));
+        set_name(p, op->results[i], result_name(p, s, op->results[i], names ? names[i] : asm_name));
 }
 
 void mlir_name_block(MlirPrinter *p, MlirScope *s, const Block *b)

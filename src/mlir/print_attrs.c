@@ -712,6 +712,11 @@ static void print_item(MlirAttrList *l, const MlirAttrItem *it, MlirPiece *b)
  * two items of one name the first added wins). */
 void mlir_attrs_print(MlirAttrList *l)
 {
+    mlir_attrs_print_in(l, " {", "}");
+}
+
+void mlir_attrs_print_in(MlirAttrList *l, const char *open, const char *close)
+{
     for (int i = 1; i < l->count; i++) {
         MlirAttrItem it = l->items[i];
         int j = i;
@@ -722,7 +727,7 @@ void mlir_attrs_print(MlirAttrList *l)
     if (!l->count)
         return;
     MlirPiece b = {.out = l->p->out};
-    mlir_piece_add(&b, " {", 2);
+    mlir_piece_str(&b, open);
     for (int i = 0; i < l->count; i++) {
         if (i && strcmp(l->items[i - 1].name, l->items[i].name) == 0)
             continue;
@@ -730,7 +735,7 @@ void mlir_attrs_print(MlirAttrList *l)
             mlir_piece_add(&b, ", ", 2);
         print_item(l, &l->items[i], &b);
     }
-    mlir_piece_add(&b, "}", 1);
+    mlir_piece_str(&b, close);
     mlir_piece_flush(&b);
 }
 

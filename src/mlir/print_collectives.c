@@ -498,3 +498,95 @@ void mlir_emit_collective(MlirPrinter *p, const Op *op, int indent)
     default: emit_all_reduce(p, op, &c, indent); break;
     }
 }
+
+/* ---- collectives over replica groups ------------------------------------------- */
+
+static const char *group_op_name(OpKind kind)
+{
+    switch (kind) {
+    case OP_GROUP_ALL_GATHER: return "all_gather";
+    case OP_GROUP_ALL_TO_ALL: return "all_to_all";
+    case OP_GROUP_REDUCE_SCATTER: return "reduce_scatter";
+    case OP_GROUP_ALL_REDUCE: return "all_reduce";
+    default: return "collective_broadcast";
+    }
+}
+
+/* The attributes StableHLO spells as the op's properties, kept as read. */
+static const char *const group_kept_props[] = {"replica_groups", "channel_handle", "use_global_device_ids", NULL};
+
+static void add_group_prop(MlirAttrList *l, const Op *op, AttrKey key, const char *name)
+{
+    for (int i = 0; i < op->num_attrs; i++)
+        if (op->attrs[i].key == key)
+            mlir_attrs_add(l, name, MLIR_ITEM_OP_ATTR, &op->attrs[i]);
+}
+
+/* ` <{all_gather_dim = 1 : i64, channel_handle = ..., replica_groups = ...}>`:
+ * shardc's attributes under StableHLO's names, the kept ones as read. */
+static void print_group_props(MlirPrinter *p, const Op *op)
+{
+    MlirAttrList l;
+    mlir_attrs_init(&l, p, op);
+    switch (op->kind) {
+    case OP_GROUP_ALL_GATHER: add_group_prop(&l, op, ATTR_KEY_DIM, "all_gather_dim"); break;
+    case OP_GROUP_REDUCE_SCATTER: add_group_prop(&l, op, ATTR_KEY_DIM, "scatter_dimension"); break;
+    case OP_GROUP_ALL_TO_ALL:
+        add_group_prop(&l, op, ATTR_KEY_SPLIT_AXIS, "split_dimension");
+        add_group_prop(&l, op, ATTR_KEY_CONCAT_AXIS, "concat_dimension");
+        add_group_prop(&l, op, ATTR_KEY_GROUP_SIZE, "split_count");
+        break;
+    default: break;
+    }
+    for (int i = 0; op->mlir && i < op->mlir->attrs.count; i++) {
+        const MlirKeptAttr *a = &op->mlir->attrs.items[i];
+        for (const char *const *k = group_kept_props; *k; k++)
+            if (strcmp(*k, a->name) == 0)
+                mlir_attrs_add(&l, a->name, a->text ? MLIR_ITEM_KEPT : MLIR_ITEM_UNIT, a);
+    }
+    mlir_attrs_print_in(&l, " <{", "}>");
+}
+
+static bool has_kept_groups(const Op *op)
+{
+    for (int i = 0; op->mlir && i < op->mlir->attrs.count; i++)
+        if (strcmp(op->mlir->attrs.items[i].name, "replica_groups") == 0)
+            return true;
+    return false;
+}
+
+/* `%r:2 = "stablehlo.all_gather"(%a, %b) <{...}> {sdy.sharding = ...} :
+ * (...) -> (...)`, a reducer region after the properties of an
+ * all_reduce or reduce_scatter: MLIR's generic form, as sdy_opt prints
+ * them. One written in .shir has no replica groups to print and prints
+ * as "shardc.group_all_gather"(...) with its attributes. */
+void mlir_emit_group_collective(MlirPrinter *p, const Op *op, int indent)
+{
+    if (!has_kept_groups(op)) {
+        mlir_emit_generic(p, op, indent);
+        return;
+    }
+    static const AttrKey consumed[] = {ATTR_KEY_DIM, ATTR_KEY_SPLIT_AXIS, ATTR_KEY_CONCAT_AXIS, ATTR_KEY_GROUP_SIZE,
+                                       ATTR_KEY_REDUCTION, 0};
+    MlirVal *in = ARENA_ARRAY(&p->arena, MlirVal, op->num_operands + 1);
+    MlirVal *res = ARENA_ARRAY(&p->arena, MlirVal, op->num_results + 1);
+    for (int i = 0; i < op->num_operands; i++)
+        in[i] = mlir_val(p, op->operands[i]);
+    for (int i = 0; i < op->num_results; i++)
+        res[i] = mlir_val(p, op->results[i]);
+    mlir_print_defs(p, op, indent);
+    fprintf(p->out, "\"stablehlo.%s\"(", group_op_name(op->kind));
+    mlir_print_vals(p, in, op->num_operands);
+    fputc(')', p->out);
+    print_group_props(p, op);
+    if (op->kind == OP_GROUP_ALL_REDUCE || op->kind == OP_GROUP_REDUCE_SCATTER) {
+        const char *r = op_attr_string(op, ATTR_KEY_REDUCTION);
+        OpKind by = r && strcmp(r, "max") == 0 ? OP_PMAX : r && strcmp(r, "min") == 0 ? OP_PMIN : OP_PSUM;
+        DType dt = op->operands[0]->type.dtype;
+        print_reducer(p, mlir_reduce_body(by, dt), dt, indent);
+    }
+    mlir_print_op_attrs(p, op, &(MlirAttrOpts){.consumed = consumed, .skip_kept = group_kept_props});
+    fputs(" : ", p->out);
+    mlir_print_fn_type(p->out, in, op->num_operands, res, op->num_results);
+    fputc('\n', p->out);
+}

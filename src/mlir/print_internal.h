@@ -225,6 +225,8 @@ void mlir_attrs_init(MlirAttrList *l, MlirPrinter *p, const Op *op);
 void mlir_attrs_add(MlirAttrList *l, const char *name, MlirItemKind kind, const void *ptr);
 void mlir_attrs_add_kept(MlirAttrList *l, const MlirKeptAttrs *kept);
 void mlir_attrs_print(MlirAttrList *l);
+/* The same between `open` and `close` (` <{`, `}>`: an op's properties). */
+void mlir_attrs_print_in(MlirAttrList *l, const char *open, const char *close);
 
 /* An op's attribute dictionary: sdy.sharding of its results, its shardc
  * attributes that the form did not spell (`consumed`, ATTR_KEY_NONE-
@@ -268,6 +270,8 @@ extern const MlirOpForm mlir_form_while, mlir_form_case, mlir_form_barrier, mlir
 
 int mlir_plan_collective(const MlirPrinter *p, const Op *op, MlirAux *aux);
 void mlir_emit_collective(MlirPrinter *p, const Op *op, int indent);
+/* group_all_gather, ...: StableHLO's collective over its replica groups. */
+void mlir_emit_group_collective(MlirPrinter *p, const Op *op, int indent);
 
 /* ---- einsum and reductions (print_einsum.c) ---- */
 

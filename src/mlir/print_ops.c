@@ -52,11 +52,13 @@ enum { MLIR_MAX_ELEMENTWISE_OPERANDS = SHARDC_MAX_RANK + 2 };
 /* shardc broadcasts a binary op's operands NumPy-style (f32[16,4096] +
  * f32[4096]); StableHLO does not, so each such operand gets a
  * broadcast_in_dim marked shardc.implicit_broadcast, which the importer
- * folds back. */
+ * folds back. StableHLO's select takes a scalar predicate as it is. */
 static bool needs_broadcast(const Op *op, int i)
 {
     OpClass cls = op_info(op->kind)->op_class;
     bool broadcasting = cls == OPC_BINARY || cls == OPC_COMPARE || cls == OPC_SELECT;
+    if (cls == OPC_SELECT && i == 0 && op->operands[0]->type.rank == 0)
+        return false;
     return broadcasting && op->num_results == 1 &&
            !type_same_shape(&op->operands[i]->type, &op->results[0]->type);
 }
@@ -447,27 +449,48 @@ static void emit_custom(MlirPrinter *p, const Op *op, int indent)
     emit_call_like(p, op, indent, head, &(MlirAttrOpts){.consumed = rule ? rule_keys : NULL, .rule = rule});
 }
 
-/* StableHLO ops with no custom form of their own in shardc (cholesky,
- * triangular_solve, batch_norm_*): MLIR's generic form under their
- * StableHLO name, every attribute StableHLO requires spelled out (the
- * .shir defaults included) and transpose_a as its enum. */
+/* triangular_solve and batch_norm_*: MLIR's generic form under their
+ * StableHLO name, their own attributes as properties (`<{...}>`, sorted
+ * by name as MLIR prints them), every one StableHLO requires spelled out
+ * (the .shir defaults included), transpose_a as its enum and epsilon an
+ * f32; the discardable ones (sdy.sharding) after. */
 static void emit_stablehlo_generic(MlirPrinter *p, const Op *op, int indent)
 {
-    char head[128], text[64];
-    MlirKeptAttr extra[3] = {{NULL, NULL}, {NULL, NULL}, {NULL, NULL}};
-    snprintf(head, sizeof head, "\"%s\"", mlir_op_name(op));
+    MlirVal *in = ARENA_ARRAY(&p->arena, MlirVal, op->num_operands + 1), *res = result_vals(p, op);
+    int n = operand_vals(p, op, in, op->num_operands);
+    mlir_print_defs(p, op, indent);
+    fprintf(p->out, "\"%s\"(", mlir_op_name(op));
+    mlir_print_vals(p, in, n);
     if (op->kind == OP_TRIANGULAR_SOLVE) {
-        snprintf(text, sizeof text, "#stablehlo<transpose %s>", op_attr_string(op, ATTR_KEY_TRANSPOSE_A));
-        extra[0] = (MlirKeptAttr){"transpose_a", arena_strdup(&p->arena, text)};
-        extra[1] = (MlirKeptAttr){"unit_diagonal", op_attr_bool(op, ATTR_KEY_UNIT_DIAGONAL) ? "true" : "false"};
-    } else if (op_attr_spec(op->kind, ATTR_KEY_EPSILON)) { /* StableHLO's epsilon is an f32 */
+        fprintf(p->out, ") <{left_side = %s, lower = %s, transpose_a = #stablehlo<transpose %s>, unit_diagonal = %s}>",
+                op_attr_bool(op, ATTR_KEY_LEFT_SIDE) ? "true" : "false",
+                op_attr_bool(op, ATTR_KEY_LOWER) ? "true" : "false", op_attr_string(op, ATTR_KEY_TRANSPOSE_A),
+                op_attr_bool(op, ATTR_KEY_UNIT_DIAGONAL) ? "true" : "false");
+    } else {
         const AttrValue *eps = op_attr_get(op, ATTR_KEY_EPSILON);
-        snprintf(text, sizeof text, "%.9e : f32", eps->kind == ATTR_FLOAT ? eps->u.f : (double)eps->u.i);
-        extra[0] = (MlirKeptAttr){"epsilon", arena_strdup(&p->arena, text)};
+        fprintf(p->out, ") <{epsilon = %.9e : f32, feature_index = %lld : i64}>",
+                eps && eps->kind == ATTR_FLOAT ? eps->u.f : eps ? (double)eps->u.i : 0.0,
+                (long long)op_attr_int(op, ATTR_KEY_FEATURE_INDEX));
     }
-    emit_call_like(p, op, indent, head, &(MlirAttrOpts){
-        .generic = true, .extra = extra[0].name ? extra : NULL,
-        .consumed = (const AttrKey[]){ATTR_KEY_TRANSPOSE_A, ATTR_KEY_UNIT_DIAGONAL, ATTR_KEY_EPSILON, 0}});
+    mlir_print_op_attrs(p, op, &(MlirAttrOpts){
+        .consumed = (const AttrKey[]){ATTR_KEY_LEFT_SIDE, ATTR_KEY_LOWER, ATTR_KEY_TRANSPOSE_A, ATTR_KEY_UNIT_DIAGONAL,
+                                      ATTR_KEY_EPSILON, ATTR_KEY_FEATURE_INDEX, 0}});
+    fputs(" : ", p->out);
+    mlir_print_fn_type(p->out, in, n, res, op->num_results);
+    end_line(p);
+}
+
+/* `stablehlo.cholesky %a, lower = true {attrs} : tensor<...>`, StableHLO's
+ * custom form (`lower` only when true, its default false elided). */
+static void emit_cholesky(MlirPrinter *p, const Op *op, int indent)
+{
+    MlirVal x = unary_head(p, op, indent);
+    if (op_attr_bool(op, ATTR_KEY_LOWER))
+        fputs(", lower = true", p->out);
+    mlir_print_op_attrs(p, op, &(MlirAttrOpts){.consumed = (const AttrKey[]){ATTR_KEY_LOWER, 0}});
+    fputs(" : ", p->out);
+    mlir_print_type(p->out, &x.type);
+    end_line(p);
 }
 
 /* JAX's minor-to-major layout of a lapack operand or result: a matrix
@@ -719,8 +742,9 @@ static void emit_shard_map(MlirPrinter *p, const Op *op, int indent)
     end_line(p);
 }
 
-/* `stablehlo.rng_bit_generator %s, algorithm = THREE_FRY : (tensor<2xui64>)
- * -> (tensor<2xui64>, tensor<4x6xui32>)`; the partitioner's per-device
+/* `%output_state, %output = stablehlo.rng_bit_generator %s, algorithm =
+ * THREE_FRY : (tensor<2xui64>) -> (tensor<2xui64>, tensor<4x6xui32>)`,
+ * two spaces before the algorithm (its enum printer's); the partitioner's per-device
  * form (global_shape and start operands) has no StableHLO spelling and
  * prints generically (issue 18, h33). */
 static void emit_rng_bit_generator(MlirPrinter *p, const Op *op, int indent)
@@ -733,7 +757,7 @@ static void emit_rng_bit_generator(MlirPrinter *p, const Op *op, int indent)
     mlir_print_defs(p, op, indent);
     fprintf(p->out, "%s ", mlir_op_name(op));
     mlir_print_vals(p, &in, 1);
-    fprintf(p->out, ", algorithm = %s", op_attr_string(op, ATTR_KEY_RNG_ALGORITHM));
+    fprintf(p->out, ", algorithm =  %s", op_attr_string(op, ATTR_KEY_RNG_ALGORITHM));
     mlir_print_op_attrs(p, op, &(MlirAttrOpts){.consumed = (const AttrKey[]){ATTR_KEY_RNG_ALGORITHM, 0}});
     fputs(" : ", p->out);
     mlir_print_fn_type(p->out, &in, 1, res, 2);
@@ -771,7 +795,7 @@ static const MlirOpForm special_forms[OP_COUNT] = {
     [OP_IOTA] = {NULL, emit_iota},
     [OP_CALL] = {NULL, emit_call},
     [OP_CUSTOM] = {NULL, emit_custom},
-    [OP_CHOLESKY] = {NULL, emit_stablehlo_generic},
+    [OP_CHOLESKY] = {NULL, emit_cholesky},
     [OP_TRIANGULAR_SOLVE] = {NULL, emit_stablehlo_generic},
     [OP_BATCH_NORM_INFERENCE] = {NULL, emit_stablehlo_generic},
     [OP_BATCH_NORM_TRAINING] = {NULL, emit_stablehlo_generic},
@@ -796,6 +820,11 @@ static const MlirOpForm special_forms[OP_COUNT] = {
     [OP_ALL_SLICE] = {mlir_plan_collective, mlir_emit_collective},
     [OP_REPLICATED_TO_UNREDUCED] = {mlir_plan_collective, mlir_emit_collective},
     [OP_SHARDED_TO_UNREDUCED] = {mlir_plan_collective, mlir_emit_collective},
+    [OP_GROUP_ALL_GATHER] = {NULL, mlir_emit_group_collective},
+    [OP_GROUP_ALL_TO_ALL] = {NULL, mlir_emit_group_collective},
+    [OP_GROUP_REDUCE_SCATTER] = {NULL, mlir_emit_group_collective},
+    [OP_GROUP_ALL_REDUCE] = {NULL, mlir_emit_group_collective},
+    [OP_GROUP_COLLECTIVE_BROADCAST] = {NULL, mlir_emit_group_collective},
 };
 
 static MlirFormKind form_kind(OpKind kind)
@@ -828,8 +857,8 @@ const MlirOpForm *mlir_op_form(OpKind kind)
     if (kind == OP_SORT)
         return &mlir_form_sort;
     switch ((unsigned)kind < OP_COUNT ? form_kind(kind) : FORM_SHARDC) {
-    case FORM_SAME:
-    case FORM_FUNC: return &form_same;
+    case FORM_SAME: return &form_same;
+    case FORM_FUNC: return special_forms[kind].emit ? &special_forms[kind] : &form_same;
     case FORM_SPECIAL: return special_forms[kind].emit ? &special_forms[kind] : &form_generic;
     case FORM_SHARDC: break;
     }

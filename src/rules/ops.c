@@ -585,7 +585,8 @@ static void add_side_factor(RuleBuilder *b, bool results, int dim, int64_t size)
         rule_builder_map(b, t, dim, f);
 }
 
-/* Shardy's AllGatherOp, AllToAllOp and ReduceScatterOp: pointwise over
+/* Shardy's AllReduceOp and CollectiveBroadcastOp: pointwise. Its
+ * AllGatherOp, AllToAllOp and ReduceScatterOp: pointwise over
  * the dims the collective leaves alone, then the gathered / scattered /
  * split dim a need-replication factor of the operands and another of the
  * results, and likewise the concatenated dim of an all_to_all when it is
@@ -594,6 +595,11 @@ OpShardingRule *rules_group_collective(RuleBuilder *b)
 {
     const Op *op = b->op;
     const TensorType *in = &op->operands[0]->type, *out = &op->results[0]->type;
+    if (op->kind == OP_GROUP_ALL_REDUCE || op->kind == OP_GROUP_COLLECTIVE_BROADCAST) {
+        for (int d = 0; d < in->rank; d++)
+            rule_builder_add_pointwise(b, d, in->dims[d], FACTOR_PASS_THROUGH);
+        return rule_builder_build(b);
+    }
     bool a2a = op->kind == OP_GROUP_ALL_TO_ALL;
     int split = (int)op_attr_int(op, a2a ? ATTR_KEY_SPLIT_AXIS : ATTR_KEY_DIM);
     int concat = a2a ? (int)op_attr_int(op, ATTR_KEY_CONCAT_AXIS) : split;

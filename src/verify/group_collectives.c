@@ -1,19 +1,23 @@
-/* Verifier rules of StableHLO's all_gather, all_to_all and reduce_scatter
- * over replica groups (group_all_gather, ...; the MLIR importer's form
- * outside any manual computation of a module without a mesh): N operands
- * and N results of one shape each (all_gather_c3..c6, all_to_all_c1..c9,
- * reduce_scatter_c2..c8 as shardc's form has them). */
+/* Verifier rules of StableHLO's all_gather, all_to_all, reduce_scatter,
+ * all_reduce and collective_broadcast over replica groups
+ * (group_all_gather, ...; the MLIR importer's form outside any manual
+ * computation where the groups name no mesh axes): N operands and N
+ * results of one shape each (all_gather_c3..c6, all_to_all_c1..c9,
+ * reduce_scatter_c2..c8 as shardc's form has them; all_reduce and
+ * collective_broadcast keep the shape). */
 #include "shardc/verify.h"
 
 /* The result shape of operand shape `in`, in out (false: a dim attribute
  * out of range or a dim that does not split). */
 static bool group_result_shape(const Op *op, const TensorType *in, int64_t *out, const char **why)
 {
+    for (int d = 0; d < in->rank; d++)
+        out[d] = in->dims[d];
+    if (op->kind == OP_GROUP_ALL_REDUCE || op->kind == OP_GROUP_COLLECTIVE_BROADCAST)
+        return true;
     int64_t n = op_attr_int(op, ATTR_KEY_GROUP_SIZE);
     int64_t a = op->kind == OP_GROUP_ALL_TO_ALL ? op_attr_int(op, ATTR_KEY_SPLIT_AXIS) : op_attr_int(op, ATTR_KEY_DIM);
     int64_t c = op->kind == OP_GROUP_ALL_TO_ALL ? op_attr_int(op, ATTR_KEY_CONCAT_AXIS) : a;
-    for (int d = 0; d < in->rank; d++)
-        out[d] = in->dims[d];
     if (n < 1 || a < 0 || a >= in->rank || c < 0 || c >= in->rank)
         return *why = "its dims must be dims of the operands and its group size at least 1", false;
     if (op->kind != OP_GROUP_ALL_GATHER && in->dims[a] % n)

@@ -1,9 +1,11 @@
 // JAX's collectives name device groups: they must be those of manual axes
-// of an enclosing manual computation (outside one: of axes of the module's
-// only mesh, as in a custom op's partition function).
+// of an enclosing manual computation (outside one, a collective_permute's
+// pairs those of axes of the module's only mesh, as in a custom op's
+// partition function; the other collectives there read as group
+// collectives, tests/mlir/opt_group_collectives_mesh.test).
 sdy.mesh @mesh = <["x"=2, "y"=2]>
 func.func @main(%arg0: tensor<8xf32>) -> (tensor<8xf32>, tensor<8xf32>) {
-  %0 = "stablehlo.all_gather"(%arg0) <{all_gather_dim = 0 : i64, replica_groups = dense<[[0, 3], [1, 2]]> : tensor<2x2xi64>}> : (tensor<8xf32>) -> tensor<16xf32>
+  %0 = "stablehlo.collective_permute"(%arg0) <{source_target_pairs = dense<[[0, 5]]> : tensor<1x2xi64>}> : (tensor<8xf32>) -> tensor<8xf32>
   %1 = sdy.manual_computation(%arg0) in_shardings=[<@mesh, [{"x", "y"}]>] out_shardings=[<@mesh, [{"x", "y"}]>] manual_axes={"x", "y"} (%arg1: tensor<2xf32>) {
     %2 = "stablehlo.all_reduce"(%arg1) <{replica_groups = dense<[[0, 3], [1, 2]]> : tensor<2x2xi64>}> ({
     ^bb0(%a: tensor<f32>, %b: tensor<f32>):
