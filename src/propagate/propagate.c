@@ -158,6 +158,10 @@ static void propagate_along(PropagationState *st, const Op *op, const OpSharding
                             const PropagationDirection *dirs, Value **values, Sharding **shardings,
                             int num_operands, int count, Sharding **out)
 {
+    /* Most visits find the op's shardings in agreement already: nothing
+     * to add, and no projection to build to find that out. */
+    if (projection_agrees(rule, shardings, num_operands, count))
+        return;
     const TensorType *types[count];
     bool updated[count], any_update = false;
     for (int t = 0; t < count; t++) { /* a virtual tensor (NULL) shares tensor 0's type */
