@@ -107,9 +107,24 @@ const OpShardingRule *prop_state_rule(PropagationState *st, const Op *op)
 typedef struct VisitMemo {
     int round;
     bool changed_nothing;
+    bool agreed;        /* the shardings agreed on every factor */
     Sharding **shardings;
     PropagationDirection *dirs;
 } VisitMemo;
+
+bool prop_visit_settled(const PropagationState *st, const Op *op)
+{
+    const VisitMemo *m = st->visits[op->id];
+    if (!m || !m->agreed)
+        return false;
+    for (int i = 0; i < op->num_operands; i++)
+        if (m->shardings[i] != op->operands[i]->sharding)
+            return false;
+    for (int i = 0; i < op->num_results; i++)
+        if (m->shardings[op->num_operands + i] != op->results[i]->sharding)
+            return false;
+    return true;
+}
 
 bool prop_visit_repeats(const PropagationState *st, const Op *op, Sharding *const *shardings, int count,
                         const PropagationDirection *dirs, int num_factors)
@@ -127,7 +142,7 @@ bool prop_visit_repeats(const PropagationState *st, const Op *op, Sharding *cons
 }
 
 void prop_visit_remember(PropagationState *st, const Op *op, Value *const *values, Sharding *const *shardings,
-                         int count, const PropagationDirection *dirs, int num_factors)
+                         int count, const PropagationDirection *dirs, int num_factors, bool agreed)
 {
     VisitMemo *m = st->visits[op->id];
     if (!m) {
@@ -137,6 +152,7 @@ void prop_visit_remember(PropagationState *st, const Op *op, Value *const *value
         st->visits[op->id] = m;
     }
     m->round = st->round;
+    m->agreed = agreed;
     m->changed_nothing = true;
     for (int t = 0; t < count; t++)
         m->changed_nothing &= values[t]->sharding == shardings[t];
