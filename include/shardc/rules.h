@@ -21,6 +21,22 @@ OpShardingRule *rules_of_op(Arena *arena, DiagEngine *diag, const Op *op);
  * of slice, pad, reduce_window and select_and_scatter blocked. */
 OpShardingRule *rules_of_op_conservative(Arena *arena, DiagEngine *diag, const Op *op, bool conservative);
 
+/* A pass's rules of built-in ops, built once for all ops alike: the same
+ * kind, spec string, attributes and operand and result types (a model's
+ * repeated layers). Rules from it are shared: never modify one. */
+typedef struct RuleCache {
+    Arena arena;            /* the entries, their keys and their rules */
+    int count, cap;
+    struct RuleCacheEntry *entries;
+} RuleCache;
+
+void rule_cache_init(RuleCache *c);
+void rule_cache_free(RuleCache *c);
+/* rules_of_op(arena, diag, op), from the cache when op is like an op
+ * before it; ops whose rule reads more than that (custom ops, ops with
+ * regions or sharding attributes) get theirs built in `arena`. */
+const OpShardingRule *rule_cache_get(RuleCache *c, Arena *arena, DiagEngine *diag, const Op *op);
+
 /* Parse a custom op's rule string and bind it to its types, reporting any
  * error (the verifier's check), and keep the rule on the op (Op.bound_rule)
  * for rules_of_op, which reuses it while the op's shapes are those it

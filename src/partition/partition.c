@@ -92,11 +92,19 @@ static void init_ctx(PartitionCtx *pc, Module *m, DiagEngine *diag, PartitionSta
     pc->ok = true;
     arena_init(&pc->scratch);
     arena_init(&pc->tables);
+    rule_cache_init(&pc->rules);
     pc->num_global_values = m->num_values;
     /* Not in the module's arena: one table per function, each as large as
      * the module, took num_funcs * num_values memory. */
     pc->versions = ARENA_ARRAY(&pc->tables, LocalVersion *, m->num_values + 1);
     symtab_init(&pc->names, &m->arena);
+}
+
+static void free_ctx(PartitionCtx *pc)
+{
+    arena_free(&pc->scratch);
+    arena_free(&pc->tables);
+    rule_cache_free(&pc->rules);
 }
 
 /* The region's arguments: one per-device value per function argument. */
@@ -303,8 +311,7 @@ static bool partition_func(Module *m, Func *f, DiagEngine *diag, PartitionStats 
     init_ctx(&pc, m, diag, stats, mesh);
     pc.fewest_bytes = choice == RESHARD_PLAN_FEWEST_BYTES;
     if (!check_func(&pc, f)) {
-        arena_free(&pc.scratch);
-        arena_free(&pc.tables);
+        free_ctx(&pc);
         return false;
     }
     Block *body = begin_body(&pc, f);
@@ -315,8 +322,7 @@ static bool partition_func(Module *m, Func *f, DiagEngine *diag, PartitionStats 
     end_body(&pc, f, body);
     if (pc.ok)
         install_spmd_body(&pc, f, body);
-    arena_free(&pc.scratch);
-    arena_free(&pc.tables);
+    free_ctx(&pc);
     return pc.ok;
 }
 

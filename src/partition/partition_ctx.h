@@ -3,6 +3,7 @@
 #ifndef SHARDC_PARTITION_CTX_H
 #define SHARDC_PARTITION_CTX_H
 #include "shardc/partition.h"
+#include "shardc/rules.h"
 #include "shardc/symtab.h"
 
 /* One per-device version of a global value, with its layout. The first
@@ -54,6 +55,7 @@ typedef struct PartitionCtx {
     int num_global_values;
     SymTab names;           /* names used in the body */
     Arena scratch;
+    RuleCache rules;        /* the ops' rules, built once per kind of op */
     const char *reason;     /* why the collectives being emitted are needed */
     PaddingMask *masks;     /* in `tables` */
     struct HaloExchange *halos; /* in `tables` (window.c) */

@@ -4,6 +4,7 @@
 #define SHARDC_PROPAGATION_STATE_H
 #include "shardc/origin.h"
 #include "shardc/propagate.h"
+#include "shardc/rules.h"
 
 typedef struct UseList {
     int count, cap;
@@ -20,6 +21,7 @@ typedef struct PropagationState {
     Arena tables;
     int table_ops, table_values;
     const OpShardingRule **rules;   /* by Op.id; computed lazily */
+    RuleCache rule_cache;   /* the rules, built once per kind of op */
     struct VisitMemo **visits;      /* by Op.id: prop_visit_repeats */
     bool *rule_known;
     UseList *uses;          /* by Value.id */

@@ -30,6 +30,7 @@ void prop_state_init(PropagationState *st, Module *m, const PropagateOptions *op
     arena_init(&st->scratch);
     arena_init(&st->work);
     arena_init(&st->tables);
+    rule_cache_init(&st->rule_cache);
     st->errors_before = options->diag->errors;
     st->origins = options->origins ? options->origins : &st->own_origins;
     origins_init(st->origins, &m->arena, m->num_values);
@@ -40,6 +41,7 @@ void prop_state_free(PropagationState *st)
     arena_free(&st->scratch);
     arena_free(&st->work);
     arena_free(&st->tables);
+    rule_cache_free(&st->rule_cache);
 }
 
 /* Side tables by Op.id and Value.id, sized by the module's current counts.
@@ -97,7 +99,7 @@ static void clear_func_entries(PropagationState *st, Func *f)
 const OpShardingRule *prop_state_rule(PropagationState *st, const Op *op)
 {
     if (!st->rule_known[op->id]) {
-        st->rules[op->id] = rules_of_op(&st->work, st->options->diag, op);
+        st->rules[op->id] = rule_cache_get(&st->rule_cache, &st->work, st->options->diag, op);
         st->rule_known[op->id] = true;
     }
     return st->rules[op->id];
