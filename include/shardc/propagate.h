@@ -49,6 +49,13 @@ typedef struct ShardingProjection {
 void projection_build(ShardingProjection *p, Arena *scratch, const OpShardingRule *rule, const Mesh *mesh,
                       Sharding *const *shardings, const TensorType *const *types, int num_operands,
                       int num_tensors);
+/* Whether every factor has the same axes in every tensor that has it,
+ * read straight off the shardings, for a rule whose dims have at most one
+ * factor each: then each factor projects to one axis list everywhere, so
+ * factor propagation can add nothing and no factor is in conflict, and
+ * neither needs the projection built. False means "not known" (a compound
+ * dim, or dims that differ as written), never "they disagree". */
+bool projection_agrees(const OpShardingRule *rule, Sharding *const *shardings, int num_operands, int num_tensors);
 /* Write tensor t's factor shardings back as a sharding; `old` (may be NULL)
  * gives closedness, priorities and replicated axes to keep. */
 Sharding *projection_to_sharding(const ShardingProjection *p, int t, const Sharding *old, Arena *arena);

@@ -21,6 +21,22 @@ OpShardingRule *rules_of_op(Arena *arena, DiagEngine *diag, const Op *op);
  * of slice, pad, reduce_window and select_and_scatter blocked. */
 OpShardingRule *rules_of_op_conservative(Arena *arena, DiagEngine *diag, const Op *op, bool conservative);
 
+/* A pass's rules of built-in ops, built once for all ops alike: the same
+ * kind, spec string, attributes and operand and result types (a model's
+ * repeated layers). Rules from it are shared: never modify one. */
+typedef struct RuleCache {
+    Arena arena;            /* the entries, their keys and their rules */
+    int count, cap;
+    struct RuleCacheEntry *entries;
+} RuleCache;
+
+void rule_cache_init(RuleCache *c);
+void rule_cache_free(RuleCache *c);
+/* rules_of_op(arena, diag, op), from the cache when op is like an op
+ * before it; ops whose rule reads more than that (custom ops, ops with
+ * regions or sharding attributes) get theirs built in `arena`. */
+const OpShardingRule *rule_cache_get(RuleCache *c, Arena *arena, DiagEngine *diag, const Op *op);
+
 /* Parse a custom op's rule string and bind it to its types, reporting any
  * error (the verifier's check), and keep the rule on the op (Op.bound_rule)
  * for rules_of_op, which reuses it while the op's shapes are those it
@@ -58,7 +74,7 @@ typedef struct RuleBuilder {
     const Op *op;
     bool conservative;          /* Shardy's conservative-propagation option */
     bool any_blocked;
-    int num_factors, factor_cap, blocked_cap;
+    int num_factors, factor_cap;    /* factor_cap: of both factors and blocked */
     Factor *factors;
     bool *blocked;              /* per factor: blocked_propagation */
     int num_mappings, mapping_cap;
@@ -80,12 +96,31 @@ static inline const TensorType *rule_builder_type(const RuleBuilder *b, int t)
     const Op *op = b->op;
     return t < op->num_operands ? &op->operands[t]->type : &op->results[t - op->num_operands]->type;
 }
-/* A new factor mapped to no dim yet; returns its index. */
-int rule_builder_new_factor(RuleBuilder *b, int64_t size, FactorKind kind);
+/* Move the builder's factor or mapping lists to bigger arrays (the inline
+ * functions below, when their buffers are full). */
+void rule_builder_grow_factors(RuleBuilder *b);
+void rule_builder_grow_mappings(RuleBuilder *b);
+/* A new factor mapped to no dim yet; returns its index. Inline, as
+ * rule_builder_map: every rule of every op is built twice. */
+static inline int rule_builder_new_factor(RuleBuilder *b, int64_t size, FactorKind kind)
+{
+    if (b->num_factors == b->factor_cap)
+        rule_builder_grow_factors(b);
+    b->factors[b->num_factors] = (Factor){NULL, size, kind};
+    b->blocked[b->num_factors] = false;
+    return b->num_factors++;
+}
 /* Mark a factor blocked_propagation (Shardy's isBlocked). */
 void rule_builder_block(RuleBuilder *b, int factor);
 /* Append `factor` to dim `dim` of tensor t; RULE_NULL_DIM does nothing. */
-void rule_builder_map(RuleBuilder *b, int t, int dim, int factor);
+static inline void rule_builder_map(RuleBuilder *b, int t, int dim, int factor)
+{
+    if (dim == RULE_NULL_DIM)
+        return;
+    if (b->num_mappings == b->mapping_cap)
+        rule_builder_grow_mappings(b);
+    b->mappings[b->num_mappings++] = (DimMapping){t, dim, factor};
+}
 /* Shardy's addFactor(inDim, outDim, size, kind) for ops of one operand:
  * operand 0's in_dim and result 0's out_dim (either may be RULE_NULL_DIM). */
 int rule_builder_add_in_out(RuleBuilder *b, int in_dim, int out_dim, int64_t size, FactorKind kind);

@@ -514,7 +514,7 @@ static void unshard_kept_axes(const OpShardingRule *rule, AxisList *assignment, 
 /* The general case: the op's sharding rule decides each factor's axes. */
 static void partition_by_rule(PartitionCtx *pc, Op *op)
 {
-    const OpShardingRule *rule = rules_of_op(&pc->scratch, pc->diag, op);
+    const OpShardingRule *rule = rule_cache_get(&pc->rules, &pc->scratch, pc->diag, op);
     if (!rule) {
         partition_replicated_op(pc, op);
         return;

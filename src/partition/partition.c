@@ -92,6 +92,7 @@ static void init_ctx(PartitionCtx *pc, Module *m, DiagEngine *diag, PartitionSta
     pc->ok = true;
     arena_init(&pc->scratch);
     arena_init(&pc->tables);
+    rule_cache_init(&pc->rules);
     pc->num_global_values = m->num_values;
     /* Not in the module's arena: one table per function, each as large as
      * the module, took num_funcs * num_values memory. */
@@ -107,6 +108,13 @@ static void free_ctx(PartitionCtx *pc)
     pc_free_layouts(pc);
     interner_free(&pc->shapes);
     symtab_free(&pc->names);
+}
+
+static void free_ctx(PartitionCtx *pc)
+{
+    arena_free(&pc->scratch);
+    arena_free(&pc->tables);
+    rule_cache_free(&pc->rules);
 }
 
 /* The region's arguments: one per-device value per function argument. */

@@ -4,6 +4,7 @@
 #define SHARDC_PARTITION_CTX_H
 #include "shardc/partition.h"
 #include "shardc/interner.h"
+#include "shardc/rules.h"
 #include "shardc/symtab.h"
 
 /* A layout as versions keep it, one copy of each per function (a
@@ -65,6 +66,7 @@ typedef struct PartitionCtx {
     int num_global_values;
     SymTab names;           /* names used in the body */
     Arena scratch;
+    RuleCache rules;        /* the ops' rules, built once per kind of op */
     const char *reason;     /* why the collectives being emitted are needed */
     PaddingMask *masks;     /* in `tables` */
     struct HaloExchange *halos; /* in `tables` (window.c) */

@@ -239,7 +239,7 @@ void pc_partition_custom(PartitionCtx *pc, Op *op)
         partition_replicated(pc, op, module_find_func(pc->module, op->callee));
         return;
     }
-    const OpShardingRule *rule = rules_of_op(&pc->scratch, pc->diag, op);
+    const OpShardingRule *rule = rule_cache_get(&pc->rules, &pc->scratch, pc->diag, op);
     if (!rule) {
         pc->ok = false;
         return;

@@ -113,6 +113,8 @@ static void check_op(PropagationState *st, const Op *op, const OpShardingRule *r
         if (v->sharding && v->sharding->mesh != mesh)
             return;
     }
+    if (projection_agrees(rule, shardings, op->num_operands, count))
+        return; /* the common case: no factor can disagree */
     ShardingProjection p;
     arena_reset(&st->scratch);
     projection_build(&p, &st->scratch, rule, mesh, shardings, types, op->num_operands, count);

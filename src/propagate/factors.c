@@ -244,7 +244,10 @@ static void sort_factors(int *order, int n, const FactorOrder *o)
 static bool tensor_new_axes(const ShardingProjection *p, int t, int f, const AxisList *compatible, AxisList *out)
 {
     const FactorSharding *fs = &p->tensors[t].factors[f];
-    if (!fs->present)
+    /* Truncating only shortens the list or its last axis: if t's axes do
+     * not extend to `compatible`, they extend to no truncation of it
+     * (most tensors already hold it, or more). */
+    if (!fs->present || !axis_list_strict_prefix(&fs->axes, compatible))
         return false;
     axis_list_copy(out, compatible);
     truncate_axes(out, &(TruncateCtx){p, t, f, true});

@@ -118,6 +118,42 @@ void projection_build(ShardingProjection *p, Arena *scratch, const OpShardingRul
     }
 }
 
+static bool same_dim_axes(const DimSharding *a, const DimSharding *b)
+{
+    if (a->num_axes != b->num_axes)
+        return false;
+    for (int i = 0; i < a->num_axes; i++)
+        if (!axis_ref_equal(a->axes[i], b->axes[i]))
+            return false;
+    return true;
+}
+
+bool projection_agrees(const OpShardingRule *rule, Sharding *const *shardings, int num_operands, int num_tensors)
+{
+    static const DimSharding unsharded = {0, NULL, false, PRIORITY_NONE};
+    const DimSharding *seen[rule->num_factors + 1];
+    for (int f = 0; f < rule->num_factors; f++)
+        seen[f] = NULL;
+    for (int t = 0; t < num_tensors; t++) {
+        const TensorFactors *tf = t < num_operands ? &rule->operands[t] : &rule->results[t - num_operands];
+        const Sharding *s = shardings[t];
+        for (int d = 0; d < tf->rank; d++) {
+            const DimFactors *df = &tf->dims[d];
+            if (df->count > 1)
+                return false; /* a compound dim's axes are split between its factors */
+            const DimSharding *dim = s ? &s->dims[d] : &unsharded;
+            int f = df->count ? df->factors[0] : -1;
+            if (f < 0)
+                continue;
+            if (!seen[f])
+                seen[f] = dim;
+            else if (!same_dim_axes(seen[f], dim))
+                return false;
+        }
+    }
+    return true;
+}
+
 /* Shardy's createTensorShardingAttr for one dim. */
 static void unproject_dim(const ShardingProjection *p, const TensorProjection *tp, const DimFactors *df,
                           AxisList *axes, bool *closed)

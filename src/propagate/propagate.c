@@ -69,19 +69,37 @@ static PropagationDirection barrier_direction(const Op *op)
     return mask < 0 ? DIR_NONE : (PropagationDirection)mask; /* DIR_FORWARD = 1, DIR_BACKWARD = 2 */
 }
 
-static PropagationDirection phase_direction(const PropagationState *st, const Op *op, const OpShardingRule *rule,
-                                            int f, int phase)
+/* What a phase lets through an op: `barrier` for every factor of a
+ * propagation_barrier; else `base` for every factor that is not blocked,
+ * plus `extra` for those the phase opens. */
+typedef struct PhaseDirection {
+    bool is_barrier;
+    PropagationDirection barrier, base, extra;
+} PhaseDirection;
+
+/* The part of a factor's direction that depends on the op only: computed
+ * once per visit, not per factor (every op is visited in every phase). */
+static PhaseDirection op_phase_direction(const PropagationState *st, const Op *op, int phase)
 {
     if (op && op->kind == OP_PROPAGATION_BARRIER)
-        return barrier_direction(op);
+        return (PhaseDirection){true, barrier_direction(op), DIR_NONE, DIR_NONE};
+    if (phase >= PHASE_ALL || !op)
+        return (PhaseDirection){false, DIR_NONE, DIR_BOTH, DIR_NONE};
+    return (PhaseDirection){false, DIR_NONE,
+                            pass_through_direction(st, op, phase < PHASE_MULTI_USE ? phase : PHASE_MULTI_USE),
+                            op->kind == OP_BROADCAST ? DIR_BACKWARD : DIR_BOTH};
+}
+
+static PropagationDirection phase_direction(const PhaseDirection *pd, const OpShardingRule *rule, int f, int phase)
+{
+    if (pd->is_barrier)
+        return pd->barrier;
     if (rule->blocked && rule->blocked[f])
         return DIR_NONE;
-    if (phase >= PHASE_ALL || !op)
-        return DIR_BOTH;
-    PropagationDirection dir = pass_through_direction(st, op, phase < PHASE_MULTI_USE ? phase : PHASE_MULTI_USE);
+    PropagationDirection dir = pd->base;
     if (phase >= PHASE_PASS_THROUGH && (phase >= PHASE_NO_BROADCAST_FORWARD ||
                                         rule->factors[f].kind == FACTOR_PASS_THROUGH))
-        dir |= op->kind == OP_BROADCAST ? DIR_BACKWARD : DIR_BOTH;
+        dir |= pd->extra;
     return dir;
 }
 
@@ -90,9 +108,10 @@ static PropagationDirection phase_direction(const PropagationState *st, const Op
 static bool phase_directions(const PropagationState *st, const Op *op, const OpShardingRule *rule, int phase,
                              PropagationDirection *dirs)
 {
+    PhaseDirection pd = op_phase_direction(st, op, phase);
     bool any = false;
     for (int f = 0; f < rule->num_factors; f++) {
-        dirs[f] = phase_direction(st, op, rule, f, phase);
+        dirs[f] = phase_direction(&pd, rule, f, phase);
         any |= dirs[f] != DIR_NONE;
     }
     return any;
@@ -108,7 +127,7 @@ static const Mesh *op_mesh(Sharding *const *shardings, int count)
         const Mesh *m = shardings[t] ? shardings[t]->mesh : NULL;
         if (m && mesh_is_empty(m))
             empty = m;
-        else if (m && mesh && !mesh_equal(m, mesh))
+        else if (m && mesh && m != mesh && !mesh_equal(m, mesh))
             return NULL;
         else if (m && !mesh)
             mesh = m;
@@ -138,7 +157,7 @@ void propagate_tensors(PropagationState *st, const Op *op, const OpShardingRule 
 
 /* The same; with `out`, each virtual tensor (NULL value) that changed
  * gets its new sharding there (and the others NULL). */
-static void propagate_along(PropagationState *st, const Op *op, const OpShardingRule *rule, const Mesh *mesh,
+static bool propagate_along(PropagationState *st, const Op *op, const OpShardingRule *rule, const Mesh *mesh,
                             const PropagationDirection *dirs, Value **values, Sharding **shardings,
                             int num_operands, int count, Sharding **out);
 
@@ -153,11 +172,17 @@ void propagate_tensors_out(PropagationState *st, const Op *op, const OpShardingR
         propagate_along(st, op, rule, mesh, dirs, values, shardings, num_operands, count, out);
 }
 
-/* propagate_tensors_out once the mesh and the directions are known. */
-static void propagate_along(PropagationState *st, const Op *op, const OpShardingRule *rule, const Mesh *mesh,
+/* propagate_tensors_out once the mesh and the directions are known.
+ * True if the shardings agreed on every factor, so that nothing could
+ * change (whatever the directions). */
+static bool propagate_along(PropagationState *st, const Op *op, const OpShardingRule *rule, const Mesh *mesh,
                             const PropagationDirection *dirs, Value **values, Sharding **shardings,
                             int num_operands, int count, Sharding **out)
 {
+    /* Most visits find the op's shardings in agreement already: nothing
+     * to add, and no projection to build to find that out. */
+    if (projection_agrees(rule, shardings, num_operands, count))
+        return true;
     const TensorType *types[count];
     bool updated[count], any_update = false;
     for (int t = 0; t < count; t++) { /* a virtual tensor (NULL) shares tensor 0's type */
@@ -175,7 +200,7 @@ static void propagate_along(PropagationState *st, const Op *op, const OpSharding
             out[t] = projection_to_sharding(&p, t, shardings[t], &st->module->arena);
     }
     if (!any_update)
-        return;
+        return false;
     /* Most visits change nothing: the state before, for --explain, is
      * rebuilt from the unchanged shardings only when something did (and
      * only for --explain, the only reader of origins). */
@@ -185,6 +210,7 @@ static void propagate_along(PropagationState *st, const Op *op, const OpSharding
         if (updated[t] && values[t])
             prop_state_update_value(st, values[t], projection_to_sharding(&p, t, shardings[t], &st->scratch),
                                st->options->explain ? &before : NULL, t, values, shardings, op);
+    return false;
 }
 
 static void propagate_op(PropagationState *st, Op *op, int phase)
@@ -201,7 +227,10 @@ static void propagate_op(PropagationState *st, Op *op, int phase)
     if (prop_data_flow_edges(st, op, phase))
         return;
     const OpShardingRule *rule = prop_state_rule(st, op);
-    if (!rule)
+    PropagationDirection dirs[rule ? rule->num_factors + 1 : 1];
+    /* Most ops wait for a later phase, or were visited before with the
+     * same shardings, which agreed. */
+    if (!rule || prop_visit_settled(st, op) || !phase_directions(st, op, rule, phase, dirs))
         return;
     int count = op->num_operands + op->num_results;
     Value *values[count];
@@ -213,12 +242,10 @@ static void propagate_op(PropagationState *st, Op *op, int phase)
     for (int t = 0; t < count; t++)
         shardings[t] = values[t]->sharding;
     const Mesh *mesh = op_mesh(shardings, count);
-    PropagationDirection dirs[rule->num_factors + 1];
-    if (!mesh || !phase_directions(st, op, rule, phase, dirs) ||
-        prop_visit_repeats(st, op, shardings, count, dirs, rule->num_factors))
+    if (!mesh || prop_visit_repeats(st, op, shardings, count, dirs, rule->num_factors))
         return;
-    propagate_along(st, op, rule, mesh, dirs, values, shardings, op->num_operands, count, NULL);
-    prop_visit_remember(st, op, values, shardings, count, dirs, rule->num_factors);
+    bool agreed = propagate_along(st, op, rule, mesh, dirs, values, shardings, op->num_operands, count, NULL);
+    prop_visit_remember(st, op, values, shardings, count, dirs, rule->num_factors, agreed);
 }
 
 /* Module-wide, as in Shardy's propagateFuncResults, only the entry's

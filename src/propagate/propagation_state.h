@@ -4,6 +4,7 @@
 #define SHARDC_PROPAGATION_STATE_H
 #include "shardc/origin.h"
 #include "shardc/propagate.h"
+#include "shardc/rules.h"
 
 typedef struct UseList {
     int count, cap;
@@ -20,6 +21,7 @@ typedef struct PropagationState {
     Arena tables;
     int table_ops, table_values;
     const OpShardingRule **rules;   /* by Op.id; computed lazily */
+    RuleCache rule_cache;   /* the rules, built once per kind of op */
     struct VisitMemo **visits;      /* by Op.id: prop_visit_repeats */
     bool *rule_known;
     UseList *uses;          /* by Value.id */
@@ -60,11 +62,16 @@ const OpShardingRule *prop_state_rule(PropagationState *st, const Op *op);
  * sharding is never changed in place while propagation runs, it is
  * replaced) give the same result. Most ops are queued by every phase with
  * nothing new around them. prop_visit_remember records a visit's inputs
- * (`shardings`, the values' shardings before it) if it changed nothing. */
+ * (`shardings`, the values' shardings before it) if it changed nothing,
+ * and whether they agreed on every factor (projection_agrees). */
 bool prop_visit_repeats(const PropagationState *st, const Op *op, Sharding *const *shardings, int count,
                         const PropagationDirection *dirs, int num_factors);
 void prop_visit_remember(PropagationState *st, const Op *op, Value *const *values, Sharding *const *shardings,
-                         int count, const PropagationDirection *dirs, int num_factors);
+                         int count, const PropagationDirection *dirs, int num_factors, bool agreed);
+/* Whether op's last visit found its shardings in agreement on every
+ * factor and they are still the same: then no visit, in any round or
+ * phase, can change anything. */
+bool prop_visit_settled(const PropagationState *st, const Op *op);
 
 void prop_worklist_push(PropagationState *st, Op *op);
 void prop_worklist_push_block(PropagationState *st, Block *b);

@@ -30,6 +30,7 @@ void prop_state_init(PropagationState *st, Module *m, const PropagateOptions *op
     arena_init(&st->scratch);
     arena_init(&st->work);
     arena_init(&st->tables);
+    rule_cache_init(&st->rule_cache);
     st->errors_before = options->diag->errors;
     st->origins = options->origins ? options->origins : &st->own_origins;
     origins_init(st->origins, &m->arena, m->num_values);
@@ -40,6 +41,7 @@ void prop_state_free(PropagationState *st)
     arena_free(&st->scratch);
     arena_free(&st->work);
     arena_free(&st->tables);
+    rule_cache_free(&st->rule_cache);
 }
 
 /* Side tables by Op.id and Value.id, sized by the module's current counts.
@@ -97,7 +99,7 @@ static void clear_func_entries(PropagationState *st, Func *f)
 const OpShardingRule *prop_state_rule(PropagationState *st, const Op *op)
 {
     if (!st->rule_known[op->id]) {
-        st->rules[op->id] = rules_of_op(&st->work, st->options->diag, op);
+        st->rules[op->id] = rule_cache_get(&st->rule_cache, &st->work, st->options->diag, op);
         st->rule_known[op->id] = true;
     }
     return st->rules[op->id];
@@ -107,9 +109,24 @@ const OpShardingRule *prop_state_rule(PropagationState *st, const Op *op)
 typedef struct VisitMemo {
     int round;
     bool changed_nothing;
+    bool agreed;        /* the shardings agreed on every factor */
     Sharding **shardings;
     PropagationDirection *dirs;
 } VisitMemo;
+
+bool prop_visit_settled(const PropagationState *st, const Op *op)
+{
+    const VisitMemo *m = st->visits[op->id];
+    if (!m || !m->agreed)
+        return false;
+    for (int i = 0; i < op->num_operands; i++)
+        if (m->shardings[i] != op->operands[i]->sharding)
+            return false;
+    for (int i = 0; i < op->num_results; i++)
+        if (m->shardings[op->num_operands + i] != op->results[i]->sharding)
+            return false;
+    return true;
+}
 
 bool prop_visit_repeats(const PropagationState *st, const Op *op, Sharding *const *shardings, int count,
                         const PropagationDirection *dirs, int num_factors)
@@ -127,7 +144,7 @@ bool prop_visit_repeats(const PropagationState *st, const Op *op, Sharding *cons
 }
 
 void prop_visit_remember(PropagationState *st, const Op *op, Value *const *values, Sharding *const *shardings,
-                         int count, const PropagationDirection *dirs, int num_factors)
+                         int count, const PropagationDirection *dirs, int num_factors, bool agreed)
 {
     VisitMemo *m = st->visits[op->id];
     if (!m) {
@@ -137,6 +154,7 @@ void prop_visit_remember(PropagationState *st, const Op *op, Value *const *value
         st->visits[op->id] = m;
     }
     m->round = st->round;
+    m->agreed = agreed;
     m->changed_nothing = true;
     for (int t = 0; t < count; t++)
         m->changed_nothing &= values[t]->sharding == shardings[t];

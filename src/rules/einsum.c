@@ -1,4 +1,5 @@
 /* Einsum spec parsing. */
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include "shardc/einsum.h"
@@ -14,6 +15,7 @@ static bool fail(char *error, size_t len, int *col, int at, const char *msg)
 static int read_term(const char *text, int *pos, char *labels, char *error, size_t len, int *col)
 {
     int n = 0;
+    uint32_t seen = 0; /* by letter */
     for (; text[*pos] && text[*pos] != ',' && text[*pos] != '-'; (*pos)++) {
         char c = text[*pos];
         if (c == ' ')
@@ -22,11 +24,12 @@ static int read_term(const char *text, int *pos, char *labels, char *error, size
             return fail(error, len, col, *pos, "einsum labels must be lower-case letters"), -1;
         if (n == SHARDC_MAX_RANK)
             return fail(error, len, col, *pos, "too many labels in one einsum term"), -1;
-        if (memchr(labels, c, (size_t)n)) {
+        if (seen & (UINT32_C(1) << (c - 'a'))) {
             snprintf(error, len, "label '%c' repeats within one term (diagonals are not supported)", c);
             *col = *pos;
             return -1;
         }
+        seen |= UINT32_C(1) << (c - 'a');
         labels[n++] = c;
     }
     return n;

@@ -396,19 +396,19 @@ typedef struct LabelDims {
 
 enum { LHS, RHS, OUT };
 
-static int label_dim(const char *labels, int rank, char label)
+/* Every input label's dims, by letter, in one pass over the terms (a
+ * label occurs at most once in a term). The output is term OUT even when
+ * there is one input. */
+static void label_dims(const EinsumSpec *spec, LabelDims *where)
 {
-    const char *hit = memchr(labels, label, (size_t)rank);
-    return hit ? (int)(hit - labels) : RULE_NULL_DIM;
-}
-
-static LabelDims label_dims(const EinsumSpec *spec, char label)
-{
-    LabelDims ld = {{RULE_NULL_DIM, RULE_NULL_DIM, RULE_NULL_DIM}};
-    for (int i = 0; i < spec->num_inputs; i++)
-        ld.dim[i] = label_dim(spec->inputs[i], spec->input_rank[i], label);
-    ld.dim[OUT] = label_dim(spec->output, spec->output_rank, label);
-    return ld;
+    const char *terms[3] = {spec->inputs[0], spec->inputs[1], spec->output};
+    int ranks[3] = {spec->input_rank[0], spec->num_inputs > 1 ? spec->input_rank[1] : 0, spec->output_rank};
+    for (int i = 0; i < 3; i++)
+        for (int d = 0; d < ranks[i]; d++)
+            where[terms[i][d] - 'a'] = (LabelDims){{RULE_NULL_DIM, RULE_NULL_DIM, RULE_NULL_DIM}};
+    for (int i = 0; i < 3; i++)
+        for (int d = 0; d < ranks[i]; d++)
+            where[terms[i][d] - 'a'].dim[i] = d;
 }
 
 /* dot_general's factor order: batching, lhs non-contracting, rhs
@@ -483,9 +483,11 @@ OpShardingRule *rules_einsum(RuleBuilder *b)
         return NULL;
     bool seen[26] = {false};
     LabelDims where[26]; /* by label: looked up for every label in every group */
+    int group[26];
+    label_dims(&spec, where);
     for (int i = 0; i < spec.num_inputs; i++)
         for (int d = 0; d < spec.input_rank[i]; d++)
-            where[spec.inputs[i][d] - 'a'] = label_dims(&spec, spec.inputs[i][d]);
+            group[spec.inputs[i][d] - 'a'] = label_group(where[spec.inputs[i][d] - 'a']);
     /* One input: a single pass that takes every label in input order. */
     int first_group = spec.num_inputs == 1 ? NUM_GROUPS - 1 : 0;
     for (int g = first_group; g < NUM_GROUPS; g++) {
@@ -494,7 +496,7 @@ OpShardingRule *rules_einsum(RuleBuilder *b)
         for (int i = 0; i < spec.num_inputs; i++)
             for (int d = 0; d < spec.input_rank[i]; d++) {
                 char label = spec.inputs[i][d];
-                if (seen[label - 'a'] || (spec.num_inputs == 2 && label_group(where[label - 'a']) != g))
+                if (seen[label - 'a'] || (spec.num_inputs == 2 && group[label - 'a'] != g))
                     continue;
                 seen[label - 'a'] = true;
                 labels[n++] = label;

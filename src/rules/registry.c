@@ -13,7 +13,7 @@ void rule_builder_init(RuleBuilder *b, Arena *arena, const Op *op)
     b->op = op;
     b->num_factors = b->num_mappings = 0;
     b->conservative = b->any_blocked = false;
-    b->factor_cap = b->blocked_cap = RULE_BUILDER_FACTORS;
+    b->factor_cap = RULE_BUILDER_FACTORS;
     b->mapping_cap = RULE_BUILDER_MAPPINGS;
     b->factors = b->factor_buf;
     b->blocked = b->blocked_buf;
@@ -21,39 +21,33 @@ void rule_builder_init(RuleBuilder *b, Arena *arena, const Op *op)
 }
 
 /* Arena arrays cannot be resized in place: grow by copying, doubling. */
-static void *grow(Arena *arena, void *items, int count, int *cap, size_t elem_size)
+static void *grow(Arena *arena, const void *items, int count, int new_cap, size_t elem_size)
 {
-    if (count < *cap)
-        return items;
-    int new_cap = *cap * 2;
     void *bigger = arena_alloc(arena, elem_size * (size_t)new_cap);
     if (count)
         memcpy(bigger, items, elem_size * (size_t)count);
-    *cap = new_cap;
     return bigger;
 }
 
-int rule_builder_new_factor(RuleBuilder *b, int64_t size, FactorKind kind)
+void rule_builder_grow_factors(RuleBuilder *b)
 {
-    b->factors = grow(b->arena, b->factors, b->num_factors, &b->factor_cap, sizeof(Factor));
-    b->blocked = grow(b->arena, b->blocked, b->num_factors, &b->blocked_cap, sizeof(bool));
-    b->factors[b->num_factors] = (Factor){NULL, size, kind};
-    b->blocked[b->num_factors] = false;
-    return b->num_factors++;
+    int cap = b->factor_cap * 2;
+    b->factors = grow(b->arena, b->factors, b->num_factors, cap, sizeof(Factor));
+    b->blocked = grow(b->arena, b->blocked, b->num_factors, cap, sizeof(bool));
+    b->factor_cap = cap;
+}
+
+void rule_builder_grow_mappings(RuleBuilder *b)
+{
+    int cap = b->mapping_cap * 2;
+    b->mappings = grow(b->arena, b->mappings, b->num_mappings, cap, sizeof(DimMapping));
+    b->mapping_cap = cap;
 }
 
 void rule_builder_block(RuleBuilder *b, int factor)
 {
     b->blocked[factor] = true;
     b->any_blocked = true;
-}
-
-void rule_builder_map(RuleBuilder *b, int t, int dim, int factor)
-{
-    if (dim == RULE_NULL_DIM)
-        return;
-    b->mappings = grow(b->arena, b->mappings, b->num_mappings, &b->mapping_cap, sizeof(DimMapping));
-    b->mappings[b->num_mappings++] = (DimMapping){t, dim, factor};
 }
 
 int rule_builder_add_in_out(RuleBuilder *b, int in_dim, int out_dim, int64_t size, FactorKind kind)
@@ -75,67 +69,6 @@ int rule_builder_add_pointwise(RuleBuilder *b, int dim, int64_t size, FactorKind
 
 /* ---- build ---- */
 
-static TensorFactors *alloc_tensors(RuleBuilder *b, int first, int count)
-{
-    int dims = 0;
-    for (int i = 0; i < count; i++)
-        dims += rule_builder_type(b, first + i)->rank;
-    TensorFactors *tensors = ARENA_ARRAY(b->arena, TensorFactors, count + 1);
-    DimFactors *all = ARENA_ARRAY(b->arena, DimFactors, dims + 1);
-    for (int i = 0; i < count; i++) {
-        tensors[i].rank = rule_builder_type(b, first + i)->rank;
-        tensors[i].dims = all;
-        all += tensors[i].rank;
-    }
-    return tensors;
-}
-
-static DimFactors *dim_factors(OpShardingRule *rule, int t, int dim)
-{
-    TensorFactors *tensor = t < rule->num_operands ? &rule->operands[t] : &rule->results[t - rule->num_operands];
-    return &tensor->dims[dim];
-}
-
-/* Two passes over the mappings: count per dim, then fill in mapping order.
- * One array holds every dim's factors, with a slot for each empty dim's
- * size-1 factor (add_size_one_factors). */
-static void fill_dims(RuleBuilder *b, OpShardingRule *rule)
-{
-    for (int i = 0; i < b->num_mappings; i++)
-        dim_factors(rule, b->mappings[i].tensor, b->mappings[i].dim)->count++;
-    int slots = 0;
-    for (int t = 0; t < rule_builder_num_tensors(b); t++)
-        for (int d = 0; d < rule_builder_type(b, t)->rank; d++) {
-            int count = dim_factors(rule, t, d)->count;
-            slots += count ? count : 1;
-        }
-    int *all = ARENA_ARRAY_UNINIT(b->arena, int, slots + 1);
-    for (int t = 0; t < rule_builder_num_tensors(b); t++)
-        for (int d = 0; d < rule_builder_type(b, t)->rank; d++) {
-            DimFactors *df = dim_factors(rule, t, d);
-            df->factors = all;
-            all += df->count ? df->count : 1;
-            df->count = 0;
-        }
-    for (int i = 0; i < b->num_mappings; i++) {
-        DimFactors *df = dim_factors(rule, b->mappings[i].tensor, b->mappings[i].dim);
-        df->factors[df->count++] = b->mappings[i].factor;
-    }
-}
-
-/* Shardy's buildTensorMappingAttrList: a dim no factor reached can still
- * not be sharded, which a factor of size 1 says explicitly. */
-static void add_size_one_factors(RuleBuilder *b, OpShardingRule *rule)
-{
-    for (int t = 0; t < rule_builder_num_tensors(b); t++)
-        for (int d = 0; d < rule_builder_type(b, t)->rank; d++) {
-            DimFactors *df = dim_factors(rule, t, d);
-            if (df->count)
-                continue;
-            df->factors[df->count++] = rule_builder_new_factor(b, 1, FACTOR_PASS_THROUGH);
-        }
-}
-
 /* "i", "j", ...: the common names are constants, not copies. */
 static const char *factor_name(Arena *arena, int index)
 {
@@ -147,23 +80,105 @@ static const char *factor_name(Arena *arena, int index)
     return arena_strdup(arena, rule_factor_symbol(index, buf));
 }
 
+/* Where the built rule's dims are: tensor t's dims are dims
+ * [first[t], first[t + 1]) of one array, and dim i has count[i] factors
+ * mapped to it. Every rule of every op is built twice (propagation and
+ * partitioning), so the ranks are read once here, not per mapping. */
+typedef struct BuildLayout {
+    int num_tensors, num_dims, num_empty;
+    int *first, *count;
+    DimFactors *dims;   /* the built rule's, in the same order */
+} BuildLayout;
+
+static void layout_dims(const RuleBuilder *b, BuildLayout *l)
+{
+    l->first[0] = 0;
+    for (int t = 0; t < l->num_tensors; t++)
+        l->first[t + 1] = l->first[t] + rule_builder_type(b, t)->rank;
+    l->num_dims = l->first[l->num_tensors];
+}
+
+static void count_mappings(const RuleBuilder *b, BuildLayout *l)
+{
+    for (int i = 0; i < l->num_dims; i++)
+        l->count[i] = 0;
+    for (int i = 0; i < b->num_mappings; i++)
+        l->count[l->first[b->mappings[i].tensor] + b->mappings[i].dim]++;
+    l->num_empty = 0;
+    for (int i = 0; i < l->num_dims; i++)
+        l->num_empty += l->count[i] == 0;
+}
+
+/* One block holds the rule and all its arrays (8-byte aligned pieces):
+ * the rule, its factors, its tensors (operands, then results), their
+ * dims, then the dims' factor indices, one slot per mapping plus one for
+ * each empty dim's size-1 factor. */
+static OpShardingRule *alloc_rule(RuleBuilder *b, BuildLayout *l, int num_factors)
+{
+    size_t slots = (size_t)b->num_mappings + (size_t)l->num_empty;
+    size_t size = sizeof(OpShardingRule) + sizeof(Factor) * (size_t)num_factors +
+                  sizeof(TensorFactors) * (size_t)(l->num_tensors + 1) + sizeof(DimFactors) * (size_t)l->num_dims +
+                  sizeof(int) * (slots + 1);
+    unsigned char *block = arena_alloc_uninit(b->arena, size);
+    OpShardingRule *rule = (OpShardingRule *)block;
+    Factor *factors = (Factor *)(rule + 1);
+    TensorFactors *tensors = (TensorFactors *)(factors + num_factors);
+    DimFactors *dims = (DimFactors *)(tensors + l->num_tensors + 1);
+    *rule = (OpShardingRule){
+        .num_factors = num_factors, .factors = factors,
+        .num_operands = b->op->num_operands, .num_results = b->op->num_results,
+        .operands = tensors, .results = tensors + b->op->num_operands,
+    };
+    for (int t = 0; t < l->num_tensors; t++)
+        tensors[t] = (TensorFactors){l->first[t + 1] - l->first[t], dims + l->first[t]};
+    int *slot = (int *)(dims + l->num_dims);
+    for (int i = 0; i < l->num_dims; i++) {
+        dims[i] = (DimFactors){0, slot};
+        slot += l->count[i] ? l->count[i] : 1;
+    }
+    l->dims = dims;
+    return rule;
+}
+
+/* The mappings in order; then Shardy's buildTensorMappingAttrList: a dim
+ * no factor reached can still not be sharded, which a factor of size 1
+ * says explicitly (operands, then results, in dim order). */
+static void fill_dims(RuleBuilder *b, OpShardingRule *rule, const BuildLayout *l)
+{
+    DimFactors *dims = l->dims;
+    for (int i = 0; i < b->num_mappings; i++) {
+        DimFactors *df = &dims[l->first[b->mappings[i].tensor] + b->mappings[i].dim];
+        df->factors[df->count++] = b->mappings[i].factor;
+    }
+    int next = b->num_factors;
+    for (int i = 0; i < l->num_dims; i++)
+        if (!dims[i].count) {
+            rule->factors[next] = (Factor){NULL, 1, FACTOR_PASS_THROUGH};
+            dims[i].factors[dims[i].count++] = next++;
+        }
+}
+
 OpShardingRule *rule_builder_build(RuleBuilder *b)
 {
-    OpShardingRule *rule = ARENA_NEW(b->arena, OpShardingRule);
-    rule->num_operands = b->op->num_operands;
-    rule->num_results = b->op->num_results;
-    rule->operands = alloc_tensors(b, 0, rule->num_operands);
-    rule->results = alloc_tensors(b, rule->num_operands, rule->num_results);
-    fill_dims(b, rule);
-    add_size_one_factors(b, rule);
-    rule->num_factors = b->num_factors;
-    rule->factors = arena_memdup(b->arena, b->factors, (size_t)b->num_factors, sizeof(Factor));
-    for (int i = 0; i < b->num_factors; i++)
+    int num_tensors = rule_builder_num_tensors(b);
+    int first[num_tensors + 1];
+    BuildLayout l = {.num_tensors = num_tensors, .first = first};
+    layout_dims(b, &l);
+    int count[l.num_dims + 1];
+    l.count = count;
+    count_mappings(b, &l);
+    int num_factors = b->num_factors + l.num_empty;
+    OpShardingRule *rule = alloc_rule(b, &l, num_factors);
+    if (b->num_factors)
+        memcpy(rule->factors, b->factors, sizeof(Factor) * (size_t)b->num_factors);
+    fill_dims(b, rule, &l);
+    for (int i = 0; i < num_factors; i++)
         rule->factors[i].name = factor_name(b->arena, i);
-    /* the size-1 factors build added are never blocked */
-    if (b->any_blocked)
-        rule->blocked = arena_memdup(b->arena, b->blocked, (size_t)b->num_factors, sizeof(bool));
-    rule->is_custom = false;
+    if (b->any_blocked) { /* the size-1 factors are never blocked */
+        bool *blocked = ARENA_ARRAY(b->arena, bool, num_factors);
+        memcpy(blocked, b->blocked, sizeof(bool) * (size_t)b->num_factors);
+        rule->blocked = blocked;
+    }
     return rule;
 }
 

@@ -592,6 +592,67 @@ static void test_no_rule_ops(void **state)
     assert_int_equal(f->cap.diag.errors, 0);
 }
 
+/* ---- the rule cache (propagation's and the partitioner's) ---- */
+
+/* The rule of each op from a cache, printed as rules_of_op's is. */
+static const OpShardingRule *cached(Fixture *f, RuleCache *c, const char *result)
+{
+    const Op *op = op_defining(f, result);
+    const OpShardingRule *rule = rule_cache_get(c, &f->arena, &f->cap.diag, op);
+    char *a = NULL, *b = NULL;
+    size_t na = 0, nb = 0;
+    FILE *sa = open_memstream(&a, &na), *sb = open_memstream(&b, &nb);
+    rule_print_sdy(sa, rule);
+    rule_print_sdy(sb, rules_of_op(&f->arena, &f->cap.diag, op));
+    fclose(sa);
+    fclose(sb);
+    char *built = arena_strdup(&f->arena, b), *got = arena_strdup(&f->arena, a);
+    free(a);
+    free(b);
+    assert_string_equal(got, built);
+    return rule;
+}
+
+/* Ops alike (kind, spec string, attributes, types) share one rule; any
+ * difference in those gives another; a custom op keeps its own (bound by
+ * the verifier), even when another is alike. */
+static void test_rule_cache_shares_alike_ops(void **state)
+{
+    Fixture *f = *state;
+    const char *text =
+        "mesh @mesh = <\"x\"=2>\n"
+        "func @t(%x: f32[8,4], %y: f32[8,4], %z: f32[4,8], %w: f32[4]) {\n"
+        "  %a = add %x, %y : f32[8,4]\n"
+        "  %b = add %y, %x : f32[8,4]\n"
+        "  %c = mul %x, %y : f32[8,4]\n"
+        "  %d = add %z, %z : f32[4,8]\n"
+        "  %e = einsum \"mk,kn->mn\" %x, %z : f32[8,8]\n"
+        "  %g = einsum \"mk,kn->mn\" %x, %z : f32[8,8]\n"
+        "  %h = einsum \"mk,nk->mn\" %x, %x : f32[8,8]\n"
+        "  %i = broadcast %w {dims = [0]} : f32[4,4]\n"
+        "  %j = broadcast %w {dims = [1]} : f32[4,4]\n"
+        "  %k = broadcast %w {dims = [1]} : f32[4,4]\n"
+        "  %s = custom @id(%x) {rule = \"i j -> i j\"} : f32[8,4]\n"
+        "  %t = custom @id(%x) {rule = \"i j -> i j\"} : f32[8,4]\n"
+        "  return\n}\n"
+        "func @id(%a: f32[8,4]) -> f32[8,4] {\n  return %a\n}\n";
+    if (!load(f, text))
+        fail_msg("module does not verify:\n%s", diagnostics(f));
+    RuleCache c;
+    rule_cache_init(&c);
+    assert_ptr_equal(cached(f, &c, "a"), cached(f, &c, "b"));
+    assert_ptr_not_equal(cached(f, &c, "a"), cached(f, &c, "c"));
+    assert_ptr_not_equal(cached(f, &c, "a"), cached(f, &c, "d"));
+    assert_ptr_equal(cached(f, &c, "e"), cached(f, &c, "g"));
+    assert_ptr_not_equal(cached(f, &c, "e"), cached(f, &c, "h"));
+    assert_ptr_not_equal(cached(f, &c, "i"), cached(f, &c, "j"));
+    assert_ptr_equal(cached(f, &c, "j"), cached(f, &c, "k"));
+    assert_ptr_not_equal(cached(f, &c, "s"), cached(f, &c, "t"));
+    assert_ptr_equal(cached(f, &c, "s"), rule_of(f, "s"));
+    assert_int_equal(f->cap.diag.errors, 0);
+    rule_cache_free(&c);
+}
+
 /* ---- printing ---- */
 
 static void test_print_module_with_rules(void **state)
@@ -658,6 +719,7 @@ int main(void)
         T(test_rule_options_from_attrs),
         T(test_custom_rule_bound_once),
         T(test_no_rule_ops),
+        T(test_rule_cache_shares_alike_ops),
         T(test_print_module_with_rules),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
