@@ -108,12 +108,6 @@ static void free_ctx(PartitionCtx *pc)
     pc_free_layouts(pc);
     interner_free(&pc->shapes);
     symtab_free(&pc->names);
-}
-
-static void free_ctx(PartitionCtx *pc)
-{
-    arena_free(&pc->scratch);
-    arena_free(&pc->tables);
     rule_cache_free(&pc->rules);
 }
 
