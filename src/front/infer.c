@@ -67,6 +67,9 @@ static bool from_region(ParseCtx *ctx, Op *op)
     if (!b || b->num_returns != op->num_results)
         return fail(ctx, op, "its region returns another number of values");
     for (int i = 0; i < op->num_results; i++)
+        if (!b->returns[i])
+            return false; /* an undefined value, reported at its use */
+    for (int i = 0; i < op->num_results; i++)
         op->results[i]->type = b->returns[i]->type;
     return true;
 }
