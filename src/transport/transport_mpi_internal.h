@@ -56,6 +56,6 @@ TransportStatus mpi_cached_comm(MpiWorld *w, uint64_t parent, MPI_Comm parent_co
 Transport *mpi_run_open(TransportWorld *tw, const int64_t *owner, int64_t num_endpoints, const int64_t *active,
                         int64_t num_active);
 
-enum { MPI_TAG_SENDRECV = 1, MPI_TAG_NOTICE = 2 };
+enum { MPI_TAG_SENDRECV = 1, MPI_TAG_NOTICE = 2, MPI_TAG_ALLREDUCE_PAIR = 3 };
 
 #endif
