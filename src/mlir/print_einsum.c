@@ -165,47 +165,47 @@ const char *mlir_reduce_body(OpKind kind, DType dt)
 
 /* The identity of the reduction: 0, -inf / the least integer for max,
  * +inf / the greatest for min (false / true for bool). */
-void mlir_print_reduce_identity(FILE *out, OpKind kind, DType dt)
+void mlir_print_reduce_identity(Writer *out, OpKind kind, DType dt)
 {
     bool max = kind == OP_REDUCE_MAX, min = kind == OP_REDUCE_MIN;
     int64_t low = 0, high = 0;
     dtype_int_range(dt, &low, &high);
-    fputs("dense<", out);
+    writer_str(out, "dense<");
     if (dt == DT_BOOL)
-        fputs(min ? "true" : "false", out);
+        writer_str(out, min ? "true" : "false");
     else if (dtype_is_float(dt))
         mlir_print_float(out, max ? -INFINITY : min ? INFINITY : 0, dt);
     else
-        fprintf(out, "%lld", (long long)(max ? low : min ? high : 0));
-    fprintf(out, "> : tensor<%s>", dtype_mlir_name(dt));
+        writer_printf(out, "%lld", (long long)(max ? low : min ? high : 0));
+    writer_printf(out, "> : tensor<%s>", dtype_mlir_name(dt));
 }
 
 void mlir_emit_reduce_head(MlirPrinter *p, MlirVal x, MlirVal init, const char *body_op, const int64_t *dims,
                            int n)
 {
-    fputs("stablehlo.reduce(", p->out);
+    writer_str(p->out, "stablehlo.reduce(");
     mlir_print_val(p, x);
-    fputs(" init: ", p->out);
+    writer_str(p->out, " init: ");
     mlir_print_val(p, init);
-    fputs(") applies ", p->out);
-    fputs(body_op, p->out);
-    fputs(" across dimensions = ", p->out);
+    writer_str(p->out, ") applies ");
+    writer_str(p->out, body_op);
+    writer_str(p->out, " across dimensions = ");
     mlir_print_ints(p->out, dims, n);
 }
 
 static void print_init_constant(MlirPrinter *p, const Op *op, int k, OpKind kind, DType dt, int indent)
 {
     mlir_print_aux_def(p, op, k, indent);
-    fputs("stablehlo.constant {shardc.implicit_constant} ", p->out);
+    writer_str(p->out, "stablehlo.constant {shardc.implicit_constant} ");
     mlir_print_reduce_identity(p->out, kind, dt);
-    fputc('\n', p->out);
+    writer_char(p->out, '\n');
 }
 
 /* ` : (tensor<x>, tensor<dt>) -> tensor<r>` of a reduce. */
 static void print_reduce_type(MlirPrinter *p, MlirVal x, MlirVal init, MlirVal res)
 {
     MlirVal in[2] = {x, init};
-    fputs(" : ", p->out);
+    writer_str(p->out, " : ");
     mlir_print_fn_type(p->out, in, 2, &res, 1);
 }
 
@@ -251,7 +251,7 @@ void mlir_emit_reduce(MlirPrinter *p, const Op *op, int indent)
     mlir_emit_reduce_head(p, x, init, mlir_reduce_body(op->kind, dt), dims, n > 0 ? n : 0);
     mlir_print_op_attrs(p, op, &(MlirAttrOpts){.consumed = (const AttrKey[]){ATTR_KEY_DIMS, 0}});
     print_reduce_type(p, x, init, res);
-    fputc('\n', p->out);
+    writer_char(p->out, '\n');
 }
 
 /* ---- einsum ------------------------------------------------------------------------- */
@@ -313,7 +313,7 @@ static MlirVal emit_pre_reduce(MlirPrinter *p, EinsumEmit *ee, int i, bool last)
     if (last)
         mlir_print_op_attrs(p, op, &(MlirAttrOpts){0});
     print_reduce_type(p, x, init, r);
-    fputc('\n', p->out);
+    writer_char(p->out, '\n');
     return r;
 }
 
@@ -324,21 +324,21 @@ static void print_precision(MlirPrinter *p, const Op *op)
     for (int i = 0; op->mlir && i < op->mlir->attrs.count; i++) {
         const MlirKeptAttr *a = &op->mlir->attrs.items[i];
         if (a->text && strcmp(a->name, "precision_config") == 0) {
-            fputs(", precision = [", p->out);
+            writer_str(p->out, ", precision = [");
             int words = 0;
             for (const char *s = a->text; *s;) {
                 size_t n = strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZ_");
                 if (n) {
-                    fprintf(p->out, "%s%.*s", words++ ? ", " : "", (int)n, s);
+                    writer_printf(p->out, "%s%.*s", words++ ? ", " : "", (int)n, s);
                     s += n;
                 } else {
                     s++;
                 }
             }
-            fputc(']', p->out);
+            writer_char(p->out, ']');
         } else if (a->text && strcmp(a->name, "algorithm") == 0) {
             const char *t = strncmp(a->text, "#stablehlo.dot_algorithm", 24) == 0 ? a->text + 24 : a->text;
-            fprintf(p->out, ", algorithm = %s", t);
+            writer_printf(p->out, ", algorithm = %s", t);
         }
     }
 }
@@ -359,26 +359,26 @@ static MlirVal emit_dot(MlirPrinter *p, EinsumEmit *ee, MlirVal lhs, MlirVal rhs
     memcpy(dims + lhs.type.rank, rhs.type.dims, sizeof(int64_t) * (size_t)rhs.type.rank);
     MlirVal r = einsum_def(p, ee, labels_type(p, op->results[0]->type.dtype, e->canon, both, dims), last);
     MlirVal in[2] = {lhs, rhs};
-    fputs(dot ? "stablehlo.dot " : "stablehlo.dot_general ", p->out);
+    writer_str(p->out, dot ? "stablehlo.dot " : "stablehlo.dot_general ");
     mlir_print_vals(p, in, 2);
     if (!dot) {
         if (e->num_batch) {
-            fputs(", batching_dims = ", p->out);
+            writer_str(p->out, ", batching_dims = ");
             mlir_print_ints(p->out, e->lhs_batch, e->num_batch);
-            fputs(" x ", p->out);
+            writer_str(p->out, " x ");
             mlir_print_ints(p->out, e->rhs_batch, e->num_batch);
         }
-        fputs(", contracting_dims = ", p->out);
+        writer_str(p->out, ", contracting_dims = ");
         mlir_print_ints(p->out, e->lhs_contract, e->num_contract);
-        fputs(" x ", p->out);
+        writer_str(p->out, " x ");
         mlir_print_ints(p->out, e->rhs_contract, e->num_contract);
     }
     print_precision(p, op);
     if (last)
         mlir_print_op_attrs(p, op, &(MlirAttrOpts){.skip_kept = dot_kept});
-    fputs(" : ", p->out);
+    writer_str(p->out, " : ");
     mlir_print_fn_type(p->out, in, 2, &r, 1);
-    fputc('\n', p->out);
+    writer_char(p->out, '\n');
     return r;
 }
 
@@ -386,14 +386,14 @@ static void emit_transpose(MlirPrinter *p, EinsumEmit *ee, MlirVal x)
 {
     const Op *op = ee->op;
     MlirVal r = einsum_def(p, ee, op->results[0]->type, true);
-    fputs("stablehlo.transpose ", p->out);
+    writer_str(p->out, "stablehlo.transpose ");
     mlir_print_val(p, x);
-    fputs(", dims = ", p->out);
+    writer_str(p->out, ", dims = ");
     mlir_print_ints(p->out, ee->e->perm, op->results[0]->type.rank);
     mlir_print_op_attrs(p, op, &(MlirAttrOpts){0});
-    fputs(" : ", p->out);
+    writer_str(p->out, " : ");
     mlir_print_fn_type(p->out, &x, 1, &r, 1);
-    fputc('\n', p->out);
+    writer_char(p->out, '\n');
 }
 
 void mlir_emit_einsum(MlirPrinter *p, const Op *op, int indent)
