@@ -219,43 +219,54 @@ static size_t dict_width(const AttrValue *dict)
 
 enum { SHARD_MAP_LINE = 100 };
 
-/* An op's attributes plus its result shardings, as one sorted dict; a
- * shard_map's on lines of their own when they would not fit one. */
-static void print_op_attrs(Writer *out, const Op *op, int indent)
+/* The op's result shardings as one attribute value: `sharding` of one
+ * result (in *single, no allocation), `shardings` of several (an array in
+ * scratch, a result with none open on the others' mesh); NULL if none. */
+static AttrValue *result_shardings_attr(const Op *op, AttrValue *single, Arena *scratch, const char **name)
 {
-    Arena scratch;
-    arena_init(&scratch);
-    int count = op->num_attrs;
-    NamedAttr *attrs = ARENA_ARRAY(&scratch, NamedAttr, op->num_attrs + 2);
-    if (op->num_attrs) /* attrs is NULL then, and memcpy's source must not be */
-        memcpy(attrs, op->attrs, sizeof(NamedAttr) * (size_t)op->num_attrs);
-    bool any_sharding = false;
     const Mesh *mesh = NULL;
-    for (int i = 0; i < op->num_results; i++) {
-        any_sharding |= op->results[i]->sharding != NULL;
+    for (int i = 0; i < op->num_results; i++)
         if (op->results[i]->sharding)
             mesh = op->results[i]->sharding->mesh;
+    if (!mesh)
+        return NULL;
+    *name = op->num_results == 1 ? "sharding" : "shardings";
+    if (op->num_results == 1) {
+        *single = (AttrValue){.kind = ATTR_SHARDING, .loc = op->loc, .u.sharding = op->results[0]->sharding};
+        return single;
     }
-    if (any_sharding) {
-        AttrValue *v;
-        if (op->num_results == 1) {
-            v = attr_new(&scratch, ATTR_SHARDING, op->loc);
-            v->u.sharding = op->results[0]->sharding;
-        } else {
-            v = attr_new(&scratch, ATTR_ARRAY, op->loc);
-            v->u.array.count = op->num_results;
-            v->u.array.items = ARENA_ARRAY(&scratch, AttrValue *, op->num_results);
-            for (int i = 0; i < op->num_results; i++) {
-                AttrValue *item = attr_new(&scratch, ATTR_SHARDING, op->loc);
-                const Value *r = op->results[i];
-                item->u.sharding = r->sharding ? r->sharding
-                                               : sharding_new_open(&scratch, mesh, r->type.rank);
-                v->u.array.items[i] = item;
-            }
-        }
-        const char *name = op->num_results == 1 ? "sharding" : "shardings";
-        attrs[count++] = (NamedAttr){.name = name, .loc = op->loc, .value = v};
+    AttrValue *v = attr_new(scratch, ATTR_ARRAY, op->loc);
+    v->u.array.count = op->num_results;
+    v->u.array.items = ARENA_ARRAY(scratch, AttrValue *, op->num_results);
+    for (int i = 0; i < op->num_results; i++) {
+        AttrValue *item = attr_new(scratch, ATTR_SHARDING, op->loc);
+        const Value *r = op->results[i];
+        item->u.sharding = r->sharding ? r->sharding : sharding_new_open(scratch, mesh, r->type.rank);
+        v->u.array.items[i] = item;
     }
+    return v;
+}
+
+/* An op's attributes plus its result shardings, as one sorted dict; a
+ * shard_map's on lines of their own when they would not fit one. The
+ * common op's dict is built on the stack: a scratch arena per op (a
+ * malloc and a free) was a sixth of printing. */
+static void print_op_attrs(Writer *out, const Op *op, int indent)
+{
+    enum { INLINE_ATTRS = 8 };
+    NamedAttr inline_attrs[INLINE_ATTRS];
+    AttrValue single;
+    Arena scratch;
+    arena_init(&scratch); /* allocates nothing until used */
+    NamedAttr *attrs = op->num_attrs + 2 <= INLINE_ATTRS ? inline_attrs
+                                                         : ARENA_ARRAY(&scratch, NamedAttr, op->num_attrs + 2);
+    int count = op->num_attrs;
+    if (op->num_attrs) /* op->attrs may be NULL then, and memcpy's source must not be */
+        memcpy(attrs, op->attrs, sizeof(NamedAttr) * (size_t)op->num_attrs);
+    const char *name = NULL;
+    AttrValue *shardings = result_shardings_attr(op, &single, &scratch, &name);
+    if (shardings)
+        attrs[count++] = (NamedAttr){.name = name, .loc = op->loc, .value = shardings};
     if (op->num_results == 1 && op->results[0]->logical)
         attrs[count++] = (NamedAttr){.name = "logical", .loc = op->loc,
                                      .value = print_logical_axes_attr(&scratch, op->results[0]->logical)};

@@ -41,14 +41,33 @@ void writer_bytes_flushing(Writer *w, const char *s, size_t n)
     w->len = n;
 }
 
+/* "00" "01" ... "99": two digits a division (most numbers printed are
+ * dims and indices of one to four digits). */
+static const char digit_pairs[201] = "0001020304050607080910111213141516171819"
+                                     "2021222324252627282930313233343536373839"
+                                     "4041424344454647484950515253545556575859"
+                                     "6061626364656667686970717273747576777879"
+                                     "8081828384858687888990919293949596979899";
+
 void writer_int(Writer *w, long long v)
 {
+    if (v >= 0 && v < 10) {
+        writer_char(w, (char)('0' + v));
+        return;
+    }
     char digits[24], *p = digits + sizeof digits;
     /* the magnitude in unsigned arithmetic: -LLONG_MIN overflows long long */
     unsigned long long u = v < 0 ? 0ull - (unsigned long long)v : (unsigned long long)v;
-    do
-        *--p = (char)('0' + u % 10);
-    while (u /= 10);
+    for (; u >= 100; u /= 100) {
+        p -= 2;
+        memcpy(p, digit_pairs + 2 * (u % 100), 2);
+    }
+    if (u >= 10) {
+        p -= 2;
+        memcpy(p, digit_pairs + 2 * u, 2);
+    } else {
+        *--p = (char)('0' + u);
+    }
     if (v < 0)
         *--p = '-';
     writer_bytes(w, p, (size_t)(digits + sizeof digits - p));

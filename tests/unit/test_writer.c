@@ -53,6 +53,44 @@ static void test_int_limits(void **state)
     assert_int_text(LLONG_MIN, "-9223372036854775808"); /* its magnitude does not fit long long */
 }
 
+/* Every digit count and both signs, around each power of ten, as printf
+ * writes them (digits go two at a time: odd and even lengths differ). */
+static void emit_ints(Writer *w, void *arg)
+{
+    (void)arg;
+    for (long long p = 1; p <= LLONG_MAX / 10; p *= 10)
+        for (long long d = -2; d <= 2; d++) {
+            writer_int(w, p + d);
+            writer_char(w, ' ');
+            writer_int(w, -(p + d));
+            writer_char(w, ' ');
+        }
+    for (long long v = -1000; v <= 1000; v++) {
+        writer_int(w, v);
+        writer_char(w, ' ');
+    }
+}
+
+static void test_int_like_printf(void **state)
+{
+    (void)state;
+    Captured c = capture(emit_ints, NULL);
+    char *want = NULL;
+    size_t want_len = 0;
+    FILE *mem = open_memstream(&want, &want_len);
+    assert_non_null(mem);
+    for (long long p = 1; p <= LLONG_MAX / 10; p *= 10)
+        for (long long d = -2; d <= 2; d++)
+            fprintf(mem, "%lld %lld ", p + d, -(p + d));
+    for (long long v = -1000; v <= 1000; v++)
+        fprintf(mem, "%lld ", v);
+    fclose(mem);
+    assert_int_equal(c.len, want_len);
+    assert_memory_equal(c.text, want, want_len);
+    free(c.text);
+    free(want);
+}
+
 /* Numbered lines, enough to cross the buffer's end many times, each piece
  * written by another call. */
 static void emit_lines(Writer *w, void *arg)
@@ -148,6 +186,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_int_limits),
+        cmocka_unit_test(test_int_like_printf),
         cmocka_unit_test(test_crosses_buffer),
         cmocka_unit_test(test_larger_than_buffer),
         cmocka_unit_test(test_write_error),
