@@ -9,17 +9,32 @@
 
 /* ---- op forms ------------------------------------------------------------ */
 
-/* mlir_op_form searches mlir_ops.def; each op asks twice (naming, then
- * printing), so the answers are looked up once per module. */
+/* mlir_op_form and mlir_op_canonical_name search mlir_ops.def; each op
+ * asks more than once (naming, then printing), so the answers are looked
+ * up once per module. */
 static void find_forms(MlirPrinter *p)
 {
-    for (int k = 0; k < OP_COUNT; k++)
+    for (int k = 0; k < OP_COUNT; k++) {
         p->forms[k] = mlir_op_form((OpKind)k);
+        p->canonical[k] = mlir_op_canonical_name((OpKind)k);
+    }
 }
 
 const MlirOpForm *mlir_form_of(const MlirPrinter *p, const Op *op)
 {
     return (unsigned)op->kind < OP_COUNT ? p->forms[op->kind] : mlir_op_form(op->kind);
+}
+
+const char *mlir_printed_canonical_name(const MlirPrinter *p, OpKind kind)
+{
+    return (unsigned)kind < OP_COUNT ? p->canonical[kind] : mlir_op_canonical_name(kind);
+}
+
+const char *mlir_printed_op_name(const MlirPrinter *p, const Op *op)
+{
+    if (op->mlir && op->mlir->op_name)
+        return op->mlir->op_name;
+    return mlir_printed_canonical_name(p, op->kind);
 }
 
 /* ---- naming ------------------------------------------------------------- */
@@ -48,11 +63,12 @@ const char *mlir_scope_unique(MlirPrinter *p, MlirScope *s, const char *base)
 {
     const char *name = base;
     char buf[256];
-    while (scope_taken(s, name)) {
-        snprintf(buf, sizeof buf, "%.200s_%d", base, s->next_conflict++);
-        name = buf;
+    if (scope_taken(s, name)) {
+        do
+            snprintf(buf, sizeof buf, "%.200s_%d", base, s->next_conflict++);
+        while (scope_taken(s, buf));
+        name = arena_strdup(&p->arena, buf);
     }
-    name = arena_strdup(&p->arena, name);
     symtab_put(&s->used, name, (void *)name);
     return name;
 }
@@ -85,9 +101,9 @@ static const char *aux_name(MlirPrinter *p, MlirScope *s, const Op *op, const Ml
 {
     if (p->renumber)
         return aux->asm_name ? mlir_scope_unique(p, s, aux->asm_name) : number_name(p, "", s->next_value++);
-    char buf[256];
     const char *base = op->num_results ? op->results[0]->name : "v";
-    size_t nb = strnlen(base, 200), nr = strnlen(aux->role, sizeof buf - nb - 2);
+    size_t nb = strnlen(base, 200), nr = strnlen(aux->role, 50);
+    char *buf = ARENA_ARRAY_UNINIT(&p->arena, char, nb + nr + 2); /* the scope keeps it */
     memcpy(buf, base, nb);
     buf[nb] = '.';
     memcpy(buf + nb + 1, aux->role, nr);
@@ -124,7 +140,7 @@ static void name_op(MlirPrinter *p, MlirScope *s, const Op *op)
     }
     /* stablehlo.constant names its result %cst (floats) or %c (integers) */
     const char *asm_name = NULL;
-    if (op->kind == OP_CONSTANT && strcmp(mlir_op_name(op), "sdy.constant") != 0)
+    if (op->kind == OP_CONSTANT && strcmp(mlir_printed_op_name(p, op), "sdy.constant") != 0)
         asm_name = dtype_is_float(op->results[0]->type.dtype) ? "cst" : "c";
     if (results_grouped(p, op)) {
         const char *group = number_name(p, "", s->next_value++);
@@ -444,6 +460,7 @@ void mlir_print_module(FILE *stream, const Module *m)
     find_forms(&p);
     p.names = ARENA_ARRAY(&p.arena, const char *, m->num_values + 1);
     p.aux = ARENA_ARRAY(&p.arena, const char **, m->num_ops + 1);
+    p.plans = ARENA_ARRAY(&p.arena, const void *, m->num_ops + 1);
     print_module_head(&p, m);
     for (int i = 0; i < m->num_meshes; i++)
         print_mesh(&p, m->meshes[i]);

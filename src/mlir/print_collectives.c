@@ -77,7 +77,7 @@ static bool resolve(const MlirPrinter *p, const Op *op, Collective *c)
 
 static bool untiled(const Op *op) { return !op_attr_bool(op, ATTR_KEY_TILED); }
 
-int mlir_plan_collective(const MlirPrinter *p, const Op *op, MlirAux *aux)
+int mlir_plan_collective(MlirPrinter *p, const Op *op, MlirAux *aux)
 {
     Collective c;
     if (!resolve(p, op, &c) || !untiled(op))

@@ -131,13 +131,19 @@ static bool prints_as_dot(const Op *op, const EinsumPlan *e)
 
 static const char *const_name(DType dt) { return dtype_is_float(dt) ? "cst" : "c"; }
 
-int mlir_plan_einsum(const MlirPrinter *p, const Op *op, MlirAux *aux)
+/* The einsum's plan, worked out once (parsing its spec was a tenth of
+ * printing a transformer) and kept for mlir_emit_einsum. */
+int mlir_plan_einsum(MlirPrinter *p, const Op *op, MlirAux *aux)
 {
-    (void)p;
     EinsumPlan e;
     int n = 0;
     if (!plan_einsum(op, &e))
         return 0;
+    if (op->id >= 0 && op->id < p->m->num_ops) {
+        EinsumPlan *kept = ARENA_ARRAY_UNINIT(&p->arena, EinsumPlan, 1);
+        *kept = e;
+        p->plans[op->id] = kept;
+    }
     for (int i = 0; i < e.num_inputs; i++) {
         if (!e.num_summed[i])
             continue;
@@ -220,7 +226,7 @@ static int aux_count(const MlirPrinter *p, const Op *op)
 
 /* The init a reduce read from MLIR was written with, while it is defined
  * before the reduce in its block; else a constant is made up. */
-int mlir_plan_reduce(const MlirPrinter *p, const Op *op, MlirAux *aux)
+int mlir_plan_reduce(MlirPrinter *p, const Op *op, MlirAux *aux)
 {
     const Value *init = op->mlir ? op->mlir->init : NULL;
     if (mlir_visible_name(p, init, op->parent))
@@ -396,27 +402,36 @@ static void emit_transpose(MlirPrinter *p, EinsumEmit *ee, MlirVal x)
     writer_char(p->out, '\n');
 }
 
+/* The plan mlir_plan_einsum kept, else one worked out into `fresh`; NULL
+ * for a spec it cannot plan. */
+static const EinsumPlan *einsum_plan_of(const MlirPrinter *p, const Op *op, EinsumPlan *fresh)
+{
+    const EinsumPlan *kept = op->id >= 0 && op->id < p->m->num_ops ? p->plans[op->id] : NULL;
+    return kept ? kept : plan_einsum(op, fresh) ? fresh : NULL;
+}
+
 void mlir_emit_einsum(MlirPrinter *p, const Op *op, int indent)
 {
-    EinsumPlan e;
-    if (!plan_einsum(op, &e)) {
+    EinsumPlan fresh;
+    const EinsumPlan *e = einsum_plan_of(p, op, &fresh);
+    if (!e) {
         mlir_emit_generic(p, op, indent);
         return;
     }
-    EinsumEmit ee = {op, &e, indent, 0};
+    EinsumEmit ee = {op, e, indent, 0};
     MlirVal in[2];
-    for (int i = 0; i < e.num_inputs; i++) {
+    for (int i = 0; i < e->num_inputs; i++) {
         in[i] = mlir_val(p, op->operands[i]);
-        if (e.num_summed[i]) {
-            bool last = e.num_inputs == 1 && !e.transpose;
+        if (e->num_summed[i]) {
+            bool last = e->num_inputs == 1 && !e->transpose;
             in[i] = emit_pre_reduce(p, &ee, i, last);
             if (last)
                 return;
         }
     }
-    if (e.num_inputs == 2)
+    if (e->num_inputs == 2)
         in[0] = emit_dot(p, &ee, in[0], in[1]);
-    if (e.num_inputs == 2 && !e.transpose)
+    if (e->num_inputs == 2 && !e->transpose)
         return;
     emit_transpose(p, &ee, in[0]);
 }

@@ -51,16 +51,19 @@ typedef struct MlirPrinter {
     Arena arena;            /* names, made-up types */
     const char **names;     /* by Value.id: the value's name, or NULL before it is named */
     const char ***aux;      /* by Op.id: the names of its made-up values (plan order) */
+    const void **plans;     /* by Op.id: what a form's plan worked out for its emit (an einsum's), or NULL */
     int64_t next_channel;   /* stablehlo channel handles, counted from 1 per module */
     bool *channel_repeats;  /* by Op.id: its kept channel handle is an earlier op's (a copy's) */
     MlirScope *scope;       /* of the block being printed, numbered whole */
     const struct MlirOpForm *forms[OP_COUNT]; /* by OpKind: mlir_op_form's answer, found once */
+    const char *canonical[OP_COUNT];          /* by OpKind: mlir_op_canonical_name's, found once */
 } MlirPrinter;
 
 /* How one op kind prints (print_ops.c): the made-up values it needs (their
- * count; may be NULL for none) and the lines it prints. */
+ * count; may be NULL for none; called once an op, while naming, and may
+ * keep what it worked out in MlirPrinter.plans) and the lines it prints. */
 typedef struct MlirOpForm {
-    int (*plan)(const MlirPrinter *p, const Op *op, MlirAux *aux);
+    int (*plan)(MlirPrinter *p, const Op *op, MlirAux *aux);
     void (*emit)(MlirPrinter *p, const Op *op, int indent);
 } MlirOpForm;
 
@@ -76,7 +79,9 @@ const char *mlir_op_canonical_name(OpKind kind);
 /* ---- naming (print.c) ---- */
 
 void mlir_scope_init(MlirScope *s, MlirPrinter *p, const MlirScope *parent, const MlirScope *counters);
-/* A name not yet taken in s or the scopes it sees (MLIR's uniqueValueName). */
+/* A name not yet taken in s or the scopes it sees (MLIR's uniqueValueName):
+ * base itself when free, kept as it is (it must outlive the printer: a
+ * literal, a name of the module, the printer's arena), else a copy. */
 const char *mlir_scope_unique(MlirPrinter *p, MlirScope *s, const char *base);
 /* Names every value the block's ops define (a first pass; not nested
  * regions). The block's arguments are named by the caller. */
@@ -100,6 +105,10 @@ const char *mlir_scope_arg(MlirPrinter *p, MlirScope *s, const char *shir_name);
 const char *mlir_scope_value(MlirPrinter *p, MlirScope *s, const char *shir_name);
 /* The MLIR name of the op: Op.mlir's, else the canonical one. */
 const char *mlir_op_name(const Op *op);
+/* The same from the printer's table (mlir_op_canonical_name searches
+ * mlir_ops.def), and the canonical name alone. */
+const char *mlir_printed_op_name(const MlirPrinter *p, const Op *op);
+const char *mlir_printed_canonical_name(const MlirPrinter *p, OpKind kind);
 
 MlirVal mlir_val(const MlirPrinter *p, const Value *v);
 MlirVal mlir_aux_val(const MlirPrinter *p, const Op *op, int i, TensorType type);
@@ -215,7 +224,7 @@ void mlir_emit_scatter(MlirPrinter *p, const Op *op, int indent);
 /* ---- convolution, reduce_window, select_and_scatter (print_window.c) ---- */
 
 void mlir_emit_convolution(MlirPrinter *p, const Op *op, int indent);
-int mlir_plan_window(const MlirPrinter *p, const Op *op, MlirAux *aux);
+int mlir_plan_window(MlirPrinter *p, const Op *op, MlirAux *aux);
 void mlir_emit_reduce_window(MlirPrinter *p, const Op *op, int indent);
 void mlir_emit_select_and_scatter(MlirPrinter *p, const Op *op, int indent);
 
@@ -226,16 +235,16 @@ extern const MlirOpForm mlir_form_while, mlir_form_case, mlir_form_barrier, mlir
 
 /* ---- collectives (print_collectives.c) ---- */
 
-int mlir_plan_collective(const MlirPrinter *p, const Op *op, MlirAux *aux);
+int mlir_plan_collective(MlirPrinter *p, const Op *op, MlirAux *aux);
 void mlir_emit_collective(MlirPrinter *p, const Op *op, int indent);
 /* group_all_gather, ...: StableHLO's collective over its replica groups. */
 void mlir_emit_group_collective(MlirPrinter *p, const Op *op, int indent);
 
 /* ---- einsum and reductions (print_einsum.c) ---- */
 
-int mlir_plan_einsum(const MlirPrinter *p, const Op *op, MlirAux *aux);
+int mlir_plan_einsum(MlirPrinter *p, const Op *op, MlirAux *aux);
 void mlir_emit_einsum(MlirPrinter *p, const Op *op, int indent);
-int mlir_plan_reduce(const MlirPrinter *p, const Op *op, MlirAux *aux);
+int mlir_plan_reduce(MlirPrinter *p, const Op *op, MlirAux *aux);
 void mlir_emit_reduce(MlirPrinter *p, const Op *op, int indent);
 /* The init of a reduction read from MLIR (op->mlir->init) while visible,
  * else a made-up constant of the identity of `kind` (a reduce op), printed

@@ -63,7 +63,7 @@ static bool needs_broadcast(const Op *op, int i)
            !type_same_shape(&op->operands[i]->type, &op->results[0]->type);
 }
 
-static int plan_elementwise(const MlirPrinter *p, const Op *op, MlirAux *aux)
+static int plan_elementwise(MlirPrinter *p, const Op *op, MlirAux *aux)
 {
     (void)p;
     int n = 0;
@@ -107,7 +107,7 @@ static void emit_elementwise(MlirPrinter *p, const Op *op, int indent)
     MlirVal in[MLIR_MAX_ELEMENTWISE_OPERANDS], res = result_val(p, op);
     int n = broadcast_operands(p, op, indent, in);
     mlir_print_defs(p, op, indent);
-    writer_str(p->out, mlir_op_name(op));
+    writer_str(p->out, mlir_printed_op_name(p, op));
     writer_str(p->out, n ? " " : ""); /* `stablehlo.after_all : ...` */
     mlir_print_vals(p, in, n);
     mlir_print_op_attrs(p, op, &(MlirAttrOpts){0});
@@ -191,7 +191,7 @@ static MlirVal unary_head(MlirPrinter *p, const Op *op, int indent)
 {
     MlirVal x = mlir_val(p, op->operands[0]);
     mlir_print_defs(p, op, indent);
-    writer_str(p->out, mlir_op_name(op));
+    writer_str(p->out, mlir_printed_op_name(p, op));
     writer_char(p->out, ' ');
     mlir_print_val(p, x);
     return x;
@@ -253,7 +253,7 @@ static void emit_dynamic_slice(MlirPrinter *p, const Op *op, int indent)
     MlirVal in[SHARDC_MAX_RANK + 1], res = result_val(p, op);
     int n = operand_vals(p, op, in, SHARDC_MAX_RANK + 1);
     mlir_print_defs(p, op, indent);
-    writer_str(p->out, mlir_op_name(op));
+    writer_str(p->out, mlir_printed_op_name(p, op));
     writer_char(p->out, ' ');
     mlir_print_vals(p, in, n);
     writer_str(p->out, ", sizes = ");
@@ -294,7 +294,7 @@ static const char *constant_asm_name(DType dt) { return dtype_is_float(dt) ? "cs
  * has one, else a scalar constant made up before the pad, marked
  * shardc.implicit_constant (the importer folds it back into the
  * attribute). */
-static int plan_pad(const MlirPrinter *p, const Op *op, MlirAux *aux)
+static int plan_pad(MlirPrinter *p, const Op *op, MlirAux *aux)
 {
     (void)p;
     if (op->num_operands == 2)
@@ -357,7 +357,7 @@ static void emit_constant(MlirPrinter *p, const Op *op, int indent)
 {
     const AttrValue *v = op_attr_get(op, ATTR_KEY_VALUE);
     mlir_print_defs(p, op, indent);
-    writer_str(p->out, mlir_op_name(op));
+    writer_str(p->out, mlir_printed_op_name(p, op));
     mlir_print_op_attrs(p, op, &(MlirAttrOpts){.consumed = (const AttrKey[]){ATTR_KEY_VALUE, 0}});
     writer_char(p->out, ' ');
     if (v)
@@ -459,7 +459,7 @@ static void emit_stablehlo_generic(MlirPrinter *p, const Op *op, int indent)
     MlirVal *in = ARENA_ARRAY(&p->arena, MlirVal, op->num_operands + 1), *res = result_vals(p, op);
     int n = operand_vals(p, op, in, op->num_operands);
     mlir_print_defs(p, op, indent);
-    writer_printf(p->out, "\"%s\"(", mlir_op_name(op));
+    writer_printf(p->out, "\"%s\"(", mlir_printed_op_name(p, op));
     mlir_print_vals(p, in, n);
     if (op->kind == OP_TRIANGULAR_SOLVE) {
         writer_printf(p->out,
@@ -592,7 +592,7 @@ static void emit_sharding_op(MlirPrinter *p, const Op *op, int indent)
     const Value *r = op->results[0];
     MlirVal x = mlir_val(p, op->operands[0]);
     mlir_print_defs(p, op, indent);
-    writer_str(p->out, mlir_op_canonical_name(op->kind));
+    writer_str(p->out, mlir_printed_canonical_name(p, op->kind));
     writer_char(p->out, ' ');
     mlir_print_val(p, x);
     writer_char(p->out, ' ');
@@ -756,7 +756,7 @@ static void emit_rng_bit_generator(MlirPrinter *p, const Op *op, int indent)
     }
     MlirVal in = mlir_val(p, op->operands[0]), res[2] = {mlir_val(p, op->results[0]), mlir_val(p, op->results[1])};
     mlir_print_defs(p, op, indent);
-    writer_printf(p->out, "%s ", mlir_op_name(op));
+    writer_printf(p->out, "%s ", mlir_printed_op_name(p, op));
     mlir_print_vals(p, &in, 1);
     writer_printf(p->out, ", algorithm =  %s", op_attr_string(op, ATTR_KEY_RNG_ALGORITHM));
     mlir_print_op_attrs(p, op, &(MlirAttrOpts){.consumed = (const AttrKey[]){ATTR_KEY_RNG_ALGORITHM, 0}});

@@ -149,7 +149,7 @@ static OpKind reduction_kind(const Op *op)
 }
 
 /* No made-up init constant when the op has its inits as operands. */
-int mlir_plan_window(const MlirPrinter *p, const Op *op, MlirAux *aux)
+int mlir_plan_window(MlirPrinter *p, const Op *op, MlirAux *aux)
 {
     bool own_init = op->kind == OP_REDUCE_WINDOW ? op->num_operands > op->num_results : op->num_operands == 3;
     return own_init ? 0 : mlir_plan_reduce(p, op, aux);
