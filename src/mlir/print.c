@@ -61,14 +61,14 @@ static bool scope_taken(const MlirScope *s, const char *name)
 
 const char *mlir_scope_unique(MlirPrinter *p, MlirScope *s, const char *base)
 {
-    const char *name = base;
+    /* a free name costs one probe of s: the put says whether s had it */
+    if (!scope_taken(s->parent, base) && !symtab_put(&s->used, base, (void *)base))
+        return base;
     char buf[256];
-    if (scope_taken(s, name)) {
-        do
-            snprintf(buf, sizeof buf, "%.200s_%d", base, s->next_conflict++);
-        while (scope_taken(s, buf));
-        name = arena_strdup(&p->arena, buf);
-    }
+    do
+        snprintf(buf, sizeof buf, "%.200s_%d", base, s->next_conflict++);
+    while (scope_taken(s, buf));
+    const char *name = arena_strdup(&p->arena, buf);
     symtab_put(&s->used, name, (void *)name);
     return name;
 }
@@ -247,7 +247,8 @@ void mlir_print_aux_def(MlirPrinter *p, const Op *op, int i, int indent)
 
 static void print_terminator(MlirPrinter *p, const Block *b, int indent, const char *ret)
 {
-    writer_printf(p->out, "%*s%s", indent, "", ret);
+    writer_spaces(p->out, indent);
+    writer_str(p->out, ret);
     if (!b->num_returns) {
         writer_char(p->out, '\n');
         return;

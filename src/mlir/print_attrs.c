@@ -185,6 +185,10 @@ void mlir_print_float(Writer *out, double v, DType dt)
 {
     char buf[64];
     v = round_to(v, dt);
+    if (v == 0) { /* what the rest gives for zero (a reduction's identity), without printf and strtod */
+        writer_str(out, signbit(v) ? "-0.000000e+00" : "0.000000e+00");
+        return;
+    }
     if (isfinite(v)) {
         snprintf(buf, sizeof buf, "%.5e", v);
         char *e = strchr(buf, 'e');

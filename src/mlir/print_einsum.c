@@ -182,8 +182,10 @@ void mlir_print_reduce_identity(Writer *out, OpKind kind, DType dt)
     else if (dtype_is_float(dt))
         mlir_print_float(out, max ? -INFINITY : min ? INFINITY : 0, dt);
     else
-        writer_printf(out, "%lld", (long long)(max ? low : min ? high : 0));
-    writer_printf(out, "> : tensor<%s>", dtype_mlir_name(dt));
+        writer_int(out, (long long)(max ? low : min ? high : 0));
+    writer_str(out, "> : tensor<");
+    writer_str(out, dtype_mlir_name(dt));
+    writer_char(out, '>');
 }
 
 void mlir_emit_reduce_head(MlirPrinter *p, MlirVal x, MlirVal init, const char *body_op, const int64_t *dims,
