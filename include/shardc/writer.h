@@ -18,9 +18,22 @@ enum { WRITER_BUFFER = 16384 };
 typedef struct Writer {
     FILE *stream;
     size_t len;             /* bytes waiting in buf */
+    unsigned long flushes;  /* times buf was emptied (writer_since) */
     bool failed;            /* a write to the stream failed */
     char buf[WRITER_BUFFER];
 } Writer;
+
+/* A place in the output, for a printer that keeps a copy of a piece it
+ * writes (to copy the piece the next time instead of printing it again). */
+typedef struct WriterMark {
+    size_t len;
+    unsigned long flushes;
+} WriterMark;
+
+static inline WriterMark writer_mark(const Writer *w) { return (WriterMark){w->len, w->flushes}; }
+/* The bytes written since `mark` when they are all still in the buffer
+ * (*n of them), else NULL (a flush came between). */
+const char *writer_since(const Writer *w, WriterMark mark, size_t *n);
 
 void writer_init(Writer *w, FILE *stream);
 /* Writes what is buffered to the stream (not fflush: the stream keeps its

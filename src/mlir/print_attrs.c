@@ -411,7 +411,7 @@ static void print_dims(Writer *out, const Sharding *s)
 }
 
 /* `<@mesh, [...]...>` */
-void mlir_print_tensor_sharding(MlirPrinter *p, const Sharding *s)
+static void print_tensor_sharding(MlirPrinter *p, const Sharding *s)
 {
     Writer *out = p->out;
     if (module_mesh(p, s->mesh)) {
@@ -437,6 +437,53 @@ void mlir_print_tensor_sharding(MlirPrinter *p, const Sharding *s)
         writer_char(out, '}');
     }
     writer_char(out, '>');
+}
+
+static MlirShardingText *sharding_text_slot(MlirPrinter *p, const Sharding *s, uint64_t hash)
+{
+    size_t mask = (size_t)p->sharding_texts_cap - 1;
+    size_t i = (size_t)hash & mask;
+    while (p->sharding_texts[i].sharding &&
+           !(p->sharding_texts[i].hash == hash && sharding_equal(p->sharding_texts[i].sharding, s)))
+        i = (i + 1) & mask;
+    return &p->sharding_texts[i];
+}
+
+static void grow_sharding_texts(MlirPrinter *p)
+{
+    MlirShardingText *old = p->sharding_texts;
+    int old_cap = p->sharding_texts_cap;
+    p->sharding_texts_cap = old_cap ? old_cap * 2 : 64;
+    p->sharding_texts = ARENA_ARRAY(&p->arena, MlirShardingText, p->sharding_texts_cap);
+    for (int i = 0; i < old_cap; i++)
+        if (old[i].sharding)
+            *sharding_text_slot(p, old[i].sharding, old[i].hash) = old[i];
+}
+
+/* A module's values share a few distinct shardings: each is printed once
+ * and its text copied for every equal one after (printing them was a
+ * sixth of printing MLIR). Its text depends on nothing else: the mesh's
+ * name or literal is the module's. */
+void mlir_print_tensor_sharding(MlirPrinter *p, const Sharding *s)
+{
+    if ((p->num_sharding_texts + 1) * 2 > p->sharding_texts_cap)
+        grow_sharding_texts(p);
+    uint64_t hash = sharding_hash(s);
+    MlirShardingText *kept = sharding_text_slot(p, s, hash);
+    if (kept->sharding) {
+        writer_bytes(p->out, kept->text, kept->len);
+        return;
+    }
+    WriterMark mark = writer_mark(p->out);
+    print_tensor_sharding(p, s);
+    size_t n;
+    const char *text = writer_since(p->out, mark, &n);
+    if (!text) /* a flush came between: kept the next time */
+        return;
+    char *copy = ARENA_ARRAY_UNINIT(&p->arena, char, n + 1);
+    memcpy(copy, text, n);
+    *kept = (MlirShardingText){s, hash, copy, n};
+    p->num_sharding_texts++;
 }
 
 void mlir_print_open_sharding(MlirPrinter *p, const Mesh *mesh, int rank)

@@ -44,6 +44,15 @@ typedef struct MlirVal {
     TensorType type;
 } MlirVal;
 
+/* A sharding's text as the printer wrote it the first time, copied after
+ * for every equal one (print_attrs.c). */
+typedef struct MlirShardingText {
+    const Sharding *sharding;   /* NULL: a free slot */
+    uint64_t hash;              /* sharding_hash */
+    const char *text;
+    size_t len;
+} MlirShardingText;
+
 typedef struct MlirPrinter {
     Writer *out;
     const Module *m;
@@ -57,6 +66,8 @@ typedef struct MlirPrinter {
     MlirScope *scope;       /* of the block being printed, numbered whole */
     const struct MlirOpForm *forms[OP_COUNT]; /* by OpKind: mlir_op_form's answer, found once */
     const char *canonical[OP_COUNT];          /* by OpKind: mlir_op_canonical_name's, found once */
+    MlirShardingText *sharding_texts;         /* open addressing by hash, at most half full */
+    int num_sharding_texts, sharding_texts_cap;
 } MlirPrinter;
 
 /* How one op kind prints (print_ops.c): the made-up values it needs (their

@@ -8,6 +8,7 @@ void writer_init(Writer *w, FILE *stream)
 {
     w->stream = stream;
     w->len = 0;
+    w->flushes = 0;
     w->failed = false;
 }
 
@@ -21,7 +22,16 @@ bool writer_flush(Writer *w)
 {
     write_through(w, w->buf, w->len);
     w->len = 0;
+    w->flushes++;
     return !w->failed;
+}
+
+const char *writer_since(const Writer *w, WriterMark mark, size_t *n)
+{
+    if (mark.flushes != w->flushes || mark.len > w->len)
+        return NULL;
+    *n = w->len - mark.len;
+    return w->buf + mark.len;
 }
 
 FILE *writer_stream(Writer *w)
