@@ -59,28 +59,34 @@ static const char digit_pairs[201] = "0001020304050607080910111213141516171819"
                                      "6061626364656667686970717273747576777879"
                                      "8081828384858687888990919293949596979899";
 
+/* Formatted in place in the buffer, the digits counted first (a
+ * memcpy call from a scratch array cost as much as the digits). */
 void writer_int(Writer *w, long long v)
 {
     if (v >= 0 && v < 10) {
         writer_char(w, (char)('0' + v));
         return;
     }
-    char digits[24], *p = digits + sizeof digits;
+    enum { LONGEST = 20 }; /* "-9223372036854775808" */
+    if (sizeof w->buf - w->len < LONGEST)
+        writer_flush(w);
     /* the magnitude in unsigned arithmetic: -LLONG_MIN overflows long long */
     unsigned long long u = v < 0 ? 0ull - (unsigned long long)v : (unsigned long long)v;
+    size_t digits = 1;
+    for (unsigned long long t = u; t >= 10; t /= 10)
+        digits++;
+    char *start = w->buf + w->len, *p = start + (v < 0) + digits;
+    w->len += (size_t)(p - start);
     for (; u >= 100; u /= 100) {
         p -= 2;
         memcpy(p, digit_pairs + 2 * (u % 100), 2);
     }
-    if (u >= 10) {
-        p -= 2;
-        memcpy(p, digit_pairs + 2 * u, 2);
-    } else {
-        *--p = (char)('0' + u);
-    }
+    if (u >= 10)
+        memcpy(p - 2, digit_pairs + 2 * u, 2);
+    else
+        p[-1] = (char)('0' + u);
     if (v < 0)
-        *--p = '-';
-    writer_bytes(w, p, (size_t)(digits + sizeof digits - p));
+        *start = '-';
 }
 
 void writer_spaces(Writer *w, int n)
