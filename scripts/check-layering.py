@@ -74,7 +74,7 @@ for src, syms in used.items():
 # name says where it lives). Add a prefix here only for a type or file the
 # subsystem owns.
 PREFIXES = {
-    'support': 'arena_ diag_ loc_ symtab_ textbuf_ timer_ io_ suggest_ interner_',
+    'support': 'arena_ diag_ loc_ symtab_ textbuf_ writer_ timer_ io_ suggest_ interner_',
     'ir': 'ir_ cost_ module_ func_ block_ op_ value_ attr_ sharding_ axis_ref_ axis_refs_ axis_list_ '
           'axis_set_ mesh_ type_ dtype_ print_ lapack_',
     'front': 'parse_ build_',

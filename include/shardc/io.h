@@ -27,17 +27,4 @@ void io_output_abandon(OutputFile *out);
  * (best effort). */
 void io_sync_parent(const char *path);
 
-/* An integer in decimal, and `n` spaces: what the printers write for every
- * type, value and op, without fprintf's format parsing (a fifth of a
- * compile's instructions went to glibc's printf_positional). */
-void io_put_int(FILE *out, long long v);
-void io_put_spaces(FILE *out, int n);
-
-/* A printer's run on one stream without stdio's lock taken per call (the
- * library's threads never write to it meanwhile): a printer makes dozens
- * of calls an op, and the locking was a twelfth of printing MLIR. Returns
- * what io_stream_unlocked_end restores. */
-int io_stream_unlocked_begin(FILE *out);
-void io_stream_unlocked_end(FILE *out, int saved);
-
 #endif

@@ -410,6 +410,8 @@ Sharding *module_close_sharding(Module *m, const Sharding *s, const Mesh *mesh, 
 struct ShardingIndex;
 void sharding_index_free(struct ShardingIndex *ix); /* module_free's */
 bool sharding_equal(const Sharding *a, const Sharding *b);
+/* A hash of what sharding_equal compares (equal shardings, equal hashes). */
+uint64_t sharding_hash(const Sharding *s);
 /* The same mesh and the same axes on every dim, open or closed, whatever
  * the priorities and replicated axes. */
 bool sharding_same_dim_axes(const Sharding *a, const Sharding *b);

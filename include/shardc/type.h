@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include "shardc/arena.h"
 #include "shardc/dtype.h"
+#include "shardc/writer.h"
 
 enum { SHARDC_MAX_RANK = 16 };
 
@@ -19,6 +20,8 @@ _Bool type_num_elements(const TensorType *t, int64_t *out);
 _Bool type_equal(const TensorType *a, const TensorType *b);
 _Bool type_same_shape(const TensorType *a, const TensorType *b);
 TensorType type_make(Arena *arena, DType dtype, int rank, const int64_t *dims);
+/* `f32[8,16]`, onto a writer or a stream. */
+void type_print_to(Writer *out, const TensorType *t);
 void type_print(FILE *out, const TensorType *t);
 /* StableHLO bitcast_convert's result shape for `dims` of `from` read as
  * `to`: the same shape for one bit width; to a narrower type one more

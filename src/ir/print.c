@@ -3,33 +3,35 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include "shardc/io.h"
 #include "shardc/print.h"
 
-void print_string(FILE *out, const char *s)
+/* `"..."` with `"`, `\\`, newline and tab escaped; runs of plain
+ * characters are copied whole. */
+void print_string_to(Writer *out, const char *s)
 {
-    fputc('"', out);
-    for (; *s; s++) {
-        if (*s == '"' || *s == '\\')
-            fprintf(out, "\\%c", *s);
-        else if (*s == '\n')
-            fputs("\\n", out);
-        else if (*s == '\t')
-            fputs("\\t", out);
-        else
-            fputc(*s, out);
+    writer_char(out, '"');
+    for (;;) {
+        const char *run = s;
+        while (*s && *s != '"' && *s != '\\' && *s != '\n' && *s != '\t')
+            s++;
+        writer_bytes(out, run, (size_t)(s - run));
+        if (!*s)
+            break;
+        writer_char(out, '\\');
+        writer_char(out, *s == '\n' ? 'n' : *s == '\t' ? 't' : *s);
+        s++;
     }
-    fputc('"', out);
+    writer_char(out, '"');
 }
 
-void print_float(FILE *out, double v)
+void print_float_to(Writer *out, double v)
 {
     if (isnan(v)) {
-        fputs("nan", out);
+        writer_str(out, "nan");
         return;
     }
     if (isinf(v)) {
-        fputs(v < 0 ? "-inf" : "inf", out);
+        writer_str(out, v < 0 ? "-inf" : "inf");
         return;
     }
     char buf[40];
@@ -38,81 +40,81 @@ void print_float(FILE *out, double v)
         if (strtod(buf, NULL) == v)
             break;
     }
-    fputs(buf, out);
+    writer_str(out, buf);
     if (!strpbrk(buf, ".e"))
-        fputs(".0", out);
+        writer_str(out, ".0");
 }
 
-void print_axis_ref(FILE *out, const Mesh *mesh, AxisRef r)
+void print_axis_ref_to(Writer *out, const Mesh *mesh, AxisRef r)
 {
-    print_string(out, mesh->axes[r.axis].name);
+    print_string_to(out, mesh->axes[r.axis].name);
     if (!axis_ref_is_full(mesh, r))
     {
-        fputs(":(", out);
-        io_put_int(out, (long long)r.pre_size);
-        fputc(')', out);
-        io_put_int(out, (long long)r.size);
+        writer_str(out, ":(");
+        writer_int(out, (long long)r.pre_size);
+        writer_char(out, ')');
+        writer_int(out, (long long)r.size);
     }
 }
 
-static void print_dim(FILE *out, const Mesh *mesh, const DimSharding *dim)
+static void print_dim(Writer *out, const Mesh *mesh, const DimSharding *dim)
 {
-    fputc('{', out);
+    writer_char(out, '{');
     for (int k = 0; k < dim->num_axes; k++) {
         if (k)
-            fputs(", ", out);
-        print_axis_ref(out, mesh, dim->axes[k]);
+            writer_str(out, ", ");
+        print_axis_ref_to(out, mesh, dim->axes[k]);
     }
     if (!dim->is_closed)
-        fputs(dim->num_axes ? ", ?" : "?", out);
-    fputc('}', out);
+        writer_str(out, dim->num_axes ? ", ?" : "?");
+    writer_char(out, '}');
     if (dim->priority != PRIORITY_NONE)
     {
-        fputc('p', out);
-        io_put_int(out, dim->priority);
+        writer_char(out, 'p');
+        writer_int(out, dim->priority);
     }
 }
 
-static void print_axis_set(FILE *out, const Mesh *mesh, const char *key, const AxisRef *axes, int count)
+static void print_axis_set(Writer *out, const Mesh *mesh, const char *key, const AxisRef *axes, int count)
 {
-    fputs(", ", out);
-    fputs(key, out);
-    fputc('{', out);
+    writer_str(out, ", ");
+    writer_str(out, key);
+    writer_char(out, '{');
     for (int k = 0; k < count; k++) {
         if (k)
-            fputs(", ", out);
-        print_axis_ref(out, mesh, axes[k]);
+            writer_str(out, ", ");
+        print_axis_ref_to(out, mesh, axes[k]);
     }
-    fputc('}', out);
+    writer_char(out, '}');
 }
 
-void print_sharding(FILE *out, const Sharding *s)
+void print_sharding_to(Writer *out, const Sharding *s)
 {
     /* fputs, not fprintf, here and below: the printer's hot paths (a
      * format with a `*` width takes glibc's slow positional path) */
-    fputs("<@", out);
-    fputs(s->mesh ? s->mesh->name : "?", out);
-    fputs(", [", out);
+    writer_str(out, "<@");
+    writer_str(out, s->mesh ? s->mesh->name : "?");
+    writer_str(out, ", [");
     for (int d = 0; d < s->rank; d++) {
         if (d)
-            fputs(", ", out);
+            writer_str(out, ", ");
         print_dim(out, s->mesh, &s->dims[d]);
     }
-    fputc(']', out);
+    writer_char(out, ']');
     if (s->num_replicated)
         print_axis_set(out, s->mesh, "replicated=", s->replicated, s->num_replicated);
     if (s->num_unreduced)
         print_axis_set(out, s->mesh, s->unreduced_op == UNREDUCED_MAX ? "unreduced=max"
                                      : s->unreduced_op == UNREDUCED_MIN ? "unreduced=min" : "unreduced=",
                        s->unreduced, s->num_unreduced);
-    fputc('>', out);
+    writer_char(out, '>');
 }
 
 /* `,` after an entry, then a new line indented by `indent` (>= 0). */
-static void new_line_at(FILE *out, bool after_entry, int indent)
+static void new_line_at(Writer *out, bool after_entry, int indent)
 {
-    fputs(after_entry ? ",\n" : "\n", out);
-    io_put_spaces(out, indent);
+    writer_str(out, after_entry ? ",\n" : "\n");
+    writer_spaces(out, indent);
 }
 
 static int compare_named_attrs(const void *a, const void *b)
@@ -130,7 +132,7 @@ static bool attrs_sorted(const NamedAttr *attrs, int count)
     return true;
 }
 
-static void print_attr_dict_at(FILE *out, const NamedAttr *attrs, int count, int indent)
+static void print_attr_dict_at(Writer *out, const NamedAttr *attrs, int count, int indent)
 {
     /* Most dicts are written in order already: copied and sorted only when
      * not (glibc's qsort is a stable merge sort, so that is the same). */
@@ -142,62 +144,62 @@ static void print_attr_dict_at(FILE *out, const NamedAttr *attrs, int count, int
         qsort(sorted, (size_t)count, sizeof(NamedAttr), compare_named_attrs);
         attrs = sorted;
     }
-    fputc('{', out);
+    writer_char(out, '{');
     for (int i = 0; i < count; i++) {
         if (indent >= 0)
             new_line_at(out, i > 0, indent);
         else if (i)
-            fputs(", ", out);
-        fputs(attrs[i].name, out);
-        fputs(" = ", out);
-        print_attr_value(out, attrs[i].value);
+            writer_str(out, ", ");
+        writer_str(out, attrs[i].name);
+        writer_str(out, " = ");
+        print_attr_value_to(out, attrs[i].value);
     }
-    fputc('}', out);
+    writer_char(out, '}');
     free(sorted);
 }
 
-static void print_attr_dict(FILE *out, const NamedAttr *attrs, int count)
+static void print_attr_dict(Writer *out, const NamedAttr *attrs, int count)
 {
     print_attr_dict_at(out, attrs, count, -1);
 }
 
-void print_attr_value(FILE *out, const AttrValue *v)
+void print_attr_value_to(Writer *out, const AttrValue *v)
 {
     switch (v->kind) {
-    case ATTR_INT: io_put_int(out, (long long)v->u.i); break;
-    case ATTR_FLOAT: print_float(out, v->u.f); break;
-    case ATTR_BOOL: fputs(v->u.b ? "true" : "false", out); break;
-    case ATTR_STRING: print_string(out, v->u.s); break;
-    case ATTR_SYMBOL: fputc('@', out); fputs(v->u.s, out); break;
-    case ATTR_SHARDING: print_sharding(out, v->u.sharding); break;
+    case ATTR_INT: writer_int(out, (long long)v->u.i); break;
+    case ATTR_FLOAT: print_float_to(out, v->u.f); break;
+    case ATTR_BOOL: writer_str(out, v->u.b ? "true" : "false"); break;
+    case ATTR_STRING: print_string_to(out, v->u.s); break;
+    case ATTR_SYMBOL: writer_char(out, '@'); writer_str(out, v->u.s); break;
+    case ATTR_SHARDING: print_sharding_to(out, v->u.sharding); break;
     case ATTR_DICT: print_attr_dict(out, v->u.dict.items, v->u.dict.count); break;
     case ATTR_ARRAY:
-        fputc('[', out);
+        writer_char(out, '[');
         for (int i = 0; i < v->u.array.count; i++) {
             if (i)
-                fputs(", ", out);
-            print_attr_value(out, v->u.array.items[i]);
+                writer_str(out, ", ");
+            print_attr_value_to(out, v->u.array.items[i]);
         }
-        fputc(']', out);
+        writer_char(out, ']');
         break;
     }
 }
 
 /* Printing modules, functions and ops. */
 
-static void print_value_list(FILE *out, Value *const *values, int count)
+static void print_value_list(Writer *out, Value *const *values, int count)
 {
     for (int i = 0; i < count; i++) {
-        fputs(i ? ", %" : "%", out);
-        fputs(values[i]->name, out);
+        writer_str(out, i ? ", %" : "%");
+        writer_str(out, values[i]->name);
     }
 }
 
 /* A dict too long for one line, one attribute a line under the op (a
  * shard_map's specs ran to 970 characters: golden diffs became unreadable). */
-static void print_dict_lines(FILE *out, const AttrValue *dict, int indent)
+static void print_dict_lines(Writer *out, const AttrValue *dict, int indent)
 {
-    fputc(' ', out);
+    writer_char(out, ' ');
     print_attr_dict_at(out, dict->u.dict.items, dict->u.dict.count, indent + 6);
 }
 
@@ -217,43 +219,54 @@ static size_t dict_width(const AttrValue *dict)
 
 enum { SHARD_MAP_LINE = 100 };
 
-/* An op's attributes plus its result shardings, as one sorted dict; a
- * shard_map's on lines of their own when they would not fit one. */
-static void print_op_attrs(FILE *out, const Op *op, int indent)
+/* The op's result shardings as one attribute value: `sharding` of one
+ * result (in *single, no allocation), `shardings` of several (an array in
+ * scratch, a result with none open on the others' mesh); NULL if none. */
+static AttrValue *result_shardings_attr(const Op *op, AttrValue *single, Arena *scratch, const char **name)
 {
-    Arena scratch;
-    arena_init(&scratch);
-    int count = op->num_attrs;
-    NamedAttr *attrs = ARENA_ARRAY(&scratch, NamedAttr, op->num_attrs + 2);
-    if (op->num_attrs) /* attrs is NULL then, and memcpy's source must not be */
-        memcpy(attrs, op->attrs, sizeof(NamedAttr) * (size_t)op->num_attrs);
-    bool any_sharding = false;
     const Mesh *mesh = NULL;
-    for (int i = 0; i < op->num_results; i++) {
-        any_sharding |= op->results[i]->sharding != NULL;
+    for (int i = 0; i < op->num_results; i++)
         if (op->results[i]->sharding)
             mesh = op->results[i]->sharding->mesh;
+    if (!mesh)
+        return NULL;
+    *name = op->num_results == 1 ? "sharding" : "shardings";
+    if (op->num_results == 1) {
+        *single = (AttrValue){.kind = ATTR_SHARDING, .loc = op->loc, .u.sharding = op->results[0]->sharding};
+        return single;
     }
-    if (any_sharding) {
-        AttrValue *v;
-        if (op->num_results == 1) {
-            v = attr_new(&scratch, ATTR_SHARDING, op->loc);
-            v->u.sharding = op->results[0]->sharding;
-        } else {
-            v = attr_new(&scratch, ATTR_ARRAY, op->loc);
-            v->u.array.count = op->num_results;
-            v->u.array.items = ARENA_ARRAY(&scratch, AttrValue *, op->num_results);
-            for (int i = 0; i < op->num_results; i++) {
-                AttrValue *item = attr_new(&scratch, ATTR_SHARDING, op->loc);
-                const Value *r = op->results[i];
-                item->u.sharding = r->sharding ? r->sharding
-                                               : sharding_new_open(&scratch, mesh, r->type.rank);
-                v->u.array.items[i] = item;
-            }
-        }
-        const char *name = op->num_results == 1 ? "sharding" : "shardings";
-        attrs[count++] = (NamedAttr){.name = name, .loc = op->loc, .value = v};
+    AttrValue *v = attr_new(scratch, ATTR_ARRAY, op->loc);
+    v->u.array.count = op->num_results;
+    v->u.array.items = ARENA_ARRAY(scratch, AttrValue *, op->num_results);
+    for (int i = 0; i < op->num_results; i++) {
+        AttrValue *item = attr_new(scratch, ATTR_SHARDING, op->loc);
+        const Value *r = op->results[i];
+        item->u.sharding = r->sharding ? r->sharding : sharding_new_open(scratch, mesh, r->type.rank);
+        v->u.array.items[i] = item;
     }
+    return v;
+}
+
+/* An op's attributes plus its result shardings, as one sorted dict; a
+ * shard_map's on lines of their own when they would not fit one. The
+ * common op's dict is built on the stack: a scratch arena per op (a
+ * malloc and a free) was a sixth of printing. */
+static void print_op_attrs(Writer *out, const Op *op, int indent)
+{
+    enum { INLINE_ATTRS = 8 };
+    NamedAttr inline_attrs[INLINE_ATTRS];
+    AttrValue single;
+    Arena scratch;
+    arena_init(&scratch); /* allocates nothing until used */
+    NamedAttr *attrs = op->num_attrs + 2 <= INLINE_ATTRS ? inline_attrs
+                                                         : ARENA_ARRAY(&scratch, NamedAttr, op->num_attrs + 2);
+    int count = op->num_attrs;
+    if (op->num_attrs) /* op->attrs may be NULL then, and memcpy's source must not be */
+        memcpy(attrs, op->attrs, sizeof(NamedAttr) * (size_t)op->num_attrs);
+    const char *name = NULL;
+    AttrValue *shardings = result_shardings_attr(op, &single, &scratch, &name);
+    if (shardings)
+        attrs[count++] = (NamedAttr){.name = name, .loc = op->loc, .value = shardings};
     if (op->num_results == 1 && op->results[0]->logical)
         attrs[count++] = (NamedAttr){.name = "logical", .loc = op->loc,
                                      .value = print_logical_axes_attr(&scratch, op->results[0]->logical)};
@@ -262,154 +275,197 @@ static void print_op_attrs(FILE *out, const Op *op, int indent)
         if (op->kind == OP_SHARD_MAP && dict_width(&dict) > SHARD_MAP_LINE) {
             print_dict_lines(out, &dict, indent);
         } else {
-            fputc(' ', out);
-            print_attr_value(out, &dict);
+            writer_char(out, ' ');
+            print_attr_value_to(out, &dict);
         }
     }
     arena_free(&scratch);
 }
 
-static void print_block_args(FILE *out, const Block *b, int indent, bool one_per_line)
+static void print_block_args(Writer *out, const Block *b, int indent, bool one_per_line)
 {
-    fputc('(', out);
+    writer_char(out, '(');
     for (int i = 0; i < b->num_args; i++) {
         const Value *v = b->args[i];
         if (one_per_line)
             new_line_at(out, i > 0, indent + 4);
         else if (i)
-            fputs(", ", out);
-        fputc('%', out);
-        fputs(v->name, out);
-        fputs(": ", out);
-        type_print(out, &v->type);
-        print_value_layout(out, v->sharding, v->logical);
+            writer_str(out, ", ");
+        writer_char(out, '%');
+        writer_str(out, v->name);
+        writer_str(out, ": ");
+        type_print_to(out, &v->type);
+        print_value_layout_to(out, v->sharding, v->logical);
     }
-    fputc(')', out);
+    writer_char(out, ')');
 }
 
-static void print_block_body(FILE *out, const Block *b, int indent, const PrintHooks *hooks)
+static void print_block_body(Writer *out, const Block *b, int indent, const PrintHooks *hooks)
 {
     for (const Op *op = b->first; op; op = op->next)
-        print_op(out, op, indent + 2, hooks);
-    io_put_spaces(out, indent + 2);
-    fputs("return", out);
+        print_op_to(out, op, indent + 2, hooks);
+    writer_spaces(out, indent + 2);
+    writer_str(out, "return");
     if (b->num_returns)
-        fputc(' ', out);
+        writer_char(out, ' ');
     print_value_list(out, b->returns, b->num_returns);
-    fputc('\n', out);
-    io_put_spaces(out, indent);
-    fputc('}', out);
+    writer_char(out, '\n');
+    writer_spaces(out, indent);
+    writer_char(out, '}');
 }
 
-void print_op(FILE *out, const Op *op, int indent, const PrintHooks *hooks)
+void print_op_to(Writer *out, const Op *op, int indent, const PrintHooks *hooks)
 {
     if (hooks && hooks->before_op)
-        hooks->before_op(out, op, indent, hooks->user);
-    io_put_spaces(out, indent);
+        hooks->before_op(writer_stream(out), op, indent, hooks->user); /* stdio: flushed up to here */
+    writer_spaces(out, indent);
     print_value_list(out, op->results, op->num_results);
     if (op->num_results)
-        fputs(" = ", out);
-    fputs(op_info(op->kind)->name, out);
+        writer_str(out, " = ");
+    writer_str(out, op_info(op->kind)->name);
     if (op->str) {
-        fputc(' ', out);
-        print_string(out, op->str);
+        writer_char(out, ' ');
+        print_string_to(out, op->str);
     }
     if (op->callee) {
-        fputs(" @", out);
-        fputs(op->callee, out);
-        fputc('(', out);
+        writer_str(out, " @");
+        writer_str(out, op->callee);
+        writer_char(out, '(');
         print_value_list(out, op->operands, op->num_operands);
-        fputc(')', out);
+        writer_char(out, ')');
     } else if (op->num_operands) {
-        fputc(' ', out);
+        writer_char(out, ' ');
         print_value_list(out, op->operands, op->num_operands);
     }
     print_op_attrs(out, op, indent);
     if (op->region) {
-        fputc(' ', out);
+        writer_char(out, ' ');
         print_block_args(out, op->region, indent + 2, op->kind == OP_SHARD_MAP && op->region->num_args > 2);
-        fputs(" {\n", out);
+        writer_str(out, " {\n");
         print_block_body(out, op->region, indent, hooks);
     }
     for (int i = 0; i < op->num_regions; i++) {
-        fputc(' ', out);
+        writer_char(out, ' ');
         print_block_args(out, op->regions[i], indent, false);
-        fputs(" {\n", out);
+        writer_str(out, " {\n");
         print_block_body(out, op->regions[i], indent, hooks);
     }
     if (op->num_results) /* a result-less op's types are its operands' */
-        fputs(" : ", out);
+        writer_str(out, " : ");
     for (int i = 0; i < op->num_results; i++) {
         if (i)
-            fputs(", ", out);
-        type_print(out, &op->results[i]->type);
+            writer_str(out, ", ");
+        type_print_to(out, &op->results[i]->type);
     }
-    fputc('\n', out);
+    writer_char(out, '\n');
 }
 
-static void print_func_results(FILE *out, const Func *f)
+static void print_func_results(Writer *out, const Func *f)
 {
     bool any_sharding = false;
     for (int i = 0; i < f->num_results; i++)
         any_sharding |= f->result_shardings[i] != NULL || (f->result_logical && f->result_logical[i]);
     if (f->num_results == 0)
         return;
-    fputs(" -> ", out);
+    writer_str(out, " -> ");
     bool parens = f->num_results != 1 || any_sharding;
     if (parens)
-        fputc('(', out);
+        writer_char(out, '(');
     for (int i = 0; i < f->num_results; i++) {
         if (i)
-            fputs(", ", out);
-        type_print(out, &f->result_types[i]);
-        print_value_layout(out, f->result_shardings[i], f->result_logical ? f->result_logical[i] : NULL);
+            writer_str(out, ", ");
+        type_print_to(out, &f->result_types[i]);
+        print_value_layout_to(out, f->result_shardings[i], f->result_logical ? f->result_logical[i] : NULL);
     }
     if (parens)
-        fputc(')', out);
+        writer_char(out, ')');
 }
 
-void print_func(FILE *out, const Func *f, const PrintHooks *hooks)
+void print_func_to(Writer *out, const Func *f, const PrintHooks *hooks)
 {
     bool one_per_line = false;
     for (int i = 0; i < f->body->num_args; i++)
         one_per_line |= (f->body->args[i]->sharding || f->body->args[i]->logical) && f->body->num_args > 1;
-    fprintf(out, "func @%s", f->name);
+    writer_str(out, "func @");
+    writer_str(out, f->name);
     print_block_args(out, f->body, 0, one_per_line);
     print_func_results(out, f);
-    fputs(" {\n", out);
+    writer_str(out, " {\n");
     print_block_body(out, f->body, 0, hooks);
-    fputc('\n', out);
+    writer_char(out, '\n');
 }
 
-static void print_mesh(FILE *out, const Mesh *mesh)
+static void print_mesh(Writer *out, const Mesh *mesh)
 {
-    fprintf(out, "mesh @%s = <", mesh->name);
+    writer_str(out, "mesh @");
+    writer_str(out, mesh->name);
+    writer_str(out, " = <");
     for (int i = 0; i < mesh->num_axes; i++) {
         if (i)
-            fputs(", ", out);
-        print_string(out, mesh->axes[i].name);
-        fprintf(out, "=%lld%s", (long long)mesh->axes[i].size, mesh->axes[i].is_explicit ? " explicit" : "");
+            writer_str(out, ", ");
+        print_string_to(out, mesh->axes[i].name);
+        writer_char(out, '=');
+        writer_int(out, (long long)mesh->axes[i].size);
+        if (mesh->axes[i].is_explicit)
+            writer_str(out, " explicit");
     }
     if (mesh->device_ids) {
-        fputs(mesh->num_axes ? ", device_ids=[" : "device_ids=[", out);
-        for (int64_t k = 0; k < mesh->num_devices; k++)
-            fprintf(out, "%s%lld", k ? ", " : "", (long long)mesh->device_ids[k]);
-        fputc(']', out);
+        writer_str(out, mesh->num_axes ? ", device_ids=[" : "device_ids=[");
+        for (int64_t k = 0; k < mesh->num_devices; k++) {
+            if (k)
+                writer_str(out, ", ");
+            writer_int(out, (long long)mesh->device_ids[k]);
+        }
+        writer_char(out, ']');
     }
-    fputs(">\n", out);
+    writer_str(out, ">\n");
 }
 
-void print_module(FILE *out, const Module *m) { print_module_hooked(out, m, NULL); }
-
-void print_module_hooked(FILE *out, const Module *m, const PrintHooks *hooks)
+void print_module_hooked_to(Writer *out, const Module *m, const PrintHooks *hooks)
 {
     for (int i = 0; i < m->num_meshes; i++)
         print_mesh(out, m->meshes[i]);
     for (int i = 0; i < m->num_funcs; i++) {
         if (i || m->num_meshes)
-            fputc('\n', out);
-        print_func(out, m->funcs[i], hooks);
+            writer_char(out, '\n');
+        print_func_to(out, m->funcs[i], hooks);
     }
+}
+
+/* The stdio entry points: a writer on the stream for the one call. */
+
+void print_module(FILE *stream, const Module *m) { print_module_hooked(stream, m, NULL); }
+
+void print_module_hooked(FILE *stream, const Module *m, const PrintHooks *hooks)
+{
+    Writer out;
+    writer_init(&out, stream);
+    print_module_hooked_to(&out, m, hooks);
+    writer_flush(&out);
+}
+
+void print_sharding(FILE *stream, const Sharding *s)
+{
+    Writer out;
+    writer_init(&out, stream);
+    print_sharding_to(&out, s);
+    writer_flush(&out);
+}
+
+void print_axis_ref(FILE *stream, const Mesh *mesh, AxisRef r)
+{
+    Writer out;
+    writer_init(&out, stream);
+    print_axis_ref_to(&out, mesh, r);
+    writer_flush(&out);
+}
+
+void print_attr_value(FILE *stream, const AttrValue *v)
+{
+    Writer out;
+    writer_init(&out, stream);
+    print_attr_value_to(&out, v);
+    writer_flush(&out);
 }
 
 /* Printing logical axis names, `logical = ["batch", ""]`, in the attribute
@@ -427,28 +483,28 @@ AttrValue *print_logical_axes_attr(Arena *arena, const LogicalAxes *names)
     return v;
 }
 
-void print_logical_axes(FILE *out, const LogicalAxes *names)
+void print_logical_axes_to(Writer *out, const LogicalAxes *names)
 {
-    fputc('[', out);
+    writer_char(out, '[');
     for (int d = 0; d < names->rank; d++) {
         if (d)
-            fputs(", ", out);
-        print_string(out, names->names[d]);
+            writer_str(out, ", ");
+        print_string_to(out, names->names[d]);
     }
-    fputc(']', out);
+    writer_char(out, ']');
 }
 
 /* ` {sharding = <...>}` or ` {logical = [...]}` after an argument or
  * result type; nothing for a value with neither. */
-void print_value_layout(FILE *out, const Sharding *sharding, const LogicalAxes *logical)
+void print_value_layout_to(Writer *out, const Sharding *sharding, const LogicalAxes *logical)
 {
     if (sharding) {
-        fputs(" {sharding = ", out);
-        print_sharding(out, sharding);
-        fputc('}', out);
+        writer_str(out, " {sharding = ");
+        print_sharding_to(out, sharding);
+        writer_char(out, '}');
     } else if (logical) {
-        fputs(" {logical = ", out);
-        print_logical_axes(out, logical);
-        fputc('}', out);
+        writer_str(out, " {logical = ");
+        print_logical_axes_to(out, logical);
+        writer_char(out, '}');
     }
 }

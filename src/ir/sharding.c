@@ -85,15 +85,20 @@ static uint64_t hash_axes(uint64_t h, const AxisRef *axes, int count)
     return hash_mix(h, (uint64_t)count);
 }
 
-static uint64_t sharding_hash(const Sharding *s)
+uint64_t sharding_hash(const Sharding *s)
 {
     uint64_t h = hash_mix(1469598103934665603ull, (uint64_t)(uintptr_t)s->mesh);
     h = hash_mix(hash_mix(h, (uint64_t)s->rank), (uint64_t)s->unreduced_op);
     for (int d = 0; d < s->rank; d++)
         h = hash_mix(hash_mix(hash_axes(h, s->dims[d].axes, s->dims[d].num_axes), s->dims[d].is_closed),
                      (uint64_t)(int64_t)s->dims[d].priority);
-    h = hash_axes(hash_axes(h, s->replicated, s->num_replicated), s->unreduced, s->num_unreduced);
-    return hash_mix(hash_mix(hash_mix(h, (uint64_t)(uintptr_t)s->loc.file), (uint64_t)s->loc.line),
+    return hash_axes(hash_axes(h, s->replicated, s->num_replicated), s->unreduced, s->num_unreduced);
+}
+
+/* The interned copies differ by loc too. */
+static uint64_t interned_hash(const Sharding *s)
+{
+    return hash_mix(hash_mix(hash_mix(sharding_hash(s), (uint64_t)(uintptr_t)s->loc.file), (uint64_t)s->loc.line),
                     (uint64_t)s->loc.col);
 }
 
@@ -120,7 +125,7 @@ static bool index_grow(struct ShardingIndex *ix)
     ix->cap = cap;
     for (size_t i = 0; i < old_cap; i++)
         if (old[i])
-            *index_slot(ix, old[i], sharding_hash(old[i])) = old[i];
+            *index_slot(ix, old[i], interned_hash(old[i])) = old[i];
     free(old);
     return true;
 }
@@ -141,7 +146,7 @@ Sharding *module_intern_sharding(Module *m, const Sharding *s)
         arena_out_of_memory();
     if ((ix->count + 1) * 2 > ix->cap && !index_grow(ix))
         arena_out_of_memory();
-    Sharding **slot = index_slot(ix, s, sharding_hash(s));
+    Sharding **slot = index_slot(ix, s, interned_hash(s));
     if (!*slot) {
         *slot = sharding_clone(&m->arena, s);
         ix->count++;

@@ -1,5 +1,5 @@
 /* Tensor types (shape queries, printing) and the dtype table. */
-#include "shardc/io.h"
+#include "shardc/writer.h"
 #include "shardc/type.h"
 #include <stdbool.h>
 #include <string.h>
@@ -56,16 +56,24 @@ bool type_bitcast_shape(DType from, int rank, const int64_t *dims, DType to, int
     return true;
 }
 
-void type_print(FILE *out, const TensorType *t)
+void type_print_to(Writer *out, const TensorType *t)
 {
-    fputs(dtype_name(t->dtype), out);
-    fputc('[', out);
+    writer_str(out, dtype_name(t->dtype));
+    writer_char(out, '[');
     for (int i = 0; i < t->rank; i++) {
         if (i)
-            fputc(',', out);
-        io_put_int(out, (long long)t->dims[i]);
+            writer_char(out, ',');
+        writer_int(out, (long long)t->dims[i]);
     }
-    fputc(']', out);
+    writer_char(out, ']');
+}
+
+void type_print(FILE *stream, const TensorType *t)
+{
+    Writer out;
+    writer_init(&out, stream);
+    type_print_to(&out, t);
+    writer_flush(&out);
 }
 
 

@@ -4,23 +4,37 @@
  * attribute and type syntax print_attrs.c's. */
 #include <stdlib.h>
 #include <string.h>
-#include "shardc/io.h"
 #include "print_internal.h"
 #include "shardc/mlir.h"
 
 /* ---- op forms ------------------------------------------------------------ */
 
-/* mlir_op_form searches mlir_ops.def; each op asks twice (naming, then
- * printing), so the answers are looked up once per module. */
+/* mlir_op_form and mlir_op_canonical_name search mlir_ops.def; each op
+ * asks more than once (naming, then printing), so the answers are looked
+ * up once per module. */
 static void find_forms(MlirPrinter *p)
 {
-    for (int k = 0; k < OP_COUNT; k++)
+    for (int k = 0; k < OP_COUNT; k++) {
         p->forms[k] = mlir_op_form((OpKind)k);
+        p->canonical[k] = mlir_op_canonical_name((OpKind)k);
+    }
 }
 
 const MlirOpForm *mlir_form_of(const MlirPrinter *p, const Op *op)
 {
     return (unsigned)op->kind < OP_COUNT ? p->forms[op->kind] : mlir_op_form(op->kind);
+}
+
+const char *mlir_printed_canonical_name(const MlirPrinter *p, OpKind kind)
+{
+    return (unsigned)kind < OP_COUNT ? p->canonical[kind] : mlir_op_canonical_name(kind);
+}
+
+const char *mlir_printed_op_name(const MlirPrinter *p, const Op *op)
+{
+    if (op->mlir && op->mlir->op_name)
+        return op->mlir->op_name;
+    return mlir_printed_canonical_name(p, op->kind);
 }
 
 /* ---- naming ------------------------------------------------------------- */
@@ -47,13 +61,14 @@ static bool scope_taken(const MlirScope *s, const char *name)
 
 const char *mlir_scope_unique(MlirPrinter *p, MlirScope *s, const char *base)
 {
-    const char *name = base;
+    /* a free name costs one probe of s: the put says whether s had it */
+    if (!scope_taken(s->parent, base) && !symtab_put(&s->used, base, (void *)base))
+        return base;
     char buf[256];
-    while (scope_taken(s, name)) {
+    do
         snprintf(buf, sizeof buf, "%.200s_%d", base, s->next_conflict++);
-        name = buf;
-    }
-    name = arena_strdup(&p->arena, name);
+    while (scope_taken(s, buf));
+    const char *name = arena_strdup(&p->arena, buf);
     symtab_put(&s->used, name, (void *)name);
     return name;
 }
@@ -86,9 +101,9 @@ static const char *aux_name(MlirPrinter *p, MlirScope *s, const Op *op, const Ml
 {
     if (p->renumber)
         return aux->asm_name ? mlir_scope_unique(p, s, aux->asm_name) : number_name(p, "", s->next_value++);
-    char buf[256];
     const char *base = op->num_results ? op->results[0]->name : "v";
-    size_t nb = strnlen(base, 200), nr = strnlen(aux->role, sizeof buf - nb - 2);
+    size_t nb = strnlen(base, 200), nr = strnlen(aux->role, 50);
+    char *buf = ARENA_ARRAY_UNINIT(&p->arena, char, nb + nr + 2); /* the scope keeps it */
     memcpy(buf, base, nb);
     buf[nb] = '.';
     memcpy(buf + nb + 1, aux->role, nr);
@@ -125,7 +140,7 @@ static void name_op(MlirPrinter *p, MlirScope *s, const Op *op)
     }
     /* stablehlo.constant names its result %cst (floats) or %c (integers) */
     const char *asm_name = NULL;
-    if (op->kind == OP_CONSTANT && strcmp(mlir_op_name(op), "sdy.constant") != 0)
+    if (op->kind == OP_CONSTANT && strcmp(mlir_printed_op_name(p, op), "sdy.constant") != 0)
         asm_name = dtype_is_float(op->results[0]->type.dtype) ? "cst" : "c";
     if (results_grouped(p, op)) {
         const char *group = number_name(p, "", s->next_value++);
@@ -177,85 +192,80 @@ const char *mlir_visible_name(const MlirPrinter *p, const Value *v, const Block 
     return b == at ? p->names[v->id] : NULL;
 }
 
-static void piece_val(MlirPiece *b, MlirVal v)
+static void piece_val(Writer *out, MlirVal v)
 {
-    mlir_piece_add(b, "%", 1);
-    mlir_piece_str(b, v.name);
+    writer_char(out, '%');
+    writer_str(out, v.name);
     if (v.index >= 0) {
-        mlir_piece_add(b, "#", 1);
-        mlir_piece_int(b, v.index);
+        writer_char(out, '#');
+        writer_int(out, v.index);
     }
 }
 
 void mlir_print_val(MlirPrinter *p, MlirVal v)
 {
-    MlirPiece b = {.out = p->out};
-    piece_val(&b, v);
-    mlir_piece_flush(&b);
+    piece_val(p->out, v);
 }
 
 void mlir_print_vals(MlirPrinter *p, const MlirVal *v, int n)
 {
-    MlirPiece b = {.out = p->out};
     for (int i = 0; i < n; i++) {
         if (i)
-            mlir_piece_add(&b, ", ", 2);
-        piece_val(&b, v[i]);
+            writer_str(p->out, ", ");
+        piece_val(p->out, v[i]);
     }
-    mlir_piece_flush(&b);
 }
 
 void mlir_print_defs(MlirPrinter *p, const Op *op, int indent)
 {
-    io_put_spaces(p->out, indent);
+    writer_spaces(p->out, indent);
     if (!op->num_results)
         return;
     if (results_grouped(p, op)) {
-        fprintf(p->out, "%%%s:%d = ", value_name(p, op->results[0]), op->num_results);
+        writer_printf(p->out, "%%%s:%d = ", value_name(p, op->results[0]), op->num_results);
         return;
     }
-    MlirPiece b = {.out = p->out};
     for (int i = 0; i < op->num_results; i++) {
         if (i)
-            mlir_piece_add(&b, ", ", 2);
-        mlir_piece_add(&b, "%", 1);
-        mlir_piece_str(&b, value_name(p, op->results[i]));
+            writer_str(p->out, ", ");
+        writer_char(p->out, '%');
+        writer_str(p->out, value_name(p, op->results[i]));
     }
-    mlir_piece_add(&b, " = ", 3);
-    mlir_piece_flush(&b);
+    writer_str(p->out, " = ");
 }
 
 void mlir_print_aux_def(MlirPrinter *p, const Op *op, int i, int indent)
 {
     MlirVal v = mlir_aux_val(p, op, i, (TensorType){0});
-    io_put_spaces(p->out, indent);
-    fputc('%', p->out);
-    fputs(v.name, p->out);
-    fputs(" = ", p->out);
+    writer_spaces(p->out, indent);
+    writer_char(p->out, '%');
+    writer_str(p->out, v.name);
+    writer_str(p->out, " = ");
 }
 
 /* ---- blocks and regions ---------------------------------------------------- */
 
 static void print_terminator(MlirPrinter *p, const Block *b, int indent, const char *ret)
 {
-    fprintf(p->out, "%*s%s", indent, "", ret);
+    writer_spaces(p->out, indent);
+    writer_str(p->out, ret);
     if (!b->num_returns) {
-        fputc('\n', p->out);
+        writer_char(p->out, '\n');
         return;
     }
-    fputc(' ', p->out);
+    writer_char(p->out, ' ');
     for (int i = 0; i < b->num_returns; i++) {
         if (i)
-            fputs(", ", p->out);
+            writer_str(p->out, ", ");
         mlir_print_val(p, mlir_val(p, b->returns[i]));
     }
-    fputs(" : ", p->out);
+    writer_str(p->out, " : ");
     for (int i = 0; i < b->num_returns; i++) {
         if (i)
-            fputs(", ", p->out);
+            writer_str(p->out, ", ");
         mlir_print_type(p->out, &b->returns[i]->type);
     }
-    fputc('\n', p->out);
+    writer_char(p->out, '\n');
 }
 
 void mlir_print_block_ops(MlirPrinter *p, const MlirScope *s, const Block *b, int indent, const char *ret)
@@ -323,17 +333,17 @@ static void print_func_results(MlirPrinter *p, const Func *f)
                 !(x && kept_at(x->result_attrs, x->num_results, 0) && x->result_attrs[0].count);
     if (!f->num_results)
         return;
-    fputs(" -> ", p->out);
+    writer_str(p->out, " -> ");
     if (!bare)
-        fputc('(', p->out);
+        writer_char(p->out, '(');
     for (int i = 0; i < f->num_results; i++) {
-        fputs(i ? ", " : "", p->out);
+        writer_str(p->out, i ? ", " : "");
         mlir_print_type(p->out, &f->result_types[i]);
         print_value_attrs(p, f->result_shardings[i], f->result_logical ? f->result_logical[i] : NULL,
                           x ? kept_at(x->result_attrs, x->num_results, i) : NULL);
     }
     if (!bare)
-        fputc(')', p->out);
+        writer_char(p->out, ')');
 }
 
 /* ` attributes {...}` of a module or function: what was read, kept. */
@@ -344,7 +354,7 @@ static void print_kept_attributes(MlirPrinter *p, const MlirKeptAttrs *attrs)
     MlirAttrList l;
     mlir_attrs_init(&l, p, NULL);
     mlir_attrs_add_kept(&l, attrs);
-    fputs(" attributes", p->out);
+    writer_str(p->out, " attributes");
     mlir_attrs_print(&l);
 }
 
@@ -354,25 +364,25 @@ static void print_func(MlirPrinter *p, const Func *f)
     MlirScope s;
     mlir_scope_init(&s, p, NULL, NULL);
     name_args(p, &s, f->body);
-    fputs("  func.func ", p->out);
+    writer_str(p->out, "  func.func ");
     if (x && x->visibility)
-        fprintf(p->out, "%s ", x->visibility);
-    fprintf(p->out, "@%s(", f->name);
+        writer_printf(p->out, "%s ", x->visibility);
+    writer_printf(p->out, "@%s(", f->name);
     for (int i = 0; i < f->body->num_args; i++) {
         const Value *a = f->body->args[i];
-        fputs(i ? ", " : "", p->out);
+        writer_str(p->out, i ? ", " : "");
         mlir_print_val(p, mlir_val(p, a));
-        fputs(": ", p->out);
+        writer_str(p->out, ": ");
         mlir_print_type(p->out, &a->type);
         print_value_attrs(p, a->sharding, a->logical, x ? kept_at(x->arg_attrs, x->num_args, i) : NULL);
     }
-    fputc(')', p->out);
+    writer_char(p->out, ')');
     print_func_results(p, f);
     print_kept_attributes(p, x ? &x->attrs : NULL);
-    fputs(" {\n", p->out);
+    writer_str(p->out, " {\n");
     mlir_name_block(p, &s, f->body);
     mlir_print_block_ops(p, &s, f->body, 4, "return");
-    fputs("  }\n", p->out);
+    writer_str(p->out, "  }\n");
 }
 
 /* ---- the module -------------------------------------------------------------- */
@@ -381,26 +391,26 @@ static void print_func(MlirPrinter *p, const Func *f)
  * they print as the mesh op's discardable `shardc.explicit_axes`. */
 static void print_mesh(MlirPrinter *p, const Mesh *mesh)
 {
-    fprintf(p->out, "  sdy.mesh @%s = ", mesh->name);
+    writer_printf(p->out, "  sdy.mesh @%s = ", mesh->name);
     mlir_print_mesh_literal(p->out, mesh);
     int explicit = 0;
     for (int k = 0; k < mesh->num_axes; k++) {
         if (!mesh->axes[k].is_explicit)
             continue;
-        fputs(explicit++ ? ", " : " {shardc.explicit_axes = [", p->out);
+        writer_str(p->out, explicit++ ? ", " : " {shardc.explicit_axes = [");
         mlir_print_string(p->out, mesh->axes[k].name);
     }
-    fputs(explicit ? "]}\n" : "\n", p->out);
+    writer_str(p->out, explicit ? "]}\n" : "\n");
 }
 
 static void print_module_head(MlirPrinter *p, const Module *m)
 {
     const struct MlirExtra *x = m->mlir;
-    fputs("module", p->out);
+    writer_str(p->out, "module");
     if (x && x->module_name)
-        fprintf(p->out, " @%s", x->module_name);
+        writer_printf(p->out, " @%s", x->module_name);
     print_kept_attributes(p, x ? &x->attrs : NULL);
-    fputs(" {\n", p->out);
+    writer_str(p->out, " {\n");
 }
 
 /* The channel handles collectives keep (as read): the next new one is
@@ -441,21 +451,23 @@ static void find_kept_channels(MlirPrinter *p, const Module *m)
     ir_walk_module(m, &(IrWalker){.pre = kept_channel, .user = &k});
 }
 
-void mlir_print_module(FILE *out, const Module *m)
+void mlir_print_module(FILE *stream, const Module *m)
 {
-    MlirPrinter p = {.out = out, .m = m, .renumber = m->mlir != NULL, .next_channel = 1};
-    int locking = io_stream_unlocked_begin(out);
+    Writer out;
+    writer_init(&out, stream);
+    MlirPrinter p = {.out = &out, .m = m, .renumber = m->mlir != NULL, .next_channel = 1};
     arena_init(&p.arena);
     find_kept_channels(&p, m);
     find_forms(&p);
     p.names = ARENA_ARRAY(&p.arena, const char *, m->num_values + 1);
     p.aux = ARENA_ARRAY(&p.arena, const char **, m->num_ops + 1);
+    p.plans = ARENA_ARRAY(&p.arena, const void *, m->num_ops + 1);
     print_module_head(&p, m);
     for (int i = 0; i < m->num_meshes; i++)
         print_mesh(&p, m->meshes[i]);
     for (int i = 0; i < m->num_funcs; i++)
         print_func(&p, m->funcs[i]);
-    fputs("}\n", out);
-    io_stream_unlocked_end(out, locking);
+    writer_str(&out, "}\n");
+    writer_flush(&out);
     arena_free(&p.arena);
 }

@@ -4,116 +4,90 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include "shardc/io.h"
 #include "print_internal.h"
 #include "shardc/rule.h"
 
 /* MLIR's printEscapedString: printable ASCII as is, `"` and `\` escaped,
  * anything else as \XX; runs of plain characters are copied whole. */
-static void piece_string(MlirPiece *b, const char *s)
+void mlir_print_string(Writer *out, const char *s)
 {
     static const char hex[] = "0123456789ABCDEF";
-    mlir_piece_add(b, "\"", 1);
+    writer_char(out, '\"');
     for (const unsigned char *c = (const unsigned char *)s; *c;) {
         const unsigned char *run = c;
         while (*c >= 0x20 && *c < 0x7f && *c != '"' && *c != '\\')
             c++;
-        mlir_piece_add(b, (const char *)run, (size_t)(c - run));
+        writer_bytes(out, (const char *)run, (size_t)(c - run));
         if (*c == '"' || *c == '\\') {
-            mlir_piece_add(b, (const char[]){'\\', (char)*c}, 2);
+            writer_bytes(out, (const char[]){'\\', (char)*c}, 2);
             c++;
         } else if (*c) {
-            mlir_piece_add(b, (const char[]){'\\', hex[*c >> 4], hex[*c & 15]}, 3);
+            writer_bytes(out, (const char[]){'\\', hex[*c >> 4], hex[*c & 15]}, 3);
             c++;
         }
     }
-    mlir_piece_add(b, "\"", 1);
-}
-
-void mlir_print_string(FILE *out, const char *s)
-{
-    MlirPiece b = {.out = out};
-    piece_string(&b, s);
-    mlir_piece_flush(&b);
+    writer_char(out, '\"');
 }
 
 /* ---- types ---------------------------------------------------------------- */
 
-static void piece_type(MlirPiece *b, const TensorType *t)
+void mlir_print_type(Writer *out, const TensorType *t)
 {
     if (t->dtype == DT_TOKEN) {
-        mlir_piece_str(b, dtype_mlir_name(DT_TOKEN));
+        writer_str(out, dtype_mlir_name(DT_TOKEN));
         return;
     }
-    mlir_piece_add(b, "tensor<", 7);
+    writer_str(out, "tensor<");
     for (int i = 0; i < t->rank; i++) {
-        mlir_piece_int(b, (long long)t->dims[i]);
-        mlir_piece_add(b, "x", 1);
+        writer_int(out, (long long)t->dims[i]);
+        writer_char(out, 'x');
     }
-    mlir_piece_str(b, dtype_mlir_name(t->dtype));
-    mlir_piece_add(b, ">", 1);
+    writer_str(out, dtype_mlir_name(t->dtype));
+    writer_char(out, '>');
 }
 
-void mlir_print_type(FILE *out, const TensorType *t)
-{
-    MlirPiece b = {.out = out};
-    piece_type(&b, t);
-    mlir_piece_flush(&b);
-}
-
-static void piece_types(MlirPiece *b, const MlirVal *v, int n)
+static void print_types(Writer *out, const MlirVal *v, int n)
 {
     for (int i = 0; i < n; i++) {
         if (i)
-            mlir_piece_add(b, ", ", 2);
-        piece_type(b, &v[i].type);
+            writer_str(out, ", ");
+        mlir_print_type(out, &v[i].type);
     }
 }
 
-static void piece_fn_type(MlirPiece *b, const MlirVal *in, int n_in, const MlirVal *res, int n_res)
+void mlir_print_fn_type(Writer *out, const MlirVal *in, int n_in, const MlirVal *res, int n_res)
 {
-    mlir_piece_add(b, "(", 1);
-    piece_types(b, in, n_in);
-    mlir_piece_add(b, ") -> ", 5);
+    writer_char(out, '(');
+    print_types(out, in, n_in);
+    writer_str(out, ") -> ");
     if (n_res != 1)
-        mlir_piece_add(b, "(", 1);
-    piece_types(b, res, n_res);
+        writer_char(out, '(');
+    print_types(out, res, n_res);
     if (n_res != 1)
-        mlir_piece_add(b, ")", 1);
+        writer_char(out, ')');
 }
 
-void mlir_print_fn_type(FILE *out, const MlirVal *in, int n_in, const MlirVal *res, int n_res)
-{
-    MlirPiece b = {.out = out};
-    piece_fn_type(&b, in, n_in, res, n_res);
-    mlir_piece_flush(&b);
-}
-
-void mlir_print_same_type(FILE *out, const MlirVal *in, int n_in, const MlirVal *res)
+void mlir_print_same_type(Writer *out, const MlirVal *in, int n_in, const MlirVal *res)
 {
     bool same = true;
     for (int i = 0; i < n_in; i++)
         same &= type_equal(&in[i].type, &res->type);
-    MlirPiece b = {.out = out};
-    mlir_piece_add(&b, " : ", 3);
+    writer_str(out, " : ");
     if (same)
-        piece_type(&b, &res->type);
+        mlir_print_type(out, &res->type);
     else
-        piece_fn_type(&b, in, n_in, res, 1);
-    mlir_piece_flush(&b);
+        mlir_print_fn_type(out, in, n_in, res, 1);
 }
 
-void mlir_print_ints(FILE *out, const int64_t *v, int n)
+void mlir_print_ints(Writer *out, const int64_t *v, int n)
 {
-    MlirPiece b = {.out = out};
-    mlir_piece_add(&b, "[", 1);
+    writer_char(out, '[');
     for (int i = 0; i < n; i++) {
         if (i)
-            mlir_piece_add(&b, ", ", 2);
-        mlir_piece_int(&b, (long long)v[i]);
+            writer_str(out, ", ");
+        writer_int(out, (long long)v[i]);
     }
-    mlir_piece_add(&b, "]", 1);
-    mlir_piece_flush(&b);
+    writer_char(out, ']');
 }
 
 /* ---- floats ----------------------------------------------------------------- */
@@ -207,26 +181,30 @@ static void apfloat_default(char *out, double v, DType dt)
  * significant digits, padded with a zero to six decimals (`1.000000e+00`,
  * `1.000980e-01`) -- if that reads back exactly, else APFloat's default
  * form if it has a '.', else the hex bits (inf, nan, large integers). */
-void mlir_print_float(FILE *out, double v, DType dt)
+void mlir_print_float(Writer *out, double v, DType dt)
 {
     char buf[64];
     v = round_to(v, dt);
+    if (v == 0) { /* what the rest gives for zero (a reduction's identity), without printf and strtod */
+        writer_str(out, signbit(v) ? "-0.000000e+00" : "0.000000e+00");
+        return;
+    }
     if (isfinite(v)) {
         snprintf(buf, sizeof buf, "%.5e", v);
         char *e = strchr(buf, 'e');
         memmove(e + 1, e, strlen(e) + 1);
         *e = '0';
         if (reads_back(buf, v, dt)) {
-            fputs(buf, out);
+            writer_str(out, buf);
             return;
         }
         apfloat_default(buf, v, dt);
         if (strchr(buf, '.')) {
-            fputs(buf, out);
+            writer_str(out, buf);
             return;
         }
     }
-    fprintf(out, "0x%llX", float_bits(v, dt));
+    writer_printf(out, "0x%llX", float_bits(v, dt));
 }
 
 /* ---- dense constants ------------------------------------------------------------- */
@@ -268,40 +246,40 @@ static bool leaves_equal(const AttrValue *a, const AttrValue *b, DType dt)
     return leaf_int(a) == leaf_int(b);
 }
 
-static void print_leaf(FILE *out, const AttrValue *v, DType dt)
+static void print_leaf(Writer *out, const AttrValue *v, DType dt)
 {
     if (dtype_is_complex(dt)) { /* MLIR's (re,im); an IR constant's imaginary parts are 0 */
-        fputc('(', out);
+        writer_char(out, '(');
         mlir_print_float(out, leaf_float(v), dtype_complex_part(dt));
-        fputc(',', out);
+        writer_char(out, ',');
         mlir_print_float(out, 0.0, dtype_complex_part(dt));
-        fputc(')', out);
+        writer_char(out, ')');
     } else if (dtype_is_float(dt))
         mlir_print_float(out, leaf_float(v), dt);
     else if (dt == DT_BOOL)
-        fputs(leaf_int(v) ? "true" : "false", out);
+        writer_str(out, leaf_int(v) ? "true" : "false");
     else
-        fprintf(out, "%lld", (long long)leaf_int(v));
+        writer_printf(out, "%lld", (long long)leaf_int(v));
 }
 
 /* Nested lists over dims [d, rank), from leaf *next on. */
-static void print_nested(FILE *out, const Leaves *l, const TensorType *t, int d, int64_t *next)
+static void print_nested(Writer *out, const Leaves *l, const TensorType *t, int d, int64_t *next)
 {
     if (d == t->rank) {
         print_leaf(out, l->items[(*next)++], t->dtype);
         return;
     }
-    fputc('[', out);
+    writer_char(out, '[');
     for (int64_t i = 0; i < t->dims[d]; i++) {
         if (i)
-            fputs(", ", out);
+            writer_str(out, ", ");
         print_nested(out, l, t, d + 1, next);
     }
-    fputc(']', out);
+    writer_char(out, ']');
 }
 
 /* MLIR prints a constant whose elements are all equal as a splat. */
-void mlir_print_dense(FILE *out, const AttrValue *v, const TensorType *t)
+void mlir_print_dense(Writer *out, const AttrValue *v, const TensorType *t)
 {
     int64_t n = 1;
     type_num_elements(t, &n);
@@ -313,41 +291,41 @@ void mlir_print_dense(FILE *out, const AttrValue *v, const TensorType *t)
     bool splat = l.count >= 1 && n > 0;
     for (int64_t i = 1; splat && i < l.count; i++)
         splat = leaves_equal(items[0], items[i], t->dtype);
-    fputs("dense<", out);
+    writer_str(out, "dense<");
     if (splat) {
         print_leaf(out, items[0], t->dtype);
     } else if (l.count == n && n > 0) {
         int64_t next = 0;
         print_nested(out, &l, t, 0, &next);
     }
-    fputs("> : ", out);
+    writer_str(out, "> : ");
     mlir_print_type(out, t);
     free(items);
 }
 
-void mlir_print_dense_scalar(FILE *out, const AttrValue *v, DType dt)
+void mlir_print_dense_scalar(Writer *out, const AttrValue *v, DType dt)
 {
     TensorType t = {dt, 0, NULL};
     mlir_print_dense(out, v, &t);
 }
 
-void mlir_print_dense_i64(FILE *out, const int64_t *v, int64_t rows, int64_t cols)
+void mlir_print_dense_i64(Writer *out, const int64_t *v, int64_t rows, int64_t cols)
 {
     bool splat = true;
     for (int64_t i = 1; splat && i < rows * cols; i++)
         splat = v[i] == v[0];
-    fputs("dense<", out);
+    writer_str(out, "dense<");
     if (splat) {
-        fprintf(out, "%lld", (long long)v[0]);
+        writer_printf(out, "%lld", (long long)v[0]);
     } else {
-        fputc('[', out);
+        writer_char(out, '[');
         for (int64_t r = 0; r < rows; r++) {
-            fputs(r ? ", " : "", out);
+            writer_str(out, r ? ", " : "");
             mlir_print_ints(out, v + r * cols, (int)cols);
         }
-        fputc(']', out);
+        writer_char(out, ']');
     }
-    fprintf(out, "> : tensor<%lldx%lldxi64>", (long long)rows, (long long)cols);
+    writer_printf(out, "> : tensor<%lldx%lldxi64>", (long long)rows, (long long)cols);
 }
 
 /* ---- meshes and shardings ------------------------------------------------------- */
@@ -362,42 +340,35 @@ static bool is_iota(const Mesh *mesh)
 
 /* device_ids print when they are not the row-major order, and always on
  * a mesh of no axes (`<[], device_ids=[0]>`, a maximal mesh). */
-void mlir_print_mesh_literal(FILE *out, const Mesh *mesh)
+void mlir_print_mesh_literal(Writer *out, const Mesh *mesh)
 {
-    fputs("<[", out);
+    writer_str(out, "<[");
     for (int k = 0; k < mesh->num_axes; k++) {
-        fputs(k ? ", " : "", out);
+        writer_str(out, k ? ", " : "");
         mlir_print_string(out, mesh->axes[k].name);
-        fprintf(out, "=%lld", (long long)mesh->axes[k].size);
+        writer_printf(out, "=%lld", (long long)mesh->axes[k].size);
     }
-    fputc(']', out);
+    writer_char(out, ']');
     if (mesh->device_ids && (!mesh->num_axes || !is_iota(mesh))) {
-        fputs(", device_ids=", out);
+        writer_str(out, ", device_ids=");
         mlir_print_ints(out, mesh->device_ids, (int)mesh->num_devices);
     }
-    fputc('>', out);
+    writer_char(out, '>');
 }
 
-static void piece_axes(MlirPiece *b, const Mesh *mesh, const AxisRef *axes, int n)
+void mlir_print_axes(Writer *out, const Mesh *mesh, const AxisRef *axes, int n)
 {
     for (int k = 0; k < n; k++) {
         if (k)
-            mlir_piece_add(b, ", ", 2);
-        piece_string(b, mesh->axes[axes[k].axis].name);
+            writer_str(out, ", ");
+        mlir_print_string(out, mesh->axes[axes[k].axis].name);
         if (!axis_ref_is_full(mesh, axes[k])) {
-            mlir_piece_add(b, ":(", 2);
-            mlir_piece_int(b, (long long)axes[k].pre_size);
-            mlir_piece_add(b, ")", 1);
-            mlir_piece_int(b, (long long)axes[k].size);
+            writer_str(out, ":(");
+            writer_int(out, (long long)axes[k].pre_size);
+            writer_char(out, ')');
+            writer_int(out, (long long)axes[k].size);
         }
     }
-}
-
-void mlir_print_axes(FILE *out, const Mesh *mesh, const AxisRef *axes, int n)
-{
-    MlirPiece b = {.out = out};
-    piece_axes(&b, mesh, axes, n);
-    mlir_piece_flush(&b);
 }
 
 static bool module_mesh(const MlirPrinter *p, const Mesh *mesh)
@@ -411,205 +382,244 @@ static bool module_mesh(const MlirPrinter *p, const Mesh *mesh)
 static void print_mesh_ref(MlirPrinter *p, const Mesh *mesh)
 {
     if (module_mesh(p, mesh)) {
-        fputc('@', p->out);
-        fputs(mesh->name, p->out);
+        writer_char(p->out, '@');
+        writer_str(p->out, mesh->name);
     } else {
-        fputs("mesh", p->out);
+        writer_str(p->out, "mesh");
         mlir_print_mesh_literal(p->out, mesh);
     }
 }
 
 /* sdy's DimensionShardingAttr: {"a", ?}, {?}, {}, then a priority p<N>. */
-static void piece_dims(MlirPiece *b, const Sharding *s)
+static void print_dims(Writer *out, const Sharding *s)
 {
     /* A maximal mesh has no axes to shard along: sdy writes its shardings
      * `[]` whatever the rank (the importer gives them closed dims). */
     bool maximal = s->mesh->num_axes == 0 && s->mesh->device_ids;
     for (int d = 0; d < s->rank && !maximal; d++) {
         const DimSharding *dim = &s->dims[d];
-        mlir_piece_str(b, d ? ", {" : "{");
-        piece_axes(b, s->mesh, dim->axes, dim->num_axes);
+        writer_str(out, d ? ", {" : "{");
+        mlir_print_axes(out, s->mesh, dim->axes, dim->num_axes);
         if (!dim->is_closed)
-            mlir_piece_str(b, dim->num_axes ? ", ?" : "?");
-        mlir_piece_add(b, "}", 1);
+            writer_str(out, dim->num_axes ? ", ?" : "?");
+        writer_char(out, '}');
         if (dim->priority != PRIORITY_NONE) {
-            mlir_piece_add(b, "p", 1);
-            mlir_piece_int(b, dim->priority);
+            writer_char(out, 'p');
+            writer_int(out, dim->priority);
         }
     }
 }
 
-/* `<@mesh, [...]...>` into b; a mesh written inline goes out directly
- * (b flushed first, so the order holds). */
-static void piece_tensor_sharding(MlirPiece *b, MlirPrinter *p, const Sharding *s)
+/* `<@mesh, [...]...>` */
+static void print_tensor_sharding(MlirPrinter *p, const Sharding *s)
 {
+    Writer *out = p->out;
     if (module_mesh(p, s->mesh)) {
-        mlir_piece_add(b, "<@", 2);
-        mlir_piece_str(b, s->mesh->name);
+        writer_str(out, "<@");
+        writer_str(out, s->mesh->name);
     } else {
-        mlir_piece_add(b, "<", 1);
-        mlir_piece_flush(b);
+        writer_char(out, '<');
         print_mesh_ref(p, s->mesh);
     }
-    mlir_piece_add(b, ", [", 3);
-    piece_dims(b, s);
-    mlir_piece_add(b, "]", 1);
+    writer_str(out, ", [");
+    print_dims(out, s);
+    writer_char(out, ']');
     if (s->num_replicated) {
-        mlir_piece_str(b, ", replicated={");
-        piece_axes(b, s->mesh, s->replicated, s->num_replicated);
-        mlir_piece_add(b, "}", 1);
+        writer_str(out, ", replicated={");
+        mlir_print_axes(out, s->mesh, s->replicated, s->num_replicated);
+        writer_char(out, '}');
     }
     if (s->num_unreduced) {
-        mlir_piece_str(b, ", unreduced=");
-        mlir_piece_str(b, s->unreduced_op == UNREDUCED_SUM ? "" : sharding_unreduced_op_name(s->unreduced_op));
-        mlir_piece_add(b, "{", 1);
-        piece_axes(b, s->mesh, s->unreduced, s->num_unreduced);
-        mlir_piece_add(b, "}", 1);
+        writer_str(out, ", unreduced=");
+        writer_str(out, s->unreduced_op == UNREDUCED_SUM ? "" : sharding_unreduced_op_name(s->unreduced_op));
+        writer_char(out, '{');
+        mlir_print_axes(out, s->mesh, s->unreduced, s->num_unreduced);
+        writer_char(out, '}');
     }
-    mlir_piece_add(b, ">", 1);
+    writer_char(out, '>');
 }
 
+static MlirShardingText *sharding_text_slot(MlirPrinter *p, const Sharding *s, uint64_t hash)
+{
+    size_t mask = (size_t)p->sharding_texts_cap - 1;
+    size_t i = (size_t)hash & mask;
+    while (p->sharding_texts[i].sharding &&
+           !(p->sharding_texts[i].hash == hash && sharding_equal(p->sharding_texts[i].sharding, s)))
+        i = (i + 1) & mask;
+    return &p->sharding_texts[i];
+}
+
+static void grow_sharding_texts(MlirPrinter *p)
+{
+    MlirShardingText *old = p->sharding_texts;
+    int old_cap = p->sharding_texts_cap;
+    p->sharding_texts_cap = old_cap ? old_cap * 2 : 64;
+    p->sharding_texts = ARENA_ARRAY(&p->arena, MlirShardingText, p->sharding_texts_cap);
+    for (int i = 0; i < old_cap; i++)
+        if (old[i].sharding)
+            *sharding_text_slot(p, old[i].sharding, old[i].hash) = old[i];
+}
+
+/* A module's values share a few distinct shardings: each is printed once
+ * and its text copied for every equal one after (printing them was a
+ * sixth of printing MLIR). Its text depends on nothing else: the mesh's
+ * name or literal is the module's. */
 void mlir_print_tensor_sharding(MlirPrinter *p, const Sharding *s)
 {
-    MlirPiece b = {.out = p->out};
-    piece_tensor_sharding(&b, p, s);
-    mlir_piece_flush(&b);
+    if ((p->num_sharding_texts + 1) * 2 > p->sharding_texts_cap)
+        grow_sharding_texts(p);
+    uint64_t hash = sharding_hash(s);
+    MlirShardingText *kept = sharding_text_slot(p, s, hash);
+    if (kept->sharding) {
+        writer_bytes(p->out, kept->text, kept->len);
+        return;
+    }
+    WriterMark mark = writer_mark(p->out);
+    print_tensor_sharding(p, s);
+    size_t n;
+    const char *text = writer_since(p->out, mark, &n);
+    if (!text) /* a flush came between: kept the next time */
+        return;
+    char *copy = ARENA_ARRAY_UNINIT(&p->arena, char, n + 1);
+    memcpy(copy, text, n);
+    *kept = (MlirShardingText){s, hash, copy, n};
+    p->num_sharding_texts++;
 }
 
 void mlir_print_open_sharding(MlirPrinter *p, const Mesh *mesh, int rank)
 {
-    fputc('<', p->out);
+    writer_char(p->out, '<');
     print_mesh_ref(p, mesh);
-    fputs(", [", p->out);
+    writer_str(p->out, ", [");
     for (int d = 0; d < rank; d++)
-        fputs(d ? ", {?}" : "{?}", p->out);
-    fputs("]>", p->out);
+        writer_str(p->out, d ? ", {?}" : "{?}");
+    writer_str(p->out, "]>");
 }
 
 static void print_closed_sharding(MlirPrinter *p, const Mesh *mesh, int rank)
 {
-    fputc('<', p->out);
+    writer_char(p->out, '<');
     print_mesh_ref(p, mesh);
-    fputs(", [", p->out);
+    writer_str(p->out, ", [");
     for (int d = 0; d < rank; d++)
-        fputs(d ? ", {}" : "{}", p->out);
-    fputs("]>", p->out);
+        writer_str(p->out, d ? ", {}" : "{}");
+    writer_str(p->out, "]>");
 }
 
 /* #sdy.sharding_per_value of an op's results; a result with no sharding
  * is fully open on the mesh of the others (read from MLIR, where sdy_opt
  * gives such results a closed replicated sharding: fully closed). */
-static void piece_result_shardings(MlirPiece *b, MlirPrinter *p, const Op *op)
+static void print_result_shardings(MlirPrinter *p, const Op *op)
 {
+    Writer *out = p->out;
     const Mesh *mesh = NULL;
     for (int i = 0; i < op->num_results && !mesh; i++)
         if (op->results[i]->sharding)
             mesh = op->results[i]->sharding->mesh;
-    mlir_piece_str(b, "#sdy.sharding_per_value<[");
+    writer_str(out, "#sdy.sharding_per_value<[");
     for (int i = 0; i < op->num_results; i++) {
         const Value *r = op->results[i];
         if (i)
-            mlir_piece_add(b, ", ", 2);
+            writer_str(out, ", ");
         if (r->sharding) {
-            piece_tensor_sharding(b, p, r->sharding);
+            mlir_print_tensor_sharding(p, r->sharding);
             continue;
         }
-        mlir_piece_flush(b);
         if (p->renumber)
             print_closed_sharding(p, mesh, r->type.rank);
         else
             mlir_print_open_sharding(p, mesh, r->type.rank);
     }
-    mlir_piece_add(b, "]>", 2);
+    writer_str(out, "]>");
 }
 
 /* ---- attribute values ------------------------------------------------------------ */
 
-static void print_string_list(FILE *out, const AttrValue *v)
+static void print_string_list(Writer *out, const AttrValue *v)
 {
-    fputc('[', out);
+    writer_char(out, '[');
     for (int i = 0; v->kind == ATTR_ARRAY && i < v->u.array.count; i++) {
         const AttrValue *item = v->u.array.items[i];
-        fputs(i ? ", " : "", out);
+        writer_str(out, i ? ", " : "");
         mlir_print_string(out, item->kind == ATTR_STRING ? item->u.s : "");
     }
-    fputc(']', out);
+    writer_char(out, ']');
 }
 
 static void print_generic_value(MlirPrinter *p, const AttrValue *v, DType dt);
 
 static void print_dict(MlirPrinter *p, const AttrValue *v)
 {
-    fputc('{', p->out);
+    writer_char(p->out, '{');
     for (int i = 0; i < v->u.dict.count; i++) {
-        fputs(i ? ", " : "", p->out);
-        fputs(v->u.dict.items[i].name, p->out);
-        fputs(" = ", p->out);
+        writer_str(p->out, i ? ", " : "");
+        writer_str(p->out, v->u.dict.items[i].name);
+        writer_str(p->out, " = ");
         print_generic_value(p, v->u.dict.items[i].value, DT_I64);
     }
-    fputc('}', p->out);
+    writer_char(p->out, '}');
 }
 
 /* A value by its own kind: numbers typed as dt (i64 where nothing says). */
 static void print_generic_value(MlirPrinter *p, const AttrValue *v, DType dt)
 {
-    FILE *out = p->out;
+    Writer *out = p->out;
     dt = dtype_complex_part(dt); /* a complex full's value: its real part */
     switch (v->kind) {
     case ATTR_INT:
         if (dtype_is_float(dt))
             mlir_print_float(out, (double)v->u.i, dt);
         else
-            io_put_int(out, (long long)v->u.i);
-        fputs(" : ", out);
-        fputs(dtype_mlir_name(dt == DT_BOOL ? DT_I64 : dt), out);
+            writer_int(out, (long long)v->u.i);
+        writer_str(out, " : ");
+        writer_str(out, dtype_mlir_name(dt == DT_BOOL ? DT_I64 : dt));
         break;
     case ATTR_FLOAT:
         mlir_print_float(out, v->u.f, dtype_is_float(dt) ? dt : DT_F64);
-        fputs(" : ", out);
-        fputs(dtype_mlir_name(dtype_is_float(dt) ? dt : DT_F64), out);
+        writer_str(out, " : ");
+        writer_str(out, dtype_mlir_name(dtype_is_float(dt) ? dt : DT_F64));
         break;
-    case ATTR_BOOL: fputs(v->u.b ? "true" : "false", out); break;
+    case ATTR_BOOL: writer_str(out, v->u.b ? "true" : "false"); break;
     case ATTR_STRING: mlir_print_string(out, v->u.s); break;
-    case ATTR_SYMBOL: fputc('@', out); fputs(v->u.s, out); break;
+    case ATTR_SYMBOL: writer_char(out, '@'); writer_str(out, v->u.s); break;
     case ATTR_SHARDING:
-        fputs("#sdy.sharding", out);
+        writer_str(out, "#sdy.sharding");
         mlir_print_tensor_sharding(p, v->u.sharding);
         break;
     case ATTR_DICT: print_dict(p, v); break;
     case ATTR_ARRAY:
-        fputc('[', out);
+        writer_char(out, '[');
         for (int i = 0; i < v->u.array.count; i++) {
-            fputs(i ? ", " : "", out);
+            writer_str(out, i ? ", " : "");
             print_generic_value(p, v->u.array.items[i], dt);
         }
-        fputc(']', out);
+        writer_char(out, ']');
         break;
     }
 }
 
-static void print_int_array(FILE *out, const AttrValue *v)
+static void print_int_array(Writer *out, const AttrValue *v)
 {
     int64_t ints[SHARDC_MAX_RANK];
     int n = attr_int_array(v, ints, SHARDC_MAX_RANK);
-    fputs("array<i64", out);
+    writer_str(out, "array<i64");
     for (int i = 0; i < n; i++) {
-        fputs(i ? ", " : ": ", out);
-        io_put_int(out, (long long)ints[i]);
+        writer_str(out, i ? ", " : ": ");
+        writer_int(out, (long long)ints[i]);
     }
-    fputc('>', out);
+    writer_char(out, '>');
 }
 
 static void print_shardings_value(MlirPrinter *p, const AttrValue *v)
 {
-    fputs("#sdy.sharding_per_value<[", p->out);
+    writer_str(p->out, "#sdy.sharding_per_value<[");
     for (int i = 0; v->kind == ATTR_ARRAY && i < v->u.array.count; i++) {
         const AttrValue *item = v->u.array.items[i];
-        fputs(i ? ", " : "", p->out);
+        writer_str(p->out, i ? ", " : "");
         if (item->kind == ATTR_SHARDING)
             mlir_print_tensor_sharding(p, item->u.sharding);
     }
-    fputs("]>", p->out);
+    writer_str(p->out, "]>");
 }
 
 /* The op's attribute in MLIR syntax, as ops.def types it: INT `3 : i64`,
@@ -668,42 +678,35 @@ void mlir_attrs_add_kept(MlirAttrList *l, const MlirKeptAttrs *kept)
                        &kept->items[i]);
 }
 
-/* `name = value` into b; the values not built in pieces go out directly,
- * after b is flushed. */
-static void print_item(MlirAttrList *l, const MlirAttrItem *it, MlirPiece *b)
+/* `name = value` (`name` alone for a unit attribute). */
+static void print_item(MlirAttrList *l, const MlirAttrItem *it)
 {
-    FILE *out = l->p->out;
-    mlir_piece_str(b, it->name);
+    Writer *out = l->p->out;
+    writer_str(out, it->name);
     if (it->kind == MLIR_ITEM_UNIT)
         return;
-    mlir_piece_add(b, " = ", 3);
+    writer_str(out, " = ");
     switch (it->kind) {
     case MLIR_ITEM_SHARDING:
-        mlir_piece_str(b, "#sdy.sharding");
-        piece_tensor_sharding(b, l->p, it->ptr);
-        return;
-    case MLIR_ITEM_SHARDINGS: piece_result_shardings(b, l->p, it->ptr); return;
-    case MLIR_ITEM_KEPT: mlir_piece_str(b, ((const MlirKeptAttr *)it->ptr)->text); return;
-    default: mlir_piece_flush(b); break;
-    }
-    switch (it->kind) {
-    case MLIR_ITEM_RULE: rule_print_sdy(out, it->ptr); break;
+        writer_str(out, "#sdy.sharding");
+        mlir_print_tensor_sharding(l->p, it->ptr);
+        break;
+    case MLIR_ITEM_SHARDINGS: print_result_shardings(l->p, it->ptr); break;
+    case MLIR_ITEM_KEPT: writer_str(out, ((const MlirKeptAttr *)it->ptr)->text); break;
+    case MLIR_ITEM_RULE: rule_print_sdy(writer_stream(out), it->ptr); break;
     case MLIR_ITEM_LOGICAL: {
         const LogicalAxes *names = it->ptr;
-        fputc('[', out);
+        writer_char(out, '[');
         for (int d = 0; d < names->rank; d++) {
-            fputs(d ? ", " : "", out);
+            writer_str(out, d ? ", " : "");
             mlir_print_string(out, names->names[d]);
         }
-        fputc(']', out);
+        writer_char(out, ']');
         break;
     }
     case MLIR_ITEM_OP_ATTR: mlir_print_attr_value(l->p, l->op, it->ptr); break;
     case MLIR_ITEM_STRING: mlir_print_string(out, it->ptr); break;
-    case MLIR_ITEM_SYMBOL: fputc('@', out); fputs(it->ptr, out); break;
-    case MLIR_ITEM_KEPT:
-    case MLIR_ITEM_SHARDING:
-    case MLIR_ITEM_SHARDINGS:
+    case MLIR_ITEM_SYMBOL: writer_char(out, '@'); writer_str(out, it->ptr); break;
     case MLIR_ITEM_UNIT: break; /* written above */
     }
 }
@@ -726,17 +729,15 @@ void mlir_attrs_print_in(MlirAttrList *l, const char *open, const char *close)
     }
     if (!l->count)
         return;
-    MlirPiece b = {.out = l->p->out};
-    mlir_piece_str(&b, open);
+    writer_str(l->p->out, open);
     for (int i = 0; i < l->count; i++) {
         if (i && strcmp(l->items[i - 1].name, l->items[i].name) == 0)
             continue;
         if (i)
-            mlir_piece_add(&b, ", ", 2);
-        print_item(l, &l->items[i], &b);
+            writer_str(l->p->out, ", ");
+        print_item(l, &l->items[i]);
     }
-    mlir_piece_str(&b, close);
-    mlir_piece_flush(&b);
+    writer_str(l->p->out, close);
 }
 
 static bool is_consumed(const AttrKey *consumed, AttrKey key)
@@ -790,10 +791,10 @@ void mlir_print_op_attrs(MlirPrinter *p, const Op *op, const MlirAttrOpts *opts)
         mlir_attrs_add(&l, "callee", MLIR_ITEM_SYMBOL, op->callee);
     for (const MlirKeptAttr *e = opts->extra; e && e->name; e++)
         mlir_attrs_add(&l, e->name, MLIR_ITEM_KEPT, e);
-    mlir_attrs_print(&l);
+    mlir_attrs_print_in(&l, opts->open ? opts->open : " {", "}");
 }
 
 void mlir_print_marker(MlirPrinter *p, const char *marker)
 {
-    fprintf(p->out, " {%s}", marker);
+    writer_printf(p->out, " {%s}", marker);
 }

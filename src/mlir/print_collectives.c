@@ -77,7 +77,7 @@ static bool resolve(const MlirPrinter *p, const Op *op, Collective *c)
 
 static bool untiled(const Op *op) { return !op_attr_bool(op, ATTR_KEY_TILED); }
 
-int mlir_plan_collective(const MlirPrinter *p, const Op *op, MlirAux *aux)
+int mlir_plan_collective(MlirPrinter *p, const Op *op, MlirAux *aux)
 {
     Collective c;
     if (!resolve(p, op, &c) || !untiled(op))
@@ -195,9 +195,9 @@ static void print_channel(MlirPrinter *p, const Op *op)
 {
     const char *kept = kept_channel(op);
     if (kept && !p->channel_repeats[op->id])
-        fprintf(p->out, "channel_handle = %s", kept);
+        writer_printf(p->out, "channel_handle = %s", kept);
     else
-        fprintf(p->out, "channel_handle = #stablehlo.channel_handle<handle = %lld, type = 1>",
+        writer_printf(p->out, "channel_handle = #stablehlo.channel_handle<handle = %lld, type = 1>",
                 (long long)p->next_channel++);
 }
 
@@ -205,10 +205,11 @@ static void print_channel(MlirPrinter *p, const Op *op)
  * convert-global-to-local writes with enable-rgv3): whole axes only. */
 static void print_mesh_axes_groups(MlirPrinter *p, const Collective *c)
 {
-    fprintf(p->out, "replica_groups = #stablehlo.replica_group_mesh_axes<mesh = @%s, axes = [", c->mesh->name);
+    writer_printf(p->out, "replica_groups = #stablehlo.replica_group_mesh_axes<mesh = @%s, axes = [", c->mesh->name);
     for (int i = 0; i < c->num_axes; i++)
-        fprintf(p->out, "%s#stablehlo.axis_ref<name = \"%s\">", i ? ", " : "", c->mesh->axes[c->axes[i].axis].name);
-    fputs("]>", p->out);
+        writer_printf(p->out, "%s#stablehlo.axis_ref<name = \"%s\">", i ? ", " : "",
+                      c->mesh->axes[c->axes[i].axis].name);
+    writer_str(p->out, "]>");
 }
 
 static void print_groups(MlirPrinter *p, const Collective *c)
@@ -219,7 +220,7 @@ static void print_groups(MlirPrinter *p, const Collective *c)
     }
     int64_t num_groups, size;
     const int64_t *groups = replica_groups(p, c, &num_groups, &size);
-    fputs("replica_groups = ", p->out);
+    writer_str(p->out, "replica_groups = ");
     mlir_print_dense_i64(p->out, groups, num_groups, size);
 }
 
@@ -228,9 +229,9 @@ static void print_groups(MlirPrinter *p, const Collective *c)
  * the caller closes them. */
 static void open_collective(MlirPrinter *p, const char *name, MlirVal def, MlirVal x, int indent)
 {
-    fprintf(p->out, "%*s%%%s = \"stablehlo.%s\"(", indent, "", def.name, name);
+    writer_printf(p->out, "%*s%%%s = \"stablehlo.%s\"(", indent, "", def.name, name);
     mlir_print_val(p, x);
-    fputs(") <{", p->out);
+    writer_str(p->out, ") <{");
 }
 
 /* The reducer region `({ ^bb0(%a: tensor<f32>, %b: tensor<f32>): ... })`,
@@ -242,9 +243,9 @@ static void print_reducer(MlirPrinter *p, const char *body, DType dt, int indent
     const char *a = mlir_scope_arg(p, &s, "lhs"), *b = mlir_scope_arg(p, &s, "rhs");
     const char *r = mlir_scope_value(p, &s, "reduced");
     const char *t = dtype_mlir_name(dt);
-    fprintf(p->out, " ({\n%*s^bb0(%%%s: tensor<%s>, %%%s: tensor<%s>):\n", indent, "", a, t, b, t);
-    fprintf(p->out, "%*s%%%s = %s %%%s, %%%s : tensor<%s>\n", indent + 2, "", r, body, a, b, t);
-    fprintf(p->out, "%*sstablehlo.return %%%s : tensor<%s>\n%*s})", indent + 2, "", r, t, indent, "");
+    writer_printf(p->out, " ({\n%*s^bb0(%%%s: tensor<%s>, %%%s: tensor<%s>):\n", indent, "", a, t, b, t);
+    writer_printf(p->out, "%*s%%%s = %s %%%s, %%%s : tensor<%s>\n", indent + 2, "", r, body, a, b, t);
+    writer_printf(p->out, "%*sstablehlo.return %%%s : tensor<%s>\n%*s})", indent + 2, "", r, t, indent, "");
 }
 
 /* ` {attrs} : (x) -> r` and the newline; the attributes only on the op
@@ -266,9 +267,9 @@ static void close_line(MlirPrinter *p, const Op *op, MlirVal x, MlirVal r, bool 
         mlir_print_op_attrs(p, op, &(MlirAttrOpts){
             .consumed = op_attr_find(op, ATTR_KEY_MESH_AXES_GROUPS) ? consumed_mesh : consumed,
             .skip_kept = spelled});
-    fputs(" : ", p->out);
+    writer_str(p->out, " : ");
     mlir_print_fn_type(p->out, &x, 1, &r, 1);
-    fputc('\n', p->out);
+    writer_char(p->out, '\n');
 }
 
 /* The value an op line defines: the op's result when final, else made-up
@@ -281,7 +282,7 @@ static MlirVal line_def(MlirPrinter *p, const Op *op, bool final, int k, TensorT
 /* A reshape JAX puts around an untiled collective. */
 static MlirVal emit_reshape(MlirPrinter *p, const Op *op, MlirVal x, MlirVal r, int indent, bool final)
 {
-    fprintf(p->out, "%*s%%%s = stablehlo.reshape ", indent, "", r.name);
+    writer_printf(p->out, "%*s%%%s = stablehlo.reshape ", indent, "", r.name);
     mlir_print_val(p, x);
     close_line(p, op, x, r, final);
     return r;
@@ -302,9 +303,9 @@ static void emit_all_reduce(MlirPrinter *p, const Op *op, const Collective *c, i
     MlirVal x = mlir_val(p, op->operands[0]), r = mlir_val(p, op->results[0]);
     open_collective(p, "all_reduce", r, x, indent);
     print_channel(p, op);
-    fputs(", ", p->out);
+    writer_str(p->out, ", ");
     print_groups(p, c);
-    fputs(", use_global_device_ids}>", p->out);
+    writer_str(p->out, ", use_global_device_ids}>");
     print_reducer(p, c->body, x.type.dtype, indent);
     close_line(p, op, x, r, true);
 }
@@ -318,19 +319,19 @@ static void emit_all_gather(MlirPrinter *p, const Op *op, const Collective *c, i
         int64_t dims[SHARDC_MAX_RANK];
         for (int d = 0; d < x.type.rank; d++)
             dims[d] = d < axis ? d : d + 1;
-        fprintf(p->out, "%*s%%%s = stablehlo.broadcast_in_dim ", indent, "", b.name);
+        writer_printf(p->out, "%*s%%%s = stablehlo.broadcast_in_dim ", indent, "", b.name);
         mlir_print_val(p, x);
-        fputs(", dims = ", p->out);
+        writer_str(p->out, ", dims = ");
         mlir_print_ints(p->out, dims, x.type.rank);
         close_line(p, op, x, b, false);
         x = b;
     }
     open_collective(p, "all_gather", r, x, indent);
-    fprintf(p->out, "all_gather_dim = %lld : i64, ", (long long)axis);
+    writer_printf(p->out, "all_gather_dim = %lld : i64, ", (long long)axis);
     print_channel(p, op);
-    fputs(", ", p->out);
+    writer_str(p->out, ", ");
     print_groups(p, c);
-    fputs(", use_global_device_ids}>", p->out);
+    writer_str(p->out, ", use_global_device_ids}>");
     close_line(p, op, x, r, true);
 }
 
@@ -343,9 +344,9 @@ static void emit_reduce_scatter(MlirPrinter *p, const Op *op, const Collective *
     MlirVal r = line_def(p, op, !stacked, 0, with_dim(p, &x.type, dim, size, false));
     open_collective(p, "reduce_scatter", r, x, indent);
     print_channel(p, op);
-    fputs(", ", p->out);
+    writer_str(p->out, ", ");
     print_groups(p, c);
-    fprintf(p->out, ", scatter_dimension = %lld : i64, use_global_device_ids}>", (long long)dim);
+    writer_printf(p->out, ", scatter_dimension = %lld : i64, use_global_device_ids}>", (long long)dim);
     print_reducer(p, c->body, x.type.dtype, indent);
     close_line(p, op, x, r, !stacked);
     if (stacked)
@@ -368,9 +369,9 @@ static void emit_all_to_all(MlirPrinter *p, const Op *op, const Collective *c, i
     MlirVal r = line_def(p, op, !stacked, 1, t);
     open_collective(p, "all_to_all", r, x, indent);
     print_channel(p, op);
-    fprintf(p->out, ", concat_dimension = %lld : i64, ", (long long)concat);
+    writer_printf(p->out, ", concat_dimension = %lld : i64, ", (long long)concat);
     print_groups(p, c);
-    fprintf(p->out, ", split_count = %lld : i64, split_dimension = %lld : i64}>", (long long)n, (long long)split);
+    writer_printf(p->out, ", split_count = %lld : i64, split_dimension = %lld : i64}>", (long long)n, (long long)split);
     close_line(p, op, x, r, !stacked);
     if (stacked)
         emit_reshape(p, op, r, mlir_val(p, op->results[0]), indent, true);
@@ -384,12 +385,12 @@ static void emit_permute(MlirPrinter *p, const Op *op, const Collective *c, int 
                                                    : permute_pairs(p, op, c, &num_pairs);
     open_collective(p, "collective_permute", r, x, indent);
     print_channel(p, op);
-    fputs(", source_target_pairs = ", p->out);
+    writer_str(p->out, ", source_target_pairs = ");
     if (num_pairs)
         mlir_print_dense_i64(p->out, pairs, num_pairs, 2);
     else
-        fputs("dense<> : tensor<0x2xi64>", p->out);
-    fputs("}>", p->out);
+        writer_str(p->out, "dense<> : tensor<0x2xi64>");
+    writer_str(p->out, "}>");
     close_line(p, op, x, r, true);
 }
 
@@ -408,11 +409,11 @@ static bool global_view(const Op *op)
 static void sdy_operand_and_out_sharding(MlirPrinter *p, const Op *op)
 {
     mlir_print_val(p, mlir_val(p, op->operands[0]));
-    fputs(" out_sharding=", p->out);
+    writer_str(p->out, " out_sharding=");
     mlir_print_tensor_sharding(p, op->results[0]->sharding);
-    fputs(" : ", p->out);
+    writer_str(p->out, " : ");
     mlir_print_type(p->out, &op->results[0]->type);
-    fputc('\n', p->out);
+    writer_char(p->out, '\n');
 }
 
 /* `sdy.all_reduce [max] {"b"} %x out_sharding=<@m, [...]> : tensor<...>`,
@@ -421,10 +422,10 @@ static void emit_sdy_all_reduce(MlirPrinter *p, const Op *op, const Collective *
 {
     const char *r = op->kind == OP_ALL_REDUCE ? op_attr_string(op, ATTR_KEY_REDUCTION) : NULL;
     mlir_print_defs(p, op, indent);
-    fprintf(p->out, "sdy.%s %s%s{", op->kind == OP_ALL_REDUCE ? "all_reduce" : "replicated_to_unreduced",
+    writer_printf(p->out, "sdy.%s %s%s{", op->kind == OP_ALL_REDUCE ? "all_reduce" : "replicated_to_unreduced",
             r && strcmp(r, "sum") ? r : "", r && strcmp(r, "sum") ? " " : "");
     mlir_print_axes(p->out, c->mesh, c->axes, c->num_axes);
-    fputs("} ", p->out);
+    writer_str(p->out, "} ");
     sdy_operand_and_out_sharding(p, op);
 }
 
@@ -456,17 +457,17 @@ static void emit_sdy_collective(MlirPrinter *p, const Op *op, const Sharding *ax
     const AttrValue *dims = op_attr_get(op, ATTR_KEY_DIMS);
     mlir_print_defs(p, op, indent);
     const char *r = op->kind == OP_REDUCE_SCATTER ? op_attr_string(op, ATTR_KEY_REDUCTION) : NULL;
-    fprintf(p->out, "sdy.%s %s%s", sdy_collective_name(op->kind), r && strcmp(r, "sum") ? r : "",
+    writer_printf(p->out, "sdy.%s %s%s", sdy_collective_name(op->kind), r && strcmp(r, "sum") ? r : "",
             r && strcmp(r, "sum") ? " " : "");
     for (int d = 0; op->kind != OP_COLLECTIVE_PERMUTE && d < axes->rank; d++) {
-        fputs(d ? ", {" : "[{", p->out);
+        writer_str(p->out, d ? ", {" : "[{");
         mlir_print_axes(p->out, axes->mesh, axes->dims[d].axes, axes->dims[d].num_axes);
-        fputc('}', p->out);
+        writer_char(p->out, '}');
         if (dims && dims->kind == ATTR_ARRAY && 2 * d + 1 < dims->u.array.count)
-            fprintf(p->out, ": %lld->%lld", (long long)dims->u.array.items[2 * d]->u.i,
+            writer_printf(p->out, ": %lld->%lld", (long long)dims->u.array.items[2 * d]->u.i,
                     (long long)dims->u.array.items[2 * d + 1]->u.i);
     }
-    fputs(op->kind != OP_COLLECTIVE_PERMUTE ? "] " : "", p->out);
+    writer_str(p->out, op->kind != OP_COLLECTIVE_PERMUTE ? "] " : "");
     sdy_operand_and_out_sharding(p, op);
 }
 
@@ -575,9 +576,9 @@ void mlir_emit_group_collective(MlirPrinter *p, const Op *op, int indent)
     for (int i = 0; i < op->num_results; i++)
         res[i] = mlir_val(p, op->results[i]);
     mlir_print_defs(p, op, indent);
-    fprintf(p->out, "\"stablehlo.%s\"(", group_op_name(op->kind));
+    writer_printf(p->out, "\"stablehlo.%s\"(", group_op_name(op->kind));
     mlir_print_vals(p, in, op->num_operands);
-    fputc(')', p->out);
+    writer_char(p->out, ')');
     print_group_props(p, op);
     if (op->kind == OP_GROUP_ALL_REDUCE || op->kind == OP_GROUP_REDUCE_SCATTER) {
         const char *r = op_attr_string(op, ATTR_KEY_REDUCTION);
@@ -586,7 +587,7 @@ void mlir_emit_group_collective(MlirPrinter *p, const Op *op, int indent)
         print_reducer(p, mlir_reduce_body(by, dt), dt, indent);
     }
     mlir_print_op_attrs(p, op, &(MlirAttrOpts){.consumed = consumed, .skip_kept = group_kept_props});
-    fputs(" : ", p->out);
+    writer_str(p->out, " : ");
     mlir_print_fn_type(p->out, in, op->num_operands, res, op->num_results);
-    fputc('\n', p->out);
+    writer_char(p->out, '\n');
 }

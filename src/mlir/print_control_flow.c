@@ -20,7 +20,7 @@
 static void print_types(MlirPrinter *p, Value *const *v, int n)
 {
     for (int i = 0; i < n; i++) {
-        fputs(i ? ", " : "", p->out);
+        writer_str(p->out, i ? ", " : "");
         mlir_print_type(p->out, &v[i]->type);
     }
 }
@@ -28,7 +28,7 @@ static void print_types(MlirPrinter *p, Value *const *v, int n)
 static void print_operands(MlirPrinter *p, const Op *op)
 {
     for (int i = 0; i < op->num_operands; i++) {
-        fputs(i ? ", " : "", p->out);
+        writer_str(p->out, i ? ", " : "");
         mlir_print_val(p, mlir_val(p, op->operands[i]));
     }
 }
@@ -36,41 +36,22 @@ static void print_operands(MlirPrinter *p, const Op *op)
 /* ` : (operand types) -> result types` and the line's end. */
 static void print_fn_types(MlirPrinter *p, const Op *op)
 {
-    fputs(" : (", p->out);
+    writer_str(p->out, " : (");
     print_types(p, op->operands, op->num_operands);
-    fputs(") -> ", p->out);
+    writer_str(p->out, ") -> ");
     if (op->num_results != 1)
-        fputc('(', p->out);
+        writer_char(p->out, '(');
     print_types(p, op->results, op->num_results);
     if (op->num_results != 1)
-        fputc(')', p->out);
-    fputc('\n', p->out);
-}
-
-/* The op's attribute dict after `keyword` (` attributes {...}`), or
- * nothing if it has none. */
-static void print_attrs_with_keyword(MlirPrinter *p, const Op *op, const char *keyword)
-{
-    char *text = NULL;
-    size_t len = 0;
-    FILE *mem = open_memstream(&text, &len);
-    if (!mem)
-        return;
-    FILE *out = p->out;
-    p->out = mem;
-    mlir_print_op_attrs(p, op, &(MlirAttrOpts){0});
-    fclose(mem);
-    p->out = out;
-    if (len)
-        fprintf(out, "%s%s", keyword, text);
-    free(text);
+        writer_char(p->out, ')');
+    writer_char(p->out, '\n');
 }
 
 /* A region's block: its ops and `stablehlo.return`, named in scope s. */
 static void print_region(MlirPrinter *p, MlirScope *s, const Block *b, int indent)
 {
     mlir_print_block_ops(p, s, b, indent + 2, "stablehlo.return");
-    fprintf(p->out, "%*s}", indent, "");
+    writer_printf(p->out, "%*s}", indent, "");
 }
 
 static void emit_while(MlirPrinter *p, const Op *op, int indent)
@@ -80,23 +61,23 @@ static void emit_while(MlirPrinter *p, const Op *op, int indent)
     mlir_region_open_iter(p, &cond, c, b);
     mlir_region_open_iter(p, &body, b, b);
     mlir_print_defs(p, op, indent);
-    fputs("stablehlo.while(", p->out);
+    writer_str(p->out, "stablehlo.while(");
     for (int i = 0; i < op->num_operands && i < b->num_args; i++) {
-        fputs(i ? ", " : "", p->out);
+        writer_str(p->out, i ? ", " : "");
         mlir_print_val(p, mlir_val(p, b->args[i]));
-        fputs(" = ", p->out);
+        writer_str(p->out, " = ");
         mlir_print_val(p, mlir_val(p, op->operands[i]));
     }
-    fputc(')', p->out);
+    writer_char(p->out, ')');
     if (op->num_operands)
-        fputs(" : ", p->out);
+        writer_str(p->out, " : ");
     print_types(p, op->operands, op->num_operands);
-    print_attrs_with_keyword(p, op, " attributes");
-    fprintf(p->out, "\n%*s cond {\n", indent, "");
+    mlir_print_op_attrs(p, op, &(MlirAttrOpts){.open = " attributes {"});
+    writer_printf(p->out, "\n%*s cond {\n", indent, "");
     print_region(p, &cond, c, indent);
-    fputs(" do {\n", p->out);
+    writer_str(p->out, " do {\n");
     print_region(p, &body, b, indent);
-    fputc('\n', p->out);
+    writer_char(p->out, '\n');
 }
 
 static void emit_case(MlirPrinter *p, const Op *op, int indent)
@@ -107,15 +88,15 @@ static void emit_case(MlirPrinter *p, const Op *op, int indent)
     for (int k = 0; k < op->num_regions; k++)
         mlir_region_open(p, &scopes[k], op->regions[k], false);
     mlir_print_defs(p, op, indent);
-    fprintf(p->out, "\"%s\"(", name);
+    writer_printf(p->out, "\"%s\"(", name);
     print_operands(p, op);
-    fputs(") (", p->out);
+    writer_str(p->out, ") (");
     for (int j = 0; j < op->num_regions; j++) {
         int k = is_if ? op->num_regions - 1 - j : j;
-        fputs(j ? ", {\n" : "{\n", p->out);
+        writer_str(p->out, j ? ", {\n" : "{\n");
         print_region(p, &scopes[k], op->regions[k], indent);
     }
-    fputc(')', p->out);
+    writer_char(p->out, ')');
     mlir_print_op_attrs(p, op, &(MlirAttrOpts){0});
     print_fn_types(p, op);
 }
@@ -123,13 +104,13 @@ static void emit_case(MlirPrinter *p, const Op *op, int indent)
 static void emit_barrier(MlirPrinter *p, const Op *op, int indent)
 {
     mlir_print_defs(p, op, indent);
-    fputs("stablehlo.optimization_barrier", p->out);
+    writer_str(p->out, "stablehlo.optimization_barrier");
     mlir_print_op_attrs(p, op, &(MlirAttrOpts){0});
-    fputc(' ', p->out);
+    writer_char(p->out, ' ');
     print_operands(p, op);
-    fputs(" : ", p->out);
+    writer_str(p->out, " : ");
     print_types(p, op->operands, op->num_operands);
-    fputc('\n', p->out);
+    writer_char(p->out, '\n');
 }
 
 /* The mesh of the first value that has a sharding, or NULL. */
@@ -148,15 +129,15 @@ static void print_sharding_list(MlirPrinter *p, const char *name, Value *const *
     const Mesh *mesh = first_mesh(v, n);
     if (!mesh)
         return;
-    fprintf(p->out, " %s=[", name);
+    writer_printf(p->out, " %s=[", name);
     for (int i = 0; i < n; i++) {
-        fputs(i ? ", " : "", p->out);
+        writer_str(p->out, i ? ", " : "");
         if (v[i]->sharding)
             mlir_print_tensor_sharding(p, v[i]->sharding);
         else
             mlir_print_open_sharding(p, mesh, v[i]->type.rank);
     }
-    fputc(']', p->out);
+    writer_char(p->out, ']');
 }
 
 static void emit_named(MlirPrinter *p, const Op *op, int indent)
@@ -165,16 +146,16 @@ static void emit_named(MlirPrinter *p, const Op *op, int indent)
     MlirScope s;
     mlir_region_open(p, &s, body, true);
     mlir_print_defs(p, op, indent);
-    fputs("sdy.named_computation<", p->out);
+    writer_str(p->out, "sdy.named_computation<");
     mlir_print_string(p->out, op_attr_string(op, ATTR_KEY_NAME));
-    fputs(">(", p->out);
+    writer_str(p->out, ">(");
     print_operands(p, op);
-    fputc(')', p->out);
+    writer_char(p->out, ')');
     print_sharding_list(p, "in_shardings", body->args, body->num_args);
     print_sharding_list(p, "out_shardings", op->results, op->num_results);
     mlir_print_block_args(p, body);
     mlir_print_block_ops(p, &s, body, indent + 2, "sdy.return");
-    fprintf(p->out, "%*s}", indent, "");
+    writer_printf(p->out, "%*s}", indent, "");
     mlir_print_op_attrs(p, op, &(MlirAttrOpts){.consumed = (const AttrKey[]){ATTR_KEY_NAME, 0}, .no_shardings = true});
     print_fn_types(p, op);
 }
@@ -183,17 +164,17 @@ static void emit_named(MlirPrinter *p, const Op *op, int indent)
  * takes all the accumulators first. */
 static void print_reducer_args(MlirPrinter *p, const Block *body, int n)
 {
-    fputs("reducer", p->out);
+    writer_str(p->out, "reducer");
     for (int i = 0; i < n && 2 * n <= body->num_args; i++) {
         const Value *pair[2] = {body->args[i], body->args[n + i]};
-        fputs(i ? " (" : "(", p->out);
+        writer_str(p->out, i ? " (" : "(");
         for (int k = 0; k < 2; k++) {
-            fputs(k ? ", " : "", p->out);
+            writer_str(p->out, k ? ", " : "");
             mlir_print_val(p, mlir_val(p, pair[k]));
-            fputs(": ", p->out);
+            writer_str(p->out, ": ");
             mlir_print_type(p->out, &pair[k]->type);
         }
-        fputc(')', p->out);
+        writer_char(p->out, ')');
     }
 }
 
@@ -204,25 +185,25 @@ static void emit_reduce(MlirPrinter *p, const Op *op, int indent)
     MlirScope s;
     mlir_region_open(p, &s, body, false);
     mlir_print_defs(p, op, indent);
-    fputs("stablehlo.reduce", p->out);
+    writer_str(p->out, "stablehlo.reduce");
     for (int i = 0; i < n && 2 * n <= op->num_operands; i++) {
-        fputs(i ? ", (" : "(", p->out);
+        writer_str(p->out, i ? ", (" : "(");
         mlir_print_val(p, mlir_val(p, op->operands[i]));
-        fputs(" init: ", p->out);
+        writer_str(p->out, " init: ");
         mlir_print_val(p, mlir_val(p, op->operands[n + i]));
-        fputc(')', p->out);
+        writer_char(p->out, ')');
     }
     int64_t dims[SHARDC_MAX_RANK];
     int k = op_attr_ints(op, ATTR_KEY_DIMS, dims, SHARDC_MAX_RANK);
-    fputs(" across dimensions = ", p->out);
+    writer_str(p->out, " across dimensions = ");
     mlir_print_ints(p->out, dims, k > 0 ? k : 0);
     mlir_print_op_attrs(p, op, &(MlirAttrOpts){.consumed = (const AttrKey[]){ATTR_KEY_DIMS, 0}});
     print_fn_types(p, op);
-    fprintf(p->out, "%*s ", indent, "");
+    writer_printf(p->out, "%*s ", indent, "");
     print_reducer_args(p, body, n);
-    fputs(" {\n", p->out);
+    writer_str(p->out, " {\n");
     print_region(p, &s, body, indent);
-    fputc('\n', p->out);
+    writer_char(p->out, '\n');
 }
 
 const MlirOpForm mlir_form_reduce = {NULL, emit_reduce};
@@ -239,15 +220,15 @@ static void emit_sort(MlirPrinter *p, const Op *op, int indent)
     MlirScope s;
     mlir_region_open(p, &s, cmp, false);
     mlir_print_defs(p, op, indent);
-    fputs("\"stablehlo.sort\"(", p->out);
+    writer_str(p->out, "\"stablehlo.sort\"(");
     print_operands(p, op);
-    fprintf(p->out, ") <{dimension = %lld : i64, is_stable = %s}> ({\n", (long long)op_attr_int(op, ATTR_KEY_DIM),
+    writer_printf(p->out, ") <{dimension = %lld : i64, is_stable = %s}> ({\n", (long long)op_attr_int(op, ATTR_KEY_DIM),
             op_attr_bool(op, ATTR_KEY_IS_STABLE) ? "true" : "false");
-    fprintf(p->out, "%*s^bb0(", indent, "");
+    writer_printf(p->out, "%*s^bb0(", indent, "");
     mlir_print_arg_list(p, cmp);
-    fputs("):\n", p->out);
+    writer_str(p->out, "):\n");
     print_region(p, &s, cmp, indent);
-    fputc(')', p->out);
+    writer_char(p->out, ')');
     mlir_print_op_attrs(p, op, &(MlirAttrOpts){.consumed = (const AttrKey[]){ATTR_KEY_DIM, ATTR_KEY_IS_STABLE, 0}});
     print_fn_types(p, op);
 }

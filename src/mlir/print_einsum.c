@@ -131,13 +131,19 @@ static bool prints_as_dot(const Op *op, const EinsumPlan *e)
 
 static const char *const_name(DType dt) { return dtype_is_float(dt) ? "cst" : "c"; }
 
-int mlir_plan_einsum(const MlirPrinter *p, const Op *op, MlirAux *aux)
+/* The einsum's plan, worked out once (parsing its spec was a tenth of
+ * printing a transformer) and kept for mlir_emit_einsum. */
+int mlir_plan_einsum(MlirPrinter *p, const Op *op, MlirAux *aux)
 {
-    (void)p;
     EinsumPlan e;
     int n = 0;
     if (!plan_einsum(op, &e))
         return 0;
+    if (op->id >= 0 && op->id < p->m->num_ops) {
+        EinsumPlan *kept = ARENA_ARRAY_UNINIT(&p->arena, EinsumPlan, 1);
+        *kept = e;
+        p->plans[op->id] = kept;
+    }
     for (int i = 0; i < e.num_inputs; i++) {
         if (!e.num_summed[i])
             continue;
@@ -165,47 +171,49 @@ const char *mlir_reduce_body(OpKind kind, DType dt)
 
 /* The identity of the reduction: 0, -inf / the least integer for max,
  * +inf / the greatest for min (false / true for bool). */
-void mlir_print_reduce_identity(FILE *out, OpKind kind, DType dt)
+void mlir_print_reduce_identity(Writer *out, OpKind kind, DType dt)
 {
     bool max = kind == OP_REDUCE_MAX, min = kind == OP_REDUCE_MIN;
     int64_t low = 0, high = 0;
     dtype_int_range(dt, &low, &high);
-    fputs("dense<", out);
+    writer_str(out, "dense<");
     if (dt == DT_BOOL)
-        fputs(min ? "true" : "false", out);
+        writer_str(out, min ? "true" : "false");
     else if (dtype_is_float(dt))
         mlir_print_float(out, max ? -INFINITY : min ? INFINITY : 0, dt);
     else
-        fprintf(out, "%lld", (long long)(max ? low : min ? high : 0));
-    fprintf(out, "> : tensor<%s>", dtype_mlir_name(dt));
+        writer_int(out, (long long)(max ? low : min ? high : 0));
+    writer_str(out, "> : tensor<");
+    writer_str(out, dtype_mlir_name(dt));
+    writer_char(out, '>');
 }
 
 void mlir_emit_reduce_head(MlirPrinter *p, MlirVal x, MlirVal init, const char *body_op, const int64_t *dims,
                            int n)
 {
-    fputs("stablehlo.reduce(", p->out);
+    writer_str(p->out, "stablehlo.reduce(");
     mlir_print_val(p, x);
-    fputs(" init: ", p->out);
+    writer_str(p->out, " init: ");
     mlir_print_val(p, init);
-    fputs(") applies ", p->out);
-    fputs(body_op, p->out);
-    fputs(" across dimensions = ", p->out);
+    writer_str(p->out, ") applies ");
+    writer_str(p->out, body_op);
+    writer_str(p->out, " across dimensions = ");
     mlir_print_ints(p->out, dims, n);
 }
 
 static void print_init_constant(MlirPrinter *p, const Op *op, int k, OpKind kind, DType dt, int indent)
 {
     mlir_print_aux_def(p, op, k, indent);
-    fputs("stablehlo.constant {shardc.implicit_constant} ", p->out);
+    writer_str(p->out, "stablehlo.constant {shardc.implicit_constant} ");
     mlir_print_reduce_identity(p->out, kind, dt);
-    fputc('\n', p->out);
+    writer_char(p->out, '\n');
 }
 
 /* ` : (tensor<x>, tensor<dt>) -> tensor<r>` of a reduce. */
 static void print_reduce_type(MlirPrinter *p, MlirVal x, MlirVal init, MlirVal res)
 {
     MlirVal in[2] = {x, init};
-    fputs(" : ", p->out);
+    writer_str(p->out, " : ");
     mlir_print_fn_type(p->out, in, 2, &res, 1);
 }
 
@@ -220,7 +228,7 @@ static int aux_count(const MlirPrinter *p, const Op *op)
 
 /* The init a reduce read from MLIR was written with, while it is defined
  * before the reduce in its block; else a constant is made up. */
-int mlir_plan_reduce(const MlirPrinter *p, const Op *op, MlirAux *aux)
+int mlir_plan_reduce(MlirPrinter *p, const Op *op, MlirAux *aux)
 {
     const Value *init = op->mlir ? op->mlir->init : NULL;
     if (mlir_visible_name(p, init, op->parent))
@@ -251,7 +259,7 @@ void mlir_emit_reduce(MlirPrinter *p, const Op *op, int indent)
     mlir_emit_reduce_head(p, x, init, mlir_reduce_body(op->kind, dt), dims, n > 0 ? n : 0);
     mlir_print_op_attrs(p, op, &(MlirAttrOpts){.consumed = (const AttrKey[]){ATTR_KEY_DIMS, 0}});
     print_reduce_type(p, x, init, res);
-    fputc('\n', p->out);
+    writer_char(p->out, '\n');
 }
 
 /* ---- einsum ------------------------------------------------------------------------- */
@@ -313,7 +321,7 @@ static MlirVal emit_pre_reduce(MlirPrinter *p, EinsumEmit *ee, int i, bool last)
     if (last)
         mlir_print_op_attrs(p, op, &(MlirAttrOpts){0});
     print_reduce_type(p, x, init, r);
-    fputc('\n', p->out);
+    writer_char(p->out, '\n');
     return r;
 }
 
@@ -324,21 +332,21 @@ static void print_precision(MlirPrinter *p, const Op *op)
     for (int i = 0; op->mlir && i < op->mlir->attrs.count; i++) {
         const MlirKeptAttr *a = &op->mlir->attrs.items[i];
         if (a->text && strcmp(a->name, "precision_config") == 0) {
-            fputs(", precision = [", p->out);
+            writer_str(p->out, ", precision = [");
             int words = 0;
             for (const char *s = a->text; *s;) {
                 size_t n = strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZ_");
                 if (n) {
-                    fprintf(p->out, "%s%.*s", words++ ? ", " : "", (int)n, s);
+                    writer_printf(p->out, "%s%.*s", words++ ? ", " : "", (int)n, s);
                     s += n;
                 } else {
                     s++;
                 }
             }
-            fputc(']', p->out);
+            writer_char(p->out, ']');
         } else if (a->text && strcmp(a->name, "algorithm") == 0) {
             const char *t = strncmp(a->text, "#stablehlo.dot_algorithm", 24) == 0 ? a->text + 24 : a->text;
-            fprintf(p->out, ", algorithm = %s", t);
+            writer_printf(p->out, ", algorithm = %s", t);
         }
     }
 }
@@ -359,26 +367,26 @@ static MlirVal emit_dot(MlirPrinter *p, EinsumEmit *ee, MlirVal lhs, MlirVal rhs
     memcpy(dims + lhs.type.rank, rhs.type.dims, sizeof(int64_t) * (size_t)rhs.type.rank);
     MlirVal r = einsum_def(p, ee, labels_type(p, op->results[0]->type.dtype, e->canon, both, dims), last);
     MlirVal in[2] = {lhs, rhs};
-    fputs(dot ? "stablehlo.dot " : "stablehlo.dot_general ", p->out);
+    writer_str(p->out, dot ? "stablehlo.dot " : "stablehlo.dot_general ");
     mlir_print_vals(p, in, 2);
     if (!dot) {
         if (e->num_batch) {
-            fputs(", batching_dims = ", p->out);
+            writer_str(p->out, ", batching_dims = ");
             mlir_print_ints(p->out, e->lhs_batch, e->num_batch);
-            fputs(" x ", p->out);
+            writer_str(p->out, " x ");
             mlir_print_ints(p->out, e->rhs_batch, e->num_batch);
         }
-        fputs(", contracting_dims = ", p->out);
+        writer_str(p->out, ", contracting_dims = ");
         mlir_print_ints(p->out, e->lhs_contract, e->num_contract);
-        fputs(" x ", p->out);
+        writer_str(p->out, " x ");
         mlir_print_ints(p->out, e->rhs_contract, e->num_contract);
     }
     print_precision(p, op);
     if (last)
         mlir_print_op_attrs(p, op, &(MlirAttrOpts){.skip_kept = dot_kept});
-    fputs(" : ", p->out);
+    writer_str(p->out, " : ");
     mlir_print_fn_type(p->out, in, 2, &r, 1);
-    fputc('\n', p->out);
+    writer_char(p->out, '\n');
     return r;
 }
 
@@ -386,37 +394,46 @@ static void emit_transpose(MlirPrinter *p, EinsumEmit *ee, MlirVal x)
 {
     const Op *op = ee->op;
     MlirVal r = einsum_def(p, ee, op->results[0]->type, true);
-    fputs("stablehlo.transpose ", p->out);
+    writer_str(p->out, "stablehlo.transpose ");
     mlir_print_val(p, x);
-    fputs(", dims = ", p->out);
+    writer_str(p->out, ", dims = ");
     mlir_print_ints(p->out, ee->e->perm, op->results[0]->type.rank);
     mlir_print_op_attrs(p, op, &(MlirAttrOpts){0});
-    fputs(" : ", p->out);
+    writer_str(p->out, " : ");
     mlir_print_fn_type(p->out, &x, 1, &r, 1);
-    fputc('\n', p->out);
+    writer_char(p->out, '\n');
+}
+
+/* The plan mlir_plan_einsum kept, else one worked out into `fresh`; NULL
+ * for a spec it cannot plan. */
+static const EinsumPlan *einsum_plan_of(const MlirPrinter *p, const Op *op, EinsumPlan *fresh)
+{
+    const EinsumPlan *kept = op->id >= 0 && op->id < p->m->num_ops ? p->plans[op->id] : NULL;
+    return kept ? kept : plan_einsum(op, fresh) ? fresh : NULL;
 }
 
 void mlir_emit_einsum(MlirPrinter *p, const Op *op, int indent)
 {
-    EinsumPlan e;
-    if (!plan_einsum(op, &e)) {
+    EinsumPlan fresh;
+    const EinsumPlan *e = einsum_plan_of(p, op, &fresh);
+    if (!e) {
         mlir_emit_generic(p, op, indent);
         return;
     }
-    EinsumEmit ee = {op, &e, indent, 0};
+    EinsumEmit ee = {op, e, indent, 0};
     MlirVal in[2];
-    for (int i = 0; i < e.num_inputs; i++) {
+    for (int i = 0; i < e->num_inputs; i++) {
         in[i] = mlir_val(p, op->operands[i]);
-        if (e.num_summed[i]) {
-            bool last = e.num_inputs == 1 && !e.transpose;
+        if (e->num_summed[i]) {
+            bool last = e->num_inputs == 1 && !e->transpose;
             in[i] = emit_pre_reduce(p, &ee, i, last);
             if (last)
                 return;
         }
     }
-    if (e.num_inputs == 2)
+    if (e->num_inputs == 2)
         in[0] = emit_dot(p, &ee, in[0], in[1]);
-    if (e.num_inputs == 2 && !e.transpose)
+    if (e->num_inputs == 2 && !e->transpose)
         return;
     emit_transpose(p, &ee, in[0]);
 }

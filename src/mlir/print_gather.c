@@ -15,7 +15,7 @@ static void print_list(MlirPrinter *p, const Op *op, AttrKey key, const char *na
     int n = op_attr_ints(op, key, v, SHARDC_MAX_RANK);
     if (n <= 0)
         return;
-    fprintf(p->out, "%s%s = ", *first ? "" : ", ", name);
+    writer_printf(p->out, "%s%s = ", *first ? "" : ", ", name);
     mlir_print_ints(p->out, v, n);
     *first = false;
 }
@@ -24,20 +24,20 @@ static void print_list(MlirPrinter *p, const Op *op, AttrKey key, const char *na
 static void print_dims_attr(MlirPrinter *p, const Op *op, const char *mnemonic, const AttrKey *keys)
 {
     bool first = true;
-    fprintf(p->out, "#stablehlo.%s<", mnemonic);
+    writer_printf(p->out, "#stablehlo.%s<", mnemonic);
     for (int i = 0; i < 5; i++)
         print_list(p, op, keys[i], attr_key_name(keys[i]), &first);
     int64_t ivd = op_attr_int(op, ATTR_KEY_INDEX_VECTOR_DIM);
     if (ivd != 0)
-        fprintf(p->out, "%sindex_vector_dim = %lld", first ? "" : ", ", (long long)ivd);
-    fputc('>', p->out);
+        writer_printf(p->out, "%sindex_vector_dim = %lld", first ? "" : ", ", (long long)ivd);
+    writer_char(p->out, '>');
 }
 
 /* `, name = true` for a bool attribute written in .shir or MLIR. */
 static void print_flag(MlirPrinter *p, const Op *op, AttrKey key)
 {
     if (op_attr_find(op, key))
-        fprintf(p->out, ", %s = %s", attr_key_name(key), op_attr_bool(op, key) ? "true" : "false");
+        writer_printf(p->out, ", %s = %s", attr_key_name(key), op_attr_bool(op, key) ? "true" : "false");
 }
 
 static void print_type_tail(MlirPrinter *p, const Op *op)
@@ -48,19 +48,19 @@ static void print_type_tail(MlirPrinter *p, const Op *op)
         in[i] = mlir_val(p, op->operands[i]);
     for (int j = 0; j < op->num_results; j++)
         res[j] = mlir_val(p, op->results[j]);
-    fputs(" : ", p->out);
+    writer_str(p->out, " : ");
     mlir_print_fn_type(p->out, in, op->num_operands, res, op->num_results);
-    fputc('\n', p->out);
+    writer_char(p->out, '\n');
 }
 
 static void print_operands(MlirPrinter *p, const Op *op, const char *name)
 {
-    fprintf(p->out, "\"%s\"(", name);
+    writer_printf(p->out, "\"%s\"(", name);
     for (int i = 0; i < op->num_operands; i++) {
-        fputs(i ? ", " : "", p->out);
+        writer_str(p->out, i ? ", " : "");
         mlir_print_val(p, mlir_val(p, op->operands[i]));
     }
-    fputc(')', p->out);
+    writer_char(p->out, ')');
 }
 
 static const AttrKey gather_consumed[] = {ATTR_KEY_OFFSET_DIMS, ATTR_KEY_COLLAPSED_SLICE_DIMS,
@@ -74,13 +74,13 @@ void mlir_emit_gather(MlirPrinter *p, const Op *op, int indent)
     int n = op_attr_ints(op, ATTR_KEY_SLICE_SIZES, sizes, SHARDC_MAX_RANK);
     mlir_print_defs(p, op, indent);
     print_operands(p, op, "stablehlo.gather");
-    fputs(" <{dimension_numbers = ", p->out);
+    writer_str(p->out, " <{dimension_numbers = ");
     print_dims_attr(p, op, "gather", gather_consumed);
     print_flag(p, op, ATTR_KEY_INDICES_ARE_SORTED);
-    fputs(", slice_sizes = array<i64", p->out);
+    writer_str(p->out, ", slice_sizes = array<i64");
     for (int i = 0; i < n; i++)
-        fprintf(p->out, "%s %lld", i ? "," : ":", (long long)sizes[i]);
-    fputs(">}>", p->out);
+        writer_printf(p->out, "%s %lld", i ? "," : ":", (long long)sizes[i]);
+    writer_str(p->out, ">}>");
     mlir_print_op_attrs(p, op, &(MlirAttrOpts){.consumed = gather_consumed});
     print_type_tail(p, op);
 }
@@ -113,36 +113,36 @@ static void print_update_region(MlirPrinter *p, const Op *op, int indent)
     MlirScope s;
     mlir_scope_init(&s, p, p->scope, p->scope);
     const char *a = mlir_scope_arg(p, &s, "cur"), *b = mlir_scope_arg(p, &s, "upd");
-    fprintf(p->out, " ({\n%*s^bb0(%%%s: tensor<%s>, %%%s: tensor<%s>):\n", indent, "", a, t, b, t);
+    writer_printf(p->out, " ({\n%*s^bb0(%%%s: tensor<%s>, %%%s: tensor<%s>):\n", indent, "", a, t, b, t);
     const char *mesh = op->mlir ? op->mlir->region_mesh : NULL;
     for (int i = 0; mesh && i < 2; i++) {
         const char *c = mlir_scope_value(p, &s, i ? "upd.c" : "cur.c");
-        fprintf(p->out, "%*s%%%s = sdy.sharding_constraint %%%s <@%s, []> : tensor<%s>\n", indent + 2, "", c,
+        writer_printf(p->out, "%*s%%%s = sdy.sharding_constraint %%%s <@%s, []> : tensor<%s>\n", indent + 2, "", c,
                 i ? b : a, mesh, t);
         *(i ? &b : &a) = c;
     }
     if (body) {
         const char *r = mlir_scope_value(p, &s, "new");
-        fprintf(p->out, "%*s%%%s = %s %%%s, %%%s : tensor<%s>\n", indent + 2, "", r, body, a, b, t);
+        writer_printf(p->out, "%*s%%%s = %s %%%s, %%%s : tensor<%s>\n", indent + 2, "", r, body, a, b, t);
         b = r;
     }
-    fprintf(p->out, "%*sstablehlo.return %%%s : tensor<%s>\n%*s})", indent + 2, "", b, t, indent, "");
+    writer_printf(p->out, "%*sstablehlo.return %%%s : tensor<%s>\n%*s})", indent + 2, "", b, t, indent, "");
 }
 
 /* A .shir update region, printed as it is (StableHLO's generic region:
  * ^bb0 with the 2N scalar arguments, its ops, stablehlo.return). */
 static void print_shir_region(MlirPrinter *p, MlirScope *s, const Block *body, int indent)
 {
-    fprintf(p->out, " ({\n%*s^bb0(", indent, "");
+    writer_printf(p->out, " ({\n%*s^bb0(", indent, "");
     for (int i = 0; i < body->num_args; i++) {
-        fputs(i ? ", " : "", p->out);
+        writer_str(p->out, i ? ", " : "");
         mlir_print_val(p, mlir_val(p, body->args[i]));
-        fputs(": ", p->out);
+        writer_str(p->out, ": ");
         mlir_print_type(p->out, &body->args[i]->type);
     }
-    fputs("):\n", p->out);
+    writer_str(p->out, "):\n");
     mlir_print_block_ops(p, s, body, indent + 2, "stablehlo.return");
-    fprintf(p->out, "%*s})", indent, "");
+    writer_printf(p->out, "%*s})", indent, "");
 }
 
 void mlir_emit_scatter(MlirPrinter *p, const Op *op, int indent)
@@ -152,13 +152,14 @@ void mlir_emit_scatter(MlirPrinter *p, const Op *op, int indent)
         mlir_region_open(p, &s, op->regions[0], false);
     mlir_print_defs(p, op, indent);
     print_operands(p, op, "stablehlo.scatter");
-    fputs(" <{", p->out);
+    writer_str(p->out, " <{");
     if (op_attr_find(op, ATTR_KEY_INDICES_ARE_SORTED))
-        fprintf(p->out, "indices_are_sorted = %s, ", op_attr_bool(op, ATTR_KEY_INDICES_ARE_SORTED) ? "true" : "false");
-    fputs("scatter_dimension_numbers = ", p->out);
+        writer_str(p->out, op_attr_bool(op, ATTR_KEY_INDICES_ARE_SORTED) ? "indices_are_sorted = true, "
+                                                                       : "indices_are_sorted = false, ");
+    writer_str(p->out, "scatter_dimension_numbers = ");
     print_dims_attr(p, op, "scatter", scatter_consumed);
     print_flag(p, op, ATTR_KEY_UNIQUE_INDICES);
-    fputs("}>", p->out);
+    writer_str(p->out, "}>");
     if (op->num_regions == 1)
         print_shir_region(p, &s, op->regions[0], indent);
     else

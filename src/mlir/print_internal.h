@@ -17,50 +17,7 @@
 #include "mlir_extra.h"
 #include "shardc/ir.h"
 #include "shardc/symtab.h"
-
-/* ---- pieces: the type, sharding and attribute dict every op prints, and
- * its result names, built in memory and written with one fwrite (a dozen
- * stdio calls each were a third of printing MLIR, bench/instructions.sh).
- * Whoever writes to the stream directly flushes its piece first. ---- */
-
-typedef struct MlirPiece {
-    FILE *out;
-    size_t len;
-    char data[240];
-} MlirPiece;
-
-static inline void mlir_piece_flush(MlirPiece *b)
-{
-    fwrite(b->data, 1, b->len, b->out);
-    b->len = 0;
-}
-
-static inline void mlir_piece_add(MlirPiece *b, const char *s, size_t n)
-{
-    if (n > sizeof b->data - b->len) {
-        mlir_piece_flush(b);
-        if (n > sizeof b->data) {
-            fwrite(s, 1, n, b->out);
-            return;
-        }
-    }
-    memcpy(b->data + b->len, s, n);
-    b->len += n;
-}
-
-static inline void mlir_piece_str(MlirPiece *b, const char *s) { mlir_piece_add(b, s, strlen(s)); }
-
-static inline void mlir_piece_int(MlirPiece *b, long long v)
-{
-    char buf[24], *p = buf + sizeof buf;
-    unsigned long long u = v < 0 ? 0ull - (unsigned long long)v : (unsigned long long)v;
-    do
-        *--p = (char)('0' + u % 10);
-    while (u /= 10);
-    if (v < 0)
-        *--p = '-';
-    mlir_piece_add(b, p, (size_t)(buf + sizeof buf - p));
-}
+#include "shardc/writer.h"
 
 /* The names visible in one region, and MLIR's three counters. */
 typedef struct MlirScope {
@@ -87,23 +44,37 @@ typedef struct MlirVal {
     TensorType type;
 } MlirVal;
 
+/* A sharding's text as the printer wrote it the first time, copied after
+ * for every equal one (print_attrs.c). */
+typedef struct MlirShardingText {
+    const Sharding *sharding;   /* NULL: a free slot */
+    uint64_t hash;              /* sharding_hash */
+    const char *text;
+    size_t len;
+} MlirShardingText;
+
 typedef struct MlirPrinter {
-    FILE *out;
+    Writer *out;
     const Module *m;
     bool renumber;          /* read from MLIR: %0, %arg0, %cst as MLIR prints them */
     Arena arena;            /* names, made-up types */
     const char **names;     /* by Value.id: the value's name, or NULL before it is named */
     const char ***aux;      /* by Op.id: the names of its made-up values (plan order) */
+    const void **plans;     /* by Op.id: what a form's plan worked out for its emit (an einsum's), or NULL */
     int64_t next_channel;   /* stablehlo channel handles, counted from 1 per module */
     bool *channel_repeats;  /* by Op.id: its kept channel handle is an earlier op's (a copy's) */
     MlirScope *scope;       /* of the block being printed, numbered whole */
     const struct MlirOpForm *forms[OP_COUNT]; /* by OpKind: mlir_op_form's answer, found once */
+    const char *canonical[OP_COUNT];          /* by OpKind: mlir_op_canonical_name's, found once */
+    MlirShardingText *sharding_texts;         /* open addressing by hash, at most half full */
+    int num_sharding_texts, sharding_texts_cap;
 } MlirPrinter;
 
 /* How one op kind prints (print_ops.c): the made-up values it needs (their
- * count; may be NULL for none) and the lines it prints. */
+ * count; may be NULL for none; called once an op, while naming, and may
+ * keep what it worked out in MlirPrinter.plans) and the lines it prints. */
 typedef struct MlirOpForm {
-    int (*plan)(const MlirPrinter *p, const Op *op, MlirAux *aux);
+    int (*plan)(MlirPrinter *p, const Op *op, MlirAux *aux);
     void (*emit)(MlirPrinter *p, const Op *op, int indent);
 } MlirOpForm;
 
@@ -119,7 +90,9 @@ const char *mlir_op_canonical_name(OpKind kind);
 /* ---- naming (print.c) ---- */
 
 void mlir_scope_init(MlirScope *s, MlirPrinter *p, const MlirScope *parent, const MlirScope *counters);
-/* A name not yet taken in s or the scopes it sees (MLIR's uniqueValueName). */
+/* A name not yet taken in s or the scopes it sees (MLIR's uniqueValueName):
+ * base itself when free, kept as it is (it must outlive the printer: a
+ * literal, a name of the module, the printer's arena), else a copy. */
 const char *mlir_scope_unique(MlirPrinter *p, MlirScope *s, const char *base);
 /* Names every value the block's ops define (a first pass; not nested
  * regions). The block's arguments are named by the caller. */
@@ -143,6 +116,10 @@ const char *mlir_scope_arg(MlirPrinter *p, MlirScope *s, const char *shir_name);
 const char *mlir_scope_value(MlirPrinter *p, MlirScope *s, const char *shir_name);
 /* The MLIR name of the op: Op.mlir's, else the canonical one. */
 const char *mlir_op_name(const Op *op);
+/* The same from the printer's table (mlir_op_canonical_name searches
+ * mlir_ops.def), and the canonical name alone. */
+const char *mlir_printed_op_name(const MlirPrinter *p, const Op *op);
+const char *mlir_printed_canonical_name(const MlirPrinter *p, OpKind kind);
 
 MlirVal mlir_val(const MlirPrinter *p, const Value *v);
 MlirVal mlir_aux_val(const MlirPrinter *p, const Op *op, int i, TensorType type);
@@ -162,33 +139,33 @@ void mlir_print_aux_def(MlirPrinter *p, const Op *op, int i, int indent);
 
 /* ---- attributes and types (print_attrs.c) ---- */
 
-void mlir_print_string(FILE *out, const char *s);
+void mlir_print_string(Writer *out, const char *s);
 /* The element type: f32, i1 for bool, ... */
-void mlir_print_type(FILE *out, const TensorType *t);
+void mlir_print_type(Writer *out, const TensorType *t);
 /* `(a, b) -> c` as MLIR's printFunctionalType: one result without parens. */
-void mlir_print_fn_type(FILE *out, const MlirVal *in, int n_in, const MlirVal *res, int n_res);
+void mlir_print_fn_type(Writer *out, const MlirVal *in, int n_in, const MlirVal *res, int n_res);
 /* ` : type` if every operand's type is the result's, else ` : (types) -> type`
  * (StableHLO's SameOperandsAndResultType). */
-void mlir_print_same_type(FILE *out, const MlirVal *in, int n_in, const MlirVal *res);
+void mlir_print_same_type(Writer *out, const MlirVal *in, int n_in, const MlirVal *res);
 /* A float as MLIR prints it (`1.000000e+00`, shortest round trip, or hex). */
-void mlir_print_float(FILE *out, double v, DType dt);
+void mlir_print_float(Writer *out, double v, DType dt);
 /* `dense<...> : tensor<...>` of a shardc tensor value (a scalar splat or
  * nested lists) of type t. */
-void mlir_print_dense(FILE *out, const AttrValue *v, const TensorType *t);
+void mlir_print_dense(Writer *out, const AttrValue *v, const TensorType *t);
 /* A scalar constant `dense<x> : tensor<dt>` of a shardc scalar value. */
-void mlir_print_dense_scalar(FILE *out, const AttrValue *v, DType dt);
+void mlir_print_dense_scalar(Writer *out, const AttrValue *v, DType dt);
 /* `dense<[[0, 1], ...]> : tensor<RxCxi64>` of a row-major int64 matrix. */
-void mlir_print_dense_i64(FILE *out, const int64_t *v, int64_t rows, int64_t cols);
+void mlir_print_dense_i64(Writer *out, const int64_t *v, int64_t rows, int64_t cols);
 /* A collective's channel handle as read (its `handle = N`), or 0. */
 int64_t mlir_kept_channel_handle(const Op *op);
-void mlir_print_ints(FILE *out, const int64_t *v, int n); /* [1, 2] */
+void mlir_print_ints(Writer *out, const int64_t *v, int n); /* [1, 2] */
 /* `<@mesh, [{"a", ?}, {}], replicated={"b"}>` */
 void mlir_print_tensor_sharding(MlirPrinter *p, const Sharding *s);
 /* `"a", "b":(1)2`: axis refs as sdy writes them. */
-void mlir_print_axes(FILE *out, const Mesh *mesh, const AxisRef *axes, int n);
+void mlir_print_axes(Writer *out, const Mesh *mesh, const AxisRef *axes, int n);
 /* An open sharding of rank `rank` (a result propagation left unknown). */
 void mlir_print_open_sharding(MlirPrinter *p, const Mesh *mesh, int rank);
-void mlir_print_mesh_literal(FILE *out, const Mesh *mesh); /* <["a"=2], device_ids=[...]> */
+void mlir_print_mesh_literal(Writer *out, const Mesh *mesh); /* <["a"=2], device_ids=[...]> */
 
 /* An attribute dictionary ` {a = ..., b}` (nothing when empty), its names
  * sorted as MLIR's DictionaryAttr keeps them. Items are collected, then
@@ -242,6 +219,7 @@ typedef struct MlirAttrOpts {
     const struct OpShardingRule *rule; /* a custom op's, or NULL */
     const char *const *skip_kept;      /* kept attributes the form spelled (NULL-terminated) */
     const MlirKeptAttr *extra;         /* more attributes up to a NULL name, or NULL */
+    const char *open;                  /* what opens the dict (` attributes {`), or NULL for ` {` */
 } MlirAttrOpts;
 void mlir_print_op_attrs(MlirPrinter *p, const Op *op, const MlirAttrOpts *opts);
 /* ` {marker}` on a made-up op. */
@@ -257,7 +235,7 @@ void mlir_emit_scatter(MlirPrinter *p, const Op *op, int indent);
 /* ---- convolution, reduce_window, select_and_scatter (print_window.c) ---- */
 
 void mlir_emit_convolution(MlirPrinter *p, const Op *op, int indent);
-int mlir_plan_window(const MlirPrinter *p, const Op *op, MlirAux *aux);
+int mlir_plan_window(MlirPrinter *p, const Op *op, MlirAux *aux);
 void mlir_emit_reduce_window(MlirPrinter *p, const Op *op, int indent);
 void mlir_emit_select_and_scatter(MlirPrinter *p, const Op *op, int indent);
 
@@ -268,16 +246,16 @@ extern const MlirOpForm mlir_form_while, mlir_form_case, mlir_form_barrier, mlir
 
 /* ---- collectives (print_collectives.c) ---- */
 
-int mlir_plan_collective(const MlirPrinter *p, const Op *op, MlirAux *aux);
+int mlir_plan_collective(MlirPrinter *p, const Op *op, MlirAux *aux);
 void mlir_emit_collective(MlirPrinter *p, const Op *op, int indent);
 /* group_all_gather, ...: StableHLO's collective over its replica groups. */
 void mlir_emit_group_collective(MlirPrinter *p, const Op *op, int indent);
 
 /* ---- einsum and reductions (print_einsum.c) ---- */
 
-int mlir_plan_einsum(const MlirPrinter *p, const Op *op, MlirAux *aux);
+int mlir_plan_einsum(MlirPrinter *p, const Op *op, MlirAux *aux);
 void mlir_emit_einsum(MlirPrinter *p, const Op *op, int indent);
-int mlir_plan_reduce(const MlirPrinter *p, const Op *op, MlirAux *aux);
+int mlir_plan_reduce(MlirPrinter *p, const Op *op, MlirAux *aux);
 void mlir_emit_reduce(MlirPrinter *p, const Op *op, int indent);
 /* The init of a reduction read from MLIR (op->mlir->init) while visible,
  * else a made-up constant of the identity of `kind` (a reduce op), printed
@@ -290,6 +268,6 @@ void mlir_emit_reduce_head(MlirPrinter *p, MlirVal x, MlirVal init, const char *
 /* The reduction's stablehlo op for a dtype, and its identity element as
  * `dense<...> : tensor<dt>`. */
 const char *mlir_reduce_body(OpKind kind, DType dt);
-void mlir_print_reduce_identity(FILE *out, OpKind kind, DType dt);
+void mlir_print_reduce_identity(Writer *out, OpKind kind, DType dt);
 
 #endif

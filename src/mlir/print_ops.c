@@ -41,7 +41,7 @@ static int operand_vals(const MlirPrinter *p, const Op *op, MlirVal *out, int ma
     return n;
 }
 
-static void end_line(MlirPrinter *p) { fputc('\n', p->out); }
+static void end_line(MlirPrinter *p) { writer_char(p->out, '\n'); }
 
 /* The most operands a SAME or FUNC form op has: dynamic_update_slice's
  * operand, update and a start index per dim. */
@@ -63,7 +63,7 @@ static bool needs_broadcast(const Op *op, int i)
            !type_same_shape(&op->operands[i]->type, &op->results[0]->type);
 }
 
-static int plan_elementwise(const MlirPrinter *p, const Op *op, MlirAux *aux)
+static int plan_elementwise(MlirPrinter *p, const Op *op, MlirAux *aux)
 {
     (void)p;
     int n = 0;
@@ -87,12 +87,12 @@ static int broadcast_operands(MlirPrinter *p, const Op *op, int indent, MlirVal 
         for (int d = 0; d < in[i].type.rank; d++)
             dims[d] = res->rank - in[i].type.rank + d;
         mlir_print_aux_def(p, op, k++, indent);
-        fputs("stablehlo.broadcast_in_dim ", p->out);
+        writer_str(p->out, "stablehlo.broadcast_in_dim ");
         mlir_print_val(p, in[i]);
-        fputs(", dims = ", p->out);
+        writer_str(p->out, ", dims = ");
         mlir_print_ints(p->out, dims, in[i].type.rank);
         mlir_print_marker(p, "shardc.implicit_broadcast");
-        fputs(" : ", p->out);
+        writer_str(p->out, " : ");
         mlir_print_fn_type(p->out, &in[i], 1, &b, 1);
         end_line(p);
         in[i] = b;
@@ -107,8 +107,8 @@ static void emit_elementwise(MlirPrinter *p, const Op *op, int indent)
     MlirVal in[MLIR_MAX_ELEMENTWISE_OPERANDS], res = result_val(p, op);
     int n = broadcast_operands(p, op, indent, in);
     mlir_print_defs(p, op, indent);
-    fputs(mlir_op_name(op), p->out);
-    fputs(n ? " " : "", p->out); /* `stablehlo.after_all : ...` */
+    writer_str(p->out, mlir_printed_op_name(p, op));
+    writer_str(p->out, n ? " " : ""); /* `stablehlo.after_all : ...` */
     mlir_print_vals(p, in, n);
     mlir_print_op_attrs(p, op, &(MlirAttrOpts){0});
     mlir_print_same_type(p->out, in, n, &res);
@@ -152,14 +152,14 @@ static void emit_compare(MlirPrinter *p, const Op *op, int indent)
     for (int i = 0; dir && dir[i] && i < 7; i++)
         upper[i] = (char)(dir[i] >= 'a' && dir[i] <= 'z' ? dir[i] - 32 : dir[i]);
     mlir_print_defs(p, op, indent);
-    fprintf(p->out, "stablehlo.compare  %s, ", upper);
+    writer_printf(p->out, "stablehlo.compare  %s, ", upper);
     mlir_print_vals(p, in, n);
     const char *total = op_attr_string(op, ATTR_KEY_COMPARE_TYPE);
     if (total || !(op->mlir && op->mlir->no_compare_type))
-        fprintf(p->out, ",  %s", kept_type ? kept_type : total ? total : compare_type(in[0].type.dtype));
+        writer_printf(p->out, ",  %s", kept_type ? kept_type : total ? total : compare_type(in[0].type.dtype));
     mlir_print_op_attrs(p, op, &(MlirAttrOpts){.consumed = (const AttrKey[]){ATTR_KEY_DIRECTION, ATTR_KEY_COMPARE_TYPE, 0},
                                                .skip_kept = spelled});
-    fputs(" : ", p->out);
+    writer_str(p->out, " : ");
     mlir_print_fn_type(p->out, in, n, &res, 1);
     end_line(p);
 }
@@ -170,13 +170,13 @@ static void emit_select(MlirPrinter *p, const Op *op, int indent)
     MlirVal in[MLIR_MAX_ELEMENTWISE_OPERANDS], res = result_val(p, op);
     int n = broadcast_operands(p, op, indent, in);
     mlir_print_defs(p, op, indent);
-    fputs("stablehlo.select ", p->out);
+    writer_str(p->out, "stablehlo.select ");
     mlir_print_vals(p, in, n);
     mlir_print_op_attrs(p, op, &(MlirAttrOpts){0});
-    fputs(" : ", p->out);
+    writer_str(p->out, " : ");
     if (n == 3 && type_equal(&in[1].type, &res.type) && type_equal(&in[2].type, &res.type)) {
         mlir_print_type(p->out, &in[0].type);
-        fputs(", ", p->out);
+        writer_str(p->out, ", ");
         mlir_print_type(p->out, &res.type);
     } else {
         mlir_print_fn_type(p->out, in, n, &res, 1);
@@ -191,8 +191,8 @@ static MlirVal unary_head(MlirPrinter *p, const Op *op, int indent)
 {
     MlirVal x = mlir_val(p, op->operands[0]);
     mlir_print_defs(p, op, indent);
-    fputs(mlir_op_name(op), p->out);
-    fputc(' ', p->out);
+    writer_str(p->out, mlir_printed_op_name(p, op));
+    writer_char(p->out, ' ');
     mlir_print_val(p, x);
     return x;
 }
@@ -202,7 +202,7 @@ static void unary_tail(MlirPrinter *p, const Op *op, MlirVal x, const AttrKey *c
 {
     MlirVal res = result_val(p, op);
     mlir_print_op_attrs(p, op, &(MlirAttrOpts){.consumed = consumed});
-    fputs(" : ", p->out);
+    writer_str(p->out, " : ");
     mlir_print_fn_type(p->out, &x, 1, &res, 1);
     end_line(p);
 }
@@ -219,7 +219,7 @@ static void emit_dims_op(MlirPrinter *p, const Op *op, int indent)
 {
     AttrKey key = op->kind == OP_TRANSPOSE ? ATTR_KEY_PERMUTATION : ATTR_KEY_DIMS;
     MlirVal x = unary_head(p, op, indent);
-    fputs(", dims = ", p->out);
+    writer_str(p->out, ", dims = ");
     print_ints_attr(p, op, key);
     unary_tail(p, op, x, (const AttrKey[]){key, 0});
 }
@@ -228,7 +228,7 @@ static void emit_dims_op(MlirPrinter *p, const Op *op, int indent)
 static void emit_reverse(MlirPrinter *p, const Op *op, int indent)
 {
     MlirVal x = unary_head(p, op, indent), res = result_val(p, op);
-    fputs(", dims = ", p->out);
+    writer_str(p->out, ", dims = ");
     print_ints_attr(p, op, ATTR_KEY_DIMS);
     mlir_print_op_attrs(p, op, &(MlirAttrOpts){.consumed = (const AttrKey[]){ATTR_KEY_DIMS, 0}});
     mlir_print_same_type(p->out, &x, 1, &res);
@@ -241,7 +241,7 @@ static void emit_fft(MlirPrinter *p, const Op *op, int indent)
 {
     MlirVal x = unary_head(p, op, indent);
     const char *type = op_attr_string(op, ATTR_KEY_FFT_TYPE);
-    fprintf(p->out, ", type = %s, length = ", type ? type : "FFT");
+    writer_printf(p->out, ", type = %s, length = ", type ? type : "FFT");
     print_ints_attr(p, op, ATTR_KEY_FFT_LENGTH);
     unary_tail(p, op, x, (const AttrKey[]){ATTR_KEY_FFT_TYPE, ATTR_KEY_FFT_LENGTH, 0});
 }
@@ -253,13 +253,13 @@ static void emit_dynamic_slice(MlirPrinter *p, const Op *op, int indent)
     MlirVal in[SHARDC_MAX_RANK + 1], res = result_val(p, op);
     int n = operand_vals(p, op, in, SHARDC_MAX_RANK + 1);
     mlir_print_defs(p, op, indent);
-    fputs(mlir_op_name(op), p->out);
-    fputc(' ', p->out);
+    writer_str(p->out, mlir_printed_op_name(p, op));
+    writer_char(p->out, ' ');
     mlir_print_vals(p, in, n);
-    fputs(", sizes = ", p->out);
+    writer_str(p->out, ", sizes = ");
     mlir_print_ints(p->out, res.type.dims, res.type.rank);
     mlir_print_op_attrs(p, op, &(MlirAttrOpts){0});
-    fputs(" : ", p->out);
+    writer_str(p->out, " : ");
     mlir_print_fn_type(p->out, in, n, &res, 1);
     end_line(p);
 }
@@ -278,13 +278,13 @@ static void emit_slice(MlirPrinter *p, const Op *op, int indent)
     op_attr_ints(op, ATTR_KEY_LIMIT, limit, SHARDC_MAX_RANK);
     bool strided = op_attr_ints(op, ATTR_KEY_STRIDE, stride, SHARDC_MAX_RANK) == n;
     MlirVal x = unary_head(p, op, indent);
-    fputs(" [", p->out);
+    writer_str(p->out, " [");
     for (int d = 0; d < n; d++) {
-        fprintf(p->out, "%s%lld:%lld", d ? ", " : "", (long long)start[d], (long long)limit[d]);
+        writer_printf(p->out, "%s%lld:%lld", d ? ", " : "", (long long)start[d], (long long)limit[d]);
         if (strided && stride[d] != 1)
-            fprintf(p->out, ":%lld", (long long)stride[d]);
+            writer_printf(p->out, ":%lld", (long long)stride[d]);
     }
-    fputc(']', p->out);
+    writer_char(p->out, ']');
     unary_tail(p, op, x, (const AttrKey[]){ATTR_KEY_START, ATTR_KEY_LIMIT, ATTR_KEY_STRIDE, 0});
 }
 
@@ -294,7 +294,7 @@ static const char *constant_asm_name(DType dt) { return dtype_is_float(dt) ? "cs
  * has one, else a scalar constant made up before the pad, marked
  * shardc.implicit_constant (the importer folds it back into the
  * attribute). */
-static int plan_pad(const MlirPrinter *p, const Op *op, MlirAux *aux)
+static int plan_pad(MlirPrinter *p, const Op *op, MlirAux *aux)
 {
     (void)p;
     if (op->num_operands == 2)
@@ -312,24 +312,24 @@ static void emit_pad(MlirPrinter *p, const Op *op, int indent)
     MlirVal res = result_val(p, op);
     if (!operand) {
         mlir_print_aux_def(p, op, 0, indent);
-        fputs("stablehlo.constant {shardc.implicit_constant} ", p->out);
+        writer_str(p->out, "stablehlo.constant {shardc.implicit_constant} ");
         mlir_print_dense_scalar(p->out, op_attr_get(op, ATTR_KEY_VALUE), dt);
         end_line(p);
     }
     mlir_print_defs(p, op, indent);
-    fputs("stablehlo.pad ", p->out);
+    writer_str(p->out, "stablehlo.pad ");
     mlir_print_vals(p, in, 2);
-    fputs(", low = ", p->out);
+    writer_str(p->out, ", low = ");
     print_ints_attr(p, op, ATTR_KEY_LOW);
-    fputs(", high = ", p->out);
+    writer_str(p->out, ", high = ");
     print_ints_attr(p, op, ATTR_KEY_HIGH);
-    fputs(", interior = ", p->out);
+    writer_str(p->out, ", interior = ");
     int64_t interior[SHARDC_MAX_RANK] = {0};
     op_attr_ints(op, ATTR_KEY_INTERIOR, interior, SHARDC_MAX_RANK);
     mlir_print_ints(p->out, interior, in[0].type.rank);
     mlir_print_op_attrs(p, op, &(MlirAttrOpts){
         .consumed = (const AttrKey[]){ATTR_KEY_LOW, ATTR_KEY_HIGH, ATTR_KEY_INTERIOR, ATTR_KEY_VALUE, 0}});
-    fputs(" : ", p->out);
+    writer_str(p->out, " : ");
     mlir_print_fn_type(p->out, in, 2, &res, 1);
     end_line(p);
 }
@@ -340,11 +340,11 @@ static void emit_concatenate(MlirPrinter *p, const Op *op, int indent)
     MlirVal *in = ARENA_ARRAY(&p->arena, MlirVal, op->num_operands + 1), res = result_val(p, op);
     int n = operand_vals(p, op, in, op->num_operands);
     mlir_print_defs(p, op, indent);
-    fputs("stablehlo.concatenate ", p->out);
+    writer_str(p->out, "stablehlo.concatenate ");
     mlir_print_vals(p, in, n);
-    fprintf(p->out, ", dim = %lld", (long long)op_attr_int(op, ATTR_KEY_DIM));
+    writer_printf(p->out, ", dim = %lld", (long long)op_attr_int(op, ATTR_KEY_DIM));
     mlir_print_op_attrs(p, op, &(MlirAttrOpts){.consumed = (const AttrKey[]){ATTR_KEY_DIM, 0}});
-    fputs(" : ", p->out);
+    writer_str(p->out, " : ");
     mlir_print_fn_type(p->out, in, n, &res, 1);
     end_line(p);
 }
@@ -357,9 +357,9 @@ static void emit_constant(MlirPrinter *p, const Op *op, int indent)
 {
     const AttrValue *v = op_attr_get(op, ATTR_KEY_VALUE);
     mlir_print_defs(p, op, indent);
-    fputs(mlir_op_name(op), p->out);
+    writer_str(p->out, mlir_printed_op_name(p, op));
     mlir_print_op_attrs(p, op, &(MlirAttrOpts){.consumed = (const AttrKey[]){ATTR_KEY_VALUE, 0}});
-    fputc(' ', p->out);
+    writer_char(p->out, ' ');
     if (v)
         mlir_print_dense(p->out, v, &op->results[0]->type);
     end_line(p);
@@ -368,9 +368,9 @@ static void emit_constant(MlirPrinter *p, const Op *op, int indent)
 static void emit_iota(MlirPrinter *p, const Op *op, int indent)
 {
     mlir_print_defs(p, op, indent);
-    fprintf(p->out, "stablehlo.iota dim = %lld", (long long)op_attr_int(op, ATTR_KEY_DIMENSION));
+    writer_printf(p->out, "stablehlo.iota dim = %lld", (long long)op_attr_int(op, ATTR_KEY_DIMENSION));
     mlir_print_op_attrs(p, op, &(MlirAttrOpts){.consumed = (const AttrKey[]){ATTR_KEY_DIMENSION, 0}});
-    fputs(" : ", p->out);
+    writer_str(p->out, " : ");
     mlir_print_type(p->out, &op->results[0]->type);
     end_line(p);
 }
@@ -391,12 +391,12 @@ static void emit_call_like(MlirPrinter *p, const Op *op, int indent, const char 
     MlirVal *in = ARENA_ARRAY(&p->arena, MlirVal, op->num_operands + 1), *res = result_vals(p, op);
     int n = operand_vals(p, op, in, op->num_operands);
     mlir_print_defs(p, op, indent);
-    fputs(head, p->out);
-    fputc('(', p->out);
+    writer_str(p->out, head);
+    writer_char(p->out, '(');
     mlir_print_vals(p, in, n);
-    fputc(')', p->out);
+    writer_char(p->out, ')');
     mlir_print_op_attrs(p, op, opts);
-    fputs(" : ", p->out);
+    writer_str(p->out, " : ");
     mlir_print_fn_type(p->out, in, n, res, op->num_results);
     end_line(p);
 }
@@ -459,23 +459,24 @@ static void emit_stablehlo_generic(MlirPrinter *p, const Op *op, int indent)
     MlirVal *in = ARENA_ARRAY(&p->arena, MlirVal, op->num_operands + 1), *res = result_vals(p, op);
     int n = operand_vals(p, op, in, op->num_operands);
     mlir_print_defs(p, op, indent);
-    fprintf(p->out, "\"%s\"(", mlir_op_name(op));
+    writer_printf(p->out, "\"%s\"(", mlir_printed_op_name(p, op));
     mlir_print_vals(p, in, n);
     if (op->kind == OP_TRIANGULAR_SOLVE) {
-        fprintf(p->out, ") <{left_side = %s, lower = %s, transpose_a = #stablehlo<transpose %s>, unit_diagonal = %s}>",
+        writer_printf(p->out,
+                      ") <{left_side = %s, lower = %s, transpose_a = #stablehlo<transpose %s>, unit_diagonal = %s}>",
                 op_attr_bool(op, ATTR_KEY_LEFT_SIDE) ? "true" : "false",
                 op_attr_bool(op, ATTR_KEY_LOWER) ? "true" : "false", op_attr_string(op, ATTR_KEY_TRANSPOSE_A),
                 op_attr_bool(op, ATTR_KEY_UNIT_DIAGONAL) ? "true" : "false");
     } else {
         const AttrValue *eps = op_attr_get(op, ATTR_KEY_EPSILON);
-        fprintf(p->out, ") <{epsilon = %.9e : f32, feature_index = %lld : i64}>",
+        writer_printf(p->out, ") <{epsilon = %.9e : f32, feature_index = %lld : i64}>",
                 eps && eps->kind == ATTR_FLOAT ? eps->u.f : eps ? (double)eps->u.i : 0.0,
                 (long long)op_attr_int(op, ATTR_KEY_FEATURE_INDEX));
     }
     mlir_print_op_attrs(p, op, &(MlirAttrOpts){
         .consumed = (const AttrKey[]){ATTR_KEY_LEFT_SIDE, ATTR_KEY_LOWER, ATTR_KEY_TRANSPOSE_A, ATTR_KEY_UNIT_DIAGONAL,
                                       ATTR_KEY_EPSILON, ATTR_KEY_FEATURE_INDEX, 0}});
-    fputs(" : ", p->out);
+    writer_str(p->out, " : ");
     mlir_print_fn_type(p->out, in, n, res, op->num_results);
     end_line(p);
 }
@@ -486,9 +487,9 @@ static void emit_cholesky(MlirPrinter *p, const Op *op, int indent)
 {
     MlirVal x = unary_head(p, op, indent);
     if (op_attr_bool(op, ATTR_KEY_LOWER))
-        fputs(", lower = true", p->out);
+        writer_str(p->out, ", lower = true");
     mlir_print_op_attrs(p, op, &(MlirAttrOpts){.consumed = (const AttrKey[]){ATTR_KEY_LOWER, 0}});
-    fputs(" : ", p->out);
+    writer_str(p->out, " : ");
     mlir_print_type(p->out, &x.type);
     end_line(p);
 }
@@ -591,16 +592,16 @@ static void emit_sharding_op(MlirPrinter *p, const Op *op, int indent)
     const Value *r = op->results[0];
     MlirVal x = mlir_val(p, op->operands[0]);
     mlir_print_defs(p, op, indent);
-    fputs(mlir_op_canonical_name(op->kind), p->out);
-    fputc(' ', p->out);
+    writer_str(p->out, mlir_printed_canonical_name(p, op->kind));
+    writer_char(p->out, ' ');
     mlir_print_val(p, x);
-    fputc(' ', p->out);
+    writer_char(p->out, ' ');
     if (r->sharding)
         mlir_print_tensor_sharding(p, r->sharding);
     else if (any_mesh(p))
         mlir_print_open_sharding(p, any_mesh(p), r->type.rank);
     mlir_print_op_attrs(p, op, &(MlirAttrOpts){.no_shardings = true});
-    fputs(" : ", p->out);
+    writer_str(p->out, " : ");
     mlir_print_type(p->out, &r->type);
     end_line(p);
 }
@@ -612,11 +613,11 @@ static void emit_data_flow_edge(MlirPrinter *p, const Op *op, int indent)
     const Value *r = op->results[0];
     unary_head(p, op, indent);
     if (r->sharding) {
-        fputs(" sharding=", p->out);
+        writer_str(p->out, " sharding=");
         mlir_print_tensor_sharding(p, r->sharding);
     }
     mlir_print_op_attrs(p, op, &(MlirAttrOpts){.no_shardings = true});
-    fputs(" : ", p->out);
+    writer_str(p->out, " : ");
     mlir_print_type(p->out, &r->type);
     end_line(p);
 }
@@ -627,11 +628,11 @@ static void emit_barrier(MlirPrinter *p, const Op *op, int indent)
 {
     const char *dir = op_attr_string(op, ATTR_KEY_ALLOWED_DIRECTION);
     unary_head(p, op, indent);
-    fputs(" allowed_direction=", p->out);
+    writer_str(p->out, " allowed_direction=");
     for (const char *c = dir ? dir : "NONE"; *c; c++)
-        fputc(*c >= 'a' && *c <= 'z' ? *c - 'a' + 'A' : *c, p->out);
+        writer_char(p->out, *c >= 'a' && *c <= 'z' ? *c - 'a' + 'A' : *c);
     mlir_print_op_attrs(p, op, &(MlirAttrOpts){.consumed = (const AttrKey[]){ATTR_KEY_ALLOWED_DIRECTION, 0}});
-    fputs(" : ", p->out);
+    writer_str(p->out, " : ");
     mlir_print_type(p->out, &op->results[0]->type);
     end_line(p);
 }
@@ -640,9 +641,9 @@ static void emit_barrier(MlirPrinter *p, const Op *op, int indent)
 static void emit_sharding_group(MlirPrinter *p, const Op *op, int indent)
 {
     unary_head(p, op, indent);
-    fprintf(p->out, " group_id=%lld", (long long)op_attr_int(op, ATTR_KEY_GROUP_ID));
+    writer_printf(p->out, " group_id=%lld", (long long)op_attr_int(op, ATTR_KEY_GROUP_ID));
     mlir_print_op_attrs(p, op, &(MlirAttrOpts){.consumed = (const AttrKey[]){ATTR_KEY_GROUP_ID, 0}});
-    fputs(" : ", p->out);
+    writer_str(p->out, " : ");
     mlir_print_type(p->out, &op->operands[0]->type);
     end_line(p);
 }
@@ -663,13 +664,13 @@ static const Sharding *full_spec(MlirPrinter *p, const Op *op, AttrKey key, int 
 static void print_spec_list(MlirPrinter *p, const Op *op, AttrKey key)
 {
     const AttrValue *v = op_attr_get(op, key);
-    fputc('[', p->out);
+    writer_char(p->out, '[');
     for (int i = 0; v && v->kind == ATTR_ARRAY && i < v->u.array.count; i++) {
-        fputs(i ? ", " : "", p->out);
+        writer_str(p->out, i ? ", " : "");
         if (v->u.array.items[i]->kind == ATTR_SHARDING)
             mlir_print_tensor_sharding(p, full_spec(p, op, key, i, v->u.array.items[i]->u.sharding));
     }
-    fputc(']', p->out);
+    writer_char(p->out, ']');
 }
 
 /* manual_axes: as written, else every axis of the mesh. */
@@ -677,36 +678,36 @@ static void print_manual_axes(MlirPrinter *p, const Op *op)
 {
     const AttrValue *v = op_attr_get(op, ATTR_KEY_MANUAL_AXES);
     const Mesh *mesh = op_attr_mesh(p->m, op, ATTR_KEY_MESH);
-    fputs(" manual_axes={", p->out);
+    writer_str(p->out, " manual_axes={");
     if (v && v->kind == ATTR_ARRAY) {
         for (int i = 0; i < v->u.array.count; i++) {
-            fputs(i ? ", " : "", p->out);
+            writer_str(p->out, i ? ", " : "");
             mlir_print_string(p->out, v->u.array.items[i]->kind == ATTR_STRING ? v->u.array.items[i]->u.s : "");
         }
     } else {
         for (int k = 0; mesh && k < mesh->num_axes; k++) {
-            fputs(k ? ", " : "", p->out);
+            writer_str(p->out, k ? ", " : "");
             mlir_print_string(p->out, mesh->axes[k].name);
         }
     }
-    fputc('}', p->out);
+    writer_char(p->out, '}');
 }
 
 void mlir_print_arg_list(MlirPrinter *p, const Block *body)
 {
     for (int i = 0; i < body->num_args; i++) {
-        fputs(i ? ", " : "", p->out);
+        writer_str(p->out, i ? ", " : "");
         mlir_print_val(p, mlir_val(p, body->args[i]));
-        fputs(": ", p->out);
+        writer_str(p->out, ": ");
         mlir_print_type(p->out, &body->args[i]->type);
     }
 }
 
 void mlir_print_block_args(MlirPrinter *p, const Block *body)
 {
-    fputs(" (", p->out);
+    writer_str(p->out, " (");
     mlir_print_arg_list(p, body);
-    fputs(") {\n", p->out);
+    writer_str(p->out, ") {\n");
 }
 
 /* sdy.manual_computation, as Shardy's printer lays it out: operands,
@@ -722,22 +723,22 @@ static void emit_shard_map(MlirPrinter *p, const Op *op, int indent)
     MlirScope s;
     mlir_region_open(p, &s, body, true);
     mlir_print_defs(p, op, indent);
-    fputs("sdy.manual_computation(", p->out);
+    writer_str(p->out, "sdy.manual_computation(");
     mlir_print_vals(p, in, n);
-    fputs(") in_shardings=", p->out);
+    writer_str(p->out, ") in_shardings=");
     print_spec_list(p, op, ATTR_KEY_IN_SPECS);
-    fputs(" out_shardings=", p->out);
+    writer_str(p->out, " out_shardings=");
     print_spec_list(p, op, ATTR_KEY_OUT_SPECS);
     print_manual_axes(p, op);
     mlir_print_block_args(p, body);
     mlir_print_block_ops(p, &s, body, indent + 2, "sdy.return");
-    fprintf(p->out, "%*s}", indent, "");
+    writer_printf(p->out, "%*s}", indent, "");
     static const MlirKeptAttr check_vma[] = {{"shardc.check_vma", "true"}, {NULL, NULL}};
     mlir_print_op_attrs(p, op, &(MlirAttrOpts){
         .consumed = (const AttrKey[]){ATTR_KEY_MESH, ATTR_KEY_IN_SPECS, ATTR_KEY_OUT_SPECS, ATTR_KEY_MANUAL_AXES,
                                       ATTR_KEY_CHECK_VMA, 0},
         .no_shardings = true, .extra = op_attr_bool(op, ATTR_KEY_CHECK_VMA) ? check_vma : NULL});
-    fputs(" : ", p->out);
+    writer_str(p->out, " : ");
     mlir_print_fn_type(p->out, in, n, res, op->num_results);
     end_line(p);
 }
@@ -755,11 +756,11 @@ static void emit_rng_bit_generator(MlirPrinter *p, const Op *op, int indent)
     }
     MlirVal in = mlir_val(p, op->operands[0]), res[2] = {mlir_val(p, op->results[0]), mlir_val(p, op->results[1])};
     mlir_print_defs(p, op, indent);
-    fprintf(p->out, "%s ", mlir_op_name(op));
+    writer_printf(p->out, "%s ", mlir_printed_op_name(p, op));
     mlir_print_vals(p, &in, 1);
-    fprintf(p->out, ", algorithm =  %s", op_attr_string(op, ATTR_KEY_RNG_ALGORITHM));
+    writer_printf(p->out, ", algorithm =  %s", op_attr_string(op, ATTR_KEY_RNG_ALGORITHM));
     mlir_print_op_attrs(p, op, &(MlirAttrOpts){.consumed = (const AttrKey[]){ATTR_KEY_RNG_ALGORITHM, 0}});
-    fputs(" : ", p->out);
+    writer_str(p->out, " : ");
     mlir_print_fn_type(p->out, &in, 1, res, 2);
     end_line(p);
 }

@@ -14,10 +14,10 @@
 
 static void print_pairs(MlirPrinter *p, const WindowDims *w)
 {
-    fputc('[', p->out);
+    writer_char(p->out, '[');
     for (int i = 0; i < w->n; i++)
-        fprintf(p->out, "%s[%lld, %lld]", i ? ", " : "", (long long)w->lo[i], (long long)w->hi[i]);
-    fputc(']', p->out);
+        writer_printf(p->out, "%s[%lld, %lld]", i ? ", " : "", (long long)w->lo[i], (long long)w->hi[i]);
+    writer_char(p->out, ']');
 }
 
 /* `, key = [..]` of the window dict for a written attribute. */
@@ -27,7 +27,7 @@ static void window_entry(MlirPrinter *p, const Op *op, AttrKey key, const char *
     int n = op_attr_ints(op, key, v, SHARDC_MAX_RANK);
     if (n < 0 || !op_attr_find(op, key))
         return;
-    fprintf(p->out, "%s%s = ", *first ? "" : ", ", name);
+    writer_printf(p->out, "%s%s = ", *first ? "" : ", ", name);
     mlir_print_ints(p->out, v, n);
     *first = false;
 }
@@ -40,9 +40,9 @@ static void print_type_tail(MlirPrinter *p, const Op *op, const MlirVal *in, int
     MlirVal res[op->num_results + 1];
     for (int j = 0; j < op->num_results; j++)
         res[j] = mlir_val(p, op->results[j]);
-    fputs(" : ", p->out);
+    writer_str(p->out, " : ");
     mlir_print_fn_type(p->out, in, n, res, op->num_results);
-    fputc('\n', p->out);
+    writer_char(p->out, '\n');
 }
 
 void mlir_emit_convolution(MlirPrinter *p, const Op *op, int indent)
@@ -51,19 +51,19 @@ void mlir_emit_convolution(MlirPrinter *p, const Op *op, int indent)
     WindowDims w;
     op_window_dims(op, &w);
     mlir_print_defs(p, op, indent);
-    fputs("stablehlo.convolution(", p->out);
+    writer_str(p->out, "stablehlo.convolution(");
     mlir_print_vals(p, in, 2);
-    fprintf(p->out, ") dim_numbers = %s, window = {", op_attr_string(op, ATTR_KEY_DIM_NUMBERS));
+    writer_printf(p->out, ") dim_numbers = %s, window = {", op_attr_string(op, ATTR_KEY_DIM_NUMBERS));
     bool first = true;
     window_entry(p, op, ATTR_KEY_WINDOW_STRIDES, "stride", &first);
     if (op_attr_find(op, ATTR_KEY_PADDING)) {
-        fputs(first ? "pad = " : ", pad = ", p->out);
+        writer_str(p->out, first ? "pad = " : ", pad = ");
         print_pairs(p, &w);
         first = false;
     }
     window_entry(p, op, ATTR_KEY_LHS_DILATION, "lhs_dilate", &first);
     window_entry(p, op, ATTR_KEY_RHS_DILATION, "rhs_dilate", &first);
-    fputc('}', p->out);
+    writer_char(p->out, '}');
     mlir_print_op_attrs(p, op, &(MlirAttrOpts){.consumed = conv_consumed, .generic = true});
     print_type_tail(p, op, in, 2);
 }
@@ -84,25 +84,26 @@ static void print_region(MlirPrinter *p, const char *body, const char *dir, cons
         b[k] = mlir_scope_arg(p, &s, "b");
     for (int k = 0; k < n; k++)
         r[k] = mlir_scope_value(p, &s, dir ? "select" : "r");
-    fprintf(p->out, "%s{\n%*s^bb0(", first ? " (" : ", ", indent, "");
+    writer_printf(p->out, "%s{\n%*s^bb0(", first ? " (" : ", ", indent, "");
     for (int k = 0; k < 2 * n; k++)
-        fprintf(p->out, "%s%%%s: tensor<%s>", k ? ", " : "", k < n ? a[k] : b[k - n], dtype_mlir_name(dt[k % n]));
-    fputs("):\n", p->out);
+        writer_printf(p->out, "%s%%%s: tensor<%s>", k ? ", " : "", k < n ? a[k] : b[k - n], dtype_mlir_name(dt[k % n]));
+    writer_str(p->out, "):\n");
     for (int k = 0; k < n; k++) {
         const char *t = dtype_mlir_name(dt[k]);
         if (dir)
-            fprintf(p->out, "%*s%%%s = stablehlo.compare  %s, %%%s, %%%s : (tensor<%s>, tensor<%s>) -> tensor<i1>\n",
+            writer_printf(p->out,
+                          "%*s%%%s = stablehlo.compare  %s, %%%s, %%%s : (tensor<%s>, tensor<%s>) -> tensor<i1>\n",
                     indent + 2, "", r[k], dir, a[k], b[k], t, t);
         else
-            fprintf(p->out, "%*s%%%s = %s %%%s, %%%s : tensor<%s>\n", indent + 2, "", r[k], body, a[k], b[k], t);
+            writer_printf(p->out, "%*s%%%s = %s %%%s, %%%s : tensor<%s>\n", indent + 2, "", r[k], body, a[k], b[k], t);
     }
-    fprintf(p->out, "%*sstablehlo.return ", indent + 2, "");
+    writer_printf(p->out, "%*sstablehlo.return ", indent + 2, "");
     for (int k = 0; k < n; k++)
-        fprintf(p->out, "%s%%%s", k ? ", " : "", r[k]);
-    fputs(" : ", p->out);
+        writer_printf(p->out, "%s%%%s", k ? ", " : "", r[k]);
+    writer_str(p->out, " : ");
     for (int k = 0; k < n; k++)
-        fprintf(p->out, "%stensor<%s>", k ? ", " : "", dir ? "i1" : dtype_mlir_name(dt[k]));
-    fprintf(p->out, "\n%*s}%s", indent, "", last ? ")" : "");
+        writer_printf(p->out, "%stensor<%s>", k ? ", " : "", dir ? "i1" : dtype_mlir_name(dt[k]));
+    writer_printf(p->out, "\n%*s}%s", indent, "", last ? ")" : "");
 }
 
 /* `<{padding = ..., window_dimensions = ..., ...}>`: the written ones. */
@@ -113,11 +114,11 @@ static void print_window_props(MlirPrinter *p, const Op *op)
     WindowDims w;
     op_window_dims(op, &w);
     const char *sep = "";
-    fputs(" <{", p->out);
+    writer_str(p->out, " <{");
     for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++) {
         if (!op_attr_find(op, keys[k]))
             continue;
-        fprintf(p->out, "%s%s = ", sep, attr_key_name(keys[k]));
+        writer_printf(p->out, "%s%s = ", sep, attr_key_name(keys[k]));
         sep = ", ";
         if (keys[k] == ATTR_KEY_PADDING) { /* all equal: a splat, as MLIR prints it */
             int64_t pairs[2 * SHARDC_MAX_RANK];
@@ -128,12 +129,12 @@ static void print_window_props(MlirPrinter *p, const Op *op)
         }
         int64_t v[SHARDC_MAX_RANK];
         int n = op_attr_ints(op, keys[k], v, SHARDC_MAX_RANK);
-        fputs("array<i64", p->out);
+        writer_str(p->out, "array<i64");
         for (int i = 0; i < n; i++)
-            fprintf(p->out, "%s %lld", i ? "," : ":", (long long)v[i]);
-        fputc('>', p->out);
+            writer_printf(p->out, "%s %lld", i ? "," : ":", (long long)v[i]);
+        writer_char(p->out, '>');
     }
-    fputs("}>", p->out);
+    writer_str(p->out, "}>");
 }
 
 static const AttrKey window_consumed[] = {ATTR_KEY_REDUCTION,          ATTR_KEY_DIRECTION, ATTR_KEY_WINDOW_DIMENSIONS,
@@ -148,7 +149,7 @@ static OpKind reduction_kind(const Op *op)
 }
 
 /* No made-up init constant when the op has its inits as operands. */
-int mlir_plan_window(const MlirPrinter *p, const Op *op, MlirAux *aux)
+int mlir_plan_window(MlirPrinter *p, const Op *op, MlirAux *aux)
 {
     bool own_init = op->kind == OP_REDUCE_WINDOW ? op->num_operands > op->num_results : op->num_operands == 3;
     return own_init ? 0 : mlir_plan_reduce(p, op, aux);
@@ -177,9 +178,9 @@ void mlir_emit_reduce_window(MlirPrinter *p, const Op *op, int indent)
         dt[k] = op->operands[k]->type.dtype;
     int count = window_operands(p, op, kind, indent, in);
     mlir_print_defs(p, op, indent);
-    fputs("\"stablehlo.reduce_window\"(", p->out);
+    writer_str(p->out, "\"stablehlo.reduce_window\"(");
     mlir_print_vals(p, in, count);
-    fputc(')', p->out);
+    writer_char(p->out, ')');
     print_window_props(p, op);
     print_region(p, mlir_reduce_body(kind, dt[0]), NULL, dt, n, indent, true, true);
     mlir_print_op_attrs(p, op, &(MlirAttrOpts){.consumed = window_consumed});
@@ -193,9 +194,9 @@ void mlir_emit_select_and_scatter(MlirPrinter *p, const Op *op, int indent)
     MlirVal in[4];
     int count = window_operands(p, op, OP_REDUCE_SUM, indent, in), d = op_select_direction(op);
     mlir_print_defs(p, op, indent);
-    fputs("\"stablehlo.select_and_scatter\"(", p->out);
+    writer_str(p->out, "\"stablehlo.select_and_scatter\"(");
     mlir_print_vals(p, in, count);
-    fputc(')', p->out);
+    writer_char(p->out, ')');
     print_window_props(p, op);
     print_region(p, NULL, dirs[d < 0 ? 0 : d], &dt, 1, indent, true, false);
     print_region(p, "stablehlo.add", NULL, &dt, 1, indent, false, true);

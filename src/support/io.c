@@ -7,9 +7,6 @@
 #include <unistd.h>
 #include "shardc/arena.h"
 #include "shardc/io.h"
-#ifdef __GLIBC__
-#include <stdio_ext.h>
-#endif
 
 static char *read_stream(FILE *in, size_t *len)
 {
@@ -174,32 +171,4 @@ void io_output_abandon(OutputFile *out)
     free(out->temp_path);
     free(out->path);
     memset(out, 0, sizeof *out);
-}
-
-void io_put_int(FILE *out, long long v)
-{
-    char buf[24], *p = buf + sizeof buf;
-    unsigned long long u = v < 0 ? 0ull - (unsigned long long)v : (unsigned long long)v;
-    *--p = 0;
-    do
-        *--p = (char)('0' + u % 10);
-    while (u /= 10);
-    if (v < 0)
-        *--p = '-';
-    fputs(p, out);
-}
-
-#ifdef __GLIBC__
-int io_stream_unlocked_begin(FILE *out) { return __fsetlocking(out, FSETLOCKING_BYCALLER); }
-void io_stream_unlocked_end(FILE *out, int saved) { __fsetlocking(out, saved); }
-#else
-int io_stream_unlocked_begin(FILE *out) { (void)out; return 0; }
-void io_stream_unlocked_end(FILE *out, int saved) { (void)out; (void)saved; }
-#endif
-
-void io_put_spaces(FILE *out, int n)
-{
-    static const char spaces[] = "                                                                ";
-    for (; n > 0; n -= (int)sizeof spaces - 1)
-        fwrite(spaces, 1, n < (int)sizeof spaces - 1 ? (size_t)n : sizeof spaces - 1, out);
 }
