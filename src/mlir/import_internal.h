@@ -96,6 +96,15 @@ typedef struct ImportCtx {
     bool gspmd_deferred, needs_whole_module;
     bool returned;
     int errors_before;      /* diag's count when the import began */
+    /* Per MlirSharding.memo_id: the sharding imported for that text on a
+     * value of this shape outside manual computations, copied for the
+     * next one (checking and building it again cost more than reading
+     * the text) */
+    struct ImpShardingMemo {
+        const Sharding *sharding;
+        int rank;               /* of the value's type, -1 for none */
+        bool token, no_value;
+    } sharding_memo[MLIR_SHARDING_MEMO];
 } ImportCtx;
 
 /* One op being mapped. */

@@ -38,6 +38,15 @@ typedef struct MlirParseCtx {
      * and mesh names it copied */
     bool in_rule;
     const char *fast_axis_name, *fast_mesh_name;
+    /* Streamed (read.c), the first texts of sharding bodies it read, with
+     * what it built for them in `keep`: the same text again is not read
+     * but its sharding copied (a propagated program repeats a few). */
+    struct MlirShardingMemo {
+        const char *text;       /* in `text`, from `@` to the closing `>` */
+        int len;
+        const MlirSharding *sharding;
+    } sharding_memo[MLIR_SHARDING_MEMO];
+    int num_sharding_memo;
     /* a dim of the sharding being read was malformed (parse_sdy.c): a
      * #sdy.sharding_per_value holding it adds its own error, as Shardy's */
     bool sharding_failed;

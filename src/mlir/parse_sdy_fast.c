@@ -166,7 +166,7 @@ static MlirDimSharding *fast_dim(FastReader *r)
 }
 
 /* `@mesh, [dims]>`: a sharding over a named mesh, without options. */
-static MlirSharding *fast_sharding_body(FastReader *r)
+static MlirSharding *read_sharding_body(FastReader *r)
 {
     MlirSharding *s = ARENA_NEW(r->ctx->arena, MlirSharding);
     s->loc = fast_loc(r, r->p);
@@ -193,6 +193,51 @@ static MlirSharding *fast_sharding_body(FastReader *r)
     fast_eat(r, ']');
     fast_eat(r, '>');
     s->dims = fast_list(r->ctx, dims, n);
+    return s;
+}
+
+/* The memo's sharding whose text comes next, or NULL. */
+static const struct MlirShardingMemo *memo_find(const FastReader *r)
+{
+    const MlirParseCtx *ctx = r->ctx;
+    for (int i = 0; i < ctx->num_sharding_memo; i++) {
+        const struct MlirShardingMemo *e = &ctx->sharding_memo[i];
+        if (r->end - r->p > e->len && memcmp(r->p, e->text, (size_t)e->len) == 0)
+            return e;
+    }
+    return NULL;
+}
+
+/* A sharding body; streamed, one whose text was read before is copied
+ * from the memo (its own location, dims shared: the importer reads them,
+ * nothing writes them), and the first texts are read into the memo. The
+ * plain read (whole, to report errors) uses no memo, so its diagnostics
+ * point into each sharding as written. */
+static MlirSharding *fast_sharding_body(FastReader *r)
+{
+    MlirParseCtx *ctx = r->ctx;
+    if (!ctx->stream)
+        return read_sharding_body(r);
+    const struct MlirShardingMemo *e = memo_find(r);
+    if (e) {
+        MlirSharding *s = ARENA_ARRAY_UNINIT(ctx->arena, MlirSharding, 1);
+        *s = *e->sharding;
+        s->loc = fast_loc(r, r->p);
+        r->p += e->len;
+        return s;
+    }
+    if (ctx->num_sharding_memo == MLIR_SHARDING_MEMO)
+        return read_sharding_body(r);
+    const char *start = r->p;
+    Arena *op_arena = ctx->arena;
+    ctx->arena = ctx->keep;
+    ctx->fast_axis_name = ctx->fast_mesh_name = NULL;   /* copies in the op's arena */
+    MlirSharding *s = read_sharding_body(r);
+    ctx->arena = op_arena;
+    if (r->ok) {
+        s->memo_id = ++ctx->num_sharding_memo;
+        ctx->sharding_memo[s->memo_id - 1] = (struct MlirShardingMemo){start, (int)(r->p - start), s};
+    }
     return s;
 }
 
