@@ -82,6 +82,11 @@ bool mlir_enter_nesting(MlirParseCtx *ctx, Loc loc);
  * with *used the bytes read after the opening; NULL (nothing reported)
  * for any other form, which the grammar reads. */
 MlirAttr *mlir_fast_sdy_attr(MlirParseCtx *ctx, bool per_value, Loc loc, int open_len, int *used);
+/* After a `[` (at loc) that follows an `=`, an array of integers in its
+ * common form up to its `]`: the array attribute the grammar builds, with
+ * *used the bytes read after the `[`; NULL (nothing reported) for any
+ * other array. */
+MlirAttr *mlir_fast_int_array(MlirParseCtx *ctx, Loc loc, int *used);
 /* After a `{`, the scanner's match `sdy.sharding =` (match_len bytes at
  * key_loc) and the rest of a dict holding just that sharding in its common
  * form, up to its `}`: the dict's entries as the grammar builds them, with

@@ -4,8 +4,10 @@
  * (on one line, a space after each comma), with axes, sub-axes
  * `"x":(1)2`, open dims and priorities; and an attribute dict holding just
  * one of them, `{sdy.sharding = ...}`, as every op and argument of a
- * propagated program carries. Read token by token they were most of the
- * tokens and parser steps of a typical op (bench/instructions.sh). Anything
+ * propagated program carries; and an array of integers after an `=`,
+ * `dims = [0, 1]`, on one line with a space after each comma. Read token
+ * by token they were most of the tokens and parser steps of a typical op
+ * (bench/instructions.sh). Anything
  * else (an inline mesh, replicated= or unreduced=, an escape in a string, a
  * line break, other spacing, a malformed piece) is left to the grammar,
  * which reads it with its own diagnostics: this reader reports nothing, and
@@ -295,6 +297,34 @@ MlirAttr *mlir_fast_sdy_attr(MlirParseCtx *ctx, bool per_value, Loc loc, int ope
     MlirAttr *a = r.ok ? fast_sdy_attr(&r, per_value, loc) : NULL;
     *used = (int)(r.p - r.base);
     return a;
+}
+
+/* An integer as the scanner's INT token reads it, at most 18 digits (its
+ * value fits), followed by `,` or `]`: as the grammar builds it. */
+static MlirAttr *fast_array_int(FastReader *r)
+{
+    const char *start = r->p;
+    Loc loc = fast_loc(r, start);
+    r->p += fast_at(r, '-');
+    fast_int(r, ',', ']');
+    return r->ok ? mlir_build_int(r->ctx, arena_strndup(r->ctx->arena, start, (size_t)(r->p - start)), loc) : NULL;
+}
+
+MlirAttr *mlir_fast_int_array(MlirParseCtx *ctx, Loc loc, int *used)
+{
+    FastReader r = fast_reader(ctx, loc.line, loc.col + 1);
+    void *ints[FAST_MAX_ITEMS];
+    int n = 0;
+    do {
+        if (n == FAST_MAX_ITEMS || !r.ok)
+            return NULL;
+        ints[n++] = fast_array_int(&r);
+    } while (r.ok && fast_comma(&r));
+    if (!fast_eat(&r, ']'))
+        return NULL;
+    MlirList items = fast_list(ctx, ints, n);
+    *used = (int)(r.p - r.base);
+    return mlir_build_array(ctx, &items, loc);
 }
 
 /* `sdy.sharding` then spaces and `=` (not a longer name, no line break). */
