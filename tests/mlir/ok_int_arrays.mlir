@@ -1,4 +1,3 @@
-// RUN: shardc tests/mlir/ok_int_arrays.mlir --emit=sdy
 // Arrays of integers after `=` in their common form are read whole by the
 // scanner (parse_sdy_fast.c), others token by token: both read alike,
 // negative integers, one element, and spacing sdy_opt does not print.

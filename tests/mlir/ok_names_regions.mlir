@@ -1,4 +1,3 @@
-// RUN: shardc tests/mlir/ok_names_regions.mlir --emit=ir
 // MLIR names per region, IR names per function (src/mlir/import.c): a
 // region isolated from above may define the names of its parent, which
 // mean the parent's values again after it; a name the region defined may

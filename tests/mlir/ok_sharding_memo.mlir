@@ -1,7 +1,6 @@
 // The streamed reader's memo of sharding texts (parse_sdy_fast.c, import_sharding.c):
 // a text read again is copied, on values of any rank, past the memo's 16 texts,
 // with sub-axes, open dims and priorities kept, and inside a manual computation.
-// RUN: shardc tests/mlir/ok_sharding_memo.mlir --emit=ir
 module {
   sdy.mesh @mesh = <["a"=2, "b"=4]>
   func.func @main(%x: tensor<8x16xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"a"}, {}]>}, %y: tensor<8x16x4xf32> {sdy.sharding = #sdy.sharding<@mesh, []>}) -> tensor<8x16xf32> {
