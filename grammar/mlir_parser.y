@@ -123,6 +123,8 @@ static MlirList list_of(MlirParseCtx *ctx, void *item)
 /* `sdy.sharding = <sharding>}` after a `{`, read whole likewise: named as
  * the attribute name it starts with. */
 %token <plist> DICT_BODY "attribute dict read whole"
+/* `[0, 1]` after an `=`, read whole likewise: named as its `[`. */
+%token <attr> ARRAY_READ "'[' read"
 %token LEX_ERROR "invalid token"
 %token <s> TYPE "type" DENSE "dense literal" DENSE_ARRAY "array literal" DIALECT_ATTR "dialect attribute"
 %token <s> ALIAS "alias" LOC_TEXT "location" BLOCK_LABEL "block label" FLOAT "float" INT "integer"
@@ -485,6 +487,7 @@ axis_set
 array
     : '[' ']'                   { $$ = mlir_attr_new(ctx, MA_ARRAY, L(@1)); }
     | '[' array_elems ']'       { $$ = mlir_build_array(ctx, &$2, L(@1)); }
+    | ARRAY_READ                { $$ = $1; }
     ;
 array_elems
     : array_elem                { $$ = list_of(ctx, $1); }
@@ -632,6 +635,8 @@ static yysymbol_kind_t token_as_written(yysymbol_kind_t kind)
         return YYSYMBOL_SDY_PER_VALUE;
     if (kind == YYSYMBOL_DICT_BODY)
         return YYSYMBOL_ATTR_KEY;
+    if (kind == YYSYMBOL_ARRAY_READ)
+        return YYTRANSLATE('[');
     return kind;
 }
 

@@ -81,25 +81,56 @@ bool mlir_imp_type(ImportCtx *ic, const MlirType *t, TensorType *out)
 void mlir_imp_push_scope(ImportCtx *ic, bool isolated)
 {
     ImpScope *s = ARENA_NEW(&ic->scratch, ImpScope);
-    symtab_init(&s->names, &ic->scratch);
     s->parent = ic->scope;
     s->isolated = isolated;
     ic->scope = s;
 }
 
+/* The names the scope defined mean again what they meant before it. */
 void mlir_imp_pop_scope(ImportCtx *ic)
 {
+    for (ImpValue *v = ic->scope->defined; v; v = v->scope_next)
+        v->name->value = v->hidden;
     ic->scope = ic->scope->parent;
+}
+
+/* The entry of name, added if new. */
+static ImpName *name_entry(ImportCtx *ic, const char *name)
+{
+    ImpName *e = symtab_get(&ic->names, name);
+    if (e)
+        return e;
+    e = ARENA_NEW(&ic->scratch, ImpName);
+    /* the name may be the AST's, which a streamed import frees after the op */
+    symtab_put(&ic->names, arena_strdup(&ic->scratch, name), e);
+    return e;
+}
+
+/* The entry of key, a string that outlives the import, added if new: one
+ * look-up, not two, when it is (a result's IR name, mostly). */
+static ImpName *new_name_entry(ImportCtx *ic, const char *key)
+{
+    ImpName *fresh = ARENA_NEW(&ic->scratch, ImpName);
+    ImpName *e = symtab_put(&ic->names, key, fresh);
+    if (!e)
+        return fresh;
+    symtab_put(&ic->names, key, e);     /* as it was */
+    return e;
+}
+
+static bool ir_name_taken(const ImportCtx *ic, const char *name)
+{
+    const ImpName *e = symtab_get(&ic->names, name);
+    return e && e->taken;
 }
 
 const char *mlir_imp_value_name(ImportCtx *ic, const char *name, int count, int index)
 {
     if (count == 1 && !strchr(name, '-')) { /* the common case: a name not taken, kept as is */
         const char *kept = arena_strdup(ic->arena, name);
-        void *taken = symtab_put(&ic->taken, kept, (void *)kept);
-        if (!taken)
-            return kept;
-        symtab_put(&ic->taken, kept, taken);    /* as it was: one look-up, not two, when it is free */
+        ImpName *e = new_name_entry(ic, kept);
+        if (!e->taken)
+            return e->taken = true, kept;
     }
     size_t len = strlen(name) + 24;
     char *base = arena_alloc(&ic->scratch, len);
@@ -112,9 +143,9 @@ const char *mlir_imp_value_name(ImportCtx *ic, const char *name, int count, int 
             *p = '_';
     char *unique = arena_alloc(ic->arena, len + 24);
     snprintf(unique, len + 24, "%s", base);
-    for (int k = 1; symtab_get(&ic->taken, unique); k++)
+    for (int k = 1; ir_name_taken(ic, unique); k++)
         snprintf(unique, len + 24, "%s_%d", base, k);
-    symtab_put(&ic->taken, unique, unique);
+    new_name_entry(ic, unique)->taken = true;
     return unique;
 }
 
@@ -124,11 +155,15 @@ ImpValue *mlir_imp_define(ImportCtx *ic, const char *name, int count, Loc loc)
     v->count = count;
     v->values = ARENA_ARRAY(&ic->scratch, Value *, count > 0 ? count : 1);
     v->loc = mlir_imp_loc(ic, loc);
-    /* the name is the AST's, which a streamed import frees after the op */
-    ImpValue *previous = symtab_put(&ic->scope->names, arena_strdup(&ic->scratch, name), v);
-    if (previous) {
+    v->name = name_entry(ic, name);
+    v->scope = ic->scope;
+    v->hidden = v->name->value;
+    v->scope_next = ic->scope->defined;
+    ic->scope->defined = v;
+    v->name->value = v;
+    if (v->hidden && v->hidden->scope == ic->scope) {
         diag_error(ic->diag, v->loc, "redefinition of value '%%%s'", name);
-        diag_note(ic->diag, previous->loc, "previous definition is here");
+        diag_note(ic->diag, v->hidden->loc, "previous definition is here");
     }
     return v;
 }
@@ -143,28 +178,35 @@ static void report_isolated_use(ImportCtx *ic, const MlirUse *use, const MlirOp 
         diag_note(ic->diag, mlir_imp_loc(ic, isolating->owner), "required by region isolation constraints");
 }
 
+/* The innermost region isolated from above between the import's scope
+ * and v's, or NULL. */
+static const ImpScope *isolated_between(const ImportCtx *ic, const ImpValue *v)
+{
+    for (const ImpScope *s = ic->scope; s && s != v->scope; s = s->parent)
+        if (s->isolated)
+            return s;
+    return NULL;
+}
+
 ImpValue *mlir_imp_use(ImportCtx *ic, const MlirUse *use, int *index, const MlirOp *user)
 {
     Loc loc = mlir_imp_loc(ic, use->loc);
-    const ImpScope *isolating = NULL;
-    for (ImpScope *s = ic->scope; s; s = s->parent) {
-        ImpValue *v = symtab_get(&s->names, use->name);
-        if (v && isolating) {
-            report_isolated_use(ic, use, user, isolating);
-            return NULL;
-        }
-        if (v) {
-            *index = use->index < 0 ? 0 : use->index;
-            if (*index < v->count)
-                return v;
-            diag_error(ic->diag, loc, "'%%%s' has %d result%s, no #%d", use->name, v->count,
-                       v->count == 1 ? "" : "s", *index);
-            return NULL;
-        }
-        if (s->isolated && !isolating)
-            isolating = s;
+    const ImpName *e = symtab_get(&ic->names, use->name);
+    ImpValue *v = e ? e->value : NULL;
+    if (!v) {
+        diag_error(ic->diag, loc, "use of undefined value '%%%s'", use->name);
+        return NULL;
     }
-    diag_error(ic->diag, loc, "use of undefined value '%%%s'", use->name);
+    const ImpScope *isolating = isolated_between(ic, v);
+    if (isolating) {
+        report_isolated_use(ic, use, user, isolating);
+        return NULL;
+    }
+    *index = use->index < 0 ? 0 : use->index;
+    if (*index < v->count)
+        return v;
+    diag_error(ic->diag, loc, "'%%%s' has %d result%s, no #%d", use->name, v->count, v->count == 1 ? "" : "s",
+               *index);
     return NULL;
 }
 
@@ -195,8 +237,8 @@ static Value *block_arg(ImportCtx *ic, const MlirBlockArg *a, Block *b, int inde
 {
     TensorType t = {0};
     *ok &= mlir_imp_type(ic, a->type, &t);
-    ImpValue *name = mlir_imp_define(ic, a->name, 1, a->loc);
     Value *v = value_new(ic->m, mlir_imp_value_name(ic, a->name, 1, 0), t, mlir_imp_loc(ic, a->loc));
+    ImpValue *name = mlir_imp_define(ic, a->name, 1, a->loc);
     v->block = b;
     v->index = index;
     name->values[0] = v;
@@ -351,7 +393,7 @@ static Func *begin_func(ImportCtx *ic, const MlirFunc *mf)
         x->visibility = "private";
     x->attrs = keep_all(ic, &mf->attrs);
     ic->func = f;
-    symtab_init(&ic->taken, &ic->scratch);
+    symtab_init(&ic->names, &ic->scratch);
     mlir_imp_push_scope(ic, true);
     import_args(ic, mf, f, x);
     import_results(ic, mf, f, x);

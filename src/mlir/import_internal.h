@@ -40,12 +40,25 @@ typedef struct ImpValue {
     ImpFold fold;
     int uses;
     Loc loc;
+    /* where its MLIR name is bound: the name's entry, the scope, the
+     * definition it hides until the scope ends, the scope's one before */
+    struct ImpName *name;
+    struct ImpScope *scope;
+    struct ImpValue *hidden, *scope_next;
 } ImpValue;
 
-/* MLIR names of one region; a region isolated from above (a function
- * body, sdy.manual_computation's) does not see its parent's names. */
+/* A name of the function, MLIR's and the IR's in one table (a value's
+ * name is mostly both): what the MLIR name means where the import is, and
+ * whether an IR value already has it. */
+typedef struct ImpName {
+    ImpValue *value;        /* the innermost definition in scope, or NULL */
+    bool taken;             /* an IR value of the function is named so */
+} ImpName;
+
+/* A region's scope; a region isolated from above (a function body,
+ * sdy.manual_computation's) does not see its parent's names. */
 typedef struct ImpScope {
-    SymTab names;           /* MLIR name -> ImpValue* */
+    ImpValue *defined;      /* the values it defines, last first */
     struct ImpScope *parent;
     bool isolated;
     Loc owner;              /* of the op whose region it is, when isolated */
@@ -85,7 +98,7 @@ typedef struct ImportCtx {
     Func *func;             /* being imported */
     Block *block;           /* ops are appended to */
     ImpScope *scope;
-    SymTab taken;           /* IR value names used in the current function */
+    SymTab names;           /* the current function's names -> ImpName* */
     ImpManual *manual;
     /* GSPMD: the mesh `mhlo.sharding` strings map onto (import_gspmd.c). */
     const Mesh *gspmd_mesh;
@@ -96,6 +109,15 @@ typedef struct ImportCtx {
     bool gspmd_deferred, needs_whole_module;
     bool returned;
     int errors_before;      /* diag's count when the import began */
+    /* Per MlirSharding.memo_id: the sharding imported for that text on a
+     * value of this shape outside manual computations, copied for the
+     * next one (checking and building it again cost more than reading
+     * the text) */
+    struct ImpShardingMemo {
+        const Sharding *sharding;
+        int rank;               /* of the value's type, -1 for none */
+        bool token, no_value;
+    } sharding_memo[MLIR_SHARDING_MEMO];
 } ImportCtx;
 
 /* One op being mapped. */

@@ -395,7 +395,7 @@ Sharding *mlir_imp_sharding(ImportCtx *ic, const MlirSharding *src)
     return mlir_imp_sharding_at(ic, NULL, src, NULL);
 }
 
-Sharding *mlir_imp_sharding_at(ImportCtx *ic, const ImpSite *site, const MlirSharding *src, const TensorType *type)
+static Sharding *build_sharding(ImportCtx *ic, const ImpSite *site, const MlirSharding *src, const TensorType *type)
 {
     if (!mlir_imp_verify_sharding(ic, site, src, type))
         return NULL;
@@ -422,6 +422,41 @@ Sharding *mlir_imp_sharding_at(ImportCtx *ic, const ImpSite *site, const MlirSha
         if ((ok &= use_axis(ic, mesh, src->replicated.items[k], &use, &s->replicated[s->num_replicated])))
             s->num_replicated++;
     return ok && build_unreduced(ic, s, src, &use) ? s : NULL;
+}
+
+/* The memo entry of src on a value of this type at site, when the check
+ * and the import of src have no other input: no manual axes bound. */
+static struct ImpShardingMemo *memo_entry(ImportCtx *ic, const ImpSite *site, const MlirSharding *src,
+                                          const TensorType *type, struct ImpShardingMemo *key)
+{
+    if (!src->memo_id || ic->manual)
+        return NULL;
+    *key = (struct ImpShardingMemo){NULL, type ? type->rank : -1, type && type->dtype == DT_TOKEN,
+                                    site && site->no_value};
+    return &ic->sharding_memo[src->memo_id - 1];
+}
+
+static bool memo_matches(const struct ImpShardingMemo *e, const struct ImpShardingMemo *key)
+{
+    return e->sharding && e->rank == key->rank && e->token == key->token && e->no_value == key->no_value;
+}
+
+/* A sharding text the streamed reader saw before (memo_id) is checked and
+ * built once per shape; each value gets a copy at its own location. */
+Sharding *mlir_imp_sharding_at(ImportCtx *ic, const ImpSite *site, const MlirSharding *src, const TensorType *type)
+{
+    struct ImpShardingMemo key, *memo = memo_entry(ic, site, src, type, &key);
+    if (memo && memo_matches(memo, &key)) {
+        Sharding *s = sharding_clone(ic->arena, memo->sharding);
+        s->loc = mlir_imp_loc(ic, src->loc);
+        return s;
+    }
+    Sharding *s = build_sharding(ic, site, src, type);
+    if (memo && s) {
+        *memo = key;
+        memo->sharding = sharding_clone(&ic->scratch, s);   /* what the importer does to s stays s's */
+    }
+    return s;
 }
 
 AttrValue *mlir_imp_sharding_attr(ImportCtx *ic, const MlirSharding *src)

@@ -73,6 +73,8 @@ typedef struct MlirMesh {
 } MlirMesh;
 
 /* `<@mesh, [{"a", ?}, {}]p0, replicated={"b"}, unreduced={"c"}>`. */
+enum { MLIR_SHARDING_MEMO = 16 };   /* sharding texts remembered (memo_id) */
+
 typedef struct MlirSharding {
     const char *mesh_name;      /* @name without @, or NULL for an inline mesh */
     MlirMesh *inline_mesh;
@@ -81,6 +83,10 @@ typedef struct MlirSharding {
     MlirList unreduced;         /* MlirAxisRef* */
     const char *unreduced_kind; /* unreduced=max{...}: "max", or NULL (sum) */
     Loc loc;
+    /* 1 + its index in the streamed reader's memo of sharding texts
+     * (parse_sdy_fast.c): shardings of one memo_id are written alike, and
+     * share their dims; 0 for any other */
+    int memo_id;
 } MlirSharding;
 
 /* `#sdy.op_sharding_rule<([i, j], [j, k])->([i, k]) {i=8, j=4, k=16}

@@ -38,6 +38,15 @@ typedef struct MlirParseCtx {
      * and mesh names it copied */
     bool in_rule;
     const char *fast_axis_name, *fast_mesh_name;
+    /* Streamed (read.c), the first texts of sharding bodies it read, with
+     * what it built for them in `keep`: the same text again is not read
+     * but its sharding copied (a propagated program repeats a few). */
+    struct MlirShardingMemo {
+        const char *text;       /* in `text`, from `@` to the closing `>` */
+        int len;
+        const MlirSharding *sharding;
+    } sharding_memo[MLIR_SHARDING_MEMO];
+    int num_sharding_memo;
     /* a dim of the sharding being read was malformed (parse_sdy.c): a
      * #sdy.sharding_per_value holding it adds its own error, as Shardy's */
     bool sharding_failed;
@@ -73,6 +82,11 @@ bool mlir_enter_nesting(MlirParseCtx *ctx, Loc loc);
  * with *used the bytes read after the opening; NULL (nothing reported)
  * for any other form, which the grammar reads. */
 MlirAttr *mlir_fast_sdy_attr(MlirParseCtx *ctx, bool per_value, Loc loc, int open_len, int *used);
+/* After a `[` (at loc) that follows an `=`, an array of integers in its
+ * common form up to its `]`: the array attribute the grammar builds, with
+ * *used the bytes read after the `[`; NULL (nothing reported) for any
+ * other array. */
+MlirAttr *mlir_fast_int_array(MlirParseCtx *ctx, Loc loc, int *used);
 /* After a `{`, the scanner's match `sdy.sharding =` (match_len bytes at
  * key_loc) and the rest of a dict holding just that sharding in its common
  * form, up to its `}`: the dict's entries as the grammar builds them, with

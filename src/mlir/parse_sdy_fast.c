@@ -4,8 +4,10 @@
  * (on one line, a space after each comma), with axes, sub-axes
  * `"x":(1)2`, open dims and priorities; and an attribute dict holding just
  * one of them, `{sdy.sharding = ...}`, as every op and argument of a
- * propagated program carries. Read token by token they were most of the
- * tokens and parser steps of a typical op (bench/instructions.sh). Anything
+ * propagated program carries; and an array of integers after an `=`,
+ * `dims = [0, 1]`, on one line with a space after each comma. Read token
+ * by token they were most of the tokens and parser steps of a typical op
+ * (bench/instructions.sh). Anything
  * else (an inline mesh, replicated= or unreduced=, an escape in a string, a
  * line break, other spacing, a malformed piece) is left to the grammar,
  * which reads it with its own diagnostics: this reader reports nothing, and
@@ -166,7 +168,7 @@ static MlirDimSharding *fast_dim(FastReader *r)
 }
 
 /* `@mesh, [dims]>`: a sharding over a named mesh, without options. */
-static MlirSharding *fast_sharding_body(FastReader *r)
+static MlirSharding *read_sharding_body(FastReader *r)
 {
     MlirSharding *s = ARENA_NEW(r->ctx->arena, MlirSharding);
     s->loc = fast_loc(r, r->p);
@@ -193,6 +195,51 @@ static MlirSharding *fast_sharding_body(FastReader *r)
     fast_eat(r, ']');
     fast_eat(r, '>');
     s->dims = fast_list(r->ctx, dims, n);
+    return s;
+}
+
+/* The memo's sharding whose text comes next, or NULL. */
+static const struct MlirShardingMemo *memo_find(const FastReader *r)
+{
+    const MlirParseCtx *ctx = r->ctx;
+    for (int i = 0; i < ctx->num_sharding_memo; i++) {
+        const struct MlirShardingMemo *e = &ctx->sharding_memo[i];
+        if (r->end - r->p > e->len && memcmp(r->p, e->text, (size_t)e->len) == 0)
+            return e;
+    }
+    return NULL;
+}
+
+/* A sharding body; streamed, one whose text was read before is copied
+ * from the memo (its own location, dims shared: the importer reads them,
+ * nothing writes them), and the first texts are read into the memo. The
+ * plain read (whole, to report errors) uses no memo, so its diagnostics
+ * point into each sharding as written. */
+static MlirSharding *fast_sharding_body(FastReader *r)
+{
+    MlirParseCtx *ctx = r->ctx;
+    if (!ctx->stream)
+        return read_sharding_body(r);
+    const struct MlirShardingMemo *e = memo_find(r);
+    if (e) {
+        MlirSharding *s = ARENA_ARRAY_UNINIT(ctx->arena, MlirSharding, 1);
+        *s = *e->sharding;
+        s->loc = fast_loc(r, r->p);
+        r->p += e->len;
+        return s;
+    }
+    if (ctx->num_sharding_memo == MLIR_SHARDING_MEMO)
+        return read_sharding_body(r);
+    const char *start = r->p;
+    Arena *op_arena = ctx->arena;
+    ctx->arena = ctx->keep;
+    ctx->fast_axis_name = ctx->fast_mesh_name = NULL;   /* copies in the op's arena */
+    MlirSharding *s = read_sharding_body(r);
+    ctx->arena = op_arena;
+    if (r->ok) {
+        s->memo_id = ++ctx->num_sharding_memo;
+        ctx->sharding_memo[s->memo_id - 1] = (struct MlirShardingMemo){start, (int)(r->p - start), s};
+    }
     return s;
 }
 
@@ -250,6 +297,34 @@ MlirAttr *mlir_fast_sdy_attr(MlirParseCtx *ctx, bool per_value, Loc loc, int ope
     MlirAttr *a = r.ok ? fast_sdy_attr(&r, per_value, loc) : NULL;
     *used = (int)(r.p - r.base);
     return a;
+}
+
+/* An integer as the scanner's INT token reads it, at most 18 digits (its
+ * value fits), followed by `,` or `]`: as the grammar builds it. */
+static MlirAttr *fast_array_int(FastReader *r)
+{
+    const char *start = r->p;
+    Loc loc = fast_loc(r, start);
+    r->p += fast_at(r, '-');
+    fast_int(r, ',', ']');
+    return r->ok ? mlir_build_int(r->ctx, arena_strndup(r->ctx->arena, start, (size_t)(r->p - start)), loc) : NULL;
+}
+
+MlirAttr *mlir_fast_int_array(MlirParseCtx *ctx, Loc loc, int *used)
+{
+    FastReader r = fast_reader(ctx, loc.line, loc.col + 1);
+    void *ints[FAST_MAX_ITEMS];
+    int n = 0;
+    do {
+        if (n == FAST_MAX_ITEMS || !r.ok)
+            return NULL;
+        ints[n++] = fast_array_int(&r);
+    } while (r.ok && fast_comma(&r));
+    if (!fast_eat(&r, ']'))
+        return NULL;
+    MlirList items = fast_list(ctx, ints, n);
+    *used = (int)(r.p - r.base);
+    return mlir_build_array(ctx, &items, loc);
 }
 
 /* `sdy.sharding` then spaces and `=` (not a longer name, no line break). */
