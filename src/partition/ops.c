@@ -110,7 +110,7 @@ static bool mask_reduced_padding(PartitionCtx *pc, const Op *op, const OpShardin
                                  const AxisList *assignment, Value **operands)
 {
     bool masked = false;
-    DimAxes *want = ARENA_NEW(&pc->scratch, DimAxes);
+    DimAxes *want = ARENA_ARRAY_UNINIT(&pc->scratch, DimAxes, 1); /* 6 KB: set by tensor_axes */
     for (int i = 0; i < op->num_operands; i++) {
         factor_assignment_tensor_axes(want, rule, assignment, i);
         for (int d = 0; d < want->rank; d++) {
@@ -134,15 +134,6 @@ static int64_t reduced_count(const Op *op)
     for (int i = 0; i < n; i++)
         count *= op->operands[0]->type.dims[dims[i]];
     return count;
-}
-
-static void gather_shardings(const Op *op, Sharding **shardings, const TensorType **types)
-{
-    for (int t = 0; t < op->num_operands + op->num_results; t++) {
-        const Value *v = t < op->num_operands ? op->operands[t] : op->results[t - op->num_operands];
-        shardings[t] = v->sharding;
-        types[t] = &v->type;
-    }
 }
 
 /* The local clone of op on resharded operands, with local result types. */
@@ -514,18 +505,16 @@ static void unshard_kept_axes(const OpShardingRule *rule, AxisList *assignment, 
 /* The general case: the op's sharding rule decides each factor's axes. */
 static void partition_by_rule(PartitionCtx *pc, Op *op)
 {
+    size_t scratch_used = pc->scratch.bytes_allocated;
     const OpShardingRule *rule = rule_cache_get(&pc->rules, &pc->scratch, pc->diag, op);
     if (!rule) {
         partition_replicated_op(pc, op);
         return;
     }
-    int count = op->num_operands + op->num_results;
-    Sharding *shardings[count + 1];
-    const TensorType *types[count + 1];
-    gather_shardings(op, shardings, types);
-    AxisList *assignment = ARENA_ARRAY_UNINIT(&pc->scratch, AxisList, rule->num_factors + 1);
-    factor_assignment(assignment, rule, pc->mesh, shardings, types, count, op->num_operands,
-                      masks_reductions(op->kind) ? UNEVEN_MASKED_REDUCTIONS : UNEVEN_PASS_THROUGH, &pc->scratch);
+    /* a rule built in scratch is this op's alone */
+    bool shared = pc->scratch.bytes_allocated == scratch_used;
+    AxisList *assignment = pc_factor_assignment(pc, op, rule, shared, masks_reductions(op->kind)
+                                                ? UNEVEN_MASKED_REDUCTIONS : UNEVEN_PASS_THROUGH);
     if (is_valued_constant(op))
         memset(assignment, 0, sizeof(AxisList) * (size_t)rule->num_factors);
     if (op->kind == OP_DYNAMIC_UPDATE_SLICE)

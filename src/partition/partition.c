@@ -106,6 +106,7 @@ static void free_ctx(PartitionCtx *pc)
     arena_free(&pc->scratch);
     arena_free(&pc->tables);
     pc_free_layouts(pc);
+    pc_free_assignments(pc);
     interner_free(&pc->shapes);
     symtab_free(&pc->names);
     rule_cache_free(&pc->rules);

@@ -62,6 +62,8 @@ typedef struct PartitionCtx {
     LocalVersion **versions;/* by global Value.id; in `tables` */
     Arena tables;           /* side tables of this function only */
     struct LayoutIndex *layouts; /* the PackedLayouts in `tables`, by value (heap) */
+    struct AssignmentCache *assignments; /* factor assignments by rule and shardings (heap;
+                                            the entries in `tables`: assignments.c) */
     Interner shapes;        /* local types' dims, one copy each in the module's arena */
     int num_global_values;
     SymTab names;           /* names used in the body */
@@ -81,6 +83,16 @@ typedef struct PartitionCtx {
     bool fewest_bytes;      /* --reshard-plan=fewest-bytes (ReshardOptions) */
     bool ok;
 } PartitionCtx;
+
+/* ---- factor assignments (assignments.c) ---- */
+/* factor_assignment of op's factors under `rule` from the shardings and
+ * types of its operands, then results, as `uneven` allows: a copy in
+ * scratch the caller may change. `shared`: the rule outlives the op (the
+ * rule cache's, or the op's bound rule), so the choice is kept for the
+ * ops after with the same rule, shardings and types. */
+AxisList *pc_factor_assignment(PartitionCtx *pc, const Op *op, const OpShardingRule *rule, bool shared,
+                               UnevenPolicy uneven);
+void pc_free_assignments(PartitionCtx *pc);
 
 /* ---- dynamic_update_slice along sharded dims (dynamic.c) ---- */
 /* The local ops of a dynamic_update_slice whose operand stays sharded
