@@ -11,24 +11,6 @@ void pc_record_collective(PartitionCtx *pc, CollectiveRecord record)
     stats_record(pc->stats, &pc->module->arena, record);
 }
 
-const char *pc_unique_name(PartitionCtx *pc, const char *base)
-{
-    const char *name = base;
-    char buf[256];
-    for (int n = 1; symtab_get(&pc->names, name); n++) {
-        snprintf(buf, sizeof buf, "%s.%d", base, n);
-        name = buf;
-    }
-    name = arena_strdup(&pc->module->arena, name);
-    symtab_put(&pc->names, name, (void *)name);
-    return name;
-}
-
-Value *pc_new_value(PartitionCtx *pc, const char *base, TensorType type, Loc loc)
-{
-    return value_new(pc->module, pc_unique_name(pc, base), type, loc);
-}
-
 Op *pc_append_op(PartitionCtx *pc, OpKind kind, Loc loc, Value **operands, int num_operands)
 {
     Op *op = op_new(pc->module, kind, loc);
@@ -191,7 +173,7 @@ const char *pc_printf(PartitionCtx *pc, const char *fmt, ...)
     return arena_strdup(&pc->module->arena, buf);
 }
 
-const char *pc_format_layout(PartitionCtx *pc, const DimAxes *layout)
+static const char *format_layout(PartitionCtx *pc, const DimAxes *layout)
 {
     char buf[1024];
     size_t n = (size_t)snprintf(buf, sizeof buf, "[");
@@ -212,4 +194,14 @@ const char *pc_format_layout(PartitionCtx *pc, const DimAxes *layout)
     if (n < sizeof buf)
         snprintf(buf + n, sizeof buf - n, "]");
     return arena_strdup(&pc->module->arena, buf);
+}
+
+/* Formatted once per layout: the reasons of a model's collectives name
+ * the same few layouts over and over. */
+const char *pc_format_layout(PartitionCtx *pc, const DimAxes *layout)
+{
+    PackedLayout *p = pc_packed_layout(pc, layout);
+    if (!p->text)
+        p->text = format_layout(pc, layout);
+    return p->text;
 }

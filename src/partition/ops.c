@@ -25,7 +25,7 @@ static ReductionKind op_reduction(const Op *op)
 /* Axes of sharded reduction factors: the op leaves partial results there. */
 static void partial_axes(AxisList *out, const OpShardingRule *rule, const AxisList *assignment)
 {
-    memset(out, 0, sizeof *out);
+    out->count = 0;
     for (int f = 0; f < rule->num_factors; f++)
         if (rule->factors[f].kind == FACTOR_REDUCTION)
             for (int i = 0; i < assignment[f].count && out->count < AXIS_LIST_MAX; i++)
@@ -164,7 +164,7 @@ static Op *emit_local_op_n(PartitionCtx *pc, const Op *op, Value **operands, int
     local->results = ARENA_ARRAY(&pc->module->arena, Value *, op->num_results + 1);
     for (int j = 0; j < op->num_results; j++) {
         const Value *r = op->results[j];
-        local->results[j] = pc_new_value(pc, r->name, pc_local_type(pc, &r->type, &result_layouts[j]), r->loc);
+        local->results[j] = pc_new_local_value(pc, r, pc_local_type(pc, &r->type, &result_layouts[j]));
         local->results[j]->def = local;
         local->results[j]->index = j;
     }
@@ -465,7 +465,8 @@ static ReductionKind operand_keeps(PartitionCtx *pc, const Op *op, AxisList *kee
     if (result.count)
         pc_operand_keeps(op, &result, combine, partial, kinds, keep);
     else
-        memset(keep, 0, sizeof(AxisList) * (size_t)op->num_operands);
+        for (int i = 0; i < op->num_operands; i++)
+            keep[i].count = 0;
     return combine;
 }
 
@@ -534,9 +535,12 @@ static void partition_by_rule(PartitionCtx *pc, Op *op)
     for (int i = 0; i < op->num_operands; i++) {
         DimAxes want;
         factor_assignment_tensor_axes(&want, rule, assignment, i);
-        if (!keep[i].count && !pc_find_version(pc, op->operands[i], &want)) /* else no reason needed */
+        /* Most operands are there as the op needs them: no reshard, no reason. */
+        operands[i] = keep[i].count ? NULL : pc_find_version(pc, op->operands[i], &want);
+        if (!operands[i] && !keep[i].count)
             pc->reason = operand_reason(pc, op, rule, assignment, i, &want);
-        if (!(operands[i] = pc_local_as_partial(pc, op->operands[i], &want, &keep[i], combine, op->loc)))
+        if (!operands[i] && !(operands[i] = pc_local_as_partial(pc, op->operands[i], &want, &keep[i], combine,
+                                                                op->loc)))
             return;
         if (halo.count && i < 2)
             operands[i] = window_operand(pc, op, i, operands[i], &want, &halo);

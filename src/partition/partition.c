@@ -97,7 +97,6 @@ static void init_ctx(PartitionCtx *pc, Module *m, DiagEngine *diag, PartitionSta
     /* Not in the module's arena: one table per function, each as large as
      * the module, took num_funcs * num_values memory. */
     pc->versions = ARENA_ARRAY(&pc->tables, LocalVersion *, m->num_values + 1);
-    symtab_init(&pc->names, NULL); /* on the heap: freed with the function (free_ctx) */
     interner_init(&pc->shapes, &m->arena);
 }
 
@@ -108,7 +107,7 @@ static void free_ctx(PartitionCtx *pc)
     pc_free_layouts(pc);
     pc_free_assignments(pc);
     interner_free(&pc->shapes);
-    symtab_free(&pc->names);
+    pc_names_free(pc);
     rule_cache_free(&pc->rules);
 }
 
@@ -123,7 +122,7 @@ static Block *begin_body(PartitionCtx *pc, Func *f)
         const Value *arg = f->body->args[i];
         DimAxes layout;
         pc_layout_of(&layout, arg);
-        Value *local = pc_new_value(pc, arg->name, pc_local_type(pc, &arg->type, &layout), arg->loc);
+        Value *local = pc_new_local_value(pc, arg, pc_local_type(pc, &arg->type, &layout));
         local->block = body;
         local->index = i;
         body->args[i] = local;

@@ -14,6 +14,7 @@ typedef struct PackedLayout {
     const int *counts;      /* axes per dim */
     const AxisRef *axes;    /* the dims' axes, major to minor, dim after dim */
     uint64_t hash;
+    const char *text;       /* pc_format_layout's, once asked for (module arena) */
 } PackedLayout;
 
 /* One per-device version of a global value, with its layout. The first
@@ -53,6 +54,12 @@ typedef struct HoistPoint {
     struct HoistPoint *outer;
 } HoistPoint;
 
+/* The names used in the body being built (names.c). */
+typedef struct NameSet {
+    struct NameSlot *slots; /* open addressing (heap) */
+    size_t cap, count;      /* cap a power of two */
+} NameSet;
+
 typedef struct PartitionCtx {
     Module *module;
     DiagEngine *diag;
@@ -66,7 +73,7 @@ typedef struct PartitionCtx {
                                             the entries in `tables`: assignments.c) */
     Interner shapes;        /* local types' dims, one copy each in the module's arena */
     int num_global_values;
-    SymTab names;           /* names used in the body */
+    NameSet names;          /* names used in the body */
     Arena scratch;
     RuleCache rules;        /* the ops' rules, built once per kind of op */
     const char *reason;     /* why the collectives being emitted are needed */
@@ -176,8 +183,14 @@ AttrValue *pc_reduction_identity(PartitionCtx *pc, ReductionKind reduction, DTyp
 HoistPoint *pc_hoist_target(const PartitionCtx *pc, const Value *from);
 /* Count a collective in --stats, run as often as the ops being emitted. */
 void pc_record_collective(PartitionCtx *pc, CollectiveRecord record);
+/* ---- names (names.c) ---- */
+/* base, or the first of base.1, base.2, ... not yet used in the body. */
 const char *pc_unique_name(PartitionCtx *pc, const char *base);
 Value *pc_new_value(PartitionCtx *pc, const char *base, TensorType type, Loc loc);
+/* A per-device value of `global`, named as it unless taken (then sharing
+ * its name's string). */
+Value *pc_new_local_value(PartitionCtx *pc, const Value *global, TensorType type);
+void pc_names_free(PartitionCtx *pc);
 Op *pc_append_op(PartitionCtx *pc, OpKind kind, Loc loc, Value **operands, int num_operands);
 /* Append a single-result op; its result is returned (and the op, if asked). */
 Value *pc_emit1(PartitionCtx *pc, OpKind kind, Loc loc, Value **operands, int num_operands, const char *name,
@@ -206,6 +219,8 @@ const char *pc_format_layout(PartitionCtx *pc, const DimAxes *layout);
 const char *pc_printf(PartitionCtx *pc, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* ---- values and reshards (partition_values.c) ---- */
+/* The function's one copy of `layout` (in `tables`). */
+PackedLayout *pc_packed_layout(PartitionCtx *pc, const DimAxes *layout);
 void pc_add_version(PartitionCtx *pc, const Value *global, Value *local, const DimAxes *layout);
 /* Frees the index of the function's layouts (the layouts go with `tables`). */
 void pc_free_layouts(PartitionCtx *pc);

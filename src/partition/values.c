@@ -65,7 +65,7 @@ static void version_layout(DimAxes *out, const LocalVersion *version)
 /* ---- the function's layouts, one copy each ---- */
 
 struct LayoutIndex {
-    const PackedLayout **slots; /* open addressing; NULL is empty */
+    PackedLayout **slots;   /* open addressing; NULL is empty */
     size_t cap, count;          /* cap a power of two */
 };
 
@@ -101,7 +101,7 @@ static bool packed_is(const PackedLayout *p, const DimAxes *layout)
     return true;
 }
 
-static const PackedLayout **layout_slot(const struct LayoutIndex *ix, const DimAxes *layout, uint64_t hash)
+static PackedLayout **layout_slot(const struct LayoutIndex *ix, const DimAxes *layout, uint64_t hash)
 {
     for (size_t i = hash & (ix->cap - 1);; i = (i + 1) & (ix->cap - 1))
         if (!ix->slots[i] || (ix->slots[i]->hash == hash && packed_is(ix->slots[i], layout)))
@@ -111,7 +111,7 @@ static const PackedLayout **layout_slot(const struct LayoutIndex *ix, const DimA
 static void layouts_grow(struct LayoutIndex *ix)
 {
     size_t old_cap = ix->cap, cap = old_cap ? 2 * old_cap : 64;
-    const PackedLayout **old = ix->slots;
+    PackedLayout **old = ix->slots;
     ix->slots = calloc(cap, sizeof *ix->slots);
     if (!ix->slots)
         arena_out_of_memory();
@@ -127,7 +127,7 @@ static void layouts_grow(struct LayoutIndex *ix)
     free(old);
 }
 
-static const PackedLayout *pack_layout(Arena *arena, const DimAxes *layout, uint64_t hash)
+static PackedLayout *pack_layout(Arena *arena, const DimAxes *layout, uint64_t hash)
 {
     PackedLayout *p = ARENA_NEW(arena, PackedLayout);
     int total = 0;
@@ -135,7 +135,7 @@ static const PackedLayout *pack_layout(Arena *arena, const DimAxes *layout, uint
         total += layout->dims[d].count;
     int *counts = ARENA_ARRAY(arena, int, layout->rank + 1);
     AxisRef *axes = ARENA_ARRAY(arena, AxisRef, total + 1);
-    *p = (PackedLayout){layout->rank, counts, axes, hash};
+    *p = (PackedLayout){layout->rank, counts, axes, hash, NULL};
     for (int d = 0; d < layout->rank; d++) {
         counts[d] = layout->dims[d].count;
         memcpy(axes, layout->dims[d].axes, sizeof(AxisRef) * (size_t)counts[d]);
@@ -144,8 +144,7 @@ static const PackedLayout *pack_layout(Arena *arena, const DimAxes *layout, uint
     return p;
 }
 
-/* The function's one copy of `layout`. */
-static const PackedLayout *pc_packed_layout(PartitionCtx *pc, const DimAxes *layout)
+PackedLayout *pc_packed_layout(PartitionCtx *pc, const DimAxes *layout)
 {
     struct LayoutIndex *ix = pc->layouts;
     if (!ix && !(ix = pc->layouts = calloc(1, sizeof *ix)))
@@ -153,7 +152,7 @@ static const PackedLayout *pc_packed_layout(PartitionCtx *pc, const DimAxes *lay
     if ((ix->count + 1) * 2 > ix->cap)
         layouts_grow(ix);
     uint64_t hash = layout_hash(layout);
-    const PackedLayout **slot = layout_slot(ix, layout, hash);
+    PackedLayout **slot = layout_slot(ix, layout, hash);
     if (!*slot) {
         *slot = pack_layout(&pc->tables, layout, hash);
         ix->count++;
