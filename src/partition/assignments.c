@@ -15,6 +15,7 @@ typedef struct AssignmentEntry {
     const Sharding **shardings; /* [count], compared by value */
     TensorType *types;          /* [count] */
     const AxisList *assignment; /* [rule->num_factors] */
+    const PackedLayout **layouts; /* [count]: each tensor's under it */
 } AssignmentEntry;
 
 struct AssignmentCache {
@@ -114,14 +115,21 @@ static AssignmentEntry *new_entry(PartitionCtx *pc, const Op *op, const OpShardi
         types[t] = tensor(op, t)->type;
     }
     assign(pc, assignment, op, rule, uneven);
-    *e = (AssignmentEntry){hash, rule, uneven, count, shardings, types, assignment};
+    const PackedLayout **layouts = ARENA_ARRAY(&pc->tables, const PackedLayout *, count + 1);
+    DimAxes *layout = ARENA_ARRAY_UNINIT(&pc->scratch, DimAxes, 1); /* 6 KB: set by tensor_axes */
+    for (int t = 0; t < count; t++) {
+        factor_assignment_tensor_axes(layout, rule, assignment, t);
+        layouts[t] = pc_packed_layout(pc, layout);
+    }
+    *e = (AssignmentEntry){hash, rule, uneven, count, shardings, types, assignment, layouts};
     return e;
 }
 
 AxisList *pc_factor_assignment(PartitionCtx *pc, const Op *op, const OpShardingRule *rule, bool shared,
-                               UnevenPolicy uneven)
+                               UnevenPolicy uneven, const PackedLayout *const **layouts)
 {
     AxisList *out = ARENA_ARRAY_UNINIT(&pc->scratch, AxisList, rule->num_factors + 1);
+    *layouts = NULL;
     if (!shared) {
         assign(pc, out, op, rule, uneven);
         return out;
@@ -139,6 +147,7 @@ AxisList *pc_factor_assignment(PartitionCtx *pc, const Op *op, const OpShardingR
     }
     for (int f = 0; f < rule->num_factors; f++) /* only the axes in use: an AxisList is 200 bytes */
         axis_list_copy(&out[f], &(*slot)->assignment[f]);
+    *layouts = (*slot)->layouts;
     return out;
 }
 

@@ -493,7 +493,7 @@ static Value *window_operand(PartitionCtx *pc, const Op *op, int i, Value *x, co
  * own partial term, and the reduction would count each block once per
  * device (fuzz_run: an unreduced argument times a value sharded on the
  * same axis came out 4x on 4 devices). The others are gathered instead. */
-static void unshard_kept_axes(const OpShardingRule *rule, AxisList *assignment, const AxisList *keep, int n)
+static bool unshard_kept_axes(const OpShardingRule *rule, AxisList *assignment, const AxisList *keep, int n)
 {
     AxisList kept;
     kept.count = 0;
@@ -501,6 +501,27 @@ static void unshard_kept_axes(const OpShardingRule *rule, AxisList *assignment, 
         axis_list_union(&kept, &keep[i]);
     for (int f = 0; kept.count && f < rule->num_factors; f++)
         axis_list_truncate_without_overlap(&assignment[f], &kept);
+    return kept.count > 0;
+}
+
+/* The op kinds whose local op cannot keep every factor the assignment
+ * gives (see each function); true if op is one (the assignment may have
+ * changed). */
+static bool fit_to_local_op(const Op *op, const OpShardingRule *rule, AxisList *assignment, WindowHalo *halo)
+{
+    if (is_valued_constant(op))
+        memset(assignment, 0, sizeof(AxisList) * (size_t)rule->num_factors);
+    else if (op->kind == OP_DYNAMIC_UPDATE_SLICE)
+        unshard_updated_dims(op, rule, assignment);
+    else if (op->kind == OP_REDUCE)
+        unshard_reductions(rule, assignment);
+    else if (op->kind == OP_GATHER || op->kind == OP_SCATTER)
+        pc_gather_assignment(op, rule, assignment);
+    else if (is_window_op(op->kind))
+        pc_window_assignment(op, rule, assignment, halo);
+    else
+        return false;
+    return true;
 }
 
 /* The general case: the op's sharding rule decides each factor's axes. */
@@ -514,25 +535,22 @@ static void partition_by_rule(PartitionCtx *pc, Op *op)
     }
     /* a rule built in scratch is this op's alone */
     bool shared = pc->scratch.bytes_allocated == scratch_used;
+    const PackedLayout *const *chosen; /* the tensors' layouts under the assignment as chosen */
     AxisList *assignment = pc_factor_assignment(pc, op, rule, shared, masks_reductions(op->kind)
-                                                ? UNEVEN_MASKED_REDUCTIONS : UNEVEN_PASS_THROUGH);
-    if (is_valued_constant(op))
-        memset(assignment, 0, sizeof(AxisList) * (size_t)rule->num_factors);
-    if (op->kind == OP_DYNAMIC_UPDATE_SLICE)
-        unshard_updated_dims(op, rule, assignment);
-    if (op->kind == OP_REDUCE)
-        unshard_reductions(rule, assignment);
-    if (op->kind == OP_GATHER || op->kind == OP_SCATTER)
-        pc_gather_assignment(op, rule, assignment);
+                                                ? UNEVEN_MASKED_REDUCTIONS : UNEVEN_PASS_THROUGH, &chosen);
     WindowHalo halo; /* pc_window_assignment sets it all */
     halo.count = 0;
-    if (is_window_op(op->kind))
-        pc_window_assignment(op, rule, assignment, &halo);
+    if (fit_to_local_op(op, rule, assignment, &halo))
+        chosen = NULL;
     Value *operands[op->num_operands + 1];
     AxisList keep[op->num_operands + 1];
     ReductionKind combine = operand_keeps(pc, op, keep);
-    unshard_kept_axes(rule, assignment, keep, op->num_operands);
+    if (unshard_kept_axes(rule, assignment, keep, op->num_operands))
+        chosen = NULL;
     for (int i = 0; i < op->num_operands; i++) {
+        /* The common case: the operand's own version is laid out as needed. */
+        if (chosen && !keep[i].count && (operands[i] = pc_first_version_as(pc, op->operands[i], chosen[i])))
+            continue;
         DimAxes want;
         factor_assignment_tensor_axes(&want, rule, assignment, i);
         /* Most operands are there as the op needs them: no reshard, no reason. */
@@ -547,7 +565,10 @@ static void partition_by_rule(PartitionCtx *pc, Op *op)
     }
     DimAxes layouts[op->num_results + 1];
     for (int j = 0; j < op->num_results; j++)
-        factor_assignment_tensor_axes(&layouts[j], rule, assignment, op->num_operands + j);
+        if (chosen)
+            pc_unpack_layout(&layouts[j], chosen[op->num_operands + j]);
+        else
+            factor_assignment_tensor_axes(&layouts[j], rule, assignment, op->num_operands + j);
     AxisList partial;
     partial_axes(&partial, rule, assignment);
     for (int i = 0; i < op->num_operands; i++) /* kept partials stay partial in the result */

@@ -96,9 +96,11 @@ typedef struct PartitionCtx {
  * types of its operands, then results, as `uneven` allows: a copy in
  * scratch the caller may change. `shared`: the rule outlives the op (the
  * rule cache's, or the op's bound rule), so the choice is kept for the
- * ops after with the same rule, shardings and types. */
+ * ops after with the same rule, shardings and types, with each tensor's
+ * layout under it (factor_assignment_tensor_axes), given in *layouts
+ * (NULL when not shared). */
 AxisList *pc_factor_assignment(PartitionCtx *pc, const Op *op, const OpShardingRule *rule, bool shared,
-                               UnevenPolicy uneven);
+                               UnevenPolicy uneven, const PackedLayout *const **layouts);
 void pc_free_assignments(PartitionCtx *pc);
 
 /* ---- dynamic_update_slice along sharded dims (dynamic.c) ---- */
@@ -219,8 +221,13 @@ const char *pc_format_layout(PartitionCtx *pc, const DimAxes *layout);
 const char *pc_printf(PartitionCtx *pc, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* ---- values and reshards (partition_values.c) ---- */
-/* The function's one copy of `layout` (in `tables`). */
+/* The function's one copy of `layout` (in `tables`), and back. */
 PackedLayout *pc_packed_layout(PartitionCtx *pc, const DimAxes *layout);
+void pc_unpack_layout(DimAxes *out, const PackedLayout *layout);
+/* The first version of `global` when it is laid out exactly as `layout`
+ * and is no partial result (then what pc_find_version returns, found
+ * without comparing layouts), else NULL. */
+Value *pc_first_version_as(PartitionCtx *pc, const Value *global, const PackedLayout *layout);
 void pc_add_version(PartitionCtx *pc, const Value *global, Value *local, const DimAxes *layout);
 /* Frees the index of the function's layouts (the layouts go with `tables`). */
 void pc_free_layouts(PartitionCtx *pc);

@@ -49,10 +49,8 @@ static bool version_has_layout(const LocalVersion *version, const DimAxes *want)
     return true;
 }
 
-/* The version's layout as a DimAxes. */
-static void version_layout(DimAxes *out, const LocalVersion *version)
+void pc_unpack_layout(DimAxes *out, const PackedLayout *v)
 {
-    const PackedLayout *v = version->layout;
     reshard_dim_axes_clear(out, v->rank);
     const AxisRef *axes = v->axes;
     for (int d = 0; d < v->rank; d++) {
@@ -60,6 +58,12 @@ static void version_layout(DimAxes *out, const LocalVersion *version)
         memcpy(out->dims[d].axes, axes, sizeof(AxisRef) * (size_t)v->counts[d]);
         axes += v->counts[d];
     }
+}
+
+/* The version's layout as a DimAxes. */
+static void version_layout(DimAxes *out, const LocalVersion *version)
+{
+    pc_unpack_layout(out, version->layout);
 }
 
 /* ---- the function's layouts, one copy each ---- */
@@ -216,6 +220,12 @@ static Value *find_partial_version(PartitionCtx *pc, const Value *global, const 
         if (version_has_layout(v, want) && version_has_partial(v, keep, combine))
             return v->local;
     return NULL;
+}
+
+Value *pc_first_version_as(PartitionCtx *pc, const Value *global, const PackedLayout *layout)
+{
+    const LocalVersion *first = global->id < pc->num_global_values ? pc->versions[global->id] : NULL;
+    return first && first->layout == layout && !first->num_partial ? first->local : NULL;
 }
 
 Value *pc_find_version(PartitionCtx *pc, const Value *global, const DimAxes *want)
