@@ -457,10 +457,8 @@ static ReductionKind operand_keeps(PartitionCtx *pc, const Op *op, AxisList *kee
     for (int i = 0; i < op->num_operands; i++) {
         const Value *v = op->operands[i];
         const LocalVersion *first = v->id < pc->num_global_values ? pc->versions[v->id] : NULL;
-        partial[i].count = first ? first->num_partial : 0;
-        if (partial[i].count)
-            memcpy(partial[i].axes, first->partial, sizeof(AxisRef) * (size_t)first->num_partial);
-        kinds[i] = first ? first->combine : REDUCE_SUM;
+        partial[i].count = 0;
+        kinds[i] = first ? pc_version_partial(first, &partial[i]) : REDUCE_SUM;
     }
     if (result.count)
         pc_operand_keeps(op, &result, combine, partial, kinds, keep);

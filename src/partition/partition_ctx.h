@@ -23,12 +23,16 @@ typedef struct PackedLayout {
  * until the function is done, so the layout is stored compactly (a whole
  * DimAxes is 6 KB: 0.8 GB for a 1e5-op module, see bench/README.md) and
  * shared. */
-typedef struct LocalVersion {
+typedef struct VersionPartial {
+    ReductionKind combine;  /* how the pieces combine */
+    int count;
+    AxisRef axes[];         /* the axes a local value is a partial result over */
+} VersionPartial;
+
+typedef struct LocalVersion { /* 32 bytes: one per value at the compile's peak */
     Value *local;
     const PackedLayout *layout;
-    int num_partial;        /* axes the local value is a partial result over */
-    const AxisRef *partial; /* (an unreduced value, issue 16), combined by */
-    ReductionKind combine;  /* this */
+    const VersionPartial *partial; /* (an unreduced value, issue 16); NULL: none */
     struct LocalVersion *next;
 } LocalVersion;
 
@@ -228,6 +232,9 @@ void pc_unpack_layout(DimAxes *out, const PackedLayout *layout);
  * and is no partial result (then what pc_find_version returns, found
  * without comparing layouts), else NULL. */
 Value *pc_first_version_as(PartitionCtx *pc, const Value *global, const PackedLayout *layout);
+/* What version v is partial over, and how its pieces combine (REDUCE_SUM
+ * when over nothing). */
+ReductionKind pc_version_partial(const LocalVersion *v, AxisList *out);
 void pc_add_version(PartitionCtx *pc, const Value *global, Value *local, const DimAxes *layout);
 /* Frees the index of the function's layouts (the layouts go with `tables`). */
 void pc_free_layouts(PartitionCtx *pc);

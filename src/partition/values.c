@@ -184,10 +184,13 @@ void pc_add_partial_version(PartitionCtx *pc, const Value *global, Value *local,
     LocalVersion *v = ARENA_NEW(arena, LocalVersion);
     v->local = local;
     v->layout = pc_packed_layout(pc, layout);
-    v->combine = combine;
-    if (partial && partial->count) {
-        v->num_partial = partial->count;
-        v->partial = arena_memdup(arena, partial->axes, (size_t)partial->count, sizeof(AxisRef));
+    if (partial && partial->count) { /* count <= AXIS_LIST_MAX: no overflow */
+        size_t size = sizeof(VersionPartial) + sizeof(AxisRef) * (size_t)partial->count;
+        VersionPartial *p = arena_alloc_uninit(arena, size);
+        p->combine = combine;
+        p->count = partial->count;
+        memcpy(p->axes, partial->axes, sizeof(AxisRef) * (size_t)partial->count);
+        v->partial = p;
     }
     LocalVersion **tail = &pc->versions[global->id];
     while (*tail)
@@ -200,14 +203,24 @@ void pc_add_version(PartitionCtx *pc, const Value *global, Value *local, const D
     pc_add_partial_version(pc, global, local, layout, NULL, REDUCE_SUM);
 }
 
+ReductionKind pc_version_partial(const LocalVersion *v, AxisList *out)
+{
+    out->count = v->partial ? v->partial->count : 0;
+    if (out->count)
+        memcpy(out->axes, v->partial->axes, sizeof(AxisRef) * (size_t)out->count);
+    return v->partial ? v->partial->combine : REDUCE_SUM;
+}
+
 /* Whether version v is partial over exactly `keep` (NULL: nothing). */
 static bool version_has_partial(const LocalVersion *v, const AxisList *keep, ReductionKind combine)
 {
     int n = keep ? keep->count : 0;
-    if (v->num_partial != n || (n && v->combine != combine))
+    if (!n || !v->partial)
+        return !n && !v->partial;
+    if (v->partial->count != n || v->partial->combine != combine)
         return false;
     for (int i = 0; i < n; i++)
-        if (!axis_ref_equal(v->partial[i], keep->axes[i]))
+        if (!axis_ref_equal(v->partial->axes[i], keep->axes[i]))
             return false;
     return true;
 }
@@ -225,7 +238,7 @@ static Value *find_partial_version(PartitionCtx *pc, const Value *global, const 
 Value *pc_first_version_as(PartitionCtx *pc, const Value *global, const PackedLayout *layout)
 {
     const LocalVersion *first = global->id < pc->num_global_values ? pc->versions[global->id] : NULL;
-    return first && first->layout == layout && !first->num_partial ? first->local : NULL;
+    return first && first->layout == layout && !first->partial ? first->local : NULL;
 }
 
 Value *pc_find_version(PartitionCtx *pc, const Value *global, const DimAxes *want)
@@ -244,10 +257,8 @@ Value *pc_local_as(PartitionCtx *pc, const Value *global, const DimAxes *want, L
 static void split_partial(const LocalVersion *first, const AxisList *keep, ReductionKind combine, AxisList *reduce,
                           AxisList *extra)
 {
-    AxisList have = {.count = first->num_partial}, none = {0};
-    if (first->num_partial) /* NULL when there are none */
-        memcpy(have.axes, first->partial, sizeof(AxisRef) * (size_t)first->num_partial);
-    bool same = first->combine == combine || !have.count;
+    AxisList have, none = {0};
+    bool same = pc_version_partial(first, &have) == combine || !have.count;
     if (!keep)
         keep = &none;
     pc_axes_minus(reduce, &have, same ? keep : &none);
@@ -279,10 +290,9 @@ Value *pc_local_as_partial(PartitionCtx *pc, const Value *global, const DimAxes 
         pc->executions = at->executions;
         pc->masks = at->masks;
     }
-    AxisList reduce, extra, have = {.count = first->num_partial}, kept;
+    AxisList reduce, extra, have, kept;
     split_partial(first, keep, combine, &reduce, &extra);
-    if (first->num_partial)
-        memcpy(have.axes, first->partial, sizeof(AxisRef) * (size_t)first->num_partial);
+    ReductionKind had = pc_version_partial(first, &have);
     axis_list_minus(&kept, &have, &reduce);
     DimAxes to = *want, shed;
     AxisList s2u = {0}, r2u;
@@ -290,8 +300,8 @@ Value *pc_local_as_partial(PartitionCtx *pc, const Value *global, const DimAxes 
         reshard_unreduced_split(&from, want, &extra, &to, &shed, &s2u);
     axis_list_minus(&r2u, &extra, &s2u);
     pc->kept = &kept;
-    Value *local = pc_reshard(pc, first->local, &global->type, &from, reduce.count ? &reduce : NULL, first->combine,
-                              &to, global->name, loc);
+    Value *local = pc_reshard(pc, first->local, &global->type, &from, reduce.count ? &reduce : NULL, had, &to,
+                              global->name, loc);
     pc->kept = NULL;
     if (local && r2u.count)
         local = pc_replicated_to_unreduced(pc, local, &r2u, combine, loc);
