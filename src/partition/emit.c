@@ -67,9 +67,9 @@ AttrValue *pc_axes_attr(PartitionCtx *pc, const AxisList *axes)
     return a;
 }
 
-Sharding *pc_sharding(PartitionCtx *pc, const DimAxes *layout)
+Sharding *pc_sharding_in(PartitionCtx *pc, Arena *arena, const DimAxes *layout)
 {
-    Sharding *s = sharding_new_open(&pc->module->arena, pc->mesh, layout->rank);
+    Sharding *s = sharding_new_open(arena, pc->mesh, layout->rank);
     for (int d = 0; d < layout->rank; d++) {
         AxisList merged;
         merged.count = 0;
@@ -77,9 +77,14 @@ Sharding *pc_sharding(PartitionCtx *pc, const DimAxes *layout)
             axis_list_add_or_merge(&merged, layout->dims[d].axes[i], pc->mesh);
         s->dims[d].is_closed = true;
         s->dims[d].num_axes = merged.count;
-        s->dims[d].axes = arena_memdup(&pc->module->arena, merged.axes, (size_t)merged.count, sizeof(AxisRef));
+        s->dims[d].axes = arena_memdup(arena, merged.axes, (size_t)merged.count, sizeof(AxisRef));
     }
     return s;
+}
+
+Sharding *pc_sharding(PartitionCtx *pc, const DimAxes *layout)
+{
+    return pc_sharding_in(pc, &pc->module->arena, layout);
 }
 
 AttrValue *pc_sharding_attr(PartitionCtx *pc, const DimAxes *layout)

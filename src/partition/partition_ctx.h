@@ -210,6 +210,8 @@ AttrValue *pc_sharding_attr(PartitionCtx *pc, const DimAxes *layout);
 /* The same, unreduced over `partial` (NULL: none). */
 AttrValue *pc_partial_sharding_attr(PartitionCtx *pc, const DimAxes *layout, const AxisList *partial);
 Sharding *pc_sharding(PartitionCtx *pc, const DimAxes *layout);
+/* The same in `arena` (to be interned, say). */
+Sharding *pc_sharding_in(PartitionCtx *pc, Arena *arena, const DimAxes *layout);
 AttrValue *pc_int_array_attr(PartitionCtx *pc, const int64_t *values, int count);
 AttrValue *pc_float_attr(PartitionCtx *pc, double v);
 /* 0, or false for bool: a value attribute of a `full` or `pad` of dtype. */
