@@ -11,24 +11,6 @@ void pc_record_collective(PartitionCtx *pc, CollectiveRecord record)
     stats_record(pc->stats, &pc->module->arena, record);
 }
 
-const char *pc_unique_name(PartitionCtx *pc, const char *base)
-{
-    const char *name = base;
-    char buf[256];
-    for (int n = 1; symtab_get(&pc->names, name); n++) {
-        snprintf(buf, sizeof buf, "%s.%d", base, n);
-        name = buf;
-    }
-    name = arena_strdup(&pc->module->arena, name);
-    symtab_put(&pc->names, name, (void *)name);
-    return name;
-}
-
-Value *pc_new_value(PartitionCtx *pc, const char *base, TensorType type, Loc loc)
-{
-    return value_new(pc->module, pc_unique_name(pc, base), type, loc);
-}
-
 Op *pc_append_op(PartitionCtx *pc, OpKind kind, Loc loc, Value **operands, int num_operands)
 {
     Op *op = op_new(pc->module, kind, loc);
@@ -85,9 +67,9 @@ AttrValue *pc_axes_attr(PartitionCtx *pc, const AxisList *axes)
     return a;
 }
 
-Sharding *pc_sharding(PartitionCtx *pc, const DimAxes *layout)
+Sharding *pc_sharding_in(PartitionCtx *pc, Arena *arena, const DimAxes *layout)
 {
-    Sharding *s = sharding_new_open(&pc->module->arena, pc->mesh, layout->rank);
+    Sharding *s = sharding_new_open(arena, pc->mesh, layout->rank);
     for (int d = 0; d < layout->rank; d++) {
         AxisList merged;
         merged.count = 0;
@@ -95,9 +77,14 @@ Sharding *pc_sharding(PartitionCtx *pc, const DimAxes *layout)
             axis_list_add_or_merge(&merged, layout->dims[d].axes[i], pc->mesh);
         s->dims[d].is_closed = true;
         s->dims[d].num_axes = merged.count;
-        s->dims[d].axes = arena_memdup(&pc->module->arena, merged.axes, (size_t)merged.count, sizeof(AxisRef));
+        s->dims[d].axes = arena_memdup(arena, merged.axes, (size_t)merged.count, sizeof(AxisRef));
     }
     return s;
+}
+
+Sharding *pc_sharding(PartitionCtx *pc, const DimAxes *layout)
+{
+    return pc_sharding_in(pc, &pc->module->arena, layout);
 }
 
 AttrValue *pc_sharding_attr(PartitionCtx *pc, const DimAxes *layout)
@@ -191,7 +178,7 @@ const char *pc_printf(PartitionCtx *pc, const char *fmt, ...)
     return arena_strdup(&pc->module->arena, buf);
 }
 
-const char *pc_format_layout(PartitionCtx *pc, const DimAxes *layout)
+static const char *format_layout(PartitionCtx *pc, const DimAxes *layout)
 {
     char buf[1024];
     size_t n = (size_t)snprintf(buf, sizeof buf, "[");
@@ -212,4 +199,14 @@ const char *pc_format_layout(PartitionCtx *pc, const DimAxes *layout)
     if (n < sizeof buf)
         snprintf(buf + n, sizeof buf - n, "]");
     return arena_strdup(&pc->module->arena, buf);
+}
+
+/* Formatted once per layout: the reasons of a model's collectives name
+ * the same few layouts over and over. */
+const char *pc_format_layout(PartitionCtx *pc, const DimAxes *layout)
+{
+    PackedLayout *p = pc_packed_layout(pc, layout);
+    if (!p->text)
+        p->text = format_layout(pc, layout);
+    return p->text;
 }

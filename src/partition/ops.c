@@ -25,7 +25,7 @@ static ReductionKind op_reduction(const Op *op)
 /* Axes of sharded reduction factors: the op leaves partial results there. */
 static void partial_axes(AxisList *out, const OpShardingRule *rule, const AxisList *assignment)
 {
-    memset(out, 0, sizeof *out);
+    out->count = 0;
     for (int f = 0; f < rule->num_factors; f++)
         if (rule->factors[f].kind == FACTOR_REDUCTION)
             for (int i = 0; i < assignment[f].count && out->count < AXIS_LIST_MAX; i++)
@@ -110,7 +110,7 @@ static bool mask_reduced_padding(PartitionCtx *pc, const Op *op, const OpShardin
                                  const AxisList *assignment, Value **operands)
 {
     bool masked = false;
-    DimAxes *want = ARENA_NEW(&pc->scratch, DimAxes);
+    DimAxes *want = ARENA_ARRAY_UNINIT(&pc->scratch, DimAxes, 1); /* 6 KB: set by tensor_axes */
     for (int i = 0; i < op->num_operands; i++) {
         factor_assignment_tensor_axes(want, rule, assignment, i);
         for (int d = 0; d < want->rank; d++) {
@@ -134,15 +134,6 @@ static int64_t reduced_count(const Op *op)
     for (int i = 0; i < n; i++)
         count *= op->operands[0]->type.dims[dims[i]];
     return count;
-}
-
-static void gather_shardings(const Op *op, Sharding **shardings, const TensorType **types)
-{
-    for (int t = 0; t < op->num_operands + op->num_results; t++) {
-        const Value *v = t < op->num_operands ? op->operands[t] : op->results[t - op->num_operands];
-        shardings[t] = v->sharding;
-        types[t] = &v->type;
-    }
 }
 
 /* The local clone of op on resharded operands, with local result types. */
@@ -173,7 +164,7 @@ static Op *emit_local_op_n(PartitionCtx *pc, const Op *op, Value **operands, int
     local->results = ARENA_ARRAY(&pc->module->arena, Value *, op->num_results + 1);
     for (int j = 0; j < op->num_results; j++) {
         const Value *r = op->results[j];
-        local->results[j] = pc_new_value(pc, r->name, pc_local_type(pc, &r->type, &result_layouts[j]), r->loc);
+        local->results[j] = pc_new_local_value(pc, r, pc_local_type(pc, &r->type, &result_layouts[j]));
         local->results[j]->def = local;
         local->results[j]->index = j;
     }
@@ -466,15 +457,14 @@ static ReductionKind operand_keeps(PartitionCtx *pc, const Op *op, AxisList *kee
     for (int i = 0; i < op->num_operands; i++) {
         const Value *v = op->operands[i];
         const LocalVersion *first = v->id < pc->num_global_values ? pc->versions[v->id] : NULL;
-        partial[i].count = first ? first->num_partial : 0;
-        if (partial[i].count)
-            memcpy(partial[i].axes, first->partial, sizeof(AxisRef) * (size_t)first->num_partial);
-        kinds[i] = first ? first->combine : REDUCE_SUM;
+        partial[i].count = 0;
+        kinds[i] = first ? pc_version_partial(first, &partial[i]) : REDUCE_SUM;
     }
     if (result.count)
         pc_operand_keeps(op, &result, combine, partial, kinds, keep);
     else
-        memset(keep, 0, sizeof(AxisList) * (size_t)op->num_operands);
+        for (int i = 0; i < op->num_operands; i++)
+            keep[i].count = 0;
     return combine;
 }
 
@@ -501,7 +491,7 @@ static Value *window_operand(PartitionCtx *pc, const Op *op, int i, Value *x, co
  * own partial term, and the reduction would count each block once per
  * device (fuzz_run: an unreduced argument times a value sharded on the
  * same axis came out 4x on 4 devices). The others are gathered instead. */
-static void unshard_kept_axes(const OpShardingRule *rule, AxisList *assignment, const AxisList *keep, int n)
+static bool unshard_kept_axes(const OpShardingRule *rule, AxisList *assignment, const AxisList *keep, int n)
 {
     AxisList kept;
     kept.count = 0;
@@ -509,52 +499,74 @@ static void unshard_kept_axes(const OpShardingRule *rule, AxisList *assignment, 
         axis_list_union(&kept, &keep[i]);
     for (int f = 0; kept.count && f < rule->num_factors; f++)
         axis_list_truncate_without_overlap(&assignment[f], &kept);
+    return kept.count > 0;
+}
+
+/* The op kinds whose local op cannot keep every factor the assignment
+ * gives (see each function); true if op is one (the assignment may have
+ * changed). */
+static bool fit_to_local_op(const Op *op, const OpShardingRule *rule, AxisList *assignment, WindowHalo *halo)
+{
+    if (is_valued_constant(op))
+        memset(assignment, 0, sizeof(AxisList) * (size_t)rule->num_factors);
+    else if (op->kind == OP_DYNAMIC_UPDATE_SLICE)
+        unshard_updated_dims(op, rule, assignment);
+    else if (op->kind == OP_REDUCE)
+        unshard_reductions(rule, assignment);
+    else if (op->kind == OP_GATHER || op->kind == OP_SCATTER)
+        pc_gather_assignment(op, rule, assignment);
+    else if (is_window_op(op->kind))
+        pc_window_assignment(op, rule, assignment, halo);
+    else
+        return false;
+    return true;
 }
 
 /* The general case: the op's sharding rule decides each factor's axes. */
 static void partition_by_rule(PartitionCtx *pc, Op *op)
 {
+    size_t scratch_used = pc->scratch.bytes_allocated;
     const OpShardingRule *rule = rule_cache_get(&pc->rules, &pc->scratch, pc->diag, op);
     if (!rule) {
         partition_replicated_op(pc, op);
         return;
     }
-    int count = op->num_operands + op->num_results;
-    Sharding *shardings[count + 1];
-    const TensorType *types[count + 1];
-    gather_shardings(op, shardings, types);
-    AxisList *assignment = ARENA_ARRAY_UNINIT(&pc->scratch, AxisList, rule->num_factors + 1);
-    factor_assignment(assignment, rule, pc->mesh, shardings, types, count, op->num_operands,
-                      masks_reductions(op->kind) ? UNEVEN_MASKED_REDUCTIONS : UNEVEN_PASS_THROUGH, &pc->scratch);
-    if (is_valued_constant(op))
-        memset(assignment, 0, sizeof(AxisList) * (size_t)rule->num_factors);
-    if (op->kind == OP_DYNAMIC_UPDATE_SLICE)
-        unshard_updated_dims(op, rule, assignment);
-    if (op->kind == OP_REDUCE)
-        unshard_reductions(rule, assignment);
-    if (op->kind == OP_GATHER || op->kind == OP_SCATTER)
-        pc_gather_assignment(op, rule, assignment);
+    /* a rule built in scratch is this op's alone */
+    bool shared = pc->scratch.bytes_allocated == scratch_used;
+    const PackedLayout *const *chosen; /* the tensors' layouts under the assignment as chosen */
+    AxisList *assignment = pc_factor_assignment(pc, op, rule, shared, masks_reductions(op->kind)
+                                                ? UNEVEN_MASKED_REDUCTIONS : UNEVEN_PASS_THROUGH, &chosen);
     WindowHalo halo; /* pc_window_assignment sets it all */
     halo.count = 0;
-    if (is_window_op(op->kind))
-        pc_window_assignment(op, rule, assignment, &halo);
+    if (fit_to_local_op(op, rule, assignment, &halo))
+        chosen = NULL;
     Value *operands[op->num_operands + 1];
     AxisList keep[op->num_operands + 1];
     ReductionKind combine = operand_keeps(pc, op, keep);
-    unshard_kept_axes(rule, assignment, keep, op->num_operands);
+    if (unshard_kept_axes(rule, assignment, keep, op->num_operands))
+        chosen = NULL;
     for (int i = 0; i < op->num_operands; i++) {
+        /* The common case: the operand's own version is laid out as needed. */
+        if (chosen && !keep[i].count && (operands[i] = pc_first_version_as(pc, op->operands[i], chosen[i])))
+            continue;
         DimAxes want;
         factor_assignment_tensor_axes(&want, rule, assignment, i);
-        if (!keep[i].count && !pc_find_version(pc, op->operands[i], &want)) /* else no reason needed */
+        /* Most operands are there as the op needs them: no reshard, no reason. */
+        operands[i] = keep[i].count ? NULL : pc_find_version(pc, op->operands[i], &want);
+        if (!operands[i] && !keep[i].count)
             pc->reason = operand_reason(pc, op, rule, assignment, i, &want);
-        if (!(operands[i] = pc_local_as_partial(pc, op->operands[i], &want, &keep[i], combine, op->loc)))
+        if (!operands[i] && !(operands[i] = pc_local_as_partial(pc, op->operands[i], &want, &keep[i], combine,
+                                                                op->loc)))
             return;
         if (halo.count && i < 2)
             operands[i] = window_operand(pc, op, i, operands[i], &want, &halo);
     }
     DimAxes layouts[op->num_results + 1];
     for (int j = 0; j < op->num_results; j++)
-        factor_assignment_tensor_axes(&layouts[j], rule, assignment, op->num_operands + j);
+        if (chosen)
+            pc_unpack_layout(&layouts[j], chosen[op->num_operands + j]);
+        else
+            factor_assignment_tensor_axes(&layouts[j], rule, assignment, op->num_operands + j);
     AxisList partial;
     partial_axes(&partial, rule, assignment);
     for (int i = 0; i < op->num_operands; i++) /* kept partials stay partial in the result */

@@ -97,18 +97,28 @@ static void init_ctx(PartitionCtx *pc, Module *m, DiagEngine *diag, PartitionSta
     /* Not in the module's arena: one table per function, each as large as
      * the module, took num_funcs * num_values memory. */
     pc->versions = ARENA_ARRAY(&pc->tables, LocalVersion *, m->num_values + 1);
-    symtab_init(&pc->names, NULL); /* on the heap: freed with the function (free_ctx) */
     interner_init(&pc->shapes, &m->arena);
+}
+
+/* What building the body needs and the shard_map around it does not: its
+ * specs are made after (the partitioner's peak of memory). */
+static void release_tables(PartitionCtx *pc)
+{
+    arena_free(&pc->tables);
+    pc->versions = NULL;
+    pc->masks = NULL;
+    pc->halos = NULL;
+    pc_free_layouts(pc);
+    pc_free_assignments(pc);
+    interner_free(&pc->shapes);
+    pc_names_free(pc);
+    rule_cache_free(&pc->rules);
 }
 
 static void free_ctx(PartitionCtx *pc)
 {
+    release_tables(pc);
     arena_free(&pc->scratch);
-    arena_free(&pc->tables);
-    pc_free_layouts(pc);
-    interner_free(&pc->shapes);
-    symtab_free(&pc->names);
-    rule_cache_free(&pc->rules);
 }
 
 /* The region's arguments: one per-device value per function argument. */
@@ -122,7 +132,7 @@ static Block *begin_body(PartitionCtx *pc, Func *f)
         const Value *arg = f->body->args[i];
         DimAxes layout;
         pc_layout_of(&layout, arg);
-        Value *local = pc_new_value(pc, arg->name, pc_local_type(pc, &arg->type, &layout), arg->loc);
+        Value *local = pc_new_local_value(pc, arg, pc_local_type(pc, &arg->type, &layout));
         local->block = body;
         local->index = i;
         body->args[i] = local;
@@ -147,13 +157,15 @@ static AttrValue *specs_attr(PartitionCtx *pc, Sharding *const *specs, int count
     for (int i = 0; i < count; i++) {
         DimAxes layout;
         reshard_dim_axes_from_sharding(&layout, specs[i], specs[i] ? specs[i]->rank : 0);
-        a->u.array.items[i] = pc_sharding_attr(pc, &layout);
-        Sharding *spec = a->u.array.items[i]->u.sharding;
+        Sharding *spec = pc_sharding_in(pc, &pc->scratch, &layout);
         if (specs[i] && specs[i]->num_unreduced) { /* the shard_map sums them (docs/partitioning.md) */
             spec->num_unreduced = specs[i]->num_unreduced;
             spec->unreduced = specs[i]->unreduced;
             spec->unreduced_op = specs[i]->unreduced_op;
         }
+        /* one copy of each: a model's weights share a handful */
+        a->u.array.items[i] = attr_new(&pc->module->arena, ATTR_SHARDING, (Loc){0});
+        a->u.array.items[i]->u.sharding = module_intern_sharding(pc->module, spec);
     }
     return a;
 }
@@ -325,6 +337,7 @@ static bool partition_func(Module *m, Func *f, DiagEngine *diag, PartitionStats 
         pc_partition_op(&pc, op);
     }
     end_body(&pc, f, body);
+    release_tables(&pc);
     if (pc.ok)
         install_spmd_body(&pc, f, body);
     free_ctx(&pc);

@@ -14,6 +14,7 @@ typedef struct PackedLayout {
     const int *counts;      /* axes per dim */
     const AxisRef *axes;    /* the dims' axes, major to minor, dim after dim */
     uint64_t hash;
+    const char *text;       /* pc_format_layout's, once asked for (module arena) */
 } PackedLayout;
 
 /* One per-device version of a global value, with its layout. The first
@@ -22,12 +23,16 @@ typedef struct PackedLayout {
  * until the function is done, so the layout is stored compactly (a whole
  * DimAxes is 6 KB: 0.8 GB for a 1e5-op module, see bench/README.md) and
  * shared. */
-typedef struct LocalVersion {
+typedef struct VersionPartial {
+    ReductionKind combine;  /* how the pieces combine */
+    int count;
+    AxisRef axes[];         /* the axes a local value is a partial result over */
+} VersionPartial;
+
+typedef struct LocalVersion { /* 32 bytes: one per value at the compile's peak */
     Value *local;
     const PackedLayout *layout;
-    int num_partial;        /* axes the local value is a partial result over */
-    const AxisRef *partial; /* (an unreduced value, issue 16), combined by */
-    ReductionKind combine;  /* this */
+    const VersionPartial *partial; /* (an unreduced value, issue 16); NULL: none */
     struct LocalVersion *next;
 } LocalVersion;
 
@@ -53,6 +58,12 @@ typedef struct HoistPoint {
     struct HoistPoint *outer;
 } HoistPoint;
 
+/* The names used in the body being built (names.c). */
+typedef struct NameSet {
+    struct NameSlot *slots; /* open addressing (heap) */
+    size_t cap, count;      /* cap a power of two */
+} NameSet;
+
 typedef struct PartitionCtx {
     Module *module;
     DiagEngine *diag;
@@ -62,9 +73,11 @@ typedef struct PartitionCtx {
     LocalVersion **versions;/* by global Value.id; in `tables` */
     Arena tables;           /* side tables of this function only */
     struct LayoutIndex *layouts; /* the PackedLayouts in `tables`, by value (heap) */
+    struct AssignmentCache *assignments; /* factor assignments by rule and shardings (heap;
+                                            the entries in `tables`: assignments.c) */
     Interner shapes;        /* local types' dims, one copy each in the module's arena */
     int num_global_values;
-    SymTab names;           /* names used in the body */
+    NameSet names;          /* names used in the body */
     Arena scratch;
     RuleCache rules;        /* the ops' rules, built once per kind of op */
     const char *reason;     /* why the collectives being emitted are needed */
@@ -81,6 +94,18 @@ typedef struct PartitionCtx {
     bool fewest_bytes;      /* --reshard-plan=fewest-bytes (ReshardOptions) */
     bool ok;
 } PartitionCtx;
+
+/* ---- factor assignments (assignments.c) ---- */
+/* factor_assignment of op's factors under `rule` from the shardings and
+ * types of its operands, then results, as `uneven` allows: a copy in
+ * scratch the caller may change. `shared`: the rule outlives the op (the
+ * rule cache's, or the op's bound rule), so the choice is kept for the
+ * ops after with the same rule, shardings and types, with each tensor's
+ * layout under it (factor_assignment_tensor_axes), given in *layouts
+ * (NULL when not shared). */
+AxisList *pc_factor_assignment(PartitionCtx *pc, const Op *op, const OpShardingRule *rule, bool shared,
+                               UnevenPolicy uneven, const PackedLayout *const **layouts);
+void pc_free_assignments(PartitionCtx *pc);
 
 /* ---- dynamic_update_slice along sharded dims (dynamic.c) ---- */
 /* The local ops of a dynamic_update_slice whose operand stays sharded
@@ -164,8 +189,14 @@ AttrValue *pc_reduction_identity(PartitionCtx *pc, ReductionKind reduction, DTyp
 HoistPoint *pc_hoist_target(const PartitionCtx *pc, const Value *from);
 /* Count a collective in --stats, run as often as the ops being emitted. */
 void pc_record_collective(PartitionCtx *pc, CollectiveRecord record);
+/* ---- names (names.c) ---- */
+/* base, or the first of base.1, base.2, ... not yet used in the body. */
 const char *pc_unique_name(PartitionCtx *pc, const char *base);
 Value *pc_new_value(PartitionCtx *pc, const char *base, TensorType type, Loc loc);
+/* A per-device value of `global`, named as it unless taken (then sharing
+ * its name's string). */
+Value *pc_new_local_value(PartitionCtx *pc, const Value *global, TensorType type);
+void pc_names_free(PartitionCtx *pc);
 Op *pc_append_op(PartitionCtx *pc, OpKind kind, Loc loc, Value **operands, int num_operands);
 /* Append a single-result op; its result is returned (and the op, if asked). */
 Value *pc_emit1(PartitionCtx *pc, OpKind kind, Loc loc, Value **operands, int num_operands, const char *name,
@@ -179,6 +210,8 @@ AttrValue *pc_sharding_attr(PartitionCtx *pc, const DimAxes *layout);
 /* The same, unreduced over `partial` (NULL: none). */
 AttrValue *pc_partial_sharding_attr(PartitionCtx *pc, const DimAxes *layout, const AxisList *partial);
 Sharding *pc_sharding(PartitionCtx *pc, const DimAxes *layout);
+/* The same in `arena` (to be interned, say). */
+Sharding *pc_sharding_in(PartitionCtx *pc, Arena *arena, const DimAxes *layout);
 AttrValue *pc_int_array_attr(PartitionCtx *pc, const int64_t *values, int count);
 AttrValue *pc_float_attr(PartitionCtx *pc, double v);
 /* 0, or false for bool: a value attribute of a `full` or `pad` of dtype. */
@@ -194,6 +227,16 @@ const char *pc_format_layout(PartitionCtx *pc, const DimAxes *layout);
 const char *pc_printf(PartitionCtx *pc, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* ---- values and reshards (partition_values.c) ---- */
+/* The function's one copy of `layout` (in `tables`), and back. */
+PackedLayout *pc_packed_layout(PartitionCtx *pc, const DimAxes *layout);
+void pc_unpack_layout(DimAxes *out, const PackedLayout *layout);
+/* The first version of `global` when it is laid out exactly as `layout`
+ * and is no partial result (then what pc_find_version returns, found
+ * without comparing layouts), else NULL. */
+Value *pc_first_version_as(PartitionCtx *pc, const Value *global, const PackedLayout *layout);
+/* What version v is partial over, and how its pieces combine (REDUCE_SUM
+ * when over nothing). */
+ReductionKind pc_version_partial(const LocalVersion *v, AxisList *out);
 void pc_add_version(PartitionCtx *pc, const Value *global, Value *local, const DimAxes *layout);
 /* Frees the index of the function's layouts (the layouts go with `tables`). */
 void pc_free_layouts(PartitionCtx *pc);

@@ -49,10 +49,8 @@ static bool version_has_layout(const LocalVersion *version, const DimAxes *want)
     return true;
 }
 
-/* The version's layout as a DimAxes. */
-static void version_layout(DimAxes *out, const LocalVersion *version)
+void pc_unpack_layout(DimAxes *out, const PackedLayout *v)
 {
-    const PackedLayout *v = version->layout;
     reshard_dim_axes_clear(out, v->rank);
     const AxisRef *axes = v->axes;
     for (int d = 0; d < v->rank; d++) {
@@ -62,10 +60,16 @@ static void version_layout(DimAxes *out, const LocalVersion *version)
     }
 }
 
+/* The version's layout as a DimAxes. */
+static void version_layout(DimAxes *out, const LocalVersion *version)
+{
+    pc_unpack_layout(out, version->layout);
+}
+
 /* ---- the function's layouts, one copy each ---- */
 
 struct LayoutIndex {
-    const PackedLayout **slots; /* open addressing; NULL is empty */
+    PackedLayout **slots;   /* open addressing; NULL is empty */
     size_t cap, count;          /* cap a power of two */
 };
 
@@ -101,7 +105,7 @@ static bool packed_is(const PackedLayout *p, const DimAxes *layout)
     return true;
 }
 
-static const PackedLayout **layout_slot(const struct LayoutIndex *ix, const DimAxes *layout, uint64_t hash)
+static PackedLayout **layout_slot(const struct LayoutIndex *ix, const DimAxes *layout, uint64_t hash)
 {
     for (size_t i = hash & (ix->cap - 1);; i = (i + 1) & (ix->cap - 1))
         if (!ix->slots[i] || (ix->slots[i]->hash == hash && packed_is(ix->slots[i], layout)))
@@ -111,7 +115,7 @@ static const PackedLayout **layout_slot(const struct LayoutIndex *ix, const DimA
 static void layouts_grow(struct LayoutIndex *ix)
 {
     size_t old_cap = ix->cap, cap = old_cap ? 2 * old_cap : 64;
-    const PackedLayout **old = ix->slots;
+    PackedLayout **old = ix->slots;
     ix->slots = calloc(cap, sizeof *ix->slots);
     if (!ix->slots)
         arena_out_of_memory();
@@ -127,7 +131,7 @@ static void layouts_grow(struct LayoutIndex *ix)
     free(old);
 }
 
-static const PackedLayout *pack_layout(Arena *arena, const DimAxes *layout, uint64_t hash)
+static PackedLayout *pack_layout(Arena *arena, const DimAxes *layout, uint64_t hash)
 {
     PackedLayout *p = ARENA_NEW(arena, PackedLayout);
     int total = 0;
@@ -135,7 +139,7 @@ static const PackedLayout *pack_layout(Arena *arena, const DimAxes *layout, uint
         total += layout->dims[d].count;
     int *counts = ARENA_ARRAY(arena, int, layout->rank + 1);
     AxisRef *axes = ARENA_ARRAY(arena, AxisRef, total + 1);
-    *p = (PackedLayout){layout->rank, counts, axes, hash};
+    *p = (PackedLayout){layout->rank, counts, axes, hash, NULL};
     for (int d = 0; d < layout->rank; d++) {
         counts[d] = layout->dims[d].count;
         memcpy(axes, layout->dims[d].axes, sizeof(AxisRef) * (size_t)counts[d]);
@@ -144,8 +148,7 @@ static const PackedLayout *pack_layout(Arena *arena, const DimAxes *layout, uint
     return p;
 }
 
-/* The function's one copy of `layout`. */
-static const PackedLayout *pc_packed_layout(PartitionCtx *pc, const DimAxes *layout)
+PackedLayout *pc_packed_layout(PartitionCtx *pc, const DimAxes *layout)
 {
     struct LayoutIndex *ix = pc->layouts;
     if (!ix && !(ix = pc->layouts = calloc(1, sizeof *ix)))
@@ -153,7 +156,7 @@ static const PackedLayout *pc_packed_layout(PartitionCtx *pc, const DimAxes *lay
     if ((ix->count + 1) * 2 > ix->cap)
         layouts_grow(ix);
     uint64_t hash = layout_hash(layout);
-    const PackedLayout **slot = layout_slot(ix, layout, hash);
+    PackedLayout **slot = layout_slot(ix, layout, hash);
     if (!*slot) {
         *slot = pack_layout(&pc->tables, layout, hash);
         ix->count++;
@@ -181,10 +184,13 @@ void pc_add_partial_version(PartitionCtx *pc, const Value *global, Value *local,
     LocalVersion *v = ARENA_NEW(arena, LocalVersion);
     v->local = local;
     v->layout = pc_packed_layout(pc, layout);
-    v->combine = combine;
-    if (partial && partial->count) {
-        v->num_partial = partial->count;
-        v->partial = arena_memdup(arena, partial->axes, (size_t)partial->count, sizeof(AxisRef));
+    if (partial && partial->count) { /* count <= AXIS_LIST_MAX: no overflow */
+        size_t size = sizeof(VersionPartial) + sizeof(AxisRef) * (size_t)partial->count;
+        VersionPartial *p = arena_alloc_uninit(arena, size);
+        p->combine = combine;
+        p->count = partial->count;
+        memcpy(p->axes, partial->axes, sizeof(AxisRef) * (size_t)partial->count);
+        v->partial = p;
     }
     LocalVersion **tail = &pc->versions[global->id];
     while (*tail)
@@ -197,14 +203,24 @@ void pc_add_version(PartitionCtx *pc, const Value *global, Value *local, const D
     pc_add_partial_version(pc, global, local, layout, NULL, REDUCE_SUM);
 }
 
+ReductionKind pc_version_partial(const LocalVersion *v, AxisList *out)
+{
+    out->count = v->partial ? v->partial->count : 0;
+    if (out->count)
+        memcpy(out->axes, v->partial->axes, sizeof(AxisRef) * (size_t)out->count);
+    return v->partial ? v->partial->combine : REDUCE_SUM;
+}
+
 /* Whether version v is partial over exactly `keep` (NULL: nothing). */
 static bool version_has_partial(const LocalVersion *v, const AxisList *keep, ReductionKind combine)
 {
     int n = keep ? keep->count : 0;
-    if (v->num_partial != n || (n && v->combine != combine))
+    if (!n || !v->partial)
+        return !n && !v->partial;
+    if (v->partial->count != n || v->partial->combine != combine)
         return false;
     for (int i = 0; i < n; i++)
-        if (!axis_ref_equal(v->partial[i], keep->axes[i]))
+        if (!axis_ref_equal(v->partial->axes[i], keep->axes[i]))
             return false;
     return true;
 }
@@ -217,6 +233,12 @@ static Value *find_partial_version(PartitionCtx *pc, const Value *global, const 
         if (version_has_layout(v, want) && version_has_partial(v, keep, combine))
             return v->local;
     return NULL;
+}
+
+Value *pc_first_version_as(PartitionCtx *pc, const Value *global, const PackedLayout *layout)
+{
+    const LocalVersion *first = global->id < pc->num_global_values ? pc->versions[global->id] : NULL;
+    return first && first->layout == layout && !first->partial ? first->local : NULL;
 }
 
 Value *pc_find_version(PartitionCtx *pc, const Value *global, const DimAxes *want)
@@ -235,10 +257,8 @@ Value *pc_local_as(PartitionCtx *pc, const Value *global, const DimAxes *want, L
 static void split_partial(const LocalVersion *first, const AxisList *keep, ReductionKind combine, AxisList *reduce,
                           AxisList *extra)
 {
-    AxisList have = {.count = first->num_partial}, none = {0};
-    if (first->num_partial) /* NULL when there are none */
-        memcpy(have.axes, first->partial, sizeof(AxisRef) * (size_t)first->num_partial);
-    bool same = first->combine == combine || !have.count;
+    AxisList have, none = {0};
+    bool same = pc_version_partial(first, &have) == combine || !have.count;
     if (!keep)
         keep = &none;
     pc_axes_minus(reduce, &have, same ? keep : &none);
@@ -270,10 +290,9 @@ Value *pc_local_as_partial(PartitionCtx *pc, const Value *global, const DimAxes 
         pc->executions = at->executions;
         pc->masks = at->masks;
     }
-    AxisList reduce, extra, have = {.count = first->num_partial}, kept;
+    AxisList reduce, extra, have, kept;
     split_partial(first, keep, combine, &reduce, &extra);
-    if (first->num_partial)
-        memcpy(have.axes, first->partial, sizeof(AxisRef) * (size_t)first->num_partial);
+    ReductionKind had = pc_version_partial(first, &have);
     axis_list_minus(&kept, &have, &reduce);
     DimAxes to = *want, shed;
     AxisList s2u = {0}, r2u;
@@ -281,8 +300,8 @@ Value *pc_local_as_partial(PartitionCtx *pc, const Value *global, const DimAxes 
         reshard_unreduced_split(&from, want, &extra, &to, &shed, &s2u);
     axis_list_minus(&r2u, &extra, &s2u);
     pc->kept = &kept;
-    Value *local = pc_reshard(pc, first->local, &global->type, &from, reduce.count ? &reduce : NULL, first->combine,
-                              &to, global->name, loc);
+    Value *local = pc_reshard(pc, first->local, &global->type, &from, reduce.count ? &reduce : NULL, had, &to,
+                              global->name, loc);
     pc->kept = NULL;
     if (local && r2u.count)
         local = pc_replicated_to_unreduced(pc, local, &r2u, combine, loc);
