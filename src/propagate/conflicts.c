@@ -179,7 +179,9 @@ static bool check_op_conflicts(Op *op, void *st)
      * intended, no conflict to warn about. */
     bool intended = op->kind == OP_RESHARD || op->kind == OP_SHARDING_CONSTRAINT || op->kind == OP_PROPAGATION_BARRIER;
     const OpShardingRule *rule = op->kind == OP_SHARD_MAP || intended ? NULL : prop_state_rule(st, op);
-    if (rule)
+    /* An op whose last visit found its shardings agreeing, and which
+     * still has them, has no conflict (most ops). */
+    if (rule && !prop_visit_settled(st, op))
         check_op(st, op, rule);
     return true;
 }

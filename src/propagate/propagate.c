@@ -90,17 +90,22 @@ static PhaseDirection op_phase_direction(const PropagationState *st, const Op *o
                             op->kind == OP_BROADCAST ? DIR_BACKWARD : DIR_BOTH};
 }
 
+/* A factor's direction under pd when nothing blocks it. */
+static PropagationDirection open_factor_direction(const PhaseDirection *pd, bool pass_through, int phase)
+{
+    PropagationDirection dir = pd->base;
+    if (phase >= PHASE_PASS_THROUGH && (phase >= PHASE_NO_BROADCAST_FORWARD || pass_through))
+        dir |= pd->extra;
+    return dir;
+}
+
 static PropagationDirection phase_direction(const PhaseDirection *pd, const OpShardingRule *rule, int f, int phase)
 {
     if (pd->is_barrier)
         return pd->barrier;
     if (rule->blocked && rule->blocked[f])
         return DIR_NONE;
-    PropagationDirection dir = pd->base;
-    if (phase >= PHASE_PASS_THROUGH && (phase >= PHASE_NO_BROADCAST_FORWARD ||
-                                        rule->factors[f].kind == FACTOR_PASS_THROUGH))
-        dir |= pd->extra;
-    return dir;
+    return open_factor_direction(pd, rule->factors[f].kind == FACTOR_PASS_THROUGH, phase);
 }
 
 /* Each factor's direction in this phase; false if none may propagate (the
@@ -115,6 +120,55 @@ static bool phase_directions(const PropagationState *st, const Op *op, const OpS
         any |= dirs[f] != DIR_NONE;
     }
     return any;
+}
+
+/* Ops propagate_op hands to the code of their data-flow edges or specs. */
+static bool has_own_visit(const Op *op)
+{
+    switch (op->kind) {
+    case OP_SHARD_MAP: case OP_DATA_FLOW_EDGE: case OP_FUNC_DATA_FLOW_EDGE: case OP_WHILE: case OP_CASE:
+    case OP_OPTIMIZATION_BARRIER: case OP_NAMED_COMPUTATION:
+        return true;
+    default:
+        return false;
+    }
+}
+
+enum { PHASE_OPENS_KNOWN = 1 << NUM_PHASES };
+
+/* Bit p set if some factor of op has another direction in phase p than in
+ * phase p - 1: only the factors' kinds (pass-through or not) tell them
+ * apart; blocked factors and barriers have the same in every phase. The
+ * op's part of the direction is that of phase 0, of phase 1 (the same
+ * until PHASE_ALL) or of PHASE_ALL. */
+static unsigned phase_opens_mask(PropagationState *st, const Op *op)
+{
+    const OpShardingRule *rule = prop_state_rule(st, op);
+    bool kinds[2] = {false, false}; /* [pass_through]: some open factor of that kind */
+    for (int f = 0; rule && f < rule->num_factors; f++)
+        if (!rule->blocked || !rule->blocked[f])
+            kinds[rule->factors[f].kind == FACTOR_PASS_THROUGH] = true;
+    unsigned mask = PHASE_OPENS_KNOWN;
+    PhaseDirection first = op_phase_direction(st, op, PHASE_SINGLE_USE);
+    if (!rule || first.is_barrier)
+        return mask;
+    PhaseDirection middle = op_phase_direction(st, op, PHASE_MULTI_USE), all = op_phase_direction(st, op, PHASE_ALL);
+    for (int phase = 1; phase < NUM_PHASES; phase++) {
+        const PhaseDirection *before = phase == 1 ? &first : &middle, *now = phase < PHASE_ALL ? &middle : &all;
+        for (int k = 0; k < 2; k++)
+            if (kinds[k] && open_factor_direction(now, k, phase) != open_factor_direction(before, k, phase - 1))
+                mask |= 1u << phase;
+    }
+    return mask;
+}
+
+bool prop_phase_opens(PropagationState *st, const Op *op, int phase)
+{
+    if (phase == 0 || has_own_visit(op))
+        return true;
+    if (!st->phase_opens[op->id])
+        st->phase_opens[op->id] = (unsigned char)phase_opens_mask(st, op);
+    return st->phase_opens[op->id] >> phase & 1;
 }
 
 /* The mesh all of the op's shardings agree on (by value; shardings on the
@@ -159,7 +213,7 @@ void propagate_tensors(PropagationState *st, const Op *op, const OpShardingRule 
  * gets its new sharding there (and the others NULL). */
 static bool propagate_along(PropagationState *st, const Op *op, const OpShardingRule *rule, const Mesh *mesh,
                             const PropagationDirection *dirs, Value **values, Sharding **shardings,
-                            int num_operands, int count, Sharding **out);
+                            int num_operands, int count, Sharding **out, Sharding **made);
 
 void propagate_tensors_out(PropagationState *st, const Op *op, const OpShardingRule *rule, Value **values,
                            Sharding **shardings, int num_operands, int count, int phase, Sharding **out)
@@ -169,16 +223,19 @@ void propagate_tensors_out(PropagationState *st, const Op *op, const OpShardingR
     const Mesh *mesh = op_mesh(shardings, count);
     PropagationDirection dirs[rule->num_factors + 1];
     if (mesh && phase_directions(st, op, rule, phase, dirs))
-        propagate_along(st, op, rule, mesh, dirs, values, shardings, num_operands, count, out);
+        propagate_along(st, op, rule, mesh, dirs, values, shardings, num_operands, count, out, NULL);
 }
 
 /* propagate_tensors_out once the mesh and the directions are known.
  * True if the shardings agreed on every factor, so that nothing could
- * change (whatever the directions). */
+ * change (whatever the directions). With `made`, each value's new
+ * sharding, interned, goes there (NULL for those that did not change). */
 static bool propagate_along(PropagationState *st, const Op *op, const OpShardingRule *rule, const Mesh *mesh,
                             const PropagationDirection *dirs, Value **values, Sharding **shardings,
-                            int num_operands, int count, Sharding **out)
+                            int num_operands, int count, Sharding **out, Sharding **made)
 {
+    for (int t = 0; made && t < count; t++)
+        made[t] = NULL;
     /* Most visits find the op's shardings in agreement already: nothing
      * to add, and no projection to build to find that out. */
     if (projection_agrees(rule, shardings, num_operands, count))
@@ -206,11 +263,38 @@ static bool propagate_along(PropagationState *st, const Op *op, const OpSharding
      * only for --explain, the only reader of origins). */
     if (st->options->explain)
         projection_build(&before, &st->scratch, rule, mesh, shardings, types, num_operands, count);
-    for (int t = 0; t < count; t++)
-        if (updated[t] && values[t])
-            prop_state_update_value(st, values[t], projection_to_sharding(&p, t, shardings[t], &st->scratch),
-                               st->options->explain ? &before : NULL, t, values, shardings, op);
+    for (int t = 0; t < count; t++) {
+        if (!updated[t] || !values[t])
+            continue;
+        Sharding *s = projection_to_sharding(&p, t, shardings[t], &st->scratch);
+        if (made)
+            s = made[t] = module_intern_sharding(st->module, s);
+        prop_state_update_value(st, values[t], s, st->options->explain ? &before : NULL, t, values, shardings, op);
+    }
     return false;
+}
+
+/* propagate_along for an op's own tensors, replaying the outcome of an
+ * earlier visit with the same inputs (outcomes.c) where there is one.
+ * --explain records origins from the projection: it always builds one. */
+static bool visit_along(PropagationState *st, const Op *op, const OpShardingRule *rule, const Mesh *mesh,
+                        const PropagationDirection *dirs, Value **values, Sharding **shardings, int count)
+{
+    if (st->options->explain)
+        return propagate_along(st, op, rule, mesh, dirs, values, shardings, op->num_operands, count, NULL, NULL);
+    bool elementwise = op_is_elementwise(op);
+    uint64_t hash = prop_outcome_hash(rule, mesh, shardings, count, dirs, elementwise);
+    const VisitOutcome *o = prop_outcome_find(st, hash, rule, mesh, shardings, count, dirs, elementwise);
+    if (o) {
+        for (int t = 0; !prop_outcome_agreed(o) && t < count; t++)
+            if (prop_outcome_sharding(o, t))
+                prop_state_update_value(st, values[t], prop_outcome_sharding(o, t), NULL, t, values, shardings, op);
+        return prop_outcome_agreed(o);
+    }
+    Sharding *made[count];
+    bool agreed = propagate_along(st, op, rule, mesh, dirs, values, shardings, op->num_operands, count, NULL, made);
+    prop_outcome_add(st, hash, rule, mesh, shardings, count, dirs, elementwise, agreed, made);
+    return agreed;
 }
 
 static void propagate_op(PropagationState *st, Op *op, int phase)
@@ -244,7 +328,7 @@ static void propagate_op(PropagationState *st, Op *op, int phase)
     const Mesh *mesh = op_mesh(shardings, count);
     if (!mesh || prop_visit_repeats(st, op, shardings, count, dirs, rule->num_factors))
         return;
-    bool agreed = propagate_along(st, op, rule, mesh, dirs, values, shardings, op->num_operands, count, NULL);
+    bool agreed = visit_along(st, op, rule, mesh, dirs, values, shardings, count);
     prop_visit_remember(st, op, values, shardings, count, dirs, rule->num_factors, agreed);
 }
 
@@ -265,8 +349,7 @@ static void run_phase(PropagationState *st, Func *f, int phase)
 {
     Module *m = st->module;
     int first = st->module_wide ? 0 : -1, last = st->module_wide ? m->num_funcs : 0;
-    for (int i = first; i < last; i++)
-        prop_worklist_push_block(st, i < 0 ? f->body : m->funcs[i]->body);
+    prop_worklist_begin_sweep(st, phase);
     do {
         Op *op;
         while ((op = prop_worklist_pop(st)))
@@ -706,8 +789,15 @@ static bool in_manual_body(const Value *v)
  * shard_map body's values nothing reached stay per-device, as before). */
 static void close_value(PropagationState *st, Value *v, int unused)
 {
-    if (v->sharding || (st->func_mesh && v->type.dtype != DT_TOKEN && !in_manual_body(v)))
-        v->sharding = module_close_sharding(st->module, v->sharding, st->func_mesh, v->type.rank);
+    if (v->sharding) {
+        size_t slot = ((uintptr_t)v->sharding >> 4) % (sizeof st->closed / sizeof st->closed[0]);
+        struct ClosedSharding *c = &st->closed[slot];
+        if (c->open != v->sharding)
+            *c = (struct ClosedSharding){v->sharding, module_close_sharding(st->module, v->sharding, NULL, 0)};
+        v->sharding = c->closed;
+    } else if (st->func_mesh && v->type.dtype != DT_TOKEN && !in_manual_body(v)) {
+        v->sharding = module_close_sharding(st->module, NULL, st->func_mesh, v->type.rank);
+    }
 }
 
 void prop_state_finish_func(PropagationState *st, Func *f)
@@ -717,6 +807,7 @@ void prop_state_finish_func(PropagationState *st, Func *f)
     prop_close_func_results(st, f);
     if (st->options->warn_conflicts)
         prop_report_conflicts(st, f);
+    memset(st->closed, 0, sizeof st->closed);
     for_each_value(st, f, close_value, 0);
     if (st->options->explain) /* what --explain prints, whatever later passes do */
         origins_snapshot_func(st->options->origins, &st->module->arena, f);

@@ -11,6 +11,13 @@ typedef struct UseList {
     Op **ops;
 } UseList;
 
+/* Outcomes of op visits (outcomes.c), in `work`. */
+typedef struct VisitOutcome VisitOutcome;
+typedef struct VisitOutcomes {
+    int count, cap;
+    VisitOutcome **slots;
+} VisitOutcomes;
+
 typedef struct PropagationState {
     Module *module;
     const PropagateOptions *options;
@@ -23,9 +30,20 @@ typedef struct PropagationState {
     const OpShardingRule **rules;   /* by Op.id; computed lazily */
     RuleCache rule_cache;   /* the rules, built once per kind of op */
     struct VisitMemo **visits;      /* by Op.id: prop_visit_repeats */
+    VisitOutcomes outcomes; /* by rule, shardings and directions */
     bool *rule_known;
     UseList *uses;          /* by Value.id */
     Sharding **user;        /* by Value.id: the user's annotation */
+    /* A phase's worklist: first a sweep over the propagated ops in program
+     * order (`sweep`, built once per function), visiting those the phase
+     * opens and those queued ahead of the sweep; then the ring of ops
+     * queued behind it, first in first out. The order is that of a queue
+     * holding every op at the phase's start, minus the visits that would
+     * repeat their last one (prop_phase_opens). */
+    Op **sweep;
+    int sweep_count, sweep_next, sweep_phase;
+    int *sweep_pos;         /* by Op.id: index in `sweep` */
+    unsigned char *phase_opens;     /* by Op.id: prop_phase_opens' memo, 0 = not known */
     Op **queue;             /* ring buffer of ops */
     int queue_head, queue_count, queue_cap;
     bool *queued;           /* by Op.id */
@@ -43,6 +61,13 @@ typedef struct PropagationState {
      * the calls whose operands flow into function argument arg. */
     bool module_wide;
     UseList *callers;
+    /* Closing a function's shardings (close_value): most values share one
+     * of a few interned shardings, closed once each; a small cache, by
+     * address, of the last closed one per slot. */
+    struct ClosedSharding {
+        const Sharding *open;
+        Sharding *closed;
+    } closed[256];
 } PropagationState;
 
 void prop_state_init(PropagationState *st, Module *m, const PropagateOptions *options);
@@ -73,9 +98,32 @@ void prop_visit_remember(PropagationState *st, const Op *op, Value *const *value
  * phase, can change anything. */
 bool prop_visit_settled(const PropagationState *st, const Op *op);
 
+/* The outcome of an earlier visit of an op with this rule, mesh,
+ * shardings, directions and elementwise-ness, or NULL; and recording one:
+ * `agreed` (the shardings agreed on every factor) or each tensor's new
+ * sharding, interned, in `out` (NULL for tensors that did not change). */
+uint64_t prop_outcome_hash(const OpShardingRule *rule, const Mesh *mesh, Sharding *const *shardings, int count,
+                           const PropagationDirection *dirs, bool elementwise);
+const VisitOutcome *prop_outcome_find(const PropagationState *st, uint64_t hash, const OpShardingRule *rule,
+                                      const Mesh *mesh, Sharding *const *shardings, int count,
+                                      const PropagationDirection *dirs, bool elementwise);
+void prop_outcome_add(PropagationState *st, uint64_t hash, const OpShardingRule *rule, const Mesh *mesh,
+                      Sharding *const *shardings, int count, const PropagationDirection *dirs, bool elementwise,
+                      bool agreed, Sharding *const *out);
+bool prop_outcome_agreed(const VisitOutcome *o);
+Sharding *prop_outcome_sharding(const VisitOutcome *o, int t);
+
 void prop_worklist_push(PropagationState *st, Op *op);
-void prop_worklist_push_block(PropagationState *st, Block *b);
+/* Start phase `phase`'s sweep over the propagated ops. */
+void prop_worklist_begin_sweep(PropagationState *st, int phase);
 Op *prop_worklist_pop(PropagationState *st);
+/* Whether phase `phase` must visit op even if no sharding around it
+ * changed since its last visit: the first phase of a round (the round
+ * changed the shardings it shows), ops without a rule of their own
+ * (data-flow edges, shard_maps), and ops to which the phase opens a
+ * direction the phase before kept closed (propagate.c). Any other visit
+ * would repeat the op's last one, which changed nothing. */
+bool prop_phase_opens(PropagationState *st, const Op *op, int phase);
 
 /* Install a grown sharding on v, record where it came from and queue the
  * ops that see v. `values`/`shardings` are the op's tensors; a NULL value is
