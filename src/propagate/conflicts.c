@@ -169,7 +169,8 @@ void prop_report_boundary_conflicts(PropagationState *st, Func *f)
         if (f->result_shardings[i])
             warn_boundary(st, f->result_locs[i], f->body->returns[i], f->result_shardings[i], what);
     }
-    ir_walk(f->body, &(IrWalker){.pre = warn_in_specs, .user = st, .scope = IR_WALK_PROPAGATED});
+    if (st->module->ops_created[OP_SHARD_MAP])
+        ir_walk(f->body, &(IrWalker){.pre = warn_in_specs, .user = st, .scope = IR_WALK_PROPAGATED});
 }
 
 static bool check_op_conflicts(Op *op, void *st)

@@ -44,6 +44,7 @@ typedef struct PropagationState {
     int sweep_count, sweep_next, sweep_phase;
     int *sweep_pos;         /* by Op.id: index in `sweep` */
     unsigned char *phase_opens;     /* by Op.id: prop_phase_opens' memo, 0 = not known */
+    unsigned char *pass_through;    /* by Op.id: the op's pass-through directions (propagate.c) */
     Op **queue;             /* ring buffer of ops */
     int queue_head, queue_count, queue_cap;
     bool *queued;           /* by Op.id */
@@ -93,23 +94,27 @@ bool prop_visit_repeats(const PropagationState *st, const Op *op, Sharding *cons
                         const PropagationDirection *dirs, int num_factors);
 void prop_visit_remember(PropagationState *st, const Op *op, Value *const *values, Sharding *const *shardings,
                          int count, const PropagationDirection *dirs, int num_factors, bool agreed);
+/* A visit replayed an outcome (outcomes.c) for `shardings`: what
+ * prop_visit_settled reads is that visit's; the next visit repeats
+ * nothing (its directions were not worked out). */
+void prop_visit_replayed(PropagationState *st, const Op *op, Sharding *const *shardings, int count, int num_factors,
+                         bool agreed);
 /* Whether op's last visit found its shardings in agreement on every
  * factor and they are still the same: then no visit, in any round or
  * phase, can change anything. */
 bool prop_visit_settled(const PropagationState *st, const Op *op);
 
-/* The outcome of an earlier visit of an op with this rule, mesh,
- * shardings, directions and elementwise-ness, or NULL; and recording one:
- * `agreed` (the shardings agreed on every factor) or each tensor's new
- * sharding, interned, in `out` (NULL for tensors that did not change). */
-uint64_t prop_outcome_hash(const OpShardingRule *rule, const Mesh *mesh, Sharding *const *shardings, int count,
-                           const PropagationDirection *dirs, bool elementwise);
+/* The outcome of an earlier visit of an op with this rule, shardings,
+ * `directions` (a word that decides, with the rule, every factor's
+ * direction) and elementwise-ness, or NULL; and recording one: `agreed`
+ * (the shardings agreed on every factor) or each tensor's new sharding,
+ * interned, in `out` (NULL: no tensor changed, or none for a tensor). */
+uint64_t prop_outcome_hash(const OpShardingRule *rule, Sharding *const *shardings, int count, unsigned directions,
+                           bool elementwise);
 const VisitOutcome *prop_outcome_find(const PropagationState *st, uint64_t hash, const OpShardingRule *rule,
-                                      const Mesh *mesh, Sharding *const *shardings, int count,
-                                      const PropagationDirection *dirs, bool elementwise);
-void prop_outcome_add(PropagationState *st, uint64_t hash, const OpShardingRule *rule, const Mesh *mesh,
-                      Sharding *const *shardings, int count, const PropagationDirection *dirs, bool elementwise,
-                      bool agreed, Sharding *const *out);
+                                      Sharding *const *shardings, int count, unsigned directions, bool elementwise);
+void prop_outcome_add(PropagationState *st, uint64_t hash, const OpShardingRule *rule, Sharding *const *shardings,
+                      int count, unsigned directions, bool elementwise, bool agreed, Sharding *const *out);
 bool prop_outcome_agreed(const VisitOutcome *o);
 Sharding *prop_outcome_sharding(const VisitOutcome *o, int t);
 
@@ -132,6 +137,10 @@ bool prop_phase_opens(PropagationState *st, const Op *op, int phase);
  * --explain asks for origins. */
 void prop_state_update_value(PropagationState *st, Value *v, Sharding *s, const ShardingProjection *before, int tensor,
                         Value *const *values, Sharding *const *shardings, const Op *via);
+
+/* prop_state_update_value without origins for a sharding already interned
+ * (module_intern_sharding): a replayed outcome's (outcomes.c). */
+void prop_state_replay_value(PropagationState *st, Value *v, Sharding *interned);
 
 /* Queue the ops that define and use v. */
 void prop_queue_neighbours(PropagationState *st, Value *v);

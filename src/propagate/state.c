@@ -33,7 +33,10 @@ void prop_state_init(PropagationState *st, Module *m, const PropagateOptions *op
     rule_cache_init(&st->rule_cache);
     st->errors_before = options->diag->errors;
     st->origins = options->origins ? options->origins : &st->own_origins;
-    origins_init(st->origins, &m->arena, m->num_values);
+    /* Origins are read by --explain only: without it the table (two
+     * pointers per value, in the module's arena) is never made. */
+    if (options->explain)
+        origins_init(st->origins, &m->arena, m->num_values);
 }
 
 void prop_state_free(PropagationState *st)
@@ -65,6 +68,7 @@ static bool size_tables(PropagationState *st)
     st->sweep = ARENA_ARRAY_UNINIT(&st->tables, Op *, st->table_ops);
     st->sweep_pos = ARENA_ARRAY(&st->tables, int, st->table_ops);
     st->phase_opens = ARENA_ARRAY(&st->tables, unsigned char, st->table_ops);
+    st->pass_through = ARENA_ARRAY(&st->tables, unsigned char, st->table_ops);
     st->uses = ARENA_ARRAY(&st->tables, UseList, st->table_values);
     st->user = ARENA_ARRAY(&st->tables, Sharding *, st->table_values);
     /* an op is queued at most once at a time: no more entries than ops */
@@ -81,6 +85,7 @@ static bool clear_op_entries(Op *op, void *user)
     st->visits[op->id] = NULL;
     st->queued[op->id] = false;
     st->phase_opens[op->id] = 0;
+    st->pass_through[op->id] = 0;
     return true;
 }
 
@@ -147,8 +152,8 @@ bool prop_visit_repeats(const PropagationState *st, const Op *op, Sharding *cons
     return true;
 }
 
-void prop_visit_remember(PropagationState *st, const Op *op, Value *const *values, Sharding *const *shardings,
-                         int count, const PropagationDirection *dirs, int num_factors, bool agreed)
+/* op's memo, made on its first visit */
+static VisitMemo *visit_memo(PropagationState *st, const Op *op, int count, int num_factors)
 {
     VisitMemo *m = st->visits[op->id];
     if (!m) {
@@ -157,6 +162,13 @@ void prop_visit_remember(PropagationState *st, const Op *op, Value *const *value
         m->dirs = ARENA_ARRAY_UNINIT(&st->work, PropagationDirection, num_factors + 1);
         st->visits[op->id] = m;
     }
+    return m;
+}
+
+void prop_visit_remember(PropagationState *st, const Op *op, Value *const *values, Sharding *const *shardings,
+                         int count, const PropagationDirection *dirs, int num_factors, bool agreed)
+{
+    VisitMemo *m = visit_memo(st, op, count, num_factors);
     m->round = st->round;
     m->agreed = agreed;
     m->changed_nothing = true;
@@ -164,6 +176,15 @@ void prop_visit_remember(PropagationState *st, const Op *op, Value *const *value
         m->changed_nothing &= values[t]->sharding == shardings[t];
     memcpy(m->shardings, shardings, sizeof *shardings * (size_t)count);
     memcpy(m->dirs, dirs, sizeof *dirs * (size_t)num_factors);
+}
+
+void prop_visit_replayed(PropagationState *st, const Op *op, Sharding *const *shardings, int count, int num_factors,
+                         bool agreed)
+{
+    VisitMemo *m = visit_memo(st, op, count, num_factors);
+    m->agreed = agreed;
+    m->changed_nothing = false;
+    memcpy(m->shardings, shardings, sizeof *shardings * (size_t)count);
 }
 
 /* Ops of a shard_map body (manual over every axis) are not propagated. */
@@ -279,6 +300,22 @@ void prop_queue_neighbours(PropagationState *st, Value *v)
         prop_worklist_push(st, st->uses[v->id].ops[i]);
 }
 
+/* v takes interned sharding s; the ops that see v are queued. */
+static void install_sharding(PropagationState *st, Value *v, Sharding *s)
+{
+    v->sharding = s;
+    prop_queue_neighbours(st, v);
+    prop_groups_sync(st, v);
+}
+
+void prop_state_replay_value(PropagationState *st, Value *v, Sharding *interned)
+{
+    Sharding *s = prop_manual_result_sharding(&st->module->arena, v, interned);
+    if (sharding_equal(v->sharding, s) || v->type.dtype == DT_TOKEN)
+        return;
+    install_sharding(st, v, s == interned ? s : module_intern_sharding(st->module, s));
+}
+
 void prop_state_update_value(PropagationState *st, Value *v, Sharding *s, const ShardingProjection *before, int tensor,
                         Value *const *values, Sharding *const *shardings, const Op *via)
 {
@@ -297,9 +334,7 @@ void prop_state_update_value(PropagationState *st, Value *v, Sharding *s, const 
         Loc loc = values[source] ? (Loc){0} : shardings[source]->loc;
         origins[d] = (DimOrigin){values[source], via, origin_dim(before, source, tensor, d), loc};
     }
-    v->sharding = module_intern_sharding(st->module, s); /* s may be scratch (propagate_along) */
-    prop_queue_neighbours(st, v);
-    prop_groups_sync(st, v);
+    install_sharding(st, v, module_intern_sharding(st->module, s)); /* s may be scratch (propagate_along) */
 }
 
 static bool add_operand_uses(Op *op, void *st)
