@@ -65,13 +65,20 @@ static bool apply_op(Op *op, void *user)
 
 bool propagate_apply_constraints(Module *m)
 {
-    /* Scratch in the module's arena: a few bytes per value, once per module. */
-    Wanted w = {ARENA_ARRAY(&m->arena, const Sharding *, m->num_values + 1),
-                ARENA_ARRAY(&m->arena, bool, m->num_values + 1), &m->arena};
+    /* Only sharding_constraint ops and shard_map in_specs ask for one. */
+    if (!m->ops_created[OP_SHARDING_CONSTRAINT] && !m->ops_created[OP_SHARD_MAP])
+        return true;
+    /* The tables, a few bytes per value, are freed at the end; shardings
+     * go to the module's arena. */
+    Arena tables;
+    arena_init(&tables);
+    Wanted w = {ARENA_ARRAY(&tables, const Sharding *, m->num_values + 1), ARENA_ARRAY(&tables, bool, m->num_values + 1),
+                &m->arena};
     /* Not in shard_map bodies: their values are per-device. */
     for (int f = 0; f < m->num_funcs; f++)
         ir_walk(m->funcs[f]->body, &(IrWalker){.pre = note_wanted, .user = &w, .scope = IR_WALK_GLOBAL});
     for (int f = 0; f < m->num_funcs; f++)
         ir_walk(m->funcs[f]->body, &(IrWalker){.pre = apply_op, .user = &w, .scope = IR_WALK_GLOBAL});
+    arena_free(&tables);
     return true;
 }

@@ -169,7 +169,8 @@ void prop_report_boundary_conflicts(PropagationState *st, Func *f)
         if (f->result_shardings[i])
             warn_boundary(st, f->result_locs[i], f->body->returns[i], f->result_shardings[i], what);
     }
-    ir_walk(f->body, &(IrWalker){.pre = warn_in_specs, .user = st, .scope = IR_WALK_PROPAGATED});
+    if (st->module->ops_created[OP_SHARD_MAP])
+        ir_walk(f->body, &(IrWalker){.pre = warn_in_specs, .user = st, .scope = IR_WALK_PROPAGATED});
 }
 
 static bool check_op_conflicts(Op *op, void *st)
@@ -179,7 +180,9 @@ static bool check_op_conflicts(Op *op, void *st)
      * intended, no conflict to warn about. */
     bool intended = op->kind == OP_RESHARD || op->kind == OP_SHARDING_CONSTRAINT || op->kind == OP_PROPAGATION_BARRIER;
     const OpShardingRule *rule = op->kind == OP_SHARD_MAP || intended ? NULL : prop_state_rule(st, op);
-    if (rule)
+    /* An op whose last visit found its shardings agreeing, and which
+     * still has them, has no conflict (most ops). */
+    if (rule && !prop_visit_settled(st, op))
         check_op(st, op, rule);
     return true;
 }

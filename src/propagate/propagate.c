@@ -14,6 +14,7 @@
 #include "propagate/propagation_state.h"
 
 enum { PHASE_SINGLE_USE, PHASE_MULTI_USE, PHASE_PASS_THROUGH, PHASE_NO_BROADCAST_FORWARD, PHASE_ALL, NUM_PHASES };
+enum { PASS_THROUGH_KNOWN = 1 << 4 };
 
 /* Shardy's pointwise host-offload custom calls. */
 static bool is_offload_call(const Op *op)
@@ -52,7 +53,7 @@ static bool operand_shared(const PropagationState *st, const Op *op)
 
 /* Phases 0 and 1: pass-through ops both ways, dynamic slices forwards;
  * in phase 0 only where no operand is shared. */
-static PropagationDirection pass_through_direction(const PropagationState *st, const Op *op, int phase)
+static PropagationDirection op_pass_through_direction(const PropagationState *st, const Op *op, int phase)
 {
     bool slice = op->kind == OP_DYNAMIC_SLICE || op->kind == OP_DYNAMIC_UPDATE_SLICE;
     if (!slice && !is_pass_through_op(op))
@@ -60,6 +61,18 @@ static PropagationDirection pass_through_direction(const PropagationState *st, c
     if (phase == PHASE_SINGLE_USE && operand_shared(st, op))
         return DIR_NONE;
     return slice ? DIR_FORWARD : DIR_BOTH;
+}
+
+/* The same, worked out once per op: every phase asks for it, and the
+ * phase's sweep for most ops (prop_phase_opens). pass_through[op->id]
+ * holds phase 0's direction in bits 0-1, the later phases' in bits 2-3. */
+static PropagationDirection pass_through_direction(PropagationState *st, const Op *op, int phase)
+{
+    unsigned char *memo = &st->pass_through[op->id];
+    if (!*memo)
+        *memo = (unsigned char)(PASS_THROUGH_KNOWN | op_pass_through_direction(st, op, PHASE_SINGLE_USE) |
+                                op_pass_through_direction(st, op, PHASE_MULTI_USE) << 2);
+    return (PropagationDirection)((phase == PHASE_SINGLE_USE ? *memo : *memo >> 2) & 3);
 }
 
 /* A propagation_barrier lets shardings through only as it says. */
@@ -79,7 +92,7 @@ typedef struct PhaseDirection {
 
 /* The part of a factor's direction that depends on the op only: computed
  * once per visit, not per factor (every op is visited in every phase). */
-static PhaseDirection op_phase_direction(const PropagationState *st, const Op *op, int phase)
+static PhaseDirection op_phase_direction(PropagationState *st, const Op *op, int phase)
 {
     if (op && op->kind == OP_PROPAGATION_BARRIER)
         return (PhaseDirection){true, barrier_direction(op), DIR_NONE, DIR_NONE};
@@ -90,22 +103,27 @@ static PhaseDirection op_phase_direction(const PropagationState *st, const Op *o
                             op->kind == OP_BROADCAST ? DIR_BACKWARD : DIR_BOTH};
 }
 
+/* A factor's direction under pd when nothing blocks it. */
+static PropagationDirection open_factor_direction(const PhaseDirection *pd, bool pass_through, int phase)
+{
+    PropagationDirection dir = pd->base;
+    if (phase >= PHASE_PASS_THROUGH && (phase >= PHASE_NO_BROADCAST_FORWARD || pass_through))
+        dir |= pd->extra;
+    return dir;
+}
+
 static PropagationDirection phase_direction(const PhaseDirection *pd, const OpShardingRule *rule, int f, int phase)
 {
     if (pd->is_barrier)
         return pd->barrier;
     if (rule->blocked && rule->blocked[f])
         return DIR_NONE;
-    PropagationDirection dir = pd->base;
-    if (phase >= PHASE_PASS_THROUGH && (phase >= PHASE_NO_BROADCAST_FORWARD ||
-                                        rule->factors[f].kind == FACTOR_PASS_THROUGH))
-        dir |= pd->extra;
-    return dir;
+    return open_factor_direction(pd, rule->factors[f].kind == FACTOR_PASS_THROUGH, phase);
 }
 
 /* Each factor's direction in this phase; false if none may propagate (the
  * op is skipped: most ops wait for a later phase). */
-static bool phase_directions(const PropagationState *st, const Op *op, const OpShardingRule *rule, int phase,
+static bool phase_directions(PropagationState *st, const Op *op, const OpShardingRule *rule, int phase,
                              PropagationDirection *dirs)
 {
     PhaseDirection pd = op_phase_direction(st, op, phase);
@@ -117,6 +135,55 @@ static bool phase_directions(const PropagationState *st, const Op *op, const OpS
     return any;
 }
 
+/* Ops propagate_op hands to the code of their data-flow edges or specs. */
+static bool has_own_visit(const Op *op)
+{
+    switch (op->kind) {
+    case OP_SHARD_MAP: case OP_DATA_FLOW_EDGE: case OP_FUNC_DATA_FLOW_EDGE: case OP_WHILE: case OP_CASE:
+    case OP_OPTIMIZATION_BARRIER: case OP_NAMED_COMPUTATION:
+        return true;
+    default:
+        return false;
+    }
+}
+
+enum { PHASE_OPENS_KNOWN = 1 << NUM_PHASES };
+
+/* Bit p set if some factor of op has another direction in phase p than in
+ * phase p - 1: only the factors' kinds (pass-through or not) tell them
+ * apart; blocked factors and barriers have the same in every phase. The
+ * op's part of the direction is that of phase 0, of phase 1 (the same
+ * until PHASE_ALL) or of PHASE_ALL. */
+static unsigned phase_opens_mask(PropagationState *st, const Op *op)
+{
+    const OpShardingRule *rule = prop_state_rule(st, op);
+    bool kinds[2] = {false, false}; /* [pass_through]: some open factor of that kind */
+    for (int f = 0; rule && f < rule->num_factors; f++)
+        if (!rule->blocked || !rule->blocked[f])
+            kinds[rule->factors[f].kind == FACTOR_PASS_THROUGH] = true;
+    unsigned mask = PHASE_OPENS_KNOWN;
+    PhaseDirection first = op_phase_direction(st, op, PHASE_SINGLE_USE);
+    if (!rule || first.is_barrier)
+        return mask;
+    PhaseDirection middle = op_phase_direction(st, op, PHASE_MULTI_USE), all = op_phase_direction(st, op, PHASE_ALL);
+    for (int phase = 1; phase < NUM_PHASES; phase++) {
+        const PhaseDirection *before = phase == 1 ? &first : &middle, *now = phase < PHASE_ALL ? &middle : &all;
+        for (int k = 0; k < 2; k++)
+            if (kinds[k] && open_factor_direction(now, k, phase) != open_factor_direction(before, k, phase - 1))
+                mask |= 1u << phase;
+    }
+    return mask;
+}
+
+bool prop_phase_opens(PropagationState *st, const Op *op, int phase)
+{
+    if (phase == 0 || has_own_visit(op))
+        return true;
+    if (!st->phase_opens[op->id])
+        st->phase_opens[op->id] = (unsigned char)phase_opens_mask(st, op);
+    return st->phase_opens[op->id] >> phase & 1;
+}
+
 /* The mesh all of the op's shardings agree on (by value; shardings on the
  * empty placeholder mesh agree with any); NULL if none or mixed, and then
  * nothing propagates through the op, as in Shardy. */
@@ -125,11 +192,13 @@ static const Mesh *op_mesh(Sharding *const *shardings, int count)
     const Mesh *mesh = NULL, *empty = NULL;
     for (int t = 0; t < count; t++) {
         const Mesh *m = shardings[t] ? shardings[t]->mesh : NULL;
-        if (m && mesh_is_empty(m))
+        if (!m || m == mesh) /* most tensors: the mesh of the one before */
+            continue;
+        if (mesh_is_empty(m))
             empty = m;
-        else if (m && mesh && m != mesh && !mesh_equal(m, mesh))
+        else if (mesh && !mesh_equal(m, mesh))
             return NULL;
-        else if (m && !mesh)
+        else if (!mesh)
             mesh = m;
     }
     return mesh ? mesh : empty;
@@ -159,7 +228,7 @@ void propagate_tensors(PropagationState *st, const Op *op, const OpShardingRule 
  * gets its new sharding there (and the others NULL). */
 static bool propagate_along(PropagationState *st, const Op *op, const OpShardingRule *rule, const Mesh *mesh,
                             const PropagationDirection *dirs, Value **values, Sharding **shardings,
-                            int num_operands, int count, Sharding **out);
+                            int num_operands, int count, Sharding **out, Sharding **made);
 
 void propagate_tensors_out(PropagationState *st, const Op *op, const OpShardingRule *rule, Value **values,
                            Sharding **shardings, int num_operands, int count, int phase, Sharding **out)
@@ -169,16 +238,19 @@ void propagate_tensors_out(PropagationState *st, const Op *op, const OpShardingR
     const Mesh *mesh = op_mesh(shardings, count);
     PropagationDirection dirs[rule->num_factors + 1];
     if (mesh && phase_directions(st, op, rule, phase, dirs))
-        propagate_along(st, op, rule, mesh, dirs, values, shardings, num_operands, count, out);
+        propagate_along(st, op, rule, mesh, dirs, values, shardings, num_operands, count, out, NULL);
 }
 
 /* propagate_tensors_out once the mesh and the directions are known.
  * True if the shardings agreed on every factor, so that nothing could
- * change (whatever the directions). */
+ * change (whatever the directions). With `made`, each value's new
+ * sharding, interned, goes there (NULL for those that did not change). */
 static bool propagate_along(PropagationState *st, const Op *op, const OpShardingRule *rule, const Mesh *mesh,
                             const PropagationDirection *dirs, Value **values, Sharding **shardings,
-                            int num_operands, int count, Sharding **out)
+                            int num_operands, int count, Sharding **out, Sharding **made)
 {
+    for (int t = 0; made && t < count; t++)
+        made[t] = NULL;
     /* Most visits find the op's shardings in agreement already: nothing
      * to add, and no projection to build to find that out. */
     if (projection_agrees(rule, shardings, num_operands, count))
@@ -206,32 +278,76 @@ static bool propagate_along(PropagationState *st, const Op *op, const OpSharding
      * only for --explain, the only reader of origins). */
     if (st->options->explain)
         projection_build(&before, &st->scratch, rule, mesh, shardings, types, num_operands, count);
-    for (int t = 0; t < count; t++)
-        if (updated[t] && values[t])
-            prop_state_update_value(st, values[t], projection_to_sharding(&p, t, shardings[t], &st->scratch),
-                               st->options->explain ? &before : NULL, t, values, shardings, op);
+    for (int t = 0; t < count; t++) {
+        if (!updated[t] || !values[t])
+            continue;
+        Sharding *s = projection_to_sharding(&p, t, shardings[t], &st->scratch);
+        if (made)
+            s = made[t] = module_intern_sharding(st->module, s);
+        prop_state_update_value(st, values[t], s, st->options->explain ? &before : NULL, t, values, shardings, op);
+    }
     return false;
 }
 
-static void propagate_op(PropagationState *st, Op *op, int phase)
+/* What finds an op visit's outcome among earlier ones (outcomes.c). */
+typedef struct OutcomeKey {
+    uint64_t hash;
+    unsigned directions;
+    bool elementwise;
+} OutcomeKey;
+
+/* With the rule, every factor's direction in `phase` follows from the
+ * phase, the op's pass-through directions and whether it is a broadcast
+ * (op_phase_direction); a barrier's follow from its attribute, and
+ * --explain records origins from the projection: false for those, which
+ * are visited in full. */
+static bool outcome_key(PropagationState *st, const Op *op, const OpShardingRule *rule, Sharding *const *shardings,
+                        int count, int phase, OutcomeKey *key)
 {
-    Op *owner = op_is_partial_manual(op) ? op : prop_manual_edge_owner(op);
-    if (owner) {
-        prop_manual_edges(st, owner, PHASE_ALL);
+    if (st->options->explain || op->kind == OP_PROPAGATION_BARRIER)
+        return false;
+    pass_through_direction(st, op, phase); /* known from here on */
+    key->directions = (unsigned)phase | (unsigned)st->pass_through[op->id] << 3 | (op->kind == OP_BROADCAST) << 8;
+    key->elementwise = op_is_elementwise(op);
+    key->hash = prop_outcome_hash(rule, shardings, count, key->directions, key->elementwise);
+    return true;
+}
+
+/* Do what the visit that recorded outcome o did. */
+static void replay_outcome(PropagationState *st, const VisitOutcome *o, Value **values, int count)
+{
+    for (int t = 0; t < count; t++)
+        if (prop_outcome_sharding(o, t))
+            prop_state_replay_value(st, values[t], prop_outcome_sharding(o, t));
+}
+
+/* propagate_along for an op's own tensors under its phase's directions;
+ * the outcome is recorded under `key` if there is one. */
+static void visit_in_full(PropagationState *st, Op *op, const OpShardingRule *rule, Value **values,
+                          Sharding **shardings, int count, int phase, const OutcomeKey *key)
+{
+    PropagationDirection dirs[rule->num_factors + 1];
+    Sharding *made[count];
+    const Mesh *mesh = NULL;
+    /* Most ops wait for a later phase (no direction). */
+    if (!phase_directions(st, op, rule, phase, dirs) || !(mesh = op_mesh(shardings, count))) {
+        if (key) /* nothing to do, for every op with these inputs */
+            prop_outcome_add(st, key->hash, rule, shardings, count, key->directions, key->elementwise, false, NULL);
         return;
     }
-    if (op->kind == OP_SHARD_MAP) {
-        propagate_shard_map_operands(st, op, phase);
+    if (prop_visit_repeats(st, op, shardings, count, dirs, rule->num_factors))
         return;
-    }
-    if (prop_data_flow_edges(st, op, phase))
-        return;
-    const OpShardingRule *rule = prop_state_rule(st, op);
-    PropagationDirection dirs[rule ? rule->num_factors + 1 : 1];
-    /* Most ops wait for a later phase, or were visited before with the
-     * same shardings, which agreed. */
-    if (!rule || prop_visit_settled(st, op) || !phase_directions(st, op, rule, phase, dirs))
-        return;
+    bool agreed = propagate_along(st, op, rule, mesh, dirs, values, shardings, op->num_operands, count, NULL,
+                                  key ? made : NULL);
+    if (key)
+        prop_outcome_add(st, key->hash, rule, shardings, count, key->directions, key->elementwise, agreed, made);
+    prop_visit_remember(st, op, values, shardings, count, dirs, rule->num_factors, agreed);
+}
+
+/* An op's visit: its outcome replayed if an op alike had the same inputs
+ * before (a model repeats its layers), else worked out in full. */
+static void visit_op(PropagationState *st, Op *op, const OpShardingRule *rule, int phase)
+{
     int count = op->num_operands + op->num_results;
     Value *values[count];
     Sharding *shardings[count];
@@ -241,11 +357,42 @@ static void propagate_op(PropagationState *st, Op *op, int phase)
         values[op->num_operands + i] = op->results[i];
     for (int t = 0; t < count; t++)
         shardings[t] = values[t]->sharding;
-    const Mesh *mesh = op_mesh(shardings, count);
-    if (!mesh || prop_visit_repeats(st, op, shardings, count, dirs, rule->num_factors))
+    OutcomeKey key;
+    bool keyed = outcome_key(st, op, rule, shardings, count, phase, &key);
+    const VisitOutcome *o =
+        keyed ? prop_outcome_find(st, key.hash, rule, shardings, count, key.directions, key.elementwise) : NULL;
+    if (!o) {
+        visit_in_full(st, op, rule, values, shardings, count, phase, keyed ? &key : NULL);
         return;
-    bool agreed = propagate_along(st, op, rule, mesh, dirs, values, shardings, op->num_operands, count, NULL);
-    prop_visit_remember(st, op, values, shardings, count, dirs, rule->num_factors, agreed);
+    }
+    replay_outcome(st, o, values, count);
+    prop_visit_replayed(st, op, shardings, count, rule->num_factors, prop_outcome_agreed(o));
+}
+
+/* The visit of an op has_own_visit names; false if it has none after all
+ * (an sdy.data_flow_edge outside a partial-manual shard_map). */
+static bool visit_edges(PropagationState *st, Op *op, int phase)
+{
+    Op *owner = op_is_partial_manual(op) ? op : prop_manual_edge_owner(op);
+    if (owner) {
+        prop_manual_edges(st, owner, PHASE_ALL);
+        return true;
+    }
+    if (op->kind == OP_SHARD_MAP) {
+        propagate_shard_map_operands(st, op, phase);
+        return true;
+    }
+    return prop_data_flow_edges(st, op, phase);
+}
+
+static void propagate_op(PropagationState *st, Op *op, int phase)
+{
+    if (has_own_visit(op) && visit_edges(st, op, phase))
+        return;
+    const OpShardingRule *rule = prop_state_rule(st, op);
+    /* Most ops were visited before with the same shardings, which agreed. */
+    if (rule && !prop_visit_settled(st, op))
+        visit_op(st, op, rule, phase);
 }
 
 /* Module-wide, as in Shardy's propagateFuncResults, only the entry's
@@ -265,8 +412,7 @@ static void run_phase(PropagationState *st, Func *f, int phase)
 {
     Module *m = st->module;
     int first = st->module_wide ? 0 : -1, last = st->module_wide ? m->num_funcs : 0;
-    for (int i = first; i < last; i++)
-        prop_worklist_push_block(st, i < 0 ? f->body : m->funcs[i]->body);
+    prop_worklist_begin_sweep(st, phase);
     do {
         Op *op;
         while ((op = prop_worklist_pop(st)))
@@ -453,7 +599,8 @@ static void collect_user_shardings(PropagationState *st, Func *f, UserShardings 
     /* A shard_map result is laid out by its out_specs whatever the function
      * result says; the function result constrains it like a constraint.
      * (Propagation does not enter shard_map bodies, here and below.) */
-    ir_walk(f->body, &(IrWalker){.pre = seed_op, .user = st, .scope = IR_WALK_PROPAGATED});
+    if (st->module->ops_created[OP_SHARD_MAP])
+        ir_walk(f->body, &(IrWalker){.pre = seed_op, .user = st, .scope = IR_WALK_PROPAGATED});
     for (int i = 0; i < f->num_results; i++)
         note_priorities(f->result_shardings[i], u->prios, &u->count, 64);
     ir_walk(f->body, &(IrWalker){.value = remember_user, .user = u, .scope = IR_WALK_PROPAGATED});
@@ -706,8 +853,15 @@ static bool in_manual_body(const Value *v)
  * shard_map body's values nothing reached stay per-device, as before). */
 static void close_value(PropagationState *st, Value *v, int unused)
 {
-    if (v->sharding || (st->func_mesh && v->type.dtype != DT_TOKEN && !in_manual_body(v)))
-        v->sharding = module_close_sharding(st->module, v->sharding, st->func_mesh, v->type.rank);
+    if (v->sharding) {
+        size_t slot = ((uintptr_t)v->sharding >> 4) % (sizeof st->closed / sizeof st->closed[0]);
+        struct ClosedSharding *c = &st->closed[slot];
+        if (c->open != v->sharding)
+            *c = (struct ClosedSharding){v->sharding, module_close_sharding(st->module, v->sharding, NULL, 0)};
+        v->sharding = c->closed;
+    } else if (st->func_mesh && v->type.dtype != DT_TOKEN && !in_manual_body(v)) {
+        v->sharding = module_close_sharding(st->module, NULL, st->func_mesh, v->type.rank);
+    }
 }
 
 void prop_state_finish_func(PropagationState *st, Func *f)
@@ -717,6 +871,7 @@ void prop_state_finish_func(PropagationState *st, Func *f)
     prop_close_func_results(st, f);
     if (st->options->warn_conflicts)
         prop_report_conflicts(st, f);
+    memset(st->closed, 0, sizeof st->closed);
     for_each_value(st, f, close_value, 0);
     if (st->options->explain) /* what --explain prints, whatever later passes do */
         origins_snapshot_func(st->options->origins, &st->module->arena, f);

@@ -11,6 +11,13 @@ typedef struct UseList {
     Op **ops;
 } UseList;
 
+/* Outcomes of op visits (outcomes.c), in `work`. */
+typedef struct VisitOutcome VisitOutcome;
+typedef struct VisitOutcomes {
+    int count, cap;
+    VisitOutcome **slots;
+} VisitOutcomes;
+
 typedef struct PropagationState {
     Module *module;
     const PropagateOptions *options;
@@ -23,9 +30,21 @@ typedef struct PropagationState {
     const OpShardingRule **rules;   /* by Op.id; computed lazily */
     RuleCache rule_cache;   /* the rules, built once per kind of op */
     struct VisitMemo **visits;      /* by Op.id: prop_visit_repeats */
+    VisitOutcomes outcomes; /* by rule, shardings and directions */
     bool *rule_known;
     UseList *uses;          /* by Value.id */
     Sharding **user;        /* by Value.id: the user's annotation */
+    /* A phase's worklist: first a sweep over the propagated ops in program
+     * order (`sweep`, built once per function), visiting those the phase
+     * opens and those queued ahead of the sweep; then the ring of ops
+     * queued behind it, first in first out. The order is that of a queue
+     * holding every op at the phase's start, minus the visits that would
+     * repeat their last one (prop_phase_opens). */
+    Op **sweep;
+    int sweep_count, sweep_next, sweep_phase;
+    int *sweep_pos;         /* by Op.id: index in `sweep` */
+    unsigned char *phase_opens;     /* by Op.id: prop_phase_opens' memo, 0 = not known */
+    unsigned char *pass_through;    /* by Op.id: the op's pass-through directions (propagate.c) */
     Op **queue;             /* ring buffer of ops */
     int queue_head, queue_count, queue_cap;
     bool *queued;           /* by Op.id */
@@ -43,6 +62,13 @@ typedef struct PropagationState {
      * the calls whose operands flow into function argument arg. */
     bool module_wide;
     UseList *callers;
+    /* Closing a function's shardings (close_value): most values share one
+     * of a few interned shardings, closed once each; a small cache, by
+     * address, of the last closed one per slot. */
+    struct ClosedSharding {
+        const Sharding *open;
+        Sharding *closed;
+    } closed[256];
 } PropagationState;
 
 void prop_state_init(PropagationState *st, Module *m, const PropagateOptions *options);
@@ -68,14 +94,41 @@ bool prop_visit_repeats(const PropagationState *st, const Op *op, Sharding *cons
                         const PropagationDirection *dirs, int num_factors);
 void prop_visit_remember(PropagationState *st, const Op *op, Value *const *values, Sharding *const *shardings,
                          int count, const PropagationDirection *dirs, int num_factors, bool agreed);
+/* A visit replayed an outcome (outcomes.c) for `shardings`: what
+ * prop_visit_settled reads is that visit's; the next visit repeats
+ * nothing (its directions were not worked out). */
+void prop_visit_replayed(PropagationState *st, const Op *op, Sharding *const *shardings, int count, int num_factors,
+                         bool agreed);
 /* Whether op's last visit found its shardings in agreement on every
  * factor and they are still the same: then no visit, in any round or
  * phase, can change anything. */
 bool prop_visit_settled(const PropagationState *st, const Op *op);
 
+/* The outcome of an earlier visit of an op with this rule, shardings,
+ * `directions` (a word that decides, with the rule, every factor's
+ * direction) and elementwise-ness, or NULL; and recording one: `agreed`
+ * (the shardings agreed on every factor) or each tensor's new sharding,
+ * interned, in `out` (NULL: no tensor changed, or none for a tensor). */
+uint64_t prop_outcome_hash(const OpShardingRule *rule, Sharding *const *shardings, int count, unsigned directions,
+                           bool elementwise);
+const VisitOutcome *prop_outcome_find(const PropagationState *st, uint64_t hash, const OpShardingRule *rule,
+                                      Sharding *const *shardings, int count, unsigned directions, bool elementwise);
+void prop_outcome_add(PropagationState *st, uint64_t hash, const OpShardingRule *rule, Sharding *const *shardings,
+                      int count, unsigned directions, bool elementwise, bool agreed, Sharding *const *out);
+bool prop_outcome_agreed(const VisitOutcome *o);
+Sharding *prop_outcome_sharding(const VisitOutcome *o, int t);
+
 void prop_worklist_push(PropagationState *st, Op *op);
-void prop_worklist_push_block(PropagationState *st, Block *b);
+/* Start phase `phase`'s sweep over the propagated ops. */
+void prop_worklist_begin_sweep(PropagationState *st, int phase);
 Op *prop_worklist_pop(PropagationState *st);
+/* Whether phase `phase` must visit op even if no sharding around it
+ * changed since its last visit: the first phase of a round (the round
+ * changed the shardings it shows), ops without a rule of their own
+ * (data-flow edges, shard_maps), and ops to which the phase opens a
+ * direction the phase before kept closed (propagate.c). Any other visit
+ * would repeat the op's last one, which changed nothing. */
+bool prop_phase_opens(PropagationState *st, const Op *op, int phase);
 
 /* Install a grown sharding on v, record where it came from and queue the
  * ops that see v. `values`/`shardings` are the op's tensors; a NULL value is
@@ -84,6 +137,10 @@ Op *prop_worklist_pop(PropagationState *st);
  * --explain asks for origins. */
 void prop_state_update_value(PropagationState *st, Value *v, Sharding *s, const ShardingProjection *before, int tensor,
                         Value *const *values, Sharding *const *shardings, const Op *via);
+
+/* prop_state_update_value without origins for a sharding already interned
+ * (module_intern_sharding): a replayed outcome's (outcomes.c). */
+void prop_state_replay_value(PropagationState *st, Value *v, Sharding *interned);
 
 /* Queue the ops that define and use v. */
 void prop_queue_neighbours(PropagationState *st, Value *v);

@@ -33,7 +33,10 @@ void prop_state_init(PropagationState *st, Module *m, const PropagateOptions *op
     rule_cache_init(&st->rule_cache);
     st->errors_before = options->diag->errors;
     st->origins = options->origins ? options->origins : &st->own_origins;
-    origins_init(st->origins, &m->arena, m->num_values);
+    /* Origins are read by --explain only: without it the table (two
+     * pointers per value, in the module's arena) is never made. */
+    if (options->explain)
+        origins_init(st->origins, &m->arena, m->num_values);
 }
 
 void prop_state_free(PropagationState *st)
@@ -62,6 +65,10 @@ static bool size_tables(PropagationState *st)
     st->rule_known = ARENA_ARRAY(&st->tables, bool, st->table_ops);
     st->visits = ARENA_ARRAY(&st->tables, struct VisitMemo *, st->table_ops);
     st->queued = ARENA_ARRAY(&st->tables, bool, st->table_ops);
+    st->sweep = ARENA_ARRAY_UNINIT(&st->tables, Op *, st->table_ops);
+    st->sweep_pos = ARENA_ARRAY(&st->tables, int, st->table_ops);
+    st->phase_opens = ARENA_ARRAY(&st->tables, unsigned char, st->table_ops);
+    st->pass_through = ARENA_ARRAY(&st->tables, unsigned char, st->table_ops);
     st->uses = ARENA_ARRAY(&st->tables, UseList, st->table_values);
     st->user = ARENA_ARRAY(&st->tables, Sharding *, st->table_values);
     /* an op is queued at most once at a time: no more entries than ops */
@@ -77,6 +84,8 @@ static bool clear_op_entries(Op *op, void *user)
     st->rule_known[op->id] = false;
     st->visits[op->id] = NULL;
     st->queued[op->id] = false;
+    st->phase_opens[op->id] = 0;
+    st->pass_through[op->id] = 0;
     return true;
 }
 
@@ -143,8 +152,8 @@ bool prop_visit_repeats(const PropagationState *st, const Op *op, Sharding *cons
     return true;
 }
 
-void prop_visit_remember(PropagationState *st, const Op *op, Value *const *values, Sharding *const *shardings,
-                         int count, const PropagationDirection *dirs, int num_factors, bool agreed)
+/* op's memo, made on its first visit */
+static VisitMemo *visit_memo(PropagationState *st, const Op *op, int count, int num_factors)
 {
     VisitMemo *m = st->visits[op->id];
     if (!m) {
@@ -153,6 +162,13 @@ void prop_visit_remember(PropagationState *st, const Op *op, Value *const *value
         m->dirs = ARENA_ARRAY_UNINIT(&st->work, PropagationDirection, num_factors + 1);
         st->visits[op->id] = m;
     }
+    return m;
+}
+
+void prop_visit_remember(PropagationState *st, const Op *op, Value *const *values, Sharding *const *shardings,
+                         int count, const PropagationDirection *dirs, int num_factors, bool agreed)
+{
+    VisitMemo *m = visit_memo(st, op, count, num_factors);
     m->round = st->round;
     m->agreed = agreed;
     m->changed_nothing = true;
@@ -162,31 +178,53 @@ void prop_visit_remember(PropagationState *st, const Op *op, Value *const *value
     memcpy(m->dirs, dirs, sizeof *dirs * (size_t)num_factors);
 }
 
-void prop_worklist_push(PropagationState *st, Op *op)
+void prop_visit_replayed(PropagationState *st, const Op *op, Sharding *const *shardings, int count, int num_factors,
+                         bool agreed)
 {
-    if (!op || st->queued[op->id])
-        return;
-    for (const Block *b = op->parent; b->parent_op; b = b->parent_op->parent)
-        if (!prop_edge_owner(b))
-            return; /* a shard_map body */
-    st->queued[op->id] = true;
-    st->queue[(st->queue_head + st->queue_count++) % st->queue_cap] = op;
+    VisitMemo *m = visit_memo(st, op, count, num_factors);
+    m->agreed = agreed;
+    m->changed_nothing = false;
+    memcpy(m->shardings, shardings, sizeof *shardings * (size_t)count);
 }
 
-static bool push_op(Op *op, void *st)
+/* Ops of a shard_map body (manual over every axis) are not propagated. */
+static bool propagated_op(const Op *op)
 {
-    prop_worklist_push(st, op);
+    for (const Block *b = op->parent; b->parent_op; b = b->parent_op->parent)
+        if (!prop_edge_owner(b))
+            return false;
     return true;
 }
 
-void prop_worklist_push_block(PropagationState *st, Block *b)
+/* An op the sweep has yet to reach is visited there; one behind it joins
+ * the ring. */
+void prop_worklist_push(PropagationState *st, Op *op)
 {
-    /* The worklist holds no op of a shard_map body (prop_worklist_push). */
-    ir_walk(b, &(IrWalker){.pre = push_op, .user = st, .scope = IR_WALK_PROPAGATED});
+    if (!op || st->queued[op->id] || !propagated_op(op))
+        return;
+    st->queued[op->id] = true;
+    int pos = st->sweep_pos[op->id];
+    if (pos >= st->sweep_next && pos < st->sweep_count && st->sweep[pos] == op)
+        return;
+    st->queue[(st->queue_head + st->queue_count++) % st->queue_cap] = op;
+}
+
+/* The ring is empty when a phase starts: each phase runs it dry. */
+void prop_worklist_begin_sweep(PropagationState *st, int phase)
+{
+    st->sweep_next = 0;
+    st->sweep_phase = phase;
 }
 
 Op *prop_worklist_pop(PropagationState *st)
 {
+    while (st->sweep_next < st->sweep_count) {
+        Op *op = st->sweep[st->sweep_next++];
+        if (st->queued[op->id] || prop_phase_opens(st, op, st->sweep_phase)) {
+            st->queued[op->id] = false;
+            return op;
+        }
+    }
     if (st->queue_count == 0)
         return NULL;
     Op *op = st->queue[st->queue_head];
@@ -194,6 +232,22 @@ Op *prop_worklist_pop(PropagationState *st)
     st->queue_count--;
     st->queued[op->id] = false;
     return op;
+}
+
+static bool add_to_sweep(Op *op, void *user)
+{
+    PropagationState *st = user;
+    if (propagated_op(op)) {
+        st->sweep_pos[op->id] = st->sweep_count;
+        st->sweep[st->sweep_count++] = op;
+    }
+    return true;
+}
+
+/* The sweep's ops: b's, in the order of a walk (appended to those before). */
+static void sweep_add_block(PropagationState *st, Block *b)
+{
+    ir_walk(b, &(IrWalker){.pre = add_to_sweep, .user = st, .scope = IR_WALK_PROPAGATED});
 }
 
 static const DimFactors *dim_factors(const ShardingProjection *p, int t, int d)
@@ -246,6 +300,22 @@ void prop_queue_neighbours(PropagationState *st, Value *v)
         prop_worklist_push(st, st->uses[v->id].ops[i]);
 }
 
+/* v takes interned sharding s; the ops that see v are queued. */
+static void install_sharding(PropagationState *st, Value *v, Sharding *s)
+{
+    v->sharding = s;
+    prop_queue_neighbours(st, v);
+    prop_groups_sync(st, v);
+}
+
+void prop_state_replay_value(PropagationState *st, Value *v, Sharding *interned)
+{
+    Sharding *s = prop_manual_result_sharding(&st->module->arena, v, interned);
+    if (sharding_equal(v->sharding, s) || v->type.dtype == DT_TOKEN)
+        return;
+    install_sharding(st, v, s == interned ? s : module_intern_sharding(st->module, s));
+}
+
 void prop_state_update_value(PropagationState *st, Value *v, Sharding *s, const ShardingProjection *before, int tensor,
                         Value *const *values, Sharding *const *shardings, const Op *via)
 {
@@ -264,9 +334,7 @@ void prop_state_update_value(PropagationState *st, Value *v, Sharding *s, const 
         Loc loc = values[source] ? (Loc){0} : shardings[source]->loc;
         origins[d] = (DimOrigin){values[source], via, origin_dim(before, source, tensor, d), loc};
     }
-    v->sharding = module_intern_sharding(st->module, s); /* s may be scratch (propagate_along) */
-    prop_queue_neighbours(st, v);
-    prop_groups_sync(st, v);
+    install_sharding(st, v, module_intern_sharding(st->module, s)); /* s may be scratch (propagate_along) */
 }
 
 static bool add_operand_uses(Op *op, void *st)
@@ -288,9 +356,13 @@ void prop_state_prepare_func(PropagationState *st, Func *f)
     /* Everything in `work` belongs to one function; kept, the tables of a
      * module of many functions took num_funcs * num_values memory. */
     arena_reset(&st->work);
+    st->outcomes = (VisitOutcomes){0};
     if (!size_tables(st))
         clear_func_entries(st, f);
     ir_walk(f->body, &(IrWalker){.pre = add_operand_uses, .leave = add_return_uses, .user = st});
+    st->sweep_count = st->sweep_next = 0;
+    sweep_add_block(st, f->body);
+    st->sweep_next = st->sweep_count; /* no sweep yet */
 }
 
 /* A call of f: the call feeds each of f's arguments. */
@@ -328,6 +400,7 @@ static bool add_func_edge_uses(Op *op, void *user)
 void prop_state_prepare_module(PropagationState *st)
 {
     arena_reset(&st->work);
+    st->outcomes = (VisitOutcomes){0};
     Module *m = st->module;
     st->rules = NULL; /* fresh tables: every function's entries are read */
     size_tables(st);
@@ -339,4 +412,8 @@ void prop_state_prepare_module(PropagationState *st)
     }
     for (int i = 0; i < m->num_funcs; i++)
         ir_walk(m->funcs[i]->body, &(IrWalker){.pre = add_func_edge_uses, .user = st});
+    st->sweep_count = st->sweep_next = 0;
+    for (int i = 0; i < m->num_funcs; i++)
+        sweep_add_block(st, m->funcs[i]->body);
+    st->sweep_next = st->sweep_count; /* no sweep yet */
 }
