@@ -62,10 +62,13 @@ static bool complex_use_ok(VerifyCtx *vc, const Op *op)
 
 bool verify_complex_ok(VerifyCtx *vc, const Op *op)
 {
+    bool takes = takes_complex(op);
+    if (takes && op->kind != OP_COMPARE && op->kind != OP_CONVERT)
+        return true; /* complex_use_ok refuses nothing of the others: no operand to look at */
     const Value *v = first_complex(op);
     if (!v)
         return true;
-    if (takes_complex(op))
+    if (takes)
         return complex_use_ok(vc, op);
     diag_error(vc->diag, op->loc, "'%s' does not take complex numbers (%%%s is %s); shardc runs only data "
                "movement, neg, add, sub, mul, div, convert, compare eq/ne, select, real, imag, complex, fft, "
