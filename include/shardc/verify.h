@@ -3,7 +3,16 @@
 #ifndef SHARDC_VERIFY_H
 #define SHARDC_VERIFY_H
 #include "shardc/diag.h"
+#include "shardc/einsum.h"
 #include "shardc/ir.h"
+
+/* An einsum spec parsed during one walk, by its text: a program repeats a
+ * few (the synthetic transformer's six, in every layer). */
+enum { VERIFY_EINSUM_MEMO = 8 };
+typedef struct VerifyEinsum {
+    const char *text;
+    EinsumSpec spec;
+} VerifyEinsum;
 
 typedef struct VerifyCtx {
     Module *module;
@@ -13,6 +22,8 @@ typedef struct VerifyCtx {
     const Mesh *region_mesh;
     int errors_before;
     bool external_targets;
+    VerifyEinsum einsums[VERIFY_EINSUM_MEMO]; /* the specs parsed last, text NULL in unused ones */
+    int next_einsum;                          /* the entry the next new spec replaces */
 } VerifyCtx;
 
 bool verify_module(Module *m, DiagEngine *diag);
