@@ -67,10 +67,10 @@ void verify_top_k(VerifyCtx *vc, Op *op);
 /* complex numbers and fft (src/verify/fft.c) */
 void verify_complex_part(VerifyCtx *vc, Op *op);
 void verify_fft(VerifyCtx *vc, Op *op);
-/* False (reported) if the op has a complex operand or result and does not
- * take them, or takes them in a way it refuses (compare lt, convert to a
- * real type). */
-bool verify_complex_ok(VerifyCtx *vc, const Op *op);
+/* False (reported) if the op has a complex operand or result (the first:
+ * `first_complex`, or NULL) and does not take them, or takes them in a way it
+ * refuses (compare lt, convert to a real type). */
+bool verify_complex_ok(VerifyCtx *vc, const Op *op, const Value *first_complex);
 void verify_rng_bit_generator(VerifyCtx *vc, Op *op); /* issue 18 (h33) */
 void verify_sort_or_argmax(VerifyCtx *vc, Op *op);
 void verify_sort(VerifyCtx *vc, Op *op); /* sort.c */

@@ -32,16 +32,6 @@ static bool takes_complex(const Op *op)
     }
 }
 
-static const Value *first_complex(const Op *op)
-{
-    for (int i = 0; i < op->num_operands + op->num_results; i++) {
-        const Value *v = i < op->num_operands ? op->operands[i] : op->results[i - op->num_operands];
-        if (dtype_is_complex(v->type.dtype))
-            return v;
-    }
-    return NULL;
-}
-
 /* What an op that takes complex numbers refuses of them: an ordering
  * comparison, and a convert that would drop the imaginary part (StableHLO
  * leaves it undefined; real and imag say which part). */
@@ -60,15 +50,11 @@ static bool complex_use_ok(VerifyCtx *vc, const Op *op)
     return true;
 }
 
-bool verify_complex_ok(VerifyCtx *vc, const Op *op)
+bool verify_complex_ok(VerifyCtx *vc, const Op *op, const Value *v)
 {
-    bool takes = takes_complex(op);
-    if (takes && op->kind != OP_COMPARE && op->kind != OP_CONVERT)
-        return true; /* complex_use_ok refuses nothing of the others: no operand to look at */
-    const Value *v = first_complex(op);
     if (!v)
         return true;
-    if (takes)
+    if (takes_complex(op))
         return complex_use_ok(vc, op);
     diag_error(vc->diag, op->loc, "'%s' does not take complex numbers (%%%s is %s); shardc runs only data "
                "movement, neg, add, sub, mul, div, convert, compare eq/ne, select, real, imag, complex, fft, "
