@@ -391,10 +391,10 @@ static void gemm_batches(const KernLibFns *blas, DType dtype, const MatmulPlan *
     for (int64_t i = 0; i < p->B; i++) {
         if (dtype == DT_F32)
             blas->cblas_sgemm(CblasRowMajor, opa, opb, M, N, K, 1.0f, (const float *)a + i * M * K, lda,
-                        (const float *)b + i * K * N, ldb, 0.0f, (float *)c + i * M * N, ldc);
+                              (const float *)b + i * K * N, ldb, 0.0f, (float *)c + i * M * N, ldc);
         else
             blas->cblas_dgemm(CblasRowMajor, opa, opb, M, N, K, 1.0, (const double *)a + i * M * K, lda,
-                        (const double *)b + i * K * N, ldb, 0.0, (double *)c + i * M * N, ldc);
+                              (const double *)b + i * K * N, ldb, 0.0, (double *)c + i * M * N, ldc);
     }
 }
 

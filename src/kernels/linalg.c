@@ -96,10 +96,10 @@ static void trsm_one(const KernLibFns *blas, const Tensor *a, Tensor *b, int64_t
     CBLAS_DIAG diag = o->unit_diagonal ? CblasUnit : CblasNonUnit;
     if (b->dtype == DT_F32)
         blas->cblas_strsm(CblasRowMajor, side, uplo, trans, diag, (blasint)rows, (blasint)cols, 1.0f,
-                    (const float *)a->data + m * k * k, (blasint)k, (float *)b->data + m * rows * cols, (blasint)cols);
+                          (const float *)a->data + m * k * k, (blasint)k, (float *)b->data + m * rows * cols, (blasint)cols);
     else
         blas->cblas_dtrsm(CblasRowMajor, side, uplo, trans, diag, (blasint)rows, (blasint)cols, 1.0,
-                    (const double *)a->data + m * k * k, (blasint)k, (double *)b->data + m * rows * cols, (blasint)cols);
+                          (const double *)a->data + m * k * k, (blasint)k, (double *)b->data + m * rows * cols, (blasint)cols);
 }
 
 static TensorStatus check_solve_shapes(TensorCtx *ctx, const Tensor *a, const Tensor *b, bool left_side)
