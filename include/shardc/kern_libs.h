@@ -3,8 +3,8 @@
  * dynamic loader relocated them in every shardc process, 13M instructions
  * before a compile that never calls them (docs/interpreter.md, "Numeric
  * libraries"). A run owns one KernLibs (its InterpCtx does) and hands it
- * to the kernels in TensorCtx.libs; the libraries stay open until it is
- * freed. */
+ * to the kernels in TensorCtx.libs. The libraries, once loaded, stay for
+ * the rest of the process, as linked ones would. */
 #ifndef SHARDC_KERN_LIBS_H
 #define SHARDC_KERN_LIBS_H
 
@@ -18,7 +18,7 @@ KernLibs *kern_libs_new(void);
 /* The same with other file names for the libraries (sonames[KERN_LIB_...]),
  * so a test can name a missing or a wrong one. */
 KernLibs *kern_libs_new_named(const char *const sonames[KERN_LIB_COUNT]);
-/* Closes what was loaded. NULL is a no-op. */
+/* The table (the libraries stay loaded). NULL is a no-op. */
 void kern_libs_free(KernLibs *libs);
 
 #endif

@@ -40,20 +40,14 @@ KernLibs *kern_libs_new_named(const char *const sonames[KERN_LIB_COUNT])
 
 KernLibs *kern_libs_new(void) { return kern_libs_new_named(default_sonames); }
 
-static void close_handles(KernLibs *libs)
-{
-    for (int i = KERN_LIB_COUNT - 1; i >= 0; i--)
-        if (libs->handles[i]) {
-            dlclose(libs->handles[i]);
-            libs->handles[i] = NULL;
-        }
-}
-
+/* The libraries stay loaded (no dlclose), as linked ones do: their state
+ * is the process's, not a run's -- FFTW's planner tables (unloaded, they
+ * would be memory nothing points to any more) and OpenBLAS's thread pool --
+ * and the next run's dlopen finds them in place. */
 void kern_libs_free(KernLibs *libs)
 {
     if (!libs)
         return;
-    close_handles(libs);
     pthread_mutex_destroy(&libs->lock);
     free(libs);
 }
@@ -111,8 +105,6 @@ static void load(KernLibs *libs)
     ok = ok && resolve_all(libs);
     if (ok)
         libs->fns.openblas_set_num_threads(1);
-    else
-        close_handles(libs);
     atomic_store_explicit(&libs->state, ok ? KERN_LIBS_LOADED : KERN_LIBS_FAILED, memory_order_release);
 }
 
