@@ -36,8 +36,10 @@ endif
 CFLAGS_ALL = $(CFLAGS_WARN) $(OPT) -g $(SANFLAGS) $(CFLAGS)
 # CBC (coinor-libcbc-dev: its header; coinor-libcbc3 at run time), the
 # auto-sharding ILP solver, is opened with dlopen when a solve needs it
-# (src/autoshard/ilp.c): not linked, so no process pays its start-up.
-LDLIBS_ALL = -llapacke -lopenblas -lfftw3 -lfftw3f -lyaml -ldl -lpthread -lm $(LDLIBS)
+# (src/autoshard/ilp.c), and so are OpenBLAS, LAPACKE and FFTW when a
+# kernel of a run first calls them (src/kernels/kern_libs.c; their -dev
+# packages for the headers): not linked, so no compile pays their start-up.
+LDLIBS_ALL = -lyaml -ldl -lpthread -lm $(LDLIBS)
 
 LIB_SRC  = $(wildcard src/*/*.c) $(wildcard passes/*.c) $(filter-out cli/main.c,$(wildcard cli/*.c))
 GEN_SRC  = $(BUILD)/gen/parser.c $(BUILD)/gen/lexer.c $(BUILD)/gen/mlir_parser.c $(BUILD)/gen/mlir_lexer.c

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "bench_timing.h"
+#include "shardc/kern_libs.h"
 #include "shardc/kernels.h"
 
 #include <time.h>
@@ -77,10 +78,11 @@ static Tensor *filled(TensorCtx *ctx, int64_t n0, int64_t n1, int64_t n2, int64_
     return t;
 }
 
-static void run_case(const ConvCase *c, int reps)
+static void run_case(KernLibs *libs, const ConvCase *c, int reps)
 {
     TensorCtx ctx;
     tensor_ctx_init(&ctx, NULL);
+    ctx.libs = libs;
     Tensor *x = filled(&ctx, c->n, c->h, c->w, c->c), *k = filled(&ctx, c->kh, c->kw, c->c, c->o);
     int64_t oh = out_size(c->h, c->kh, c->stride, c->pad), ow = out_size(c->w, c->kw, c->stride, c->pad);
     ConvDims d = {2, 0, 3, {1, 2}, 2, 3, {0, 1}, 0, 3, {1, 2}};
@@ -124,8 +126,10 @@ int main(int argc, char **argv)
         {"7x7s2_64x64x3_to_32_n4", 4, 64, 64, 3, 7, 7, 32, 2, 3},
     };
     const char *only = argc > 2 ? argv[2] : NULL;
+    KernLibs *libs = kern_libs_new();
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
         if (!only || strcmp(only, cases[i].name) == 0)
-            run_case(&cases[i], reps < 1 ? 1 : reps);
+            run_case(libs, &cases[i], reps < 1 ? 1 : reps);
+    kern_libs_free(libs);
     return 0;
 }

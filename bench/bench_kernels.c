@@ -17,6 +17,7 @@
 #include <string.h>
 #include <time.h>
 #include "bench_timing.h"
+#include "shardc/kern_libs.h"
 #include "shardc/kernels.h"
 #include "shardc/tensor.h"
 
@@ -213,6 +214,7 @@ static void bench_elementwise(TensorCtx *ctx)
  * once, as the interpreter runs a shard_map (compute_ms), and one device
  * after another (compute_seq_ms). */
 typedef struct MlpDevice {
+    KernLibs *libs;
     const Tensor *x, *w1, *b1, *w2, *b2;
     bool failed;
 } MlpDevice;
@@ -222,6 +224,7 @@ static void *mlp_device(void *arg)
     MlpDevice *d = arg;
     TensorCtx ctx;
     tensor_ctx_init(&ctx, NULL);
+    ctx.libs = d->libs;
     Tensor *h = NULL, *hb = NULL, *a = NULL, *o = NULL, *y = NULL;
     const Tensor *m1[2] = {d->x, d->w1};
     d->failed = kern_einsum(&ctx, "bh,hf->bf", 2, m1, &h) != TENSOR_OK ||
@@ -272,7 +275,7 @@ static void bench_mlp(TensorCtx *ctx, int64_t batch, int64_t hidden, int64_t ffn
     Tensor *b2 = random_tensor(ctx, 1, &hidden, 9);
     MlpDevice devs[MLP_MAX_DEVICES];
     for (int d = 0; d < devices && d < MLP_MAX_DEVICES; d++)
-        devs[d] = (MlpDevice){x, w1, b1, w2, b2, false};
+        devs[d] = (MlpDevice){ctx->libs, x, w1, b1, w2, b2, false};
     double par[16], seq[16];
     int reps = 5;
     mlp_round(devs, devices, true); /* warm-up */
@@ -300,6 +303,7 @@ int main(int argc, char **argv)
     }
     TensorCtx ctx;
     tensor_ctx_init(&ctx, NULL);
+    ctx.libs = kern_libs_new();
     if (strcmp(argv[1], "matmul") == 0)
         bench_matmul(&ctx);
     else if (strcmp(argv[1], "elementwise") == 0)
@@ -310,5 +314,6 @@ int main(int argc, char **argv)
         fprintf(stderr, "bench_kernels: unknown benchmark '%s'\n", argv[1]);
         return 2;
     }
+    kern_libs_free(ctx.libs);
     return 0;
 }

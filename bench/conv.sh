@@ -13,7 +13,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 ${CC:-cc} -std=c11 -Wall -Wextra -Werror -Wshadow -O2 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -Iinclude \
     -I/usr/include/x86_64-linux-gnu -o "$work/bench_conv" bench/bench_conv.c "$build/libshardc.a" \
-    -lopenblas -lyaml -lpthread -lm
+    -lopenblas -lyaml -ldl -lpthread -lm
 section=$work/section
 {
     echo "<!-- bench/conv.sh begin -->"

@@ -1,6 +1,5 @@
 /* The shardc command line: `shardc FILE.shir [options]`, `shardc rule ...`,
  * `shardc run ...`, `shardc opt ...`, `shardc help [COMMAND]`. */
-#include <cblas.h>
 #include <stdbool.h>
 #include <string.h>
 #include <unistd.h>
@@ -61,11 +60,6 @@ static int mistyped_command(const char *arg)
 
 int main(int argc, char **argv)
 {
-    /* One BLAS thread, whatever the machine: OpenBLAS picks its kernel and
-     * blocking by thread count, so results would otherwise depend on the
-     * core count (docs/kernels.md, "Determinism"), and its workers would
-     * spin against the simulated devices' threads. */
-    openblas_set_num_threads(1);
     for (int i = 0; argc >= 2 && i < NUM_COMMANDS; i++)
         if (strcmp(argv[1], commands[i].name) == 0)
             return commands[i].run(argc - 1, argv + 1);

@@ -16,9 +16,10 @@ typedef struct VmaCtx {
     DiagEngine *diag;
     Arena *arena;
     int words;              /* of every AxisSet: enough for the largest mesh */
-    AxisSet *vma;           /* by Value.id */
+    uint64_t *bits;         /* every value's set, `words` each, by Value.id (vma_of) */
     const Mesh *mesh;       /* of the innermost shard_map, or NULL */
     AxisSet manual;         /* manual axes there, enclosing ones included */
+    AxisSet scratch;        /* operands_vma's answer, until its next call */
     int call_depth;
     bool report;            /* false while a callee is analysed for a call:
                                its own walk reports its errors, once */
@@ -28,11 +29,20 @@ typedef struct VmaCtx {
 
 static void vma_block(VmaCtx *cx, const Block *b);
 
+/* v's set of varying manual axes: its slice of the block. */
+static AxisSet vma_of(const VmaCtx *cx, const Value *v)
+{
+    return (AxisSet){cx->words, cx->bits + (size_t)v->id * (size_t)cx->words};
+}
+
+/* The union of the operands' sets, in cx's scratch set: read it before
+ * the next call (an op's walk allocates nothing). */
 static AxisSet operands_vma(const VmaCtx *cx, const Op *op)
 {
-    AxisSet m = axis_set_new(cx->arena, cx->words);
+    AxisSet m = cx->scratch;
+    axis_set_clear(m);
     for (int i = 0; i < op->num_operands; i++)
-        axis_set_union(m, cx->vma[op->operands[i]->id]);
+        axis_set_union(m, vma_of(cx, op->operands[i]));
     return m;
 }
 
@@ -44,17 +54,17 @@ static void vma_call(VmaCtx *cx, const Op *op)
     const Func *callee = module_find_func(cx->module, op->callee);
     if (!callee || !cx->mesh || cx->call_depth >= MAX_CALL_DEPTH) {
         for (int i = 0; i < op->num_results; i++)
-            axis_set_copy(cx->vma[op->results[i]->id], operands_vma(cx, op));
+            axis_set_copy(vma_of(cx, op->results[i]), operands_vma(cx, op));
         return;
     }
     for (int i = 0; i < op->num_operands && i < callee->body->num_args; i++)
-        axis_set_copy(cx->vma[callee->body->args[i]->id], cx->vma[op->operands[i]->id]);
+        axis_set_copy(vma_of(cx, callee->body->args[i]), vma_of(cx, op->operands[i]));
     VmaCtx inner = *cx;
     inner.call_depth++;
     inner.report = false;
     vma_block(&inner, callee->body);
     for (int i = 0; i < op->num_results && i < callee->body->num_returns; i++)
-        axis_set_copy(cx->vma[op->results[i]->id], cx->vma[callee->body->returns[i]->id]);
+        axis_set_copy(vma_of(cx, op->results[i]), vma_of(cx, callee->body->returns[i]));
 }
 
 /* The shard_map's manual_axes (default: every axis of its mesh). */
@@ -92,7 +102,7 @@ static void check_out_specs(VmaCtx *cx, const Op *op, AxisSet this_manual)
         const Value *returned = op->region->returns[i];
         AxisSet failing = axis_set_new(cx->arena, cx->words), mentioned = axis_set_new(cx->arena, cx->words);
         vma_add_sharding_axes(mentioned, spec ? spec->u.sharding : NULL);
-        axis_set_copy(failing, cx->vma[returned->id]);
+        axis_set_copy(failing, vma_of(cx, returned));
         axis_set_intersect(failing, this_manual);
         axis_set_remove(failing, mentioned);
         if (!spec || axis_set_is_empty(failing))
@@ -101,7 +111,7 @@ static void check_out_specs(VmaCtx *cx, const Op *op, AxisSet this_manual)
             arena_list_push(cx->arena, cx->unprovable, (void *)op);
             return;
         }
-        VmaFailure f = {op, cx->mesh, i, spec, returned, cx->vma[returned->id], failing, cx->arena};
+        VmaFailure f = {op, cx->mesh, i, spec, returned, vma_of(cx, returned), failing, cx->arena};
         vma_report(cx->diag, &f);
     }
 }
@@ -111,9 +121,9 @@ static void check_out_specs(VmaCtx *cx, const Op *op, AxisSet this_manual)
 static void enter_body(VmaCtx *cx, const Op *op, const Mesh *mesh)
 {
     for (int i = 0; i < op->region->num_args && i < op->num_operands; i++) {
-        AxisSet arg = cx->vma[op->region->args[i]->id];
+        AxisSet arg = vma_of(cx, op->region->args[i]);
         const AttrValue *spec = spec_at(op, ATTR_KEY_IN_SPECS, i);
-        axis_set_copy(arg, mesh == cx->mesh ? cx->vma[op->operands[i]->id] : axis_set_new(cx->arena, cx->words));
+        axis_set_copy(arg, mesh == cx->mesh ? vma_of(cx, op->operands[i]) : axis_set_new(cx->arena, cx->words));
         vma_add_sharding_axes(arg, spec ? spec->u.sharding : NULL);
     }
 }
@@ -137,10 +147,10 @@ static void vma_shard_map(VmaCtx *cx, const Op *op)
     if (checked)
         check_out_specs(&inner, op, this_manual);
     for (int i = 0; i < op->num_results && i < op->region->num_returns; i++) {
-        AxisSet result = cx->vma[op->results[i]->id];
+        AxisSet result = vma_of(cx, op->results[i]);
         axis_set_clear(result);
         if (checked && mesh == cx->mesh)
-            axis_set_union(result, cx->vma[op->region->returns[i]->id]);
+            axis_set_union(result, vma_of(cx, op->region->returns[i]));
         axis_set_intersect(result, cx->manual);
     }
 }
@@ -154,7 +164,7 @@ static bool join_returns(const VmaCtx *cx, const Block *b, AxisSet *out, int n)
     bool grew = false;
     for (int i = 0; i < n && i < b->num_returns; i++) {
         int before = axis_set_count(out[i]);
-        axis_set_union(out[i], cx->vma[b->returns[i]->id]);
+        axis_set_union(out[i], vma_of(cx, b->returns[i]));
         grew |= axis_set_count(out[i]) != before;
     }
     return grew;
@@ -163,7 +173,7 @@ static bool join_returns(const VmaCtx *cx, const Block *b, AxisSet *out, int n)
 static void set_args(const VmaCtx *cx, const Block *b, AxisSet *vals, int n)
 {
     for (int i = 0; i < n && i < b->num_args; i++)
-        axis_set_copy(cx->vma[b->args[i]->id], vals[i]);
+        axis_set_copy(vma_of(cx, b->args[i]), vals[i]);
 }
 
 /* The results' sets, seeded with each operand's (or empty). */
@@ -173,7 +183,7 @@ static AxisSet *result_sets(const VmaCtx *cx, const Op *op, bool seed)
     for (int i = 0; i < op->num_results; i++) {
         sets[i] = axis_set_new(cx->arena, cx->words);
         if (seed && i < op->num_operands)
-            axis_set_copy(sets[i], cx->vma[op->operands[i]->id]);
+            axis_set_copy(sets[i], vma_of(cx, op->operands[i]));
     }
     return sets;
 }
@@ -181,7 +191,7 @@ static AxisSet *result_sets(const VmaCtx *cx, const Op *op, bool seed)
 static void store_results(VmaCtx *cx, const Op *op, AxisSet *sets, AxisSet extra)
 {
     for (int i = 0; i < op->num_results; i++) {
-        AxisSet r = cx->vma[op->results[i]->id];
+        AxisSet r = vma_of(cx, op->results[i]);
         axis_set_copy(r, sets[i]);
         if (extra.bits)
             axis_set_union(r, extra);
@@ -213,7 +223,7 @@ static void vma_while(VmaCtx *cx, const Op *op)
     }
     vma_block(cx, body);
     vma_block(cx, cond);
-    AxisSet pred = cond->num_returns ? cx->vma[cond->returns[0]->id] : (AxisSet){0, NULL};
+    AxisSet pred = cond->num_returns ? vma_of(cx, cond->returns[0]) : (AxisSet){0, NULL};
     store_results(cx, op, carried, pred);
 }
 
@@ -226,7 +236,7 @@ static void vma_case(VmaCtx *cx, const Op *op)
         vma_block(cx, op->regions[k]);
         join_returns(cx, op->regions[k], sets, op->num_results);
     }
-    AxisSet index = op->num_operands ? cx->vma[op->operands[0]->id] : (AxisSet){0, NULL};
+    AxisSet index = op->num_operands ? vma_of(cx, op->operands[0]) : (AxisSet){0, NULL};
     store_results(cx, op, sets, index);
 }
 
@@ -237,7 +247,7 @@ static void vma_named(VmaCtx *cx, const Op *op)
     if (op->num_regions == 1) {
         AxisSet *args = ARENA_ARRAY(cx->arena, AxisSet, op->num_operands + 1);
         for (int i = 0; i < op->num_operands; i++)
-            args[i] = cx->vma[op->operands[i]->id];
+            args[i] = vma_of(cx, op->operands[i]);
         set_args(cx, op->regions[0], args, op->num_operands);
         vma_block(cx, op->regions[0]);
         join_returns(cx, op->regions[0], sets, op->num_results);
@@ -259,7 +269,7 @@ static void vma_op(VmaCtx *cx, const Op *op)
     }
     AxisSet operands = operands_vma(cx, op);
     for (int i = 0; i < op->num_results; i++) {
-        AxisSet result = cx->vma[op->results[i]->id];
+        AxisSet result = vma_of(cx, op->results[i]);
         vma_result(cx->mesh, op, operands, result);
         axis_set_intersect(result, cx->manual);
     }
@@ -273,17 +283,17 @@ static void vma_block(VmaCtx *cx, const Block *b)
         vma_op(cx, op);
 }
 
-/* One AxisSet per value, all of the width of the module's largest mesh. */
+/* One AxisSet per value, all of the width of the module's largest mesh,
+ * in one zeroed block (not an allocation each). */
 static void init_ctx(VmaCtx *cx, Module *m, DiagEngine *diag, Arena *arena)
 {
     int max_axes = 0;
     for (int i = 0; i < m->num_meshes; i++)
         max_axes = m->meshes[i]->num_axes > max_axes ? m->meshes[i]->num_axes : max_axes;
-    *cx = (VmaCtx){m, diag, arena, axis_set_words(max_axes), NULL, NULL, {0, NULL}, 0, true, NULL};
-    cx->vma = ARENA_ARRAY(arena, AxisSet, m->num_values + 1);
-    for (int v = 0; v < m->num_values; v++)
-        cx->vma[v] = axis_set_new(arena, cx->words);
+    *cx = (VmaCtx){.module = m, .diag = diag, .arena = arena, .words = axis_set_words(max_axes), .report = true};
+    cx->bits = ARENA_ARRAY(arena, uint64_t, (size_t)cx->words * ((size_t)m->num_values + 1));
     cx->manual = axis_set_new(arena, cx->words);
+    cx->scratch = axis_set_new(arena, cx->words);
 }
 
 /* Every function's body walked: reported, or collected in `unprovable`. */
@@ -295,7 +305,7 @@ static void walk_module(Module *m, DiagEngine *diag, Arena *arena, ArenaList *un
     for (int i = 0; i < m->num_funcs; i++) {
         const Block *body = m->funcs[i]->body;
         for (int a = 0; a < body->num_args; a++)
-            axis_set_clear(cx.vma[body->args[a]->id]); /* a call analysis may have set them */
+            axis_set_clear(vma_of(&cx, body->args[a])); /* a call analysis may have set them */
         vma_block(&cx, body);
     }
 }

@@ -3,8 +3,9 @@
 set -euo pipefail
 # coinor-libcbc-dev: CBC, the auto-sharding ILP solver (src/autoshard/ilp.c, docs/auto_sharding.md).
 # python3: scripts/check-layering.py (tests/layout). mpich, libmpich-dev: the distributed build (make MPI=1, docs/distributed.md)
-# liblapacke-dev: LAPACKE, the cholesky and triangular_solve kernels and JAX's lapack custom_calls (src/kernels/linalg.c)
-# libfftw3-dev: FFTW, the fft kernel (src/kernels/fft.c, docs/kernels.md).
+# libopenblas-dev, liblapacke-dev, libfftw3-dev: the headers of OpenBLAS (gemm), LAPACKE (cholesky, triangular_solve,
+# JAX's lapack custom_calls) and FFTW (fft), and the libraries the kernels open with dlopen at run time
+# (src/kernels/kern_libs.c, docs/interpreter.md "Numeric libraries"); shardc does not link them.
 # graphviz: dot renders --emit=dot graphs (tests/cli/emit_dot_graphviz.test)
 packages=(build-essential python3 flex bison libyaml-dev libcmocka-dev libopenblas-dev liblapacke-dev llvm-14-tools mpich libmpich-dev graphviz coinor-libcbc-dev pkg-config libfftw3-dev)
 missing=()

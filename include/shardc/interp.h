@@ -84,6 +84,9 @@ typedef struct InterpCtx {
     int threads;
     struct InterpPool *pool;      /* the lockstep workers, made on first use */
     InterpTrace *trace;           /* NULL, or where every executed op is recorded */
+    /* The numeric libraries of its kernels, loaded by the first that needs
+     * them (kern_libs.h); NULL when out of memory (those kernels fail). */
+    struct KernLibs *libs;
 } InterpCtx;
 
 enum { INTERP_DEFAULT_MAX_STEPS = 1000000 };

@@ -51,9 +51,12 @@ typedef enum {
 enum { TENSOR_MSG_SIZE = 512 };
 
 /* Per-caller state threaded through every kernel: where allocations are
- * charged (acct may be NULL) and the message of the last failure. */
+ * charged (acct may be NULL), the numeric libraries the BLAS, LAPACK and
+ * FFT kernels call (kern_libs.h; NULL: those kernels fail, the others
+ * work) and the message of the last failure. */
 typedef struct TensorCtx {
     TensorAccounting *acct;
+    struct KernLibs *libs;
     TensorStatus status;
     char msg[TENSOR_MSG_SIZE];
 } TensorCtx;

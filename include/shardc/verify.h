@@ -3,7 +3,16 @@
 #ifndef SHARDC_VERIFY_H
 #define SHARDC_VERIFY_H
 #include "shardc/diag.h"
+#include "shardc/einsum.h"
 #include "shardc/ir.h"
+
+/* An einsum spec parsed during one walk, by its text: a program repeats a
+ * few (the synthetic transformer's six, in every layer). */
+enum { VERIFY_EINSUM_MEMO = 8 };
+typedef struct VerifyEinsum {
+    const char *text;
+    EinsumSpec spec;
+} VerifyEinsum;
 
 typedef struct VerifyCtx {
     Module *module;
@@ -13,6 +22,8 @@ typedef struct VerifyCtx {
     const Mesh *region_mesh;
     int errors_before;
     bool external_targets;
+    VerifyEinsum einsums[VERIFY_EINSUM_MEMO]; /* the specs parsed last, text NULL in unused ones */
+    int next_einsum;                          /* the entry the next new spec replaces */
 } VerifyCtx;
 
 bool verify_module(Module *m, DiagEngine *diag);
@@ -56,10 +67,10 @@ void verify_top_k(VerifyCtx *vc, Op *op);
 /* complex numbers and fft (src/verify/fft.c) */
 void verify_complex_part(VerifyCtx *vc, Op *op);
 void verify_fft(VerifyCtx *vc, Op *op);
-/* False (reported) if the op has a complex operand or result and does not
- * take them, or takes them in a way it refuses (compare lt, convert to a
- * real type). */
-bool verify_complex_ok(VerifyCtx *vc, const Op *op);
+/* False (reported) if the op has a complex operand or result (the first:
+ * `first_complex`, or NULL) and does not take them, or takes them in a way it
+ * refuses (compare lt, convert to a real type). */
+bool verify_complex_ok(VerifyCtx *vc, const Op *op, const Value *first_complex);
 void verify_rng_bit_generator(VerifyCtx *vc, Op *op); /* issue 18 (h33) */
 void verify_sort_or_argmax(VerifyCtx *vc, Op *op);
 void verify_sort(VerifyCtx *vc, Op *op); /* sort.c */

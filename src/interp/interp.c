@@ -9,6 +9,7 @@
 #include <time.h>
 #include "interp/interp_internal.h"
 #include "interp/pool.h"
+#include "shardc/kern_libs.h"
 #include "shardc/limits.h"
 
 /* One handler per op class (opclasses.def's exec column): a class without
@@ -29,6 +30,7 @@ void interp_ctx_init(InterpCtx *ic, DiagEngine *diag)
     ic->diag = diag;
     ic->max_steps = INTERP_DEFAULT_MAX_STEPS;
     pthread_mutex_init(&ic->stats_lock, NULL);
+    ic->libs = kern_libs_new();
 }
 
 void interp_ctx_free(InterpCtx *ic)
@@ -39,6 +41,8 @@ void interp_ctx_free(InterpCtx *ic)
     interp_pool_free(ic->pool);
     ic->pool = NULL;
     pthread_mutex_destroy(&ic->stats_lock);
+    kern_libs_free(ic->libs);
+    ic->libs = NULL;
 }
 
 void exec_ctx_init(ExecCtx *x, InterpCtx *ic, const Module *m, const ExecPlan *plan, TensorAccounting *acct,
@@ -49,6 +53,7 @@ void exec_ctx_init(ExecCtx *x, InterpCtx *ic, const Module *m, const ExecPlan *p
     x->module = m;
     x->plan = plan;
     tensor_ctx_init(&x->tensors, acct);
+    x->tensors.libs = ic->libs;
     x->device = device;
     x->call_depth = call_depth;
 }

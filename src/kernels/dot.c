@@ -14,7 +14,7 @@
  * type: f32 in f32, ints wrapping through unsigned, bool as OR of AND. A label
  * repeated within an operand gets the sum of its dims' strides: a diagonal. */
 #include "shardc/kernels.h"
-#include <cblas.h>
+#include "kernels/kern_libs.h"
 #include <stdlib.h>
 
 #define UNUSED_TYPEDEF __attribute__((unused))
@@ -380,7 +380,7 @@ static TensorStatus arrange(TensorCtx *ctx, const Tensor *x, const LabelSeq *lab
 }
 
 /* lda/ldb 0: the dense leading dimension. */
-static void gemm_batches(DType dtype, const MatmulPlan *p, bool ta, bool tb, const void *a, int64_t lda_view,
+static void gemm_batches(const KernLibFns *blas, DType dtype, const MatmulPlan *p, bool ta, bool tb, const void *a, int64_t lda_view,
                          const void *b, int64_t ldb_view, void *c)
 {
     int M = (int)p->M, N = (int)p->N, K = (int)p->K;
@@ -390,11 +390,11 @@ static void gemm_batches(DType dtype, const MatmulPlan *p, bool ta, bool tb, con
         return; /* the zeroed output is already the answer */
     for (int64_t i = 0; i < p->B; i++) {
         if (dtype == DT_F32)
-            cblas_sgemm(CblasRowMajor, opa, opb, M, N, K, 1.0f, (const float *)a + i * M * K, lda,
-                        (const float *)b + i * K * N, ldb, 0.0f, (float *)c + i * M * N, ldc);
+            blas->cblas_sgemm(CblasRowMajor, opa, opb, M, N, K, 1.0f, (const float *)a + i * M * K, lda,
+                              (const float *)b + i * K * N, ldb, 0.0f, (float *)c + i * M * N, ldc);
         else
-            cblas_dgemm(CblasRowMajor, opa, opb, M, N, K, 1.0, (const double *)a + i * M * K, lda,
-                        (const double *)b + i * K * N, ldb, 0.0, (double *)c + i * M * N, ldc);
+            blas->cblas_dgemm(CblasRowMajor, opa, opb, M, N, K, 1.0, (const double *)a + i * M * K, lda,
+                              (const double *)b + i * K * N, ldb, 0.0, (double *)c + i * M * N, ldc);
     }
 }
 
@@ -417,6 +417,10 @@ static TensorStatus finish_output(TensorCtx *ctx, const EinsumSpec *es, const La
 static TensorStatus einsum_blas(TensorCtx *ctx, const EinsumSpec *es, const MatmulPlan *p,
                                 const Tensor *const *ops, Tensor **out)
 {
+    const KernLibFns *blas = kern_libs_fns(ctx);
+    *out = NULL;
+    if (!blas)
+        return ctx->status;
     Tensor *a = NULL, *b = NULL, *c = NULL;
     bool ta, tb;
     int64_t lda = 0, ldb = 0;
@@ -429,7 +433,7 @@ static TensorStatus einsum_blas(TensorCtx *ctx, const EinsumSpec *es, const Matm
     if (st == TENSOR_OK)
         st = tensor_new(ctx, ops[0]->dtype, order.n, dims, &c);
     if (st == TENSOR_OK) {
-        gemm_batches(ops[0]->dtype, p, ta, tb, a->data, lda, b->data, ldb, c->data);
+        gemm_batches(blas, ops[0]->dtype, p, ta, tb, a->data, lda, b->data, ldb, c->data);
         st = finish_output(ctx, es, &order, c, out);
     }
     tensor_release(a);

@@ -3,12 +3,12 @@
  * never touches the data. c64 runs in FFTW's single precision, c128 in
  * double. FFTW's backward transforms are unnormalised: IFFT and IRFFT
  * divide by the product of the lengths afterwards, as numpy.fft does. */
-#include <fftw3.h>
 #include <limits.h>
 #include <pthread.h>
 #include <string.h>
 #include "shardc/checked.h"
 #include "shardc/kernels.h"
+#include "kernels/kern_libs.h"
 
 /* FFTW's planner keeps process-wide tables and is not thread-safe (only
  * fftw_execute is), while simulated devices run kernels on threads: plans
@@ -38,26 +38,26 @@ typedef struct FftShape {
 /* One precision's plan-execute-destroy, for FFTW's double (fftw_) and
  * single (fftwf_) APIs; in and out are the tensors' data. */
 #define FFT_RUN(P, REAL, NAME)                                                          \
-    static bool NAME(KernFftType type, const FftShape *s, void *in, void *out)           \
+    static bool NAME(const KernLibFns *f, KernFftType type, const FftShape *s, void *in, void *out) \
     {                                                                                   \
         P##_plan plan;                                                                  \
         pthread_mutex_lock(&fft_planner_lock);                                          \
         if (type == KERN_RFFT)                                                          \
-            plan = P##_plan_many_dft_r2c(s->n, s->len, s->howmany, in, NULL, 1, s->in_dist, \
+            plan = f->P##_plan_many_dft_r2c(s->n, s->len, s->howmany, in, NULL, 1, s->in_dist, \
                                          out, NULL, 1, s->out_dist, FFTW_ESTIMATE);     \
         else if (type == KERN_IRFFT)                                                    \
-            plan = P##_plan_many_dft_c2r(s->n, s->len, s->howmany, in, NULL, 1, s->in_dist, \
+            plan = f->P##_plan_many_dft_c2r(s->n, s->len, s->howmany, in, NULL, 1, s->in_dist, \
                                          out, NULL, 1, s->out_dist, FFTW_ESTIMATE);     \
         else                                                                            \
-            plan = P##_plan_many_dft(s->n, s->len, s->howmany, in, NULL, 1, s->in_dist, out, \
+            plan = f->P##_plan_many_dft(s->n, s->len, s->howmany, in, NULL, 1, s->in_dist, out, \
                                      NULL, 1, s->out_dist,                              \
                                      type == KERN_FFT ? FFTW_FORWARD : FFTW_BACKWARD, FFTW_ESTIMATE); \
         pthread_mutex_unlock(&fft_planner_lock);                                        \
         if (!plan)                                                                      \
             return false;                                                               \
-        P##_execute(plan);                                                              \
+        f->P##_execute(plan);                                                           \
         pthread_mutex_lock(&fft_planner_lock);                                          \
-        P##_destroy_plan(plan);                                                         \
+        f->P##_destroy_plan(plan);                                                      \
         pthread_mutex_unlock(&fft_planner_lock);                                        \
         return true;                                                                    \
     }
@@ -135,6 +135,18 @@ static void fft_scale(Tensor *out, double scale)
             ((float *)parts.data)[i] *= (float)scale;
 }
 
+/* The transforms of `in` (x's type) into `out`, planned and run. */
+static TensorStatus fft_execute(TensorCtx *ctx, KernFftType type, const FftShape *s, Tensor *in, Tensor *out)
+{
+    const KernLibFns *fftw = kern_libs_fns(ctx);
+    if (!fftw)
+        return ctx->status;
+    bool f64 = dtype_complex_part(in->dtype) == DT_F64;
+    if (!(f64 ? fft_run_f64 : fft_run_f32)(fftw, type, s, in->data, out->data))
+        return tensor_fail(ctx, TENSOR_ERR_ARG, "fft: FFTW could not plan the transform");
+    return TENSOR_OK;
+}
+
 TensorStatus kern_fft(TensorCtx *ctx, const Tensor *x, KernFftType type, int n, const int64_t *lengths,
                       Tensor **out)
 {
@@ -150,12 +162,11 @@ TensorStatus kern_fft(TensorCtx *ctx, const Tensor *x, KernFftType type, int n, 
         st = x->strided ? tensor_contiguous(ctx, (Tensor *)x, &in) : tensor_clone(ctx, x, &in);
     if (st == TENSOR_OK)
         st = tensor_new_uninit(ctx, dt, x->rank, dims, out);
-    bool f64 = dtype_complex_part(x->dtype) == DT_F64;
-    if (st == TENSOR_OK && s.howmany > 0 &&
-        !(f64 ? fft_run_f64 : fft_run_f32)(type, &s, in->data, (*out)->data)) {
+    if (st == TENSOR_OK && s.howmany > 0)
+        st = fft_execute(ctx, type, &s, in, *out);
+    if (st != TENSOR_OK) {
         tensor_release(*out);
         *out = NULL;
-        st = tensor_fail(ctx, TENSOR_ERR_ARG, "fft: FFTW could not plan the transform");
     }
     if (st == TENSOR_OK && s.scale != 1.0)
         fft_scale(*out, s.scale);

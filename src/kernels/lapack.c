@@ -6,8 +6,7 @@
  * other triangle of potrf untouched, 1-based getrf pivots, i32 info);
  * JAX's lowering masks and fixes them up in StableHLO around the call. */
 #include "shardc/kernels.h"
-#include <cblas.h>
-#include <lapacke.h>
+#include "kernels/kern_libs.h"
 
 /* Where matrix `m` of the batch starts in t. */
 static void *batch_item(Tensor *t, int64_t m, int64_t nbatch)
@@ -19,6 +18,7 @@ static void *batch_item(Tensor *t, int64_t m, int64_t nbatch)
 static void set_info(Tensor *info, int64_t m, lapack_int v) { ((int32_t *)info->data)[m] = (int32_t)v; }
 
 typedef struct LapackRun {
+    const KernLibFns *fns;
     const KernLapack *call;
     Tensor *const *in;
     Tensor **out;
@@ -33,10 +33,10 @@ static void run_potrf(const LapackRun *r, int64_t m)
     lapack_int n = (lapack_int)r->cols, info = 0;
     char uplo = r->call->uplo;
     switch (r->call->target.dtype) {
-    case DT_F32: info = LAPACKE_spotrf(LAPACK_ROW_MAJOR, uplo, n, a, n); break;
-    case DT_F64: info = LAPACKE_dpotrf(LAPACK_ROW_MAJOR, uplo, n, a, n); break;
-    case DT_C64: info = LAPACKE_cpotrf(LAPACK_ROW_MAJOR, uplo, n, a, n); break;
-    default: info = LAPACKE_zpotrf(LAPACK_ROW_MAJOR, uplo, n, a, n); break;
+    case DT_F32: info = r->fns->LAPACKE_spotrf(LAPACK_ROW_MAJOR, uplo, n, a, n); break;
+    case DT_F64: info = r->fns->LAPACKE_dpotrf(LAPACK_ROW_MAJOR, uplo, n, a, n); break;
+    case DT_C64: info = r->fns->LAPACKE_cpotrf(LAPACK_ROW_MAJOR, uplo, n, a, n); break;
+    default: info = r->fns->LAPACKE_zpotrf(LAPACK_ROW_MAJOR, uplo, n, a, n); break;
     }
     set_info(r->out[1], m, info);
 }
@@ -47,10 +47,10 @@ static void run_getrf(const LapackRun *r, int64_t m)
     lapack_int *ipiv = batch_item(r->out[1], m, r->nbatch), rows = (lapack_int)r->rows, cols = (lapack_int)r->cols;
     lapack_int info = 0;
     switch (r->call->target.dtype) {
-    case DT_F32: info = LAPACKE_sgetrf(LAPACK_ROW_MAJOR, rows, cols, a, cols, ipiv); break;
-    case DT_F64: info = LAPACKE_dgetrf(LAPACK_ROW_MAJOR, rows, cols, a, cols, ipiv); break;
-    case DT_C64: info = LAPACKE_cgetrf(LAPACK_ROW_MAJOR, rows, cols, a, cols, ipiv); break;
-    default: info = LAPACKE_zgetrf(LAPACK_ROW_MAJOR, rows, cols, a, cols, ipiv); break;
+    case DT_F32: info = r->fns->LAPACKE_sgetrf(LAPACK_ROW_MAJOR, rows, cols, a, cols, ipiv); break;
+    case DT_F64: info = r->fns->LAPACKE_dgetrf(LAPACK_ROW_MAJOR, rows, cols, a, cols, ipiv); break;
+    case DT_C64: info = r->fns->LAPACKE_cgetrf(LAPACK_ROW_MAJOR, rows, cols, a, cols, ipiv); break;
+    default: info = r->fns->LAPACKE_zgetrf(LAPACK_ROW_MAJOR, rows, cols, a, cols, ipiv); break;
     }
     set_info(r->out[2], m, info);
 }
@@ -60,10 +60,10 @@ static void run_geqrf(const LapackRun *r, int64_t m)
     void *a = batch_item(r->out[0], m, r->nbatch), *tau = batch_item(r->out[1], m, r->nbatch);
     lapack_int rows = (lapack_int)r->rows, cols = (lapack_int)r->cols;
     switch (r->call->target.dtype) {
-    case DT_F32: LAPACKE_sgeqrf(LAPACK_ROW_MAJOR, rows, cols, a, cols, tau); break;
-    case DT_F64: LAPACKE_dgeqrf(LAPACK_ROW_MAJOR, rows, cols, a, cols, tau); break;
-    case DT_C64: LAPACKE_cgeqrf(LAPACK_ROW_MAJOR, rows, cols, a, cols, tau); break;
-    default: LAPACKE_zgeqrf(LAPACK_ROW_MAJOR, rows, cols, a, cols, tau); break;
+    case DT_F32: r->fns->LAPACKE_sgeqrf(LAPACK_ROW_MAJOR, rows, cols, a, cols, tau); break;
+    case DT_F64: r->fns->LAPACKE_dgeqrf(LAPACK_ROW_MAJOR, rows, cols, a, cols, tau); break;
+    case DT_C64: r->fns->LAPACKE_cgeqrf(LAPACK_ROW_MAJOR, rows, cols, a, cols, tau); break;
+    default: r->fns->LAPACKE_zgeqrf(LAPACK_ROW_MAJOR, rows, cols, a, cols, tau); break;
     }
 }
 
@@ -74,10 +74,10 @@ static void run_orgqr(const LapackRun *r, int64_t m)
     lapack_int rows = (lapack_int)r->rows, cols = (lapack_int)r->cols;
     lapack_int k = (lapack_int)r->in[1]->dims[r->in[1]->rank - 1];
     switch (r->call->target.dtype) {
-    case DT_F32: LAPACKE_sorgqr(LAPACK_ROW_MAJOR, rows, cols, k, a, cols, tau); break;
-    case DT_F64: LAPACKE_dorgqr(LAPACK_ROW_MAJOR, rows, cols, k, a, cols, tau); break;
-    case DT_C64: LAPACKE_cungqr(LAPACK_ROW_MAJOR, rows, cols, k, a, cols, tau); break;
-    default: LAPACKE_zungqr(LAPACK_ROW_MAJOR, rows, cols, k, a, cols, tau); break;
+    case DT_F32: r->fns->LAPACKE_sorgqr(LAPACK_ROW_MAJOR, rows, cols, k, a, cols, tau); break;
+    case DT_F64: r->fns->LAPACKE_dorgqr(LAPACK_ROW_MAJOR, rows, cols, k, a, cols, tau); break;
+    case DT_C64: r->fns->LAPACKE_cungqr(LAPACK_ROW_MAJOR, rows, cols, k, a, cols, tau); break;
+    default: r->fns->LAPACKE_zungqr(LAPACK_ROW_MAJOR, rows, cols, k, a, cols, tau); break;
     }
 }
 
@@ -88,10 +88,10 @@ static void run_syevd(const LapackRun *r, int64_t m)
     lapack_int n = (lapack_int)r->cols, info = 0;
     char jobz = r->call->mode, uplo = r->call->uplo;
     switch (r->call->target.dtype) {
-    case DT_F32: info = LAPACKE_ssyevd(LAPACK_ROW_MAJOR, jobz, uplo, n, a, n, w); break;
-    case DT_F64: info = LAPACKE_dsyevd(LAPACK_ROW_MAJOR, jobz, uplo, n, a, n, w); break;
-    case DT_C64: info = LAPACKE_cheevd(LAPACK_ROW_MAJOR, jobz, uplo, n, a, n, w); break;
-    default: info = LAPACKE_zheevd(LAPACK_ROW_MAJOR, jobz, uplo, n, a, n, w); break;
+    case DT_F32: info = r->fns->LAPACKE_ssyevd(LAPACK_ROW_MAJOR, jobz, uplo, n, a, n, w); break;
+    case DT_F64: info = r->fns->LAPACKE_dsyevd(LAPACK_ROW_MAJOR, jobz, uplo, n, a, n, w); break;
+    case DT_C64: info = r->fns->LAPACKE_cheevd(LAPACK_ROW_MAJOR, jobz, uplo, n, a, n, w); break;
+    default: info = r->fns->LAPACKE_zheevd(LAPACK_ROW_MAJOR, jobz, uplo, n, a, n, w); break;
     }
     set_info(r->out[2], m, info);
 }
@@ -109,10 +109,10 @@ static void run_gesdd(const LapackRun *r, int64_t m)
     ldvt = ldvt > 0 ? ldvt : 1;
     char jobz = r->call->mode;
     switch (r->call->target.dtype) {
-    case DT_F32: info = LAPACKE_sgesdd(LAPACK_ROW_MAJOR, jobz, rows, cols, a, cols, s, u, ldu, vt, ldvt); break;
-    case DT_F64: info = LAPACKE_dgesdd(LAPACK_ROW_MAJOR, jobz, rows, cols, a, cols, s, u, ldu, vt, ldvt); break;
-    case DT_C64: info = LAPACKE_cgesdd(LAPACK_ROW_MAJOR, jobz, rows, cols, a, cols, s, u, ldu, vt, ldvt); break;
-    default: info = LAPACKE_zgesdd(LAPACK_ROW_MAJOR, jobz, rows, cols, a, cols, s, u, ldu, vt, ldvt); break;
+    case DT_F32: info = r->fns->LAPACKE_sgesdd(LAPACK_ROW_MAJOR, jobz, rows, cols, a, cols, s, u, ldu, vt, ldvt); break;
+    case DT_F64: info = r->fns->LAPACKE_dgesdd(LAPACK_ROW_MAJOR, jobz, rows, cols, a, cols, s, u, ldu, vt, ldvt); break;
+    case DT_C64: info = r->fns->LAPACKE_cgesdd(LAPACK_ROW_MAJOR, jobz, rows, cols, a, cols, s, u, ldu, vt, ldvt); break;
+    default: info = r->fns->LAPACKE_zgesdd(LAPACK_ROW_MAJOR, jobz, rows, cols, a, cols, s, u, ldu, vt, ldvt); break;
     }
     set_info(o[4], m, info);
 }
@@ -136,10 +136,10 @@ static void run_trsm(const LapackRun *r, int64_t m)
     static const float one_c[2] = {1.0f, 0.0f};
     static const double one_z[2] = {1.0, 0.0};
     switch (c->target.dtype) {
-    case DT_F32: cblas_strsm(CblasRowMajor, side, uplo, trans, diag, rows, cols, 1.0f, a, k, x, cols); break;
-    case DT_F64: cblas_dtrsm(CblasRowMajor, side, uplo, trans, diag, rows, cols, 1.0, a, k, x, cols); break;
-    case DT_C64: cblas_ctrsm(CblasRowMajor, side, uplo, trans, diag, rows, cols, one_c, a, k, x, cols); break;
-    default: cblas_ztrsm(CblasRowMajor, side, uplo, trans, diag, rows, cols, one_z, a, k, x, cols); break;
+    case DT_F32: r->fns->cblas_strsm(CblasRowMajor, side, uplo, trans, diag, rows, cols, 1.0f, a, k, x, cols); break;
+    case DT_F64: r->fns->cblas_dtrsm(CblasRowMajor, side, uplo, trans, diag, rows, cols, 1.0, a, k, x, cols); break;
+    case DT_C64: r->fns->cblas_ctrsm(CblasRowMajor, side, uplo, trans, diag, rows, cols, one_c, a, k, x, cols); break;
+    default: r->fns->cblas_ztrsm(CblasRowMajor, side, uplo, trans, diag, rows, cols, one_z, a, k, x, cols); break;
     }
 }
 
@@ -176,9 +176,12 @@ TensorStatus kern_lapack(TensorCtx *ctx, const KernLapack *call, Tensor *const *
                                  (in[i]->rank >= 2 && in[i]->dims[in[i]->rank - 2] > INT32_MAX)))
             return tensor_fail(ctx, TENSOR_ERR_ARG, "%s: a matrix dim exceeds LAPACK's 32-bit sizes",
                                lapack_routine_name(call->target.routine, call->target.dtype));
+    const KernLibFns *fns = kern_libs_fns(ctx);
+    if (!fns)
+        return ctx->status;
     TensorStatus st = make_results(ctx, call, in, out);
     int64_t rows = a->dims[a->rank - 2], cols = a->dims[a->rank - 1], matrix = rows * cols;
-    LapackRun run = {call, in, out, matrix != 0 ? a->count / matrix : 0, rows, cols};
+    LapackRun run = {fns, call, in, out, matrix != 0 ? a->count / matrix : 0, rows, cols};
     for (int64_t m = 0; st == TENSOR_OK && m < run.nbatch; m++)
         lapack_fns[call->target.routine](&run, m);
     if (st != TENSOR_OK)

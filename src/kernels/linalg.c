@@ -3,9 +3,8 @@
  * bf16 and f16 are widened to f32 and rounded back, as every kernel does
  * (kernels.h). */
 #include "shardc/kernels.h"
-#include <cblas.h>
-#include <lapacke.h>
 #include <math.h>
+#include "kernels/kern_libs.h"
 
 /* A dense f32 or f64 copy of x that LAPACK may overwrite. */
 static TensorStatus work_copy(TensorCtx *ctx, const char *what, const Tensor *x, Tensor **out)
@@ -43,13 +42,13 @@ static int64_t batch_count(const Tensor *x)
 
 /* One matrix: factor in place, zero the other triangle; NaNs if LAPACK
  * reports it not positive definite (info > 0). */
-static void cholesky_one(Tensor *w, int64_t m, int64_t n, bool lower)
+static void cholesky_one(const KernLibFns *la, Tensor *w, int64_t m, int64_t n, bool lower)
 {
     size_t esize = dtype_size(w->dtype);
     char *base = (char *)w->data + (size_t)(m * n * n) * esize;
     char uplo = lower ? 'L' : 'U';
-    lapack_int info = w->dtype == DT_F32 ? LAPACKE_spotrf(LAPACK_ROW_MAJOR, uplo, (lapack_int)n, (float *)base, (lapack_int)n)
-                                         : LAPACKE_dpotrf(LAPACK_ROW_MAJOR, uplo, (lapack_int)n, (double *)base, (lapack_int)n);
+    lapack_int info = w->dtype == DT_F32 ? la->LAPACKE_spotrf(LAPACK_ROW_MAJOR, uplo, (lapack_int)n, (float *)base, (lapack_int)n)
+                                         : la->LAPACKE_dpotrf(LAPACK_ROW_MAJOR, uplo, (lapack_int)n, (double *)base, (lapack_int)n);
     for (int64_t i = 0; i < n; i++)
         for (int64_t j = 0; j < n; j++) {
             bool other = lower ? j > i : j < i;
@@ -65,6 +64,7 @@ static void cholesky_one(Tensor *w, int64_t m, int64_t n, bool lower)
 
 TensorStatus kern_cholesky(TensorCtx *ctx, const Tensor *a, bool lower, Tensor **out)
 {
+    *out = NULL;
     Tensor *w;
     TensorStatus st = work_copy(ctx, "cholesky", a, &w);
     if (st != TENSOR_OK)
@@ -75,13 +75,18 @@ TensorStatus kern_cholesky(TensorCtx *ctx, const Tensor *a, bool lower, Tensor *
         return tensor_fail(ctx, TENSOR_ERR_SHAPE, "cholesky needs square matrices, got %lldx%lld",
                            (long long)a->dims[a->rank - 2], (long long)n);
     }
+    const KernLibFns *la = kern_libs_fns(ctx);
+    if (!la) {
+        tensor_release(w);
+        return ctx->status;
+    }
     for (int64_t m = 0; m < batch_count(a); m++)
-        cholesky_one(w, m, n, lower);
+        cholesky_one(la, w, m, n, lower);
     return finish(ctx, w, a->dtype, out);
 }
 
 /* One right-hand side block: B (rows x cols) overwritten by X. */
-static void trsm_one(const Tensor *a, Tensor *b, int64_t m, const KernTriangularSolve *o)
+static void trsm_one(const KernLibFns *blas, const Tensor *a, Tensor *b, int64_t m, const KernTriangularSolve *o)
 {
     int64_t rows = b->dims[b->rank - 2], cols = b->dims[b->rank - 1];
     int64_t k = o->left_side ? rows : cols;
@@ -90,11 +95,11 @@ static void trsm_one(const Tensor *a, Tensor *b, int64_t m, const KernTriangular
     CBLAS_TRANSPOSE trans = o->transpose_a == KERN_NO_TRANSPOSE ? CblasNoTrans : CblasTrans;
     CBLAS_DIAG diag = o->unit_diagonal ? CblasUnit : CblasNonUnit;
     if (b->dtype == DT_F32)
-        cblas_strsm(CblasRowMajor, side, uplo, trans, diag, (blasint)rows, (blasint)cols, 1.0f,
-                    (const float *)a->data + m * k * k, (blasint)k, (float *)b->data + m * rows * cols, (blasint)cols);
+        blas->cblas_strsm(CblasRowMajor, side, uplo, trans, diag, (blasint)rows, (blasint)cols, 1.0f,
+                          (const float *)a->data + m * k * k, (blasint)k, (float *)b->data + m * rows * cols, (blasint)cols);
     else
-        cblas_dtrsm(CblasRowMajor, side, uplo, trans, diag, (blasint)rows, (blasint)cols, 1.0,
-                    (const double *)a->data + m * k * k, (blasint)k, (double *)b->data + m * rows * cols, (blasint)cols);
+        blas->cblas_dtrsm(CblasRowMajor, side, uplo, trans, diag, (blasint)rows, (blasint)cols, 1.0,
+                          (const double *)a->data + m * k * k, (blasint)k, (double *)b->data + m * rows * cols, (blasint)cols);
 }
 
 static TensorStatus check_solve_shapes(TensorCtx *ctx, const Tensor *a, const Tensor *b, bool left_side)
@@ -120,8 +125,11 @@ TensorStatus kern_triangular_solve(TensorCtx *ctx, const Tensor *a, const Tensor
         st = tensor_fail(ctx, TENSOR_ERR_DTYPE, "triangular_solve: a and b differ in element type");
     if (st == TENSOR_OK)
         st = check_solve_shapes(ctx, a, b, opts->left_side);
+    const KernLibFns *blas = st == TENSOR_OK ? kern_libs_fns(ctx) : NULL;
+    if (st == TENSOR_OK && !blas)
+        st = ctx->status;
     for (int64_t m = 0; st == TENSOR_OK && m < batch_count(b); m++)
-        trsm_one(wa, wb, m, opts);
+        trsm_one(blas, wa, wb, m, opts);
     tensor_release(wa);
     if (st != TENSOR_OK) {
         tensor_release(wb);

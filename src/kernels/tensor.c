@@ -11,6 +11,7 @@ enum { TENSOR_ALIGN = 64 };
 void tensor_ctx_init(TensorCtx *ctx, TensorAccounting *acct)
 {
     ctx->acct = acct;
+    ctx->libs = NULL;
     ctx->status = TENSOR_OK;
     ctx->msg[0] = '\0';
 }

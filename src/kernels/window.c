@@ -1,11 +1,11 @@
 /* Windowed kernels: convolution as im2col + BLAS gemm per group and batch
  * element, reduce_window and select_and_scatter by walking each window
  * (docs/kernels.md). */
-#include <cblas.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "shardc/kernels.h"
+#include "kernels/kern_libs.h"
 
 /* The type a convolution computes in: f64 for f64 and integers (exact for
  * the values they hold), f32 for the rest. */
@@ -31,6 +31,7 @@ static TensorStatus as_dense(TensorCtx *ctx, const Tensor *x, DType to, Tensor *
 /* What one im2col + gemm pass needs: element strides of the three
  * tensors, sizes and the group being computed. */
 typedef struct ConvPlan {
+    const KernLibFns *blas;
     const ConvDims *d;
     const WindowDims *w;
     size_t esize;
@@ -185,9 +186,9 @@ static void gemm(const ConvPlan *p, int64_t images, const void *a, const void *b
 {
     int M = (int)(p->windows * images), N = (int)p->og, K = (int)(p->window_elems * p->cg);
     if (p->esize == sizeof(float))
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, N, K, 1.0f, a, K, b, N, 0.0f, c, N);
+        p->blas->cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, N, K, 1.0f, a, K, b, N, 0.0f, c, N);
     else
-        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, N, K, 1.0, a, K, b, N, 0.0, c, N);
+        p->blas->cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, N, K, 1.0, a, K, b, N, 0.0, c, N);
 }
 
 static void plan_sizes(ConvPlan *p, const Tensor *x, const Tensor *k, const Tensor *out, int64_t groups)
@@ -268,6 +269,9 @@ TensorStatus kern_convolution(TensorCtx *ctx, const Tensor *x, const Tensor *k, 
                               const WindowDims *w, int64_t fg, int64_t bg, const int64_t *out_dims, Tensor **out)
 {
     *out = NULL;
+    const KernLibFns *blas = kern_libs_fns(ctx);
+    if (!blas)
+        return ctx->status;
     DType ct = conv_compute_type(x->dtype);
     Tensor *xc = NULL, *kc = NULL, *oc = NULL;
     TensorStatus s = as_dense(ctx, x, ct, &xc);
@@ -276,7 +280,7 @@ TensorStatus kern_convolution(TensorCtx *ctx, const Tensor *x, const Tensor *k, 
     if (s == TENSOR_OK)
         s = tensor_new_uninit(ctx, ct, x->rank, out_dims, &oc); /* every element is written */
     if (s == TENSOR_OK) {
-        ConvPlan p = {.d = d, .w = w, .esize = dtype_size(ct)};
+        ConvPlan p = {.blas = blas, .d = d, .w = w, .esize = dtype_size(ct)};
         plan_sizes(&p, xc, kc, oc, fg * bg);
         s = conv_passes(ctx, &p, xc, kc, oc, fg, bg);
     }

@@ -14,24 +14,24 @@ static bool fail(char *error, size_t len, int *col, int at, const char *msg)
 /* Read labels up to a delimiter; returns the number read or -1. */
 static int read_term(const char *text, int *pos, char *labels, char *error, size_t len, int *col)
 {
-    int n = 0;
-    uint32_t seen = 0; /* by letter */
-    for (; text[*pos] && text[*pos] != ',' && text[*pos] != '-'; (*pos)++) {
-        char c = text[*pos];
+    int n = 0, p = *pos; /* a local: the stores to labels would make *pos be reloaded each char */
+    uint32_t seen = 0;   /* by letter */
+    for (char c; (c = text[p]) && c != ',' && c != '-'; p++) {
         if (c == ' ')
             continue;
         if (c < 'a' || c > 'z')
-            return fail(error, len, col, *pos, "einsum labels must be lower-case letters"), -1;
+            return fail(error, len, col, p, "einsum labels must be lower-case letters"), -1;
         if (n == SHARDC_MAX_RANK)
-            return fail(error, len, col, *pos, "too many labels in one einsum term"), -1;
+            return fail(error, len, col, p, "too many labels in one einsum term"), -1;
         if (seen & (UINT32_C(1) << (c - 'a'))) {
             snprintf(error, len, "label '%c' repeats within one term (diagonals are not supported)", c);
-            *col = *pos;
+            *col = p;
             return -1;
         }
         seen |= UINT32_C(1) << (c - 'a');
         labels[n++] = c;
     }
+    *pos = p;
     return n;
 }
 

@@ -116,12 +116,14 @@ static void report_unknown(VerifyCtx *vc, const Op *op, const NamedAttr *a)
 
 void verify_op_attrs(VerifyCtx *vc, const Op *op)
 {
+    const NamedAttr *out = NULL; /* the first out_sharding, as op_attr_find would find it */
     for (int i = 0; i < op->num_attrs; i++) {
         AttrKey key = op->attrs[i].key;
-        if (key != ATTR_KEY_OUT_SHARDING && !op_attr_spec(op->kind, key))
+        if (key == ATTR_KEY_OUT_SHARDING)
+            out = out ? out : &op->attrs[i];
+        else if (!op_attr_spec(op->kind, key))
             report_unknown(vc, op, &op->attrs[i]);
     }
-    const NamedAttr *out = op_attr_find(op, ATTR_KEY_OUT_SHARDING);
     if (out && out->value->kind != ATTR_SHARDING)
         diag_error(vc->diag, out->value->loc, "'out_sharding' must be a sharding <@mesh, [...]>");
     else if (out && op->num_results == 1)

@@ -32,16 +32,6 @@ static bool takes_complex(const Op *op)
     }
 }
 
-static const Value *first_complex(const Op *op)
-{
-    for (int i = 0; i < op->num_operands + op->num_results; i++) {
-        const Value *v = i < op->num_operands ? op->operands[i] : op->results[i - op->num_operands];
-        if (dtype_is_complex(v->type.dtype))
-            return v;
-    }
-    return NULL;
-}
-
 /* What an op that takes complex numbers refuses of them: an ordering
  * comparison, and a convert that would drop the imaginary part (StableHLO
  * leaves it undefined; real and imag say which part). */
@@ -60,9 +50,8 @@ static bool complex_use_ok(VerifyCtx *vc, const Op *op)
     return true;
 }
 
-bool verify_complex_ok(VerifyCtx *vc, const Op *op)
+bool verify_complex_ok(VerifyCtx *vc, const Op *op, const Value *v)
 {
-    const Value *v = first_complex(op);
     if (!v)
         return true;
     if (takes_complex(op))

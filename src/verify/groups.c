@@ -29,8 +29,10 @@ static const Op *enclosing_shard_map(const Op *op)
 static bool collect_group(Op *op, void *user)
 {
     GroupList *l = user;
+    if (op->kind != OP_SHARDING_GROUP)
+        return true;
     const AttrValue *id = op_attr_get(op, ATTR_KEY_GROUP_ID);
-    if (op->kind != OP_SHARDING_GROUP || !id || id->kind != ATTR_INT || op->num_operands != 1)
+    if (!id || id->kind != ATTR_INT || op->num_operands != 1)
         return true;
     if (l->count == l->cap) {
         int cap = l->cap ? l->cap * 2 : 16;
@@ -73,6 +75,8 @@ static void check_member(VerifyCtx *vc, const GroupEntry *first, const GroupEntr
 
 void verify_sharding_groups(VerifyCtx *vc)
 {
+    if (!vc->module->ops_created[OP_SHARDING_GROUP])
+        return; /* no walk for a module that never had a group */
     GroupList l = {0};
     ir_walk_module(vc->module, &(IrWalker){.pre = collect_group, .user = &l});
     if (l.count)

@@ -272,19 +272,28 @@ static bool takes_tokens(OpKind kind)
     }
 }
 
-static bool check_tokens(VerifyCtx *vc, const Op *op)
+/* The first token and the first complex value of `values` not found yet:
+ * one pass over an op's operands and results serves both checks that
+ * refuse them (c64 and c128 are the complex types). */
+static void find_special(Value *const *values, int count, const Value **token, const Value **cplx)
 {
-    if (takes_tokens(op->kind))
-        return true;
-    for (int i = 0; i < op->num_operands + op->num_results; i++) {
-        const Value *v = i < op->num_operands ? op->operands[i] : op->results[i - op->num_operands];
-        if (v->type.dtype == DT_TOKEN) {
-            diag_error(vc->diag, op->loc, "'%s' does not take a token[] (%%%s): only calls, control flow, "
-                       "sharding ops and after_all pass tokens", op_info(op->kind)->name, v->name);
-            return false;
-        }
+    for (int i = 0; i < count; i++) {
+        DType dt = values[i]->type.dtype;
+        if (dt == DT_TOKEN && !*token)
+            *token = values[i];
+        else if ((dt == DT_C64 || dt == DT_C128) && !*cplx)
+            *cplx = values[i];
     }
-    return true;
+}
+
+/* `token`: the op's first token operand or result, or NULL. */
+static bool check_tokens(VerifyCtx *vc, const Op *op, const Value *token)
+{
+    if (!token || takes_tokens(op->kind))
+        return true;
+    diag_error(vc->diag, op->loc, "'%s' does not take a token[] (%%%s): only calls, control flow, "
+               "sharding ops and after_all pass tokens", op_info(op->kind)->name, token->name);
+    return false;
 }
 
 static bool has_unreduced(const Sharding *s, AxisRef r)
@@ -336,7 +345,10 @@ void verify_op(VerifyCtx *vc, Op *op)
     if (sdy_global_collective(vc, op))
         return;
     verify_op_attrs(vc, op);
-    if (!check_tokens(vc, op) || !verify_complex_ok(vc, op))
+    const Value *token = NULL, *cplx = NULL;
+    find_special(op->operands, op->num_operands, &token, &cplx);
+    find_special(op->results, op->num_results, &token, &cplx);
+    if (!check_tokens(vc, op, token) || !verify_complex_ok(vc, op, cplx))
         return;
     if ((op->kind == OP_SHARDING_CONSTRAINT || op->kind == OP_RESHARD) && op->num_operands == 1 &&
         op->num_results == 1)

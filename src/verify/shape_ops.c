@@ -22,15 +22,31 @@ static bool bind_labels(VerifyCtx *vc, Op *op, const char *labels, int rank, con
     return true;
 }
 
+/* op's spec, from the memo when this walk parsed its text already (a
+ * strcmp, not a parse); false when it does not parse (reported). */
+static bool einsum_spec(VerifyCtx *vc, const Op *op, EinsumSpec *spec)
+{
+    for (int i = 0; i < VERIFY_EINSUM_MEMO && vc->einsums[i].text; i++)
+        if (vc->einsums[i].text == op->str || strcmp(vc->einsums[i].text, op->str) == 0) {
+            *spec = vc->einsums[i].spec;
+            return true;
+        }
+    char message[160];
+    int col = 0;
+    if (!einsum_parse(op->str, spec, message, sizeof message, &col)) {
+        diag_error(vc->diag, loc_offset(op->str_loc, col + 1), "%s", message);
+        return false;
+    }
+    vc->einsums[vc->next_einsum] = (VerifyEinsum){op->str, *spec};
+    vc->next_einsum = (vc->next_einsum + 1) % VERIFY_EINSUM_MEMO;
+    return true;
+}
+
 void verify_einsum(VerifyCtx *vc, Op *op)
 {
     EinsumSpec spec;
-    char message[160];
-    int col = 0;
-    if (!einsum_parse(op->str, &spec, message, sizeof message, &col)) {
-        diag_error(vc->diag, loc_offset(op->str_loc, col + 1), "%s", message);
+    if (!einsum_spec(vc, op, &spec))
         return;
-    }
     if (spec.num_inputs != op->num_operands) {
         diag_error(vc->diag, op->str_loc, "einsum spec has %d input%s but the op has %d operand%s",
                    spec.num_inputs, spec.num_inputs == 1 ? "" : "s", op->num_operands,

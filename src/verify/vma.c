@@ -16,25 +16,19 @@
 
 typedef enum { VMA_UNION, VMA_INVARIANT_OVER_AXES, VMA_VARYING_OVER_AXES, VMA_EXACTLY_AXES } VmaEffect;
 
-static const struct {
-    OpKind kind;
-    VmaEffect effect;
-} collective_effects[] = {
-    {OP_PSUM, VMA_INVARIANT_OVER_AXES},        {OP_PMEAN, VMA_INVARIANT_OVER_AXES},
-    {OP_PMAX, VMA_INVARIANT_OVER_AXES},        {OP_PMIN, VMA_INVARIANT_OVER_AXES},
-    {OP_ALL_REDUCE, VMA_INVARIANT_OVER_AXES},  {OP_ALL_GATHER, VMA_VARYING_OVER_AXES},
-    {OP_PSUM_SCATTER, VMA_VARYING_OVER_AXES},  {OP_REDUCE_SCATTER, VMA_VARYING_OVER_AXES},
-    {OP_PPERMUTE, VMA_VARYING_OVER_AXES},      {OP_ALL_TO_ALL, VMA_VARYING_OVER_AXES},
-    {OP_ALL_SLICE, VMA_VARYING_OVER_AXES},     {OP_AXIS_INDEX, VMA_EXACTLY_AXES},
-    {OP_REPLICATED_TO_UNREDUCED, VMA_VARYING_OVER_AXES}, {OP_SHARDED_TO_UNREDUCED, VMA_VARYING_OVER_AXES},
-};
-
 static VmaEffect effect_of(OpKind kind)
 {
-    for (size_t i = 0; i < sizeof collective_effects / sizeof collective_effects[0]; i++)
-        if (collective_effects[i].kind == kind)
-            return collective_effects[i].effect;
-    return VMA_UNION;
+    switch (kind) {
+    case OP_PSUM: case OP_PMEAN: case OP_PMAX: case OP_PMIN: case OP_ALL_REDUCE:
+        return VMA_INVARIANT_OVER_AXES;
+    case OP_ALL_GATHER: case OP_PSUM_SCATTER: case OP_REDUCE_SCATTER: case OP_PPERMUTE: case OP_ALL_TO_ALL:
+    case OP_ALL_SLICE: case OP_REPLICATED_TO_UNREDUCED: case OP_SHARDED_TO_UNREDUCED:
+        return VMA_VARYING_OVER_AXES;
+    case OP_AXIS_INDEX:
+        return VMA_EXACTLY_AXES;
+    default:
+        return VMA_UNION;
+    }
 }
 
 /* Add (or remove) the collective's `axes` in out. Only whole axes are

@@ -3,11 +3,32 @@
 #ifndef SHARDC_TEST_TENSOR_SUPPORT_H
 #define SHARDC_TEST_TENSOR_SUPPORT_H
 #include <math.h>
+#include <stdlib.h>
+#include "shardc/kern_libs.h"
 #include "shardc/kernels.h"
 
 #define DIMS(...) ((const int64_t[]){__VA_ARGS__})
 #define VALS(...) ((const double[]){__VA_ARGS__})
 #define INTS(...) ((const int64_t[]){__VA_ARGS__})
+
+/* The numeric libraries of this test program's kernels: opened by the
+ * first kernel_ctx_init, closed at exit. */
+static KernLibs *test_kern_libs;
+
+static inline void test_kern_libs_free(void) { kern_libs_free(test_kern_libs); }
+
+/* A TensorCtx whose kernels may call BLAS, LAPACK and FFTW, as the
+ * interpreter's are. */
+static inline void kernel_ctx_init(TensorCtx *ctx, TensorAccounting *acct)
+{
+    tensor_ctx_init(ctx, acct);
+    if (!test_kern_libs) {
+        test_kern_libs = kern_libs_new();
+        assert_non_null(test_kern_libs);
+        atexit(test_kern_libs_free);
+    }
+    ctx->libs = test_kern_libs;
+}
 
 static inline Tensor *make_f(DType dtype, int rank, const int64_t *dims, const double *values)
 {

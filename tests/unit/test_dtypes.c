@@ -17,7 +17,7 @@
 static Tensor *converted(const Tensor *x, DType to)
 {
     TensorCtx ctx;
-    tensor_ctx_init(&ctx, NULL);
+    kernel_ctx_init(&ctx, NULL);
     Tensor *y;
     assert_int_equal(tensor_convert(&ctx, x, to, &y), TENSOR_OK);
     return y;
@@ -26,7 +26,7 @@ static Tensor *converted(const Tensor *x, DType to)
 static Tensor *reduced(ReduceOp op, const Tensor *x)
 {
     TensorCtx ctx;
-    tensor_ctx_init(&ctx, NULL);
+    kernel_ctx_init(&ctx, NULL);
     Tensor *y;
     if (kern_reduce(&ctx, op, x, 1, INTS(0), &y) != TENSOR_OK)
         fail_msg("%s", ctx.msg);
@@ -36,7 +36,7 @@ static Tensor *reduced(ReduceOp op, const Tensor *x)
 static Tensor *sorted(const Tensor *x)
 {
     TensorCtx ctx;
-    tensor_ctx_init(&ctx, NULL);
+    kernel_ctx_init(&ctx, NULL);
     Tensor *y;
     assert_int_equal(kern_sort(&ctx, x, 0, false, &y), TENSOR_OK);
     return y;
@@ -214,7 +214,7 @@ static void test_f16_arithmetic_rounds_on_store(void **state)
     check_f(unary(UN_EXP, x), 3, VALS(1, ref_f16_value(f32_to_f16(expf(1))), ref_f16_value(f32_to_f16(expf(-2)))), 0);
     check_f(unary(UN_NEG, x), 3, VALS(-0.0, -1, 2), 0);
     TensorCtx ctx;
-    tensor_ctx_init(&ctx, NULL);
+    kernel_ctx_init(&ctx, NULL);
     Tensor *y;
     assert_int_equal(kern_compare(&ctx, CMP_LT, a, b, &y), TENSOR_OK);
     check_i(y, 4, INTS(0, 0, 0, 1));
@@ -234,7 +234,7 @@ static void test_f16_reduce_einsum_sort(void **state)
     check_f(reduced(RED_MEAN, x), 1, VALS(683.5), 0); /* 683.33 */
     check_f(reduced(RED_MIN, x), 1, VALS(1), 0);
     TensorCtx ctx;
-    tensor_ctx_init(&ctx, NULL);
+    kernel_ctx_init(&ctx, NULL);
     Tensor *y, *empty;
     const Tensor *ops[2] = {x, x};
     assert_int_equal(kern_einsum(&ctx, "i,i->", 2, ops, &y), TENSOR_OK);
@@ -271,7 +271,7 @@ static void test_u32_arithmetic_is_unsigned(void **state)
     check_i(unary(UN_SIGN, b), 6, INTS(1, 1, 1, 1, 1, 0));
     check_i(unary(UN_NOT, b), 6, INTS(4294967294, 4294967294, 4294901759, 4294967293, 4294967293, 4294967295));
     TensorCtx ctx;
-    tensor_ctx_init(&ctx, NULL);
+    kernel_ctx_init(&ctx, NULL);
     Tensor *y;
     assert_int_equal(kern_unary(&ctx, UN_ABS, a, &y), TENSOR_ERR_DTYPE); /* lax.abs refuses */
     assert_null(y);
@@ -298,7 +298,7 @@ static void test_u64_is_unsigned(void **state)
     check_i(reduced(RED_MAX, a), 1, INTS(-1));
     check_i(sorted(a), 4, INTS(0, 7, INT64_MIN, -1));
     TensorCtx ctx;
-    tensor_ctx_init(&ctx, NULL);
+    kernel_ctx_init(&ctx, NULL);
     Tensor *f, *u;
     assert_int_equal(tensor_convert(&ctx, a, DT_F64, &f), TENSOR_OK);
     check_f(f, 4, VALS(18446744073709551615.0, 0, 7, 9223372036854775808.0), 0);
@@ -319,7 +319,7 @@ static void test_u32_reduce_sort_dot(void **state)
     check_i(reduced(RED_MIN, x), 1, INTS(0));
     check_i(sorted(x), 4, INTS(0, 7, 2147483648, 4294967295));
     TensorCtx ctx;
-    tensor_ctx_init(&ctx, NULL);
+    kernel_ctx_init(&ctx, NULL);
     Tensor *y, *empty;
     assert_int_equal(kern_argmax(&ctx, x, 0, &y), TENSOR_OK);
     check_i(y, 1, INTS(0));
@@ -350,7 +350,7 @@ static void test_i8_wraps(void **state)
     check_i(reduced(RED_MIN, a), 1, INTS(-128));
     check_i(sorted(a), 5, INTS(-128, -128, 3, 16, 127));
     TensorCtx ctx;
-    tensor_ctx_init(&ctx, NULL);
+    kernel_ctx_init(&ctx, NULL);
     Tensor *y, *empty;
     const Tensor *ops[2] = {a, b};
     assert_int_equal(kern_einsum(&ctx, "i,i->", 2, ops, &y), TENSOR_OK);
@@ -417,7 +417,7 @@ static void test_random_inputs_of_the_new_types(void **state)
 {
     (void)state;
     TensorCtx ctx;
-    tensor_ctx_init(&ctx, NULL);
+    kernel_ctx_init(&ctx, NULL);
     Tensor *h, *b, *u;
     assert_int_equal(kern_random(&ctx, DT_F16, 1, DIMS(4096), 7, 0, &h), TENSOR_OK);
     assert_int_equal(kern_random(&ctx, DT_I8, 1, DIMS(4096), 7, 1, &b), TENSOR_OK);

@@ -30,7 +30,7 @@
 static Tensor *make_c(DType dtype, int rank, const int64_t *dims, const double *pairs)
 {
     TensorCtx ctx;
-    tensor_ctx_init(&ctx, NULL);
+    kernel_ctx_init(&ctx, NULL);
     Tensor *t, parts;
     assert_int_equal(tensor_new(&ctx, dtype, rank, dims, &t), TENSOR_OK);
     tensor_complex_parts_view(t, &parts);
@@ -42,7 +42,7 @@ static Tensor *make_c(DType dtype, int rank, const int64_t *dims, const double *
 static Tensor *random_tensor(DType dtype, int rank, const int64_t *dims, uint64_t seed)
 {
     TensorCtx ctx;
-    tensor_ctx_init(&ctx, NULL);
+    kernel_ctx_init(&ctx, NULL);
     Tensor *t;
     assert_int_equal(kern_random(&ctx, dtype, rank, dims, seed, 0, &t), TENSOR_OK);
     return t;
@@ -51,7 +51,7 @@ static Tensor *random_tensor(DType dtype, int rank, const int64_t *dims, uint64_
 static Tensor *fft(const Tensor *x, KernFftType type, int n, const int64_t *len)
 {
     TensorCtx ctx;
-    tensor_ctx_init(&ctx, NULL);
+    kernel_ctx_init(&ctx, NULL);
     Tensor *y;
     if (kern_fft(&ctx, x, type, n, len, &y) != TENSOR_OK)
         fail_msg("%s", ctx.msg);
@@ -195,7 +195,7 @@ static void test_fft_refuses_bad_calls(void **state)
 {
     (void)state;
     TensorCtx ctx;
-    tensor_ctx_init(&ctx, NULL);
+    kernel_ctx_init(&ctx, NULL);
     Tensor *c = random_tensor(DT_C64, 2, DIMS(2, 4), 6), *r = random_tensor(DT_F32, 1, DIMS(4), 6), *y;
     assert_int_equal(kern_fft(&ctx, c, KERN_FFT, 1, INTS(8), &y), TENSOR_ERR_SHAPE);
     assert_int_equal(kern_fft(&ctx, c, KERN_IRFFT, 1, INTS(4), &y), TENSOR_ERR_SHAPE); /* wants 4/2+1 = 3 */
@@ -213,7 +213,7 @@ static void test_complex_arithmetic_by_hand(void **state)
 {
     (void)state;
     TensorCtx ctx;
-    tensor_ctx_init(&ctx, NULL);
+    kernel_ctx_init(&ctx, NULL);
     Tensor *a = make_c(DT_C64, 1, DIMS(1), VALS(1, 2)), *b = make_c(DT_C64, 1, DIMS(1), VALS(3, 4));
     Tensor *c = make_c(DT_C64, 1, DIMS(1), VALS(1, -1)), *y;
     assert_int_equal(kern_binary(&ctx, BIN_MUL, a, b, &y), TENSOR_OK);
@@ -239,7 +239,7 @@ static void test_complex_conversions(void **state)
 {
     (void)state;
     TensorCtx ctx;
-    tensor_ctx_init(&ctx, NULL);
+    kernel_ctx_init(&ctx, NULL);
     Tensor *r = make_i(DT_I32, 1, DIMS(2), INTS(-3, 5)), *c, *w;
     assert_int_equal(tensor_convert(&ctx, r, DT_C64, &c), TENSOR_OK);
     assert_int_equal(tensor_convert(&ctx, c, DT_C128, &w), TENSOR_OK);
@@ -255,7 +255,7 @@ static void test_npy_round_trip(void **state)
 {
     (void)state;
     TensorCtx ctx;
-    tensor_ctx_init(&ctx, NULL);
+    kernel_ctx_init(&ctx, NULL);
     char path[] = "/tmp/shardc_test_fft_XXXXXX";
     int fd = mkstemp(path);
     assert_true(fd >= 0);

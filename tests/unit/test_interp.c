@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "shardc/interp.h"
+#include "shardc/kern_libs.h"
 #include "shardc/parse.h"
 #include "shardc/verify.h"
 
@@ -484,6 +485,26 @@ static void test_arguments_pass_through(void **state)
     assert_ptr_equal(f->results[1], f->inputs[0]);
 }
 
+/* A numeric library that cannot be loaded: the op that first needs it
+ * fails with a located error, the run with it, and nothing crashes. */
+static void test_numeric_library_missing(void **state)
+{
+    Fixture *f = *state;
+    const char *const sonames[KERN_LIB_COUNT] = {"libshardc-test-missing.so.0", "liblapacke.so.3", "libfftw3.so.3",
+                                                 "libfftw3f.so.3"};
+    kern_libs_free(f->ic.libs);
+    f->ic.libs = kern_libs_new_named(sonames);
+    input(f, 0, DT_F32, 2, DIMS(2, 3), VALS(1, 2, 3, 4, 5, 6));
+    input(f, 1, DT_F32, 2, DIMS(3, 1), VALS(1, 0, -1));
+    assert_false(try_run(f, "func @main(%a: f32[2,3], %b: f32[3,1]) -> f32[2,1] {\n"
+                            "  %n = neg %a : f32[2,3]\n"
+                            "  %m = einsum \"ij,jk->ik\" %n, %b : f32[2,1]\n"
+                            "  return %m\n}\n"));
+    assert_non_null(strstr(diagnostics(f), "<test>:3:8: error: 'einsum': cannot load the numeric libraries: "
+                                           "libshardc-test-missing.so.0"));
+    assert_null(f->results[0]);
+}
+
 #define T(name) cmocka_unit_test_setup_teardown(name, setup, teardown)
 
 int main(void)
@@ -511,6 +532,7 @@ int main(void)
         T(test_release_after_last_use),
         T(test_input_type_mismatch),
         T(test_arguments_pass_through),
+        T(test_numeric_library_missing),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

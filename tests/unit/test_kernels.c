@@ -34,7 +34,7 @@ static void test_accounting_tracks_peak(void **state)
 {
     TensorAccounting acct = {0, 0};
     TensorCtx ctx;
-    tensor_ctx_init(&ctx, &acct);
+    kernel_ctx_init(&ctx, &acct);
     Tensor *a, *b;
     assert_int_equal(tensor_new(&ctx, DT_F32, 2, DIMS(4, 8), &a), TENSOR_OK);
     assert_int_equal(tensor_new(&ctx, DT_I64, 1, DIMS(3), &b), TENSOR_OK);
@@ -60,7 +60,7 @@ static void test_refcount_and_alignment(void **state)
 static void test_new_rejects_bad_shapes(void **state)
 {
     TensorCtx ctx;
-    tensor_ctx_init(&ctx, NULL);
+    kernel_ctx_init(&ctx, NULL);
     Tensor *t;
     int64_t count;
     check_error(tensor_new(&ctx, DT_F32, 1, DIMS(-1), &t), TENSOR_ERR_SHAPE, &ctx, &t);
@@ -74,7 +74,7 @@ static void test_new_rejects_bad_shapes(void **state)
 static void test_empty_and_scalar(void **state)
 {
     TensorCtx ctx;
-    tensor_ctx_init(&ctx, NULL);
+    kernel_ctx_init(&ctx, NULL);
     Tensor *e, *s;
     assert_int_equal(tensor_new(&ctx, DT_F32, 2, DIMS(0, 3), &e), TENSOR_OK);
     assert_int_equal(e->count, 0);
@@ -103,7 +103,7 @@ static void test_bf16_rounding(void **state)
 static void test_convert_float_to_int(void **state)
 {
     TensorCtx ctx;
-    tensor_ctx_init(&ctx, NULL);
+    kernel_ctx_init(&ctx, NULL);
     Tensor *x = make_f(DT_F32, 1, DIMS(7), VALS(-2.7, 2.7, 1e10, -1e10, NAN, INFINITY, -0.5)), *y;
     assert_int_equal(tensor_convert(&ctx, x, DT_I32, &y), TENSOR_OK);
     check_i(y, 7, INTS(-2, 2, INT32_MAX, INT32_MIN, 0, INT32_MAX, 0));
@@ -117,7 +117,7 @@ static void test_convert_float_to_int(void **state)
 static void test_convert_ints_and_bools(void **state)
 {
     TensorCtx ctx;
-    tensor_ctx_init(&ctx, NULL);
+    kernel_ctx_init(&ctx, NULL);
     Tensor *x = make_i(DT_I64, 1, DIMS(4), INTS((1LL << 32) + 5, -1, 0, 3)), *y;
     assert_int_equal(tensor_convert(&ctx, x, DT_I32, &y), TENSOR_OK);
     check_i(y, 4, INTS(5, -1, 0, 3));
@@ -131,7 +131,7 @@ static void test_convert_ints_and_bools(void **state)
 static void test_convert_bf16(void **state)
 {
     TensorCtx ctx;
-    tensor_ctx_init(&ctx, NULL);
+    kernel_ctx_init(&ctx, NULL);
     Tensor *x = make_f(DT_F64, 1, DIMS(3), VALS(3.14159, -1e40, 0.1)), *y, *z;
     assert_int_equal(tensor_convert(&ctx, x, DT_BF16, &y), TENSOR_OK);
     assert_int_equal(((uint16_t *)y->data)[0], 0x4049);
@@ -207,7 +207,7 @@ static void test_unary_nan_and_zero_cases(void **state)
 static void test_gelu_matches_jax(void **state)
 {
     TensorCtx ctx;
-    tensor_ctx_init(&ctx, NULL);
+    kernel_ctx_init(&ctx, NULL);
     Tensor *x = make_f(DT_F32, 1, DIMS(5), VALS(1.0, -1.0, 2.0, 0.0, -3.0)), *y;
     assert_int_equal(kern_gelu(&ctx, x, true, &y), TENSOR_OK);
     check_f(y, 5, VALS(0.8411920071, -0.1588080094, 1.9545976941, 0, -0.0036373921), 1e-6);
@@ -235,7 +235,7 @@ static Tensor *sweep_values(void)
     int64_t n_edges = (int64_t)(sizeof edges / sizeof edges[0]), n_grid = 32 * 4096 + 1;
     int64_t n_bits = (int64_t)(0x100000000ull / 1021) + 1, n = n_edges + n_grid + n_bits;
     TensorCtx ctx;
-    tensor_ctx_init(&ctx, NULL);
+    kernel_ctx_init(&ctx, NULL);
     Tensor *t;
     assert_int_equal(tensor_new(&ctx, DT_F32, 1, DIMS(n), &t), TENSOR_OK);
     float *v = t->data;
@@ -344,7 +344,7 @@ static void test_unary_ints(void **state)
 static void test_unary_dtype_errors(void **state)
 {
     TensorCtx ctx;
-    tensor_ctx_init(&ctx, NULL);
+    kernel_ctx_init(&ctx, NULL);
     Tensor *i = make_i(DT_I64, 1, DIMS(2), INTS(1, 2)), *b = make_i(DT_BOOL, 1, DIMS(2), INTS(1, 0));
     Tensor *f = make_f(DT_F32, 1, DIMS(1), VALS(1)), *y;
     check_error(kern_unary(&ctx, UN_EXP, i, &y), TENSOR_ERR_DTYPE, &ctx, &y);
@@ -411,7 +411,7 @@ static void test_binary_broadcast_rank_extension(void **state)
 static void test_binary_shape_and_dtype_errors(void **state)
 {
     TensorCtx ctx;
-    tensor_ctx_init(&ctx, NULL);
+    kernel_ctx_init(&ctx, NULL);
     Tensor *a = make_f(DT_F32, 1, DIMS(3), VALS(1, 2, 3)), *b = make_f(DT_F32, 1, DIMS(2), VALS(1, 2));
     Tensor *c = make_f(DT_F64, 1, DIMS(3), VALS(1, 2, 3)), *y;
     check_error(kern_binary(&ctx, BIN_ADD, a, b, &y), TENSOR_ERR_SHAPE, &ctx, &y);
@@ -482,7 +482,7 @@ static void test_float_division_by_zero(void **state)
 static void test_bool_binary(void **state)
 {
     TensorCtx ctx;
-    tensor_ctx_init(&ctx, NULL);
+    kernel_ctx_init(&ctx, NULL);
     Tensor *a = make_i(DT_BOOL, 1, DIMS(4), INTS(0, 0, 1, 1)), *b = make_i(DT_BOOL, 1, DIMS(4), INTS(0, 1, 0, 1));
     Tensor *y;
     check_i(binary(BIN_ADD, a, b), 4, INTS(0, 1, 1, 1));
@@ -507,7 +507,7 @@ static void test_binary_bf16(void **state)
 static void test_compare_ieee(void **state)
 {
     TensorCtx ctx;
-    tensor_ctx_init(&ctx, NULL);
+    kernel_ctx_init(&ctx, NULL);
     Tensor *a = make_f(DT_F32, 1, DIMS(4), VALS(NAN, 1, 2, 3)), *b = make_f(DT_F32, 1, DIMS(4), VALS(NAN, 1, 3, NAN));
     Tensor *y;
     int64_t want[CMP_COUNT][4] = {
@@ -525,7 +525,7 @@ static void test_compare_ieee(void **state)
 static void test_compare_ints_broadcast(void **state)
 {
     TensorCtx ctx;
-    tensor_ctx_init(&ctx, NULL);
+    kernel_ctx_init(&ctx, NULL);
     Tensor *a = make_i(DT_I64, 2, DIMS(2, 2), INTS(1, 5, -3, 2)), *s = make_i(DT_I64, 0, NULL, INTS(2));
     Tensor *y;
     assert_int_equal(kern_compare(&ctx, CMP_GE, a, s, &y), TENSOR_OK);
@@ -537,7 +537,7 @@ static void test_compare_ints_broadcast(void **state)
 static void test_select_broadcasts(void **state)
 {
     TensorCtx ctx;
-    tensor_ctx_init(&ctx, NULL);
+    kernel_ctx_init(&ctx, NULL);
     Tensor *p = make_i(DT_BOOL, 2, DIMS(2, 1), INTS(1, 0));
     Tensor *a = make_f(DT_F64, 1, DIMS(3), VALS(1, 2, 3)), *b = make_f(DT_F64, 0, NULL, VALS(-1));
     Tensor *y;
@@ -552,7 +552,7 @@ static void test_select_broadcasts(void **state)
 static void test_select_bf16_and_bool(void **state)
 {
     TensorCtx ctx;
-    tensor_ctx_init(&ctx, NULL);
+    kernel_ctx_init(&ctx, NULL);
     Tensor *p = make_i(DT_BOOL, 1, DIMS(2), INTS(0, 1));
     Tensor *a = make_f(DT_BF16, 1, DIMS(2), VALS(1.5, 2.5)), *b = make_f(DT_BF16, 1, DIMS(2), VALS(-1, -2));
     Tensor *y;
@@ -567,7 +567,7 @@ static void test_select_bf16_and_bool(void **state)
 static void test_accumulate_in_place(void **state)
 {
     TensorCtx ctx;
-    tensor_ctx_init(&ctx, NULL);
+    kernel_ctx_init(&ctx, NULL);
     Tensor *d = make_f(DT_F32, 1, DIMS(3), VALS(1, 5, NAN)), *s = make_f(DT_F32, 1, DIMS(3), VALS(2, 3, 4));
     assert_int_equal(kern_accumulate(&ctx, BIN_MAX, d, s), TENSOR_OK);
     assert_int_equal(kern_accumulate(&ctx, BIN_ADD, d, s), TENSOR_OK);
@@ -589,7 +589,7 @@ static void test_accumulate_in_place(void **state)
 static Tensor *reduce(ReduceOp op, const Tensor *x, int n, const int64_t *axes)
 {
     TensorCtx ctx;
-    tensor_ctx_init(&ctx, NULL);
+    kernel_ctx_init(&ctx, NULL);
     Tensor *y;
     assert_int_equal(kern_reduce(&ctx, op, x, n, axes, &y), TENSOR_OK);
     return y;
@@ -650,7 +650,7 @@ static void test_reduce_empty_gives_identity(void **state)
 static void test_reduce_errors(void **state)
 {
     TensorCtx ctx;
-    tensor_ctx_init(&ctx, NULL);
+    kernel_ctx_init(&ctx, NULL);
     Tensor *x = make_i(DT_I32, 2, DIMS(2, 2), INTS(1, 2, 3, 4)), *y;
     check_error(kern_reduce(&ctx, RED_MEAN, x, 1, INTS(0), &y), TENSOR_ERR_DTYPE, &ctx, &y);
     check_error(kern_reduce(&ctx, RED_SUM, x, 2, INTS(1, 1), &y), TENSOR_ERR_ARG, &ctx, &y);
@@ -693,7 +693,7 @@ static void test_allclose(void **state)
 static Tensor *einsum2(const char *spec, const Tensor *a, const Tensor *b, EinsumPath path)
 {
     TensorCtx ctx;
-    tensor_ctx_init(&ctx, NULL);
+    kernel_ctx_init(&ctx, NULL);
     const Tensor *ops[2] = {a, b};
     Tensor *y;
     TensorStatus st = kern_einsum_path(&ctx, spec, b ? 2 : 1, ops, path, &y);
@@ -770,7 +770,7 @@ static void test_einsum_ints_wrap_and_bools(void **state)
 static void test_einsum_errors(void **state)
 {
     TensorCtx ctx;
-    tensor_ctx_init(&ctx, NULL);
+    kernel_ctx_init(&ctx, NULL);
     Tensor *a = make_f(DT_F32, 2, DIMS(2, 3), VALS(1, 2, 3, 4, 5, 6)), *y;
     Tensor *i = make_i(DT_I32, 2, DIMS(3, 2), INTS(1, 2, 3, 4, 5, 6));
     const Tensor *aa[2] = {a, a}, *ai[2] = {a, i};
@@ -791,7 +791,7 @@ static void agree(const char *spec, DType dtype, const int64_t *adims, int arank
                   const int64_t *bdims, int brank, uint64_t seed)
 {
     TensorCtx ctx;
-    tensor_ctx_init(&ctx, NULL);
+    kernel_ctx_init(&ctx, NULL);
     Tensor *a, *b;
     assert_int_equal(kern_random(&ctx, dtype, arank, adims, seed, 0, &a), TENSOR_OK);
     assert_int_equal(kern_random(&ctx, dtype, brank, bdims, seed, 1, &b), TENSOR_OK);
@@ -834,7 +834,7 @@ static void test_einsum_bf16(void **state)
 static void test_transpose(void **state)
 {
     TensorCtx ctx;
-    tensor_ctx_init(&ctx, NULL);
+    kernel_ctx_init(&ctx, NULL);
     Tensor *x = make_i(DT_I32, 3, DIMS(2, 3, 2), INTS(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11)), *y;
     assert_int_equal(kern_transpose(&ctx, x, INTS(2, 0, 1), &y), TENSOR_OK);
     check_shape(y, 3, DIMS(2, 2, 3));
@@ -847,7 +847,7 @@ static void test_transpose(void **state)
 static void test_reshape(void **state)
 {
     TensorCtx ctx;
-    tensor_ctx_init(&ctx, NULL);
+    kernel_ctx_init(&ctx, NULL);
     Tensor *x = make_f(DT_F32, 2, DIMS(2, 3), VALS(1, 2, 3, 4, 5, 6)), *y;
     assert_int_equal(kern_reshape(&ctx, x, 3, DIMS(3, 1, 2), &y), TENSOR_OK);
     check_shape(y, 3, DIMS(3, 1, 2));
@@ -860,7 +860,7 @@ static void test_reshape(void **state)
 static void test_broadcast_in_dim(void **state)
 {
     TensorCtx ctx;
-    tensor_ctx_init(&ctx, NULL);
+    kernel_ctx_init(&ctx, NULL);
     Tensor *v = make_i(DT_I64, 1, DIMS(2), INTS(1, 2)), *s = make_i(DT_I64, 0, NULL, INTS(7)), *y;
     assert_int_equal(kern_broadcast_in_dim(&ctx, v, 2, DIMS(2, 3), INTS(0), &y), TENSOR_OK);
     check_i(y, 6, INTS(1, 1, 1, 2, 2, 2));
@@ -876,7 +876,7 @@ static void test_broadcast_in_dim(void **state)
 static void test_broadcast_in_dim_size_one(void **state)
 {
     TensorCtx ctx;
-    tensor_ctx_init(&ctx, NULL);
+    kernel_ctx_init(&ctx, NULL);
     Tensor *x = make_f(DT_F32, 2, DIMS(2, 1), VALS(5, 6)), *y;
     assert_int_equal(kern_broadcast_in_dim(&ctx, x, 3, DIMS(2, 2, 3), INTS(1, 2), &y), TENSOR_OK);
     check_f(y, 12, VALS(5, 5, 5, 6, 6, 6, 5, 5, 5, 6, 6, 6), 0);
@@ -887,7 +887,7 @@ static void test_broadcast_in_dim_size_one(void **state)
 static void test_concatenate(void **state)
 {
     TensorCtx ctx;
-    tensor_ctx_init(&ctx, NULL);
+    kernel_ctx_init(&ctx, NULL);
     Tensor *a = make_i(DT_I32, 2, DIMS(2, 1), INTS(1, 2)), *b = make_i(DT_I32, 2, DIMS(2, 2), INTS(3, 4, 5, 6));
     Tensor *y;
     const Tensor *ab[2] = {a, b}, *bb[2] = {b, b};
@@ -905,7 +905,7 @@ static void test_concatenate(void **state)
 static void test_slice(void **state)
 {
     TensorCtx ctx;
-    tensor_ctx_init(&ctx, NULL);
+    kernel_ctx_init(&ctx, NULL);
     Tensor *x = make_i(DT_I64, 2, DIMS(3, 4), INTS(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11)), *y;
     assert_int_equal(kern_slice(&ctx, x, INTS(1, 0), INTS(3, 4), INTS(1, 2), &y), TENSOR_OK);
     check_shape(y, 2, DIMS(2, 2));
@@ -926,7 +926,7 @@ static void test_slice(void **state)
 static void test_padded_blocks(void **state)
 {
     TensorCtx ctx;
-    tensor_ctx_init(&ctx, NULL);
+    kernel_ctx_init(&ctx, NULL);
     Tensor *x = make_i(DT_I32, 2, DIMS(10, 2), INTS(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17,
                                                      18, 19)), *y, *z;
     assert_int_equal(tensor_extract_padded(&ctx, x, INTS(9, 0), INTS(1, 2), INTS(3, 2), &y), TENSOR_OK);
@@ -948,7 +948,7 @@ static void test_padded_blocks(void **state)
 static void test_pad(void **state)
 {
     TensorCtx ctx;
-    tensor_ctx_init(&ctx, NULL);
+    kernel_ctx_init(&ctx, NULL);
     Tensor *x = make_f(DT_F32, 2, DIMS(2, 2), VALS(1, 2, 3, 4)), *y;
     assert_int_equal(kern_pad(&ctx, x, INTS(1, 0), INTS(0, 1), NULL, scalar_float(-1), &y), TENSOR_OK);
     check_shape(y, 2, DIMS(3, 3));
@@ -962,7 +962,7 @@ static void test_pad(void **state)
 static void test_pad_negative_crops(void **state)
 {
     TensorCtx ctx;
-    tensor_ctx_init(&ctx, NULL);
+    kernel_ctx_init(&ctx, NULL);
     Tensor *x = make_i(DT_I32, 1, DIMS(5), INTS(1, 2, 3, 4, 5)), *y;
     assert_int_equal(kern_pad(&ctx, x, INTS(-2), INTS(1), NULL, scalar_int(9), &y), TENSOR_OK);
     check_i(y, 4, INTS(3, 4, 5, 9));
@@ -984,7 +984,7 @@ static void test_pad_negative_crops(void **state)
 static void test_iota_full_constant(void **state)
 {
     TensorCtx ctx;
-    tensor_ctx_init(&ctx, NULL);
+    kernel_ctx_init(&ctx, NULL);
     Tensor *y;
     assert_int_equal(kern_iota(&ctx, DT_F32, 2, DIMS(2, 3), 1, &y), TENSOR_OK);
     check_f(y, 6, VALS(0, 1, 2, 0, 1, 2), 0);
@@ -1004,7 +1004,7 @@ static void test_iota_full_constant(void **state)
 static void test_blocks(void **state)
 {
     TensorCtx ctx;
-    tensor_ctx_init(&ctx, NULL);
+    kernel_ctx_init(&ctx, NULL);
     Tensor *x = make_i(DT_I32, 2, DIMS(3, 4), INTS(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11)), *b;
     assert_int_equal(tensor_extract_block(&ctx, x, INTS(1, 2), DIMS(2, 2), &b), TENSOR_OK);
     check_shape(b, 2, DIMS(2, 2));
@@ -1022,7 +1022,7 @@ static void test_blocks(void **state)
 static void test_sort_nan_last_and_descending(void **state)
 {
     TensorCtx ctx;
-    tensor_ctx_init(&ctx, NULL);
+    kernel_ctx_init(&ctx, NULL);
     Tensor *x = make_f(DT_F32, 1, DIMS(6), VALS(3, NAN, -1, INFINITY, 2, -INFINITY)), *y;
     assert_int_equal(kern_sort(&ctx, x, 0, false, &y), TENSOR_OK);
     check_f(y, 6, VALS(-INFINITY, -1, 2, 3, INFINITY, NAN), 0);
@@ -1034,7 +1034,7 @@ static void test_sort_nan_last_and_descending(void **state)
 static void test_sort_is_stable(void **state)
 {
     TensorCtx ctx;
-    tensor_ctx_init(&ctx, NULL);
+    kernel_ctx_init(&ctx, NULL);
     /* -0.0 and 0.0 compare equal: a stable sort keeps their order. */
     Tensor *x = make_f(DT_F64, 1, DIMS(4), VALS(0.0, 1.0, -0.0, -1.0)), *y;
     assert_int_equal(kern_sort(&ctx, x, 0, false, &y), TENSOR_OK);
@@ -1051,7 +1051,7 @@ static void test_sort_is_stable(void **state)
 static void test_sort_along_axis(void **state)
 {
     TensorCtx ctx;
-    tensor_ctx_init(&ctx, NULL);
+    kernel_ctx_init(&ctx, NULL);
     Tensor *x = make_i(DT_I32, 2, DIMS(3, 2), INTS(5, 1, -2, 7, 3, 0)), *y;
     assert_int_equal(kern_sort(&ctx, x, 0, false, &y), TENSOR_OK);
     check_i(y, 6, INTS(-2, 0, 3, 1, 5, 7));
@@ -1068,7 +1068,7 @@ static void test_sort_along_axis(void **state)
 static void test_argmax(void **state)
 {
     TensorCtx ctx;
-    tensor_ctx_init(&ctx, NULL);
+    kernel_ctx_init(&ctx, NULL);
     Tensor *x = make_f(DT_F32, 2, DIMS(3, 3), VALS(1, 5, 5, NAN, 2, NAN, 0, 0, 0)), *y;
     assert_int_equal(kern_argmax(&ctx, x, 1, &y), TENSOR_OK);
     assert_int_equal(y->dtype, DT_I32);
@@ -1090,7 +1090,7 @@ static void test_argmax(void **state)
 static void test_top_k(void **state)
 {
     TensorCtx ctx;
-    tensor_ctx_init(&ctx, NULL);
+    kernel_ctx_init(&ctx, NULL);
     Tensor *x = make_f(DT_F32, 2, DIMS(2, 5), VALS(9, 3, 6, 4, 10, 1, 7, 7, NAN, 7)), *v, *i;
     assert_int_equal(kern_top_k(&ctx, x, 3, &v, &i), TENSOR_OK);
     check_shape(v, 2, DIMS(2, 3));
@@ -1108,7 +1108,7 @@ static void test_top_k(void **state)
 static void test_top_k_ties_ints(void **state)
 {
     TensorCtx ctx;
-    tensor_ctx_init(&ctx, NULL);
+    kernel_ctx_init(&ctx, NULL);
     Tensor *x = make_i(DT_I32, 1, DIMS(14), INTS(1, 1, 0, 1, 0, 1, 0, 0, 1, 0, 0, 0, 1, 0)), *v, *i;
     assert_int_equal(kern_top_k(&ctx, x, 3, &v, &i), TENSOR_OK);
     check_i(v, 3, INTS(1, 1, 1));
@@ -1121,7 +1121,7 @@ static void test_top_k_ties_ints(void **state)
 static void test_rng_deterministic_and_indexed(void **state)
 {
     TensorCtx ctx;
-    tensor_ctx_init(&ctx, NULL);
+    kernel_ctx_init(&ctx, NULL);
     Tensor *a, *b, *c;
     assert_int_equal(kern_random(&ctx, DT_F32, 1, DIMS(100), 42, 3, &a), TENSOR_OK);
     assert_int_equal(kern_random(&ctx, DT_F32, 2, DIMS(5, 4), 42, 3, &b), TENSOR_OK);
@@ -1138,7 +1138,7 @@ static void test_rng_deterministic_and_indexed(void **state)
 static void test_rng_ranges(void **state)
 {
     TensorCtx ctx;
-    tensor_ctx_init(&ctx, NULL);
+    kernel_ctx_init(&ctx, NULL);
     static const DType dtypes[] = {DT_F32, DT_F64, DT_BF16, DT_I32, DT_I64, DT_BOOL};
     static const double lo[] = {-1, -1, -1, -8, -8, 0}, hi[] = {1, 1, 1, 8, 8, 2};
     for (int d = 0; d < 6; d++) {
@@ -1163,7 +1163,7 @@ static void test_rng_ranges(void **state)
 static void test_accumulate_self_ints_bools(void **state)
 {
     TensorCtx ctx;
-    tensor_ctx_init(&ctx, NULL);
+    kernel_ctx_init(&ctx, NULL);
     Tensor *x = make_i(DT_I64, 1, DIMS(3), INTS(1, -2, INT64_MAX));
     assert_int_equal(kern_accumulate(&ctx, BIN_ADD, x, x), TENSOR_OK);
     check_i(x, 3, INTS(2, -4, -2));
@@ -1177,7 +1177,7 @@ static void test_accumulate_self_ints_bools(void **state)
 static void test_types_and_broadcast_shape(void **state)
 {
     TensorCtx ctx;
-    tensor_ctx_init(&ctx, NULL);
+    kernel_ctx_init(&ctx, NULL);
     int64_t dims[2] = {2, 3}, out_dims[SHARDC_MAX_RANK];
     TensorType type = {DT_F64, 2, dims};
     Tensor *t, *u = make_f(DT_F64, 1, DIMS(3), VALS(1, 2, 3));
@@ -1196,7 +1196,7 @@ static void test_types_and_broadcast_shape(void **state)
 static void test_convert_all_pairs_round_trip_small_ints(void **state)
 {
     TensorCtx ctx;
-    tensor_ctx_init(&ctx, NULL);
+    kernel_ctx_init(&ctx, NULL);
     Tensor *x = make_i(DT_I32, 1, DIMS(4), INTS(0, 1, 5, -3));
     for (int from = 0; from < DT_COUNT; from++) {
         for (int to = 0; to < DT_COUNT; to++) {
@@ -1218,7 +1218,7 @@ static void test_convert_all_pairs_round_trip_small_ints(void **state)
 static void test_sort_and_top_k_agree_on_random_data(void **state)
 {
     TensorCtx ctx;
-    tensor_ctx_init(&ctx, NULL);
+    kernel_ctx_init(&ctx, NULL);
     Tensor *x, *asc, *desc, *v, *i;
     assert_int_equal(kern_random(&ctx, DT_F32, 2, DIMS(8, 33), 3, 0, &x), TENSOR_OK);
     assert_int_equal(kern_sort(&ctx, x, 1, false, &asc), TENSOR_OK);
@@ -1243,7 +1243,7 @@ static void test_sort_and_top_k_agree_on_random_data(void **state)
 static void test_top_k_and_argmax_other_dtypes(void **state)
 {
     TensorCtx ctx;
-    tensor_ctx_init(&ctx, NULL);
+    kernel_ctx_init(&ctx, NULL);
     Tensor *h = make_f(DT_BF16, 1, DIMS(4), VALS(0.5, 4, -2, 4)), *b = make_i(DT_BOOL, 1, DIMS(3), INTS(0, 1, 1));
     Tensor *v, *i, *y;
     assert_int_equal(kern_top_k(&ctx, h, 2, &v, &i), TENSOR_OK);

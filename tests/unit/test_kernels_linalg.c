@@ -8,6 +8,8 @@
 #include <setjmp.h>
 #include <cmocka.h>
 #include <math.h>
+#include <string.h>
+#include "shardc/kern_libs.h"
 #include "shardc/kernels.h"
 #include "tensor_support.h"
 
@@ -20,7 +22,7 @@ static void release2(Tensor *a, Tensor *b)
 static Tensor *cholesky(const Tensor *a, bool lower)
 {
     TensorCtx ctx;
-    tensor_ctx_init(&ctx, NULL);
+    kernel_ctx_init(&ctx, NULL);
     Tensor *l;
     assert_int_equal(kern_cholesky(&ctx, a, lower, &l), TENSOR_OK);
     return l;
@@ -62,7 +64,7 @@ static void test_cholesky_f32_bf16_and_failure(void **state)
 static Tensor *solve(const Tensor *a, const Tensor *b, bool left, bool lower, bool unit, KernTranspose t)
 {
     TensorCtx ctx;
-    tensor_ctx_init(&ctx, NULL);
+    kernel_ctx_init(&ctx, NULL);
     KernTriangularSolve opts = {left, lower, unit, t};
     Tensor *x;
     assert_int_equal(kern_triangular_solve(&ctx, a, b, &opts, &x), TENSOR_OK);
@@ -110,7 +112,7 @@ static void test_batch_norm_inference(void **state)
 {
     (void)state;
     TensorCtx ctx;
-    tensor_ctx_init(&ctx, NULL);
+    kernel_ctx_init(&ctx, NULL);
     Tensor *in[5] = {make_f(DT_F32, 2, DIMS(2, 2), VALS(1, 2, 3, 4)), make_f(DT_F32, 1, DIMS(2), VALS(2, 1)),
                      make_f(DT_F32, 1, DIMS(2), VALS(0, 1)), make_f(DT_F32, 1, DIMS(2), VALS(2, 3)),
                      make_f(DT_F32, 1, DIMS(2), VALS(1, 4))};
@@ -128,7 +130,7 @@ static void test_batch_norm_training(void **state)
 {
     (void)state;
     TensorCtx ctx;
-    tensor_ctx_init(&ctx, NULL);
+    kernel_ctx_init(&ctx, NULL);
     Tensor *in[3] = {make_f(DT_F64, 2, DIMS(2, 2), VALS(1, 2, 3, 6)), make_f(DT_F64, 1, DIMS(2), VALS(1, 1)),
                      make_f(DT_F64, 1, DIMS(2), VALS(0, 0))};
     Tensor *out[3];
@@ -146,7 +148,7 @@ static void test_batch_norm_training_empty(void **state)
 {
     (void)state;
     TensorCtx ctx;
-    tensor_ctx_init(&ctx, NULL);
+    kernel_ctx_init(&ctx, NULL);
     Tensor *in[3] = {make_f(DT_F32, 2, DIMS(0, 2), VALS(0)), make_f(DT_F32, 1, DIMS(2), VALS(1, 1)),
                      make_f(DT_F32, 1, DIMS(2), VALS(0, 0))};
     Tensor *out[3];
@@ -168,7 +170,7 @@ static void test_batch_norm_grad(void **state)
 {
     (void)state;
     TensorCtx ctx;
-    tensor_ctx_init(&ctx, NULL);
+    kernel_ctx_init(&ctx, NULL);
     Tensor *in[5] = {make_f(DT_F64, 2, DIMS(3, 1), VALS(0, 1, 2)), make_f(DT_F64, 1, DIMS(1), VALS(1)),
                      make_f(DT_F64, 1, DIMS(1), VALS(1)), make_f(DT_F64, 1, DIMS(1), VALS(2.0 / 3)),
                      make_f(DT_F64, 2, DIMS(3, 1), VALS(1, 0, 0))};
@@ -188,7 +190,7 @@ static void lapack(const char *target, const char *letters, Tensor *const *in, T
                    const Tensor *const *like)
 {
     TensorCtx ctx;
-    tensor_ctx_init(&ctx, NULL);
+    kernel_ctx_init(&ctx, NULL);
     TensorType types[5];
     for (int i = 0; i < n_out; i++)
         types[i] = (TensorType){like[i]->dtype, like[i]->rank, (int64_t *)like[i]->dims};
@@ -299,7 +301,7 @@ static void test_linalg_errors(void **state)
 {
     (void)state;
     TensorCtx ctx;
-    tensor_ctx_init(&ctx, NULL);
+    kernel_ctx_init(&ctx, NULL);
     Tensor *i = make_f(DT_I32, 2, DIMS(2, 2), VALS(1, 0, 0, 1)), *r = make_f(DT_F32, 2, DIMS(2, 3), VALS(1, 2, 3, 4, 5, 6));
     Tensor *out = NULL;
     assert_int_equal(kern_cholesky(&ctx, i, true, &out), TENSOR_ERR_DTYPE);
@@ -307,6 +309,50 @@ static void test_linalg_errors(void **state)
     assert_null(out);
     tensor_release(i);
     tensor_release(r);
+}
+
+/* The kernels that call the numeric libraries fail with `status` and a
+ * message holding `reason` (none crashes, nothing is left in *out); a
+ * kernel that needs no library still runs. */
+static void expect_no_libraries(KernLibs *libs, TensorStatus status, const char *reason)
+{
+    TensorCtx ctx;
+    tensor_ctx_init(&ctx, NULL);
+    ctx.libs = libs;
+    Tensor *a = make_f(DT_F32, 2, DIMS(2, 2), VALS(4, 2, 2, 3)), *c = make_f(DT_C64, 1, DIMS(4), VALS(1, 0, 2, 0, 3, 0, 4, 0));
+    Tensor *out = (Tensor *)&out;
+    const Tensor *pair[2] = {a, a};
+    for (int attempt = 0; attempt < 2; attempt++) { /* a failed load stays failed */
+        assert_int_equal(kern_cholesky(&ctx, a, true, &out), status);
+        assert_non_null(strstr(ctx.msg, reason));
+        assert_null(out);
+        assert_int_equal(kern_einsum(&ctx, "ij,jk->ik", 2, pair, &out), status);
+        assert_non_null(strstr(ctx.msg, reason));
+        assert_null(out);
+        assert_int_equal(kern_fft(&ctx, c, KERN_FFT, 1, INTS(4), &out), status);
+        assert_non_null(strstr(ctx.msg, reason));
+        assert_null(out);
+    }
+    assert_int_equal(kern_unary(&ctx, UN_NEG, a, &out), TENSOR_OK);
+    check_f(out, 4, VALS(-4, -2, -2, -3), 0);
+    release2(a, c);
+}
+
+/* A library that is not installed, one without the symbols (libm in
+ * OpenBLAS's place) and a context given none. */
+static void test_numeric_libraries_unavailable(void **state)
+{
+    (void)state;
+    const char *const missing[KERN_LIB_COUNT] = {"libopenblas.so.0", "libshardc-test-missing.so.3", "libfftw3.so.3",
+                                                 "libfftw3f.so.3"};
+    KernLibs *libs = kern_libs_new_named(missing);
+    expect_no_libraries(libs, TENSOR_ERR_IO, "cannot load the numeric libraries: libshardc-test-missing.so.3");
+    kern_libs_free(libs);
+    const char *const wrong[KERN_LIB_COUNT] = {"libm.so.6", "liblapacke.so.3", "libfftw3.so.3", "libfftw3f.so.3"};
+    libs = kern_libs_new_named(wrong);
+    expect_no_libraries(libs, TENSOR_ERR_IO, "libm.so.6: no symbol openblas_set_num_threads");
+    kern_libs_free(libs);
+    expect_no_libraries(NULL, TENSOR_ERR_NOMEM, "no numeric libraries");
 }
 
 int main(void)
@@ -326,6 +372,7 @@ int main(void)
         cmocka_unit_test(test_lapack_syevd_gesdd),
         cmocka_unit_test(test_lapack_trsm),
         cmocka_unit_test(test_linalg_errors),
+        cmocka_unit_test(test_numeric_libraries_unavailable),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -13,7 +13,7 @@
 static Tensor *iota_f32(int64_t rows, int64_t cols)
 {
     TensorCtx ctx;
-    tensor_ctx_init(&ctx, NULL);
+    kernel_ctx_init(&ctx, NULL);
     Tensor *t;
     assert_int_equal(tensor_new(&ctx, DT_F32, 2, DIMS(rows, cols), &t), TENSOR_OK);
     for (int64_t i = 0; i < t->count; i++)
@@ -26,7 +26,7 @@ static void test_row_block_is_contiguous(void **state)
     (void)state;
     TensorAccounting acct = {0, 0};
     TensorCtx ctx;
-    tensor_ctx_init(&ctx, &acct);
+    kernel_ctx_init(&ctx, &acct);
     Tensor *g = iota_f32(6, 8), *v;
     assert_int_equal(tensor_view_block(&ctx, g, INTS(2, 0), DIMS(3, 8), &v), TENSOR_OK);
     assert_false(v->strided);
@@ -43,7 +43,7 @@ static void test_column_block_is_strided(void **state)
 {
     (void)state;
     TensorCtx ctx;
-    tensor_ctx_init(&ctx, NULL);
+    kernel_ctx_init(&ctx, NULL);
     Tensor *g = iota_f32(6, 8), *v, *dense, *copy;
     assert_int_equal(tensor_view_block(&ctx, g, INTS(1, 4), DIMS(4, 2), &v), TENSOR_OK);
     assert_true(v->strided);
@@ -72,7 +72,7 @@ static void test_densify_keeps_the_charge(void **state)
     (void)state;
     TensorAccounting acct = {0, 0};
     TensorCtx ctx;
-    tensor_ctx_init(&ctx, &acct);
+    kernel_ctx_init(&ctx, &acct);
     Tensor *g = iota_f32(6, 8), *v, *copy;
     assert_int_equal(tensor_view_block(&ctx, g, INTS(1, 4), DIMS(4, 2), &v), TENSOR_OK);
     assert_int_equal(tensor_extract_block(&ctx, g, INTS(1, 4), DIMS(4, 2), &copy), TENSOR_OK);
@@ -93,7 +93,7 @@ static void test_densify_keeps_the_charge(void **state)
 static void check_einsum_view(const char *spec, Tensor *a, Tensor *view, EinsumPath path)
 {
     TensorCtx ctx;
-    tensor_ctx_init(&ctx, NULL);
+    kernel_ctx_init(&ctx, NULL);
     Tensor *dense, *want, *got;
     assert_int_equal(tensor_contiguous(&ctx, view, &dense), TENSOR_OK);
     const Tensor *with_view[2] = {a, view}, *with_dense[2] = {a, dense};
@@ -108,7 +108,7 @@ static void test_einsum_reads_views(void **state)
 {
     (void)state;
     TensorCtx ctx;
-    tensor_ctx_init(&ctx, NULL);
+    kernel_ctx_init(&ctx, NULL);
     Tensor *g = iota_f32(40, 64), *a = iota_f32(5, 24), *v;
     assert_int_equal(tensor_view_block(&ctx, g, INTS(8, 16), DIMS(24, 32), &v), TENSOR_OK);
     check_einsum_view("bh,hf->bf", a, v, EINSUM_AUTO);
