@@ -48,12 +48,20 @@ Module *parse_module(const char *file, const char *text, size_t len, DiagEngine 
         return NULL;
     }
     ctx.scanner = scanner;
-    YY_BUFFER_STATE buffer = shir__scan_bytes(text, (int)len, scanner);
-    /* The first token starts at 1:1; the scanner advances from last_*. */
-    shir_set_lineno(1, scanner);
+    /* flex scans a copy ending in two NULs, in place: token columns are
+     * offsets from the start of their line in it (lexer.l). */
+    char *copy = malloc(len + 2);
+    if (!copy)
+        arena_out_of_memory();
+    memcpy(copy, text, len);
+    copy[len] = copy[len + 1] = '\0';
+    YY_BUFFER_STATE buffer = shir__scan_buffer(copy, len + 2, scanner);
+    ctx.line = 1;
+    ctx.line_start = copy;
     yyparse(&ctx);
     shir__delete_buffer(buffer, scanner);
     shir_lex_destroy(scanner);
+    free(copy);
     arena_free(&ctx.syntax);
     interner_free(&ctx.shapes);
     finish_module(&ctx);
@@ -100,14 +108,23 @@ const char *parse_string_token(ParseCtx *ctx, const char *text, int len, Loc loc
     return out;
 }
 
-int64_t parse_int_token(ParseCtx *ctx, const char *text, Loc loc)
+/* The digits of a decimal token, checked against int64 (strtoll was a
+ * twentieth of reading a file). */
+int64_t parse_int_token(ParseCtx *ctx, const char *text, int len, Loc loc)
 {
-    errno = 0;
-    long long v = strtoll(text, NULL, 10);
-    if (errno == ERANGE) {
-        diag_error(ctx->diag, loc, "integer '%s' does not fit in 64 bits", text);
-        return 0;
+    bool negative = text[0] == '-';
+    uint64_t limit = negative ? (uint64_t)INT64_MAX + 1 : (uint64_t)INT64_MAX;
+    uint64_t v = 0;
+    for (int i = negative; i < len; i++) {
+        unsigned digit = (unsigned)(text[i] - '0');
+        if (v > (limit - digit) / 10) {
+            diag_error(ctx->diag, loc, "integer '%s' does not fit in 64 bits", text);
+            return 0;
+        }
+        v = v * 10 + digit;
     }
+    if (negative)
+        return v == limit ? INT64_MIN : -(int64_t)v;
     return (int64_t)v;
 }
 

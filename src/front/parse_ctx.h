@@ -53,6 +53,8 @@ typedef struct ParseCtx {
     Interner shapes;        /* type shapes, one copy each in the module's arena */
     const char *file;
     void *scanner;
+    int line;               /* the scanner's line, and where it starts */
+    const char *line_start; /* in the scanner's buffer */
     Scope *scope;
     Block *block;           /* the block ops are appended to */
     Func *func;
@@ -73,7 +75,7 @@ const char *parse_intern(ParseCtx *ctx, const char *text, int len);
  * the IR keeps (value names, attribute names it does not know). */
 const char *parse_word(ParseCtx *ctx, const char *text, int len);
 const char *parse_string_token(ParseCtx *ctx, const char *text, int len, Loc loc);
-int64_t parse_int_token(ParseCtx *ctx, const char *text, Loc loc);
+int64_t parse_int_token(ParseCtx *ctx, const char *text, int len, Loc loc);
 double parse_float_token(ParseCtx *ctx, const char *text, Loc loc);
 void parse_lex_error(ParseCtx *ctx, Loc loc, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
