@@ -44,6 +44,7 @@ static void yyerror(YYLTYPE *lloc, ParseCtx *ctx, const char *msg);
     int64_t i;
     double f;
     const char *s;
+    const Word *word;
     PtrList list;
     TensorType *type;
     AttrValue *attr;
@@ -62,7 +63,10 @@ static void yyerror(YYLTYPE *lloc, ParseCtx *ctx, const char *msg);
 %token EXPLICIT "'explicit'" AUTO "'auto'" ARROW "'->'" LEX_ERROR "invalid token"
 %token <i> INT "integer"
 %token <f> FLOAT "float"
-%token <s> STRING "string" IDENT "identifier" VALUE_ID "value name" SYMBOL "symbol"
+/* (in this order: the expected tokens a syntax error lists follow it) */
+%token <s> STRING "string"
+%token <word> IDENT "identifier"
+%token <s> VALUE_ID "value name" SYMBOL "symbol"
 
 %type <list> mesh_items int_list opt_int_list opt_args args opt_func_results func_results
 %type <list> value_uses opt_value_uses result_names operand_part types opt_result_types named_attrs opt_attr_dict
@@ -80,7 +84,8 @@ static void yyerror(YYLTYPE *lloc, ParseCtx *ctx, const char *msg);
 %type <axis_ref> axis_ref
 %type <result> func_result
 %type <i> opt_priority
-%type <s> opt_string attr_name
+%type <s> opt_string
+%type <word> attr_name
 
 %%
 
@@ -109,8 +114,8 @@ mesh_item
     | IDENT '=' '[' opt_int_list ']' {
           $$ = SYNTAX_NEW(MeshItemSyntax);
           $$->axis_name = NULL; $$->device_ids = $4; $$->loc = L(@1);
-          if (strcmp($1, "device_ids") != 0)
-              diag_error(ctx->diag, L(@1), "expected an axis \"name\"=size or device_ids=[...], got '%s'", $1);
+          if (strcmp($1->text, "device_ids") != 0)
+              diag_error(ctx->diag, L(@1), "expected an axis \"name\"=size or device_ids=[...], got '%s'", $1->text);
       }
     ;
 axis_kind: %empty { $$ = false; } | AUTO { $$ = false; } | EXPLICIT { $$ = true; } ;
@@ -253,11 +258,11 @@ named_attr: attr_name '=' attr_value   { $$ = build_named_attr(ctx, $1, L(@1), $
 /* Keywords are fine as attribute names: {mesh = @m}. */
 attr_name
     : IDENT
-    | MESH      { $$ = "mesh"; }
-    | FUNC      { $$ = "func"; }
-    | RETURN    { $$ = "return"; }
-    | EXPLICIT  { $$ = "explicit"; }
-    | AUTO      { $$ = "auto"; }
+    | MESH      { $$ = parse_word(ctx, "mesh", 4); }
+    | FUNC      { $$ = parse_word(ctx, "func", 4); }
+    | RETURN    { $$ = parse_word(ctx, "return", 6); }
+    | EXPLICIT  { $$ = parse_word(ctx, "explicit", 8); }
+    | AUTO      { $$ = parse_word(ctx, "auto", 4); }
     ;
 attr_value
     : INT       { $$ = attr_new(ctx->arena, ATTR_INT, L(@1)); $$->u.i = $1; }
@@ -308,7 +313,7 @@ dim_axes
     ;
 opt_priority
     : %empty    { $$ = PRIORITY_NONE; }
-    | IDENT     { $$ = parse_priority(ctx, $1, L(@1)); }
+    | IDENT     { $$ = parse_priority(ctx, $1->text, L(@1)); }
     ;
 axis_refs
     : axis_ref                  { $$ = (PtrList){0}; PUSH($$, $1); }
@@ -328,10 +333,10 @@ axis_ref
 sharding_opts
     : %empty    { $$ = SYNTAX_NEW(ShardingOptsSyntax); }
     | sharding_opts ',' IDENT '=' '{' axis_refs '}' {
-          $$ = $1; build_sharding_option(ctx, $$, $3, L(@3), NULL, L(@3), &$6);
+          $$ = $1; build_sharding_option(ctx, $$, $3->text, L(@3), NULL, L(@3), &$6);
       }
     | sharding_opts ',' IDENT '=' IDENT '{' axis_refs '}' {
-          $$ = $1; build_sharding_option(ctx, $$, $3, L(@3), $5, L(@5), &$7);
+          $$ = $1; build_sharding_option(ctx, $$, $3->text, L(@3), $5->text, L(@5), &$7);
       }
     ;
 

@@ -177,9 +177,9 @@ Block *build_end_region(ParseCtx *ctx, Block *region)
     return region;
 }
 
-bool build_is_control_flow(const char *name)
+bool build_is_control_flow(const Word *name)
 {
-    return strcmp(name, "while") == 0 || strcmp(name, "case") == 0;
+    return name->op == OP_WHILE || name->op == OP_CASE;
 }
 
 void build_return(ParseCtx *ctx, PtrList *values, Loc loc)
@@ -192,11 +192,12 @@ void build_return(ParseCtx *ctx, PtrList *values, Loc loc)
     b->return_loc = loc;
 }
 
-TensorType *build_type(ParseCtx *ctx, const char *dtype, Loc loc, PtrList *dims)
+TensorType *build_type(ParseCtx *ctx, const Word *dtype, Loc loc, PtrList *dims)
 {
     TensorType *t = ARENA_NEW(&ctx->syntax, TensorType); /* read by value; its dims are kept */
-    if (!dtype_parse(dtype, strlen(dtype), &t->dtype))
-        diag_error(ctx->diag, loc, "unknown element type '%s' (expected " SHARDC_DTYPE_SPELLINGS ")", dtype);
+    t->dtype = dtype->dtype;
+    if (!dtype->is_dtype)
+        diag_error(ctx->diag, loc, "unknown element type '%s' (expected " SHARDC_DTYPE_SPELLINGS ")", dtype->text);
     if (dims->count > SHARDC_MAX_RANK)
         diag_error(ctx->diag, loc, "rank %d exceeds the maximum rank %d", dims->count, SHARDC_MAX_RANK);
     t->rank = dims->count > SHARDC_MAX_RANK ? SHARDC_MAX_RANK : dims->count;
@@ -214,12 +215,12 @@ TensorType *build_type(ParseCtx *ctx, const char *dtype, Loc loc, PtrList *dims)
     return t;
 }
 
-NamedAttr *build_named_attr(ParseCtx *ctx, const char *name, Loc loc, AttrValue *value)
+NamedAttr *build_named_attr(ParseCtx *ctx, const Word *name, Loc loc, AttrValue *value)
 {
     NamedAttr *a = ARENA_NEW(&ctx->syntax, NamedAttr); /* ops and dicts copy it */
-    /* resolved once here; a dict's entries are keyless (parser.y) */
-    a->key = attr_key_lookup(name);
-    a->name = a->key != ATTR_KEY_NONE ? attr_key_name(a->key) : arena_strdup(ctx->arena, name);
+    /* resolved once for the word; a dict's entries are keyless (parser.y) */
+    a->key = name->key;
+    a->name = a->key != ATTR_KEY_NONE ? attr_key_name(a->key) : arena_strdup(ctx->arena, name->text);
     a->loc = loc;
     a->value = value ? value : attr_new(ctx->arena, ATTR_BOOL, loc);
     return a;

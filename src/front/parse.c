@@ -24,6 +24,33 @@ static void finish_module(ParseCtx *ctx)
     m->funcs = (Func **)ctx->funcs.items;
 }
 
+/* What only the parse needed; the module keeps the rest. */
+static void free_parse_state(ParseCtx *ctx)
+{
+    arena_free(&ctx->syntax);
+    interner_free(&ctx->shapes);
+    symtab_free(&ctx->words);
+    arena_free(&ctx->word_arena);
+}
+
+/* flex scans a copy ending in two NULs, in place: token columns are
+ * offsets from the start of their line in it (lexer.l). */
+static void scan_and_parse(ParseCtx *ctx, yyscan_t scanner, const char *text, size_t len)
+{
+    char *copy = malloc(len + 2);
+    if (!copy)
+        arena_out_of_memory();
+    memcpy(copy, text, len);
+    copy[len] = copy[len + 1] = '\0';
+    YY_BUFFER_STATE buffer = shir__scan_buffer(copy, len + 2, scanner);
+    ctx->scanner = scanner;
+    ctx->line = 1;
+    ctx->line_start = copy;
+    yyparse(ctx);
+    shir__delete_buffer(buffer, scanner);
+    free(copy);
+}
+
 Module *parse_module(const char *file, const char *text, size_t len, DiagEngine *diag)
 {
     if (len > INT32_MAX - 2) {
@@ -36,34 +63,21 @@ Module *parse_module(const char *file, const char *text, size_t len, DiagEngine 
     ParseCtx ctx = {.module = m, .diag = diag, .arena = &m->arena, .file = m->file};
     arena_init(&ctx.syntax);
     interner_init(&ctx.shapes, &m->arena);
+    symtab_init(&ctx.words, NULL);
+    arena_init(&ctx.word_arena);
     symtab_init(&ctx.func_names, &ctx.syntax);
     symtab_init(&ctx.mesh_names, &ctx.syntax);
     int errors_before = diag->errors;
     yyscan_t scanner;
     if (shir_lex_init_extra(&ctx, &scanner) != 0) {
         diag_error(diag, (Loc){file, 0, 0}, "cannot initialise the scanner");
-        arena_free(&ctx.syntax);
-        interner_free(&ctx.shapes);
+        free_parse_state(&ctx);
         module_free(m);
         return NULL;
     }
-    ctx.scanner = scanner;
-    /* flex scans a copy ending in two NULs, in place: token columns are
-     * offsets from the start of their line in it (lexer.l). */
-    char *copy = malloc(len + 2);
-    if (!copy)
-        arena_out_of_memory();
-    memcpy(copy, text, len);
-    copy[len] = copy[len + 1] = '\0';
-    YY_BUFFER_STATE buffer = shir__scan_buffer(copy, len + 2, scanner);
-    ctx.line = 1;
-    ctx.line_start = copy;
-    yyparse(&ctx);
-    shir__delete_buffer(buffer, scanner);
+    scan_and_parse(&ctx, scanner, text, len);
     shir_lex_destroy(scanner);
-    free(copy);
-    arena_free(&ctx.syntax);
-    interner_free(&ctx.shapes);
+    free_parse_state(&ctx);
     finish_module(&ctx);
     if (diag->errors > errors_before) {
         module_free(m);
@@ -79,9 +93,24 @@ const char *parse_intern(ParseCtx *ctx, const char *text, int len)
     return arena_strndup(ctx->arena, text, (size_t)len);
 }
 
-const char *parse_word(ParseCtx *ctx, const char *text, int len)
+const char *parse_value_name(ParseCtx *ctx, const char *text, int len)
 {
     return arena_strndup(&ctx->syntax, text, (size_t)len);
+}
+
+const Word *parse_word(ParseCtx *ctx, const char *text, int len)
+{
+    Word *w = symtab_get(&ctx->words, text);
+    if (w)
+        return w;
+    w = ARENA_NEW(&ctx->word_arena, Word);
+    w->text = arena_strndup(&ctx->word_arena, text, (size_t)len);
+    OpKind kind;
+    w->op = op_lookup(w->text, &kind) ? (int)kind : -1;
+    w->key = attr_key_lookup(w->text);
+    w->is_dtype = dtype_parse(w->text, (size_t)len, &w->dtype);
+    symtab_put(&ctx->words, w->text, w);
+    return w;
 }
 
 /* Decode escapes of a quoted string token (quotes included in text). */

@@ -4,6 +4,7 @@
 #define SHARDC_PARSE_CTX_H
 #include <stdint.h>
 #include "shardc/diag.h"
+#include "shardc/dtype.h"
 #include "shardc/interner.h"
 #include "shardc/ir.h"
 #include "shardc/symtab.h"
@@ -12,10 +13,22 @@
  * keeping its items copies them into the module's. */
 typedef ArenaList PtrList;
 
+/* A bare word (an op's name, an element type, an attribute name), kept
+ * once per parse with what it names, looked up when first seen: the scanner
+ * hands the parser these, where each op compared its words against the
+ * tables of op, attribute and type names (a tenth of reading a file). */
+typedef struct Word {
+    const char *text;
+    int op;                 /* its OpKind, or -1: no op is named so */
+    AttrKey key;            /* ATTR_KEY_NONE: no attribute the IR knows */
+    bool is_dtype;
+    DType dtype;
+} Word;
+
 /* An op's written parts, collected by the grammar and checked by the builder. */
 typedef struct OpSyntax {
     PtrList result_names;   /* NameRef* */
-    const char *name;
+    const Word *name;
     Loc name_loc;
     const char *str;
     Loc str_loc;
@@ -51,6 +64,8 @@ typedef struct ParseCtx {
      * these, alive until the module was freed (bench/README.md). */
     Arena syntax;
     Interner shapes;        /* type shapes, one copy each in the module's arena */
+    SymTab words;           /* text -> Word, on the heap */
+    Arena word_arena;       /* the Words and their text, for the parse */
     const char *file;
     void *scanner;
     int line;               /* the scanner's line, and where it starts */
@@ -70,10 +85,11 @@ typedef struct ParseCtx {
 
 /* Scanner helpers (parse_lex.c). */
 const char *parse_intern(ParseCtx *ctx, const char *text, int len);
-/* A value name or a bare word, in the syntax arena: most are looked up
- * (operands, op names, dtypes) and dropped; the builder copies the ones
- * the IR keeps (value names, attribute names it does not know). */
-const char *parse_word(ParseCtx *ctx, const char *text, int len);
+/* A value name, in the syntax arena: most are looked up (operands) and
+ * dropped; the builder copies the ones the IR keeps (results, arguments). */
+const char *parse_value_name(ParseCtx *ctx, const char *text, int len);
+/* The Word of a bare word (text NUL-terminated, as the scanner's is). */
+const Word *parse_word(ParseCtx *ctx, const char *text, int len);
 const char *parse_string_token(ParseCtx *ctx, const char *text, int len, Loc loc);
 int64_t parse_int_token(ParseCtx *ctx, const char *text, int len, Loc loc);
 double parse_float_token(ParseCtx *ctx, const char *text, Loc loc);
@@ -90,7 +106,7 @@ Block *build_begin_region(ParseCtx *ctx);
 Block *build_end_region(ParseCtx *ctx, Block *region);
 /* Whether the op named `name` is while or case, whose regions see the
  * values around them (other regions are isolated from above). */
-bool build_is_control_flow(const char *name);
+bool build_is_control_flow(const Word *name);
 void build_return(ParseCtx *ctx, PtrList *values, Loc loc);
 void build_define_value(ParseCtx *ctx, Value *v);
 Value *build_use(ParseCtx *ctx, const char *name, Loc loc);
@@ -98,14 +114,14 @@ void build_op(ParseCtx *ctx, OpSyntax *syntax);
 /* The result types of an op written without them (infer.c): false, with a
  * located error, where its operands and attributes do not give them. */
 bool build_infer_result_types(ParseCtx *ctx, Op *op);
-TensorType *build_type(ParseCtx *ctx, const char *dtype, Loc loc, PtrList *dims);
+TensorType *build_type(ParseCtx *ctx, const Word *dtype, Loc loc, PtrList *dims);
 void build_mesh(ParseCtx *ctx, const char *name, Loc loc, PtrList *items);
 const Mesh *build_find_mesh(ParseCtx *ctx, const char *name, Loc loc);
 int64_t parse_priority(ParseCtx *ctx, const char *text, Loc loc);
 /* Count one more open bracket or region; false (reported) past the limit. */
 enum { PARSE_MAX_NESTING = 64 };
 bool parse_enter_nesting(ParseCtx *ctx, Loc loc);
-NamedAttr *build_named_attr(ParseCtx *ctx, const char *name, Loc loc, AttrValue *value);
+NamedAttr *build_named_attr(ParseCtx *ctx, const Word *name, Loc loc, AttrValue *value);
 
 /* A function result as written: `f32[8] {sharding = ...}`. */
 typedef struct FuncResultSyntax {
