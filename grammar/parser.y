@@ -91,7 +91,7 @@ static void yyerror(YYLTYPE *lloc, ParseCtx *ctx, const char *msg);
 
 module
     : %empty
-    | module item
+    | module item           { parse_release_syntax(ctx); }
     | module error          { build_abandon_func(ctx); }
     ;
 
@@ -128,7 +128,7 @@ int_list
 /* ---- functions ---- */
 func_decl
     : FUNC SYMBOL { build_begin_func(ctx, $2, L(@2)); }
-      '(' opt_args ')' opt_func_results '{' body '}'   { build_end_func(ctx, &$7); }
+      '(' opt_args ')' opt_func_results '{' { build_func_results(ctx, &$7); } body '}'   { build_end_func(ctx); }
     ;
 opt_args: %empty { $$ = (PtrList){0}; } | args ;
 args
@@ -177,6 +177,7 @@ op
               ctx->pending_callee = NULL;
           }
           build_op(ctx, &syntax);
+          parse_release_syntax(ctx);
       }
     /* result-less: `sharding_group %x {group_id = 0}` */
     | IDENT value_uses opt_attr_dict {
@@ -185,6 +186,7 @@ op
           syntax.operands = $2;
           syntax.attrs = $3;
           build_op(ctx, &syntax);
+          parse_release_syntax(ctx);
       }
     ;
 result_names

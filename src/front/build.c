@@ -1,6 +1,7 @@
 /* The IR builder behind the grammar actions: scopes, values, functions,
  * regions and ops. Semantic checks that need the whole module (types of
  * ops, callees, shardings against ranks) are the verifier's job. */
+#include <stdlib.h>
 #include <string.h>
 #include "front/parse_ctx.h"
 
@@ -13,19 +14,32 @@ void build_reverse(PtrList *list)
     }
 }
 
+/* Scopes and their tables are on the heap: they outlive the ops whose
+ * syntax is released (parse_release_syntax), and a grown table frees its
+ * old array. */
 static void push_scope(ParseCtx *ctx)
 {
-    Scope *scope = ARENA_NEW(&ctx->syntax, Scope);
-    symtab_init(&scope->names, &ctx->syntax);
-    scope->outer_block = ctx->block;
-    scope->parent = ctx->scope;
+    Scope *scope = malloc(sizeof *scope);
+    if (!scope)
+        arena_out_of_memory();
+    *scope = (Scope){.outer_block = ctx->block, .parent = ctx->scope};
+    symtab_init(&scope->names, NULL);
     ctx->scope = scope;
 }
 
 static void pop_scope(ParseCtx *ctx)
 {
-    ctx->block = ctx->scope->outer_block;
-    ctx->scope = ctx->scope->parent;
+    Scope *scope = ctx->scope;
+    ctx->block = scope->outer_block;
+    ctx->scope = scope->parent;
+    symtab_free(&scope->names);
+    free(scope);
+}
+
+void build_free_scopes(ParseCtx *ctx)
+{
+    while (ctx->scope)
+        pop_scope(ctx);
 }
 
 void build_define_value(ParseCtx *ctx, Value *v)
@@ -74,17 +88,17 @@ void build_begin_func(ParseCtx *ctx, const char *name, Loc loc)
         diag_note(ctx->diag, other->loc, "previous definition is here");
     }
     ctx->func = f;
+    build_free_scopes(ctx);
     ctx->block = NULL;
-    ctx->scope = NULL;
     push_scope(ctx);
     ctx->block = f->body;
 }
 
 void build_abandon_func(ParseCtx *ctx)
 {
+    build_free_scopes(ctx);
     ctx->func = NULL;
     ctx->block = NULL;
-    ctx->scope = NULL;
     ctx->pending_callee = NULL;
     ctx->nesting = 0;
 }
@@ -131,7 +145,8 @@ Value *build_block_arg(ParseCtx *ctx, const char *name, Loc loc, TensorType *typ
     return v;
 }
 
-void build_end_func(ParseCtx *ctx, PtrList *results)
+/* Read before the body: the body's ops release the syntax of the results. */
+void build_func_results(ParseCtx *ctx, PtrList *results)
 {
     Func *f = ctx->func;
     if (!f)
@@ -150,6 +165,13 @@ void build_end_func(ParseCtx *ctx, PtrList *results)
         f->result_logical[i] = scratch.logical;
         f->result_locs[i] = r->loc;
     }
+}
+
+void build_end_func(ParseCtx *ctx)
+{
+    Func *f = ctx->func;
+    if (!f)
+        return;
     arena_list_push(ctx->arena, &ctx->funcs, f);
     if (!symtab_get(&ctx->func_names, f->name))
         symtab_put(&ctx->func_names, f->name, f);

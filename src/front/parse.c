@@ -27,7 +27,11 @@ static void finish_module(ParseCtx *ctx)
 /* What only the parse needed; the module keeps the rest. */
 static void free_parse_state(ParseCtx *ctx)
 {
+    build_free_scopes(ctx);
+    symtab_free(&ctx->func_names);
+    symtab_free(&ctx->mesh_names);
     arena_free(&ctx->syntax);
+    arena_free(&ctx->syntax_before);
     interner_free(&ctx->shapes);
     symtab_free(&ctx->words);
     arena_free(&ctx->word_arena);
@@ -62,11 +66,12 @@ Module *parse_module(const char *file, const char *text, size_t len, DiagEngine 
     Module *m = module_new(file);
     ParseCtx ctx = {.module = m, .diag = diag, .arena = &m->arena, .file = m->file};
     arena_init(&ctx.syntax);
+    arena_init(&ctx.syntax_before);
     interner_init(&ctx.shapes, &m->arena);
     symtab_init(&ctx.words, NULL);
     arena_init(&ctx.word_arena);
-    symtab_init(&ctx.func_names, &ctx.syntax);
-    symtab_init(&ctx.mesh_names, &ctx.syntax);
+    symtab_init(&ctx.func_names, NULL);
+    symtab_init(&ctx.mesh_names, NULL);
     int errors_before = diag->errors;
     yyscan_t scanner;
     if (shir_lex_init_extra(&ctx, &scanner) != 0) {
@@ -143,10 +148,12 @@ int64_t parse_int_token(ParseCtx *ctx, const char *text, int len, Loc loc)
 {
     bool negative = text[0] == '-';
     uint64_t limit = negative ? (uint64_t)INT64_MAX + 1 : (uint64_t)INT64_MAX;
+    uint64_t most_before_last = limit / 10;
+    unsigned largest_last = (unsigned)(limit % 10);
     uint64_t v = 0;
     for (int i = negative; i < len; i++) {
         unsigned digit = (unsigned)(text[i] - '0');
-        if (v > (limit - digit) / 10) {
+        if (v > most_before_last || (v == most_before_last && digit > largest_last)) {
             diag_error(ctx->diag, loc, "integer '%s' does not fit in 64 bits", text);
             return 0;
         }
@@ -189,6 +196,16 @@ int64_t parse_priority(ParseCtx *ctx, const char *text, Loc loc)
         return PRIORITY_NONE;
     }
     return strtol(p, NULL, 10);
+}
+
+void parse_release_syntax(ParseCtx *ctx)
+{
+    if (ctx->nesting)
+        return;
+    Arena released = ctx->syntax_before;
+    ctx->syntax_before = ctx->syntax;
+    arena_reset(&released);
+    ctx->syntax = released;
 }
 
 bool parse_enter_nesting(ParseCtx *ctx, Loc loc)

@@ -59,10 +59,13 @@ typedef struct ParseCtx {
     Module *module;
     DiagEngine *diag;
     Arena *arena;           /* the module's: what the IR keeps */
-    /* What only the parse needs (lists, syntax nodes, scopes and their
-     * tables), freed when it ends: half the bytes a parse allocated were
-     * these, alive until the module was freed (bench/README.md). */
+    /* What only the parse needs (lists, syntax nodes), apart from the IR:
+     * half the bytes a parse allocated were these, alive until the module
+     * was freed (bench/README.md). Released after each op of a function's
+     * body and each mesh or function (parse_release_syntax), so the parse
+     * holds one op's syntax, not the module's. */
     Arena syntax;
+    Arena syntax_before;    /* the syntax before the last release */
     Interner shapes;        /* type shapes, one copy each in the module's arena */
     SymTab words;           /* text -> Word, on the heap */
     Arena word_arena;       /* the Words and their text, for the parse */
@@ -99,7 +102,10 @@ void parse_lex_error(ParseCtx *ctx, Loc loc, const char *fmt, ...)
 /* Builder (parse_build.c): called from grammar actions. */
 void build_reverse(PtrList *list);
 void build_begin_func(ParseCtx *ctx, const char *name, Loc loc);
-void build_end_func(ParseCtx *ctx, PtrList *results);
+void build_func_results(ParseCtx *ctx, PtrList *results);
+void build_end_func(ParseCtx *ctx);
+/* Ends every open scope (a function abandoned in error, the parse's end). */
+void build_free_scopes(ParseCtx *ctx);
 void build_abandon_func(ParseCtx *ctx);
 Value *build_block_arg(ParseCtx *ctx, const char *name, Loc loc, TensorType *type, PtrList *attrs);
 Block *build_begin_region(ParseCtx *ctx);
@@ -118,6 +124,11 @@ TensorType *build_type(ParseCtx *ctx, const Word *dtype, Loc loc, PtrList *dims)
 void build_mesh(ParseCtx *ctx, const char *name, Loc loc, PtrList *items);
 const Mesh *build_find_mesh(ParseCtx *ctx, const char *name, Loc loc);
 int64_t parse_priority(ParseCtx *ctx, const char *text, Loc loc);
+/* Ends the syntax of a finished op, mesh or function, where nothing
+ * encloses it (no region, no open bracket): the syntax arena becomes the
+ * one before, which holds the parser's lookahead token (the next op's
+ * first name, read to end this op) until the next release. */
+void parse_release_syntax(ParseCtx *ctx);
 /* Count one more open bracket or region; false (reported) past the limit. */
 enum { PARSE_MAX_NESTING = 64 };
 bool parse_enter_nesting(ParseCtx *ctx, Loc loc);
