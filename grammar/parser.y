@@ -67,6 +67,7 @@ static void yyerror(YYLTYPE *lloc, ParseCtx *ctx, const char *msg);
 %token <s> STRING "string"
 %token <word> IDENT "identifier"
 %token <s> VALUE_ID "value name" SYMBOL "symbol"
+%token <type> TYPE "type"
 
 %type <list> mesh_items int_list opt_int_list opt_args args opt_func_results func_results
 %type <list> value_uses opt_value_uses result_names operand_part types opt_result_types named_attrs opt_attr_dict
@@ -240,7 +241,10 @@ types
     : type              { $$ = (PtrList){0}; PUSH($$, $1); }
     | types ',' type    { $$ = $1; PUSH($$, $3); }
     ;
-type: IDENT '[' opt_int_list ']'   { $$ = build_type(ctx, $1, L(@1), &$3); } ;
+type
+    : TYPE
+    | IDENT '[' opt_int_list ']'   { $$ = build_type(ctx, $1, L(@1), &$3); }
+    ;
 
 /* ---- attributes ---- */
 opt_attr_dict: %empty { $$ = (PtrList){0}; } | attr_dict ;
@@ -355,14 +359,18 @@ static void yyerror(YYLTYPE *lloc, ParseCtx *ctx, const char *msg)
      * (sharding_group); the message names the usual starts only. */
     static const char extra[] = " or identifier or value name";
     const char *at = strstr(msg, extra);
-    /* `%z = zeros` then `%y = ...`: %y read as an operand of zeros */
-    const char *hint = strstr(msg, "unexpected '='") ? " (an op without operands keeps its result type: "
-                                                       "`%z = zeros : f32[8]`)" : "";
+    /* `%z = zeros` then `%y = ...`: %y read as an operand of zeros;
+     * `%y = neg %x f32[4]`: a type where the op may end (or, the type
+     * spaced, f32 read as the next op's name) */
+    static const char result_type_hint[] = " (a result type follows ':': `%y = neg %x : f32[4]`)";
+    bool type_unexpected = strstr(msg, "unexpected type") != NULL;
+    const char *hint = type_unexpected ? result_type_hint
+                       : strstr(msg, "unexpected '='") ? " (an op without operands keeps its result type: "
+                                                         "`%z = zeros : f32[8]`)" : "";
     if (at && strstr(msg, "expecting 'return'"))
         diag_error(ctx->diag, L(*lloc), "%.*s or value name%s%s", (int)(at - msg), msg, at + sizeof extra - 1, hint);
-    else if (strstr(msg, "unexpected '['") && strstr(msg, "expecting value name"))
-        /* `%y = neg %x f32[4]`: f32 read as the next op's name */
-        diag_error(ctx->diag, L(*lloc), "%s (a result type follows ':': `%%y = neg %%x : f32[4]`)", msg);
+    else if (type_unexpected || (strstr(msg, "unexpected '['") && strstr(msg, "expecting value name")))
+        diag_error(ctx->diag, L(*lloc), "%s%s", msg, result_type_hint);
     else
         diag_error(ctx->diag, L(*lloc), "%s", msg);
 }

@@ -216,21 +216,27 @@ void build_return(ParseCtx *ctx, PtrList *values, Loc loc)
 
 TensorType *build_type(ParseCtx *ctx, const Word *dtype, Loc loc, PtrList *dims)
 {
+    int64_t shape[SHARDC_MAX_RANK];
+    int rank = dims->count;
+    for (int i = 0; i < rank && i < SHARDC_MAX_RANK; i++)
+        shape[i] = *(int64_t *)dims->items[i];
+    return build_type_dims(ctx, dtype, loc, shape, rank);
+}
+
+TensorType *build_type_dims(ParseCtx *ctx, const Word *dtype, Loc loc, const int64_t *dims, int rank)
+{
     TensorType *t = ARENA_NEW(&ctx->syntax, TensorType); /* read by value; its dims are kept */
     t->dtype = dtype->dtype;
     if (!dtype->is_dtype)
         diag_error(ctx->diag, loc, "unknown element type '%s' (expected " SHARDC_DTYPE_SPELLINGS ")", dtype->text);
-    if (dims->count > SHARDC_MAX_RANK)
-        diag_error(ctx->diag, loc, "rank %d exceeds the maximum rank %d", dims->count, SHARDC_MAX_RANK);
-    t->rank = dims->count > SHARDC_MAX_RANK ? SHARDC_MAX_RANK : dims->count;
-    int64_t shape[SHARDC_MAX_RANK];
-    for (int i = 0; i < t->rank; i++) {
-        shape[i] = *(int64_t *)dims->items[i];
-        if (shape[i] < 0)
-            diag_error(ctx->diag, loc, "dimension %d of the type has negative size %lld", i, (long long)shape[i]);
-    }
+    if (rank > SHARDC_MAX_RANK)
+        diag_error(ctx->diag, loc, "rank %d exceeds the maximum rank %d", rank, SHARDC_MAX_RANK);
+    t->rank = rank > SHARDC_MAX_RANK ? SHARDC_MAX_RANK : rank;
+    for (int i = 0; i < t->rank; i++)
+        if (dims[i] < 0)
+            diag_error(ctx->diag, loc, "dimension %d of the type has negative size %lld", i, (long long)dims[i]);
     /* values of one shape share its dims (never changed in place) */
-    t->dims = (int64_t *)interner_get(&ctx->shapes, shape, sizeof(int64_t) * (size_t)t->rank);
+    t->dims = (int64_t *)interner_get(&ctx->shapes, dims, sizeof(int64_t) * (size_t)t->rank);
     int64_t count;
     if (!type_num_elements(t, &count))
         diag_error(ctx->diag, loc, "the type's element count overflows 64 bits");

@@ -105,7 +105,7 @@ const char *parse_value_name(ParseCtx *ctx, const char *text, int len)
 
 const Word *parse_word(ParseCtx *ctx, const char *text, int len)
 {
-    Word *w = symtab_get(&ctx->words, text);
+    Word *w = symtab_get_len(&ctx->words, text, (size_t)len);
     if (w)
         return w;
     w = ARENA_NEW(&ctx->word_arena, Word);
@@ -142,9 +142,10 @@ const char *parse_string_token(ParseCtx *ctx, const char *text, int len, Loc loc
     return out;
 }
 
-/* The digits of a decimal token, checked against int64 (strtoll was a
- * twentieth of reading a file). */
-int64_t parse_int_token(ParseCtx *ctx, const char *text, int len, Loc loc)
+/* The value of len bytes "-"?[0-9]+; false if it does not fit in int64
+ * (the scanner converts the digits itself: strtoll was a twentieth of
+ * reading a file). */
+static bool int_of_digits(const char *text, int len, int64_t *out)
 {
     bool negative = text[0] == '-';
     uint64_t limit = negative ? (uint64_t)INT64_MAX + 1 : (uint64_t)INT64_MAX;
@@ -153,15 +154,41 @@ int64_t parse_int_token(ParseCtx *ctx, const char *text, int len, Loc loc)
     uint64_t v = 0;
     for (int i = negative; i < len; i++) {
         unsigned digit = (unsigned)(text[i] - '0');
-        if (v > most_before_last || (v == most_before_last && digit > largest_last)) {
-            diag_error(ctx->diag, loc, "integer '%s' does not fit in 64 bits", text);
-            return 0;
-        }
+        if (v > most_before_last || (v == most_before_last && digit > largest_last))
+            return false;
         v = v * 10 + digit;
     }
-    if (negative)
-        return v == limit ? INT64_MIN : -(int64_t)v;
-    return (int64_t)v;
+    *out = !negative ? (int64_t)v : v == limit ? INT64_MIN : -(int64_t)v;
+    return true;
+}
+
+int64_t parse_int_token(ParseCtx *ctx, const char *text, int len, Loc loc)
+{
+    int64_t v;
+    if (int_of_digits(text, len, &v))
+        return v;
+    diag_error(ctx->diag, loc, "integer '%.*s' does not fit in 64 bits", len, text);
+    return 0;
+}
+
+/* `f32[8, 16]`: the dims are "-"?[0-9]+ apart by "," or ", " (lexer.l);
+ * each is checked at its own column, as its token was. */
+TensorType *parse_type_token(ParseCtx *ctx, const char *text, int len, Loc loc)
+{
+    int open = (int)(strchr(text, '[') - text);
+    int64_t dims[SHARDC_MAX_RANK];
+    int rank = 0;
+    for (int at = open + 1; at < len - 1;) {
+        int end = at + 1;
+        while (text[end] >= '0' && text[end] <= '9')
+            end++;
+        int64_t v = parse_int_token(ctx, text + at, end - at, loc_offset(loc, at));
+        if (rank < SHARDC_MAX_RANK)
+            dims[rank] = v;
+        rank++;
+        at = end + (text[end] == ',') + (text[end + 1] == ' ');
+    }
+    return build_type_dims(ctx, parse_word(ctx, text, open), loc, dims, rank);
 }
 
 double parse_float_token(ParseCtx *ctx, const char *text, Loc loc)

@@ -91,10 +91,12 @@ const char *parse_intern(ParseCtx *ctx, const char *text, int len);
 /* A value name, in the syntax arena: most are looked up (operands) and
  * dropped; the builder copies the ones the IR keeps (results, arguments). */
 const char *parse_value_name(ParseCtx *ctx, const char *text, int len);
-/* The Word of a bare word (text NUL-terminated, as the scanner's is). */
+/* The Word of the len bytes at text. */
 const Word *parse_word(ParseCtx *ctx, const char *text, int len);
 const char *parse_string_token(ParseCtx *ctx, const char *text, int len, Loc loc);
 int64_t parse_int_token(ParseCtx *ctx, const char *text, int len, Loc loc);
+/* `f32[8,16]`, as one token (lexer.l). */
+TensorType *parse_type_token(ParseCtx *ctx, const char *text, int len, Loc loc);
 double parse_float_token(ParseCtx *ctx, const char *text, Loc loc);
 void parse_lex_error(ParseCtx *ctx, Loc loc, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
@@ -121,6 +123,8 @@ void build_op(ParseCtx *ctx, OpSyntax *syntax);
  * located error, where its operands and attributes do not give them. */
 bool build_infer_result_types(ParseCtx *ctx, Op *op);
 TensorType *build_type(ParseCtx *ctx, const Word *dtype, Loc loc, PtrList *dims);
+/* The same for rank dims (any number: more than SHARDC_MAX_RANK is reported). */
+TensorType *build_type_dims(ParseCtx *ctx, const Word *dtype, Loc loc, const int64_t *dims, int rank);
 void build_mesh(ParseCtx *ctx, const char *name, Loc loc, PtrList *items);
 const Mesh *build_find_mesh(ParseCtx *ctx, const char *name, Loc loc);
 int64_t parse_priority(ParseCtx *ctx, const char *text, Loc loc);
