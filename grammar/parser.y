@@ -44,6 +44,7 @@ static void yyerror(YYLTYPE *lloc, ParseCtx *ctx, const char *msg);
     int64_t i;
     double f;
     const char *s;
+    const Word *word;
     PtrList list;
     TensorType *type;
     AttrValue *attr;
@@ -62,7 +63,11 @@ static void yyerror(YYLTYPE *lloc, ParseCtx *ctx, const char *msg);
 %token EXPLICIT "'explicit'" AUTO "'auto'" ARROW "'->'" LEX_ERROR "invalid token"
 %token <i> INT "integer"
 %token <f> FLOAT "float"
-%token <s> STRING "string" IDENT "identifier" VALUE_ID "value name" SYMBOL "symbol"
+/* (in this order: the expected tokens a syntax error lists follow it) */
+%token <s> STRING "string"
+%token <word> IDENT "identifier"
+%token <s> VALUE_ID "value name" SYMBOL "symbol"
+%token <type> TYPE "type"
 
 %type <list> mesh_items int_list opt_int_list opt_args args opt_func_results func_results
 %type <list> value_uses opt_value_uses result_names operand_part types opt_result_types named_attrs opt_attr_dict
@@ -80,13 +85,14 @@ static void yyerror(YYLTYPE *lloc, ParseCtx *ctx, const char *msg);
 %type <axis_ref> axis_ref
 %type <result> func_result
 %type <i> opt_priority
-%type <s> opt_string attr_name
+%type <s> opt_string
+%type <word> attr_name
 
 %%
 
 module
     : %empty
-    | module item
+    | module item           { parse_release_syntax(ctx); }
     | module error          { build_abandon_func(ctx); }
     ;
 
@@ -109,8 +115,8 @@ mesh_item
     | IDENT '=' '[' opt_int_list ']' {
           $$ = SYNTAX_NEW(MeshItemSyntax);
           $$->axis_name = NULL; $$->device_ids = $4; $$->loc = L(@1);
-          if (strcmp($1, "device_ids") != 0)
-              diag_error(ctx->diag, L(@1), "expected an axis \"name\"=size or device_ids=[...], got '%s'", $1);
+          if (strcmp($1->text, "device_ids") != 0)
+              diag_error(ctx->diag, L(@1), "expected an axis \"name\"=size or device_ids=[...], got '%s'", $1->text);
       }
     ;
 axis_kind: %empty { $$ = false; } | AUTO { $$ = false; } | EXPLICIT { $$ = true; } ;
@@ -123,7 +129,7 @@ int_list
 /* ---- functions ---- */
 func_decl
     : FUNC SYMBOL { build_begin_func(ctx, $2, L(@2)); }
-      '(' opt_args ')' opt_func_results '{' body '}'   { build_end_func(ctx, &$7); }
+      '(' opt_args ')' opt_func_results '{' { build_func_results(ctx, &$7); } body '}'   { build_end_func(ctx); }
     ;
 opt_args: %empty { $$ = (PtrList){0}; } | args ;
 args
@@ -172,6 +178,7 @@ op
               ctx->pending_callee = NULL;
           }
           build_op(ctx, &syntax);
+          parse_release_syntax(ctx);
       }
     /* result-less: `sharding_group %x {group_id = 0}` */
     | IDENT value_uses opt_attr_dict {
@@ -180,6 +187,7 @@ op
           syntax.operands = $2;
           syntax.attrs = $3;
           build_op(ctx, &syntax);
+          parse_release_syntax(ctx);
       }
     ;
 result_names
@@ -233,7 +241,10 @@ types
     : type              { $$ = (PtrList){0}; PUSH($$, $1); }
     | types ',' type    { $$ = $1; PUSH($$, $3); }
     ;
-type: IDENT '[' opt_int_list ']'   { $$ = build_type(ctx, $1, L(@1), &$3); } ;
+type
+    : TYPE
+    | IDENT '[' opt_int_list ']'   { $$ = build_type(ctx, $1, L(@1), &$3); }
+    ;
 
 /* ---- attributes ---- */
 opt_attr_dict: %empty { $$ = (PtrList){0}; } | attr_dict ;
@@ -253,11 +264,11 @@ named_attr: attr_name '=' attr_value   { $$ = build_named_attr(ctx, $1, L(@1), $
 /* Keywords are fine as attribute names: {mesh = @m}. */
 attr_name
     : IDENT
-    | MESH      { $$ = "mesh"; }
-    | FUNC      { $$ = "func"; }
-    | RETURN    { $$ = "return"; }
-    | EXPLICIT  { $$ = "explicit"; }
-    | AUTO      { $$ = "auto"; }
+    | MESH      { $$ = parse_word(ctx, "mesh", 4); }
+    | FUNC      { $$ = parse_word(ctx, "func", 4); }
+    | RETURN    { $$ = parse_word(ctx, "return", 6); }
+    | EXPLICIT  { $$ = parse_word(ctx, "explicit", 8); }
+    | AUTO      { $$ = parse_word(ctx, "auto", 4); }
     ;
 attr_value
     : INT       { $$ = attr_new(ctx->arena, ATTR_INT, L(@1)); $$->u.i = $1; }
@@ -308,7 +319,7 @@ dim_axes
     ;
 opt_priority
     : %empty    { $$ = PRIORITY_NONE; }
-    | IDENT     { $$ = parse_priority(ctx, $1, L(@1)); }
+    | IDENT     { $$ = parse_priority(ctx, $1->text, L(@1)); }
     ;
 axis_refs
     : axis_ref                  { $$ = (PtrList){0}; PUSH($$, $1); }
@@ -328,10 +339,10 @@ axis_ref
 sharding_opts
     : %empty    { $$ = SYNTAX_NEW(ShardingOptsSyntax); }
     | sharding_opts ',' IDENT '=' '{' axis_refs '}' {
-          $$ = $1; build_sharding_option(ctx, $$, $3, L(@3), NULL, L(@3), &$6);
+          $$ = $1; build_sharding_option(ctx, $$, $3->text, L(@3), NULL, L(@3), &$6);
       }
     | sharding_opts ',' IDENT '=' IDENT '{' axis_refs '}' {
-          $$ = $1; build_sharding_option(ctx, $$, $3, L(@3), $5, L(@5), &$7);
+          $$ = $1; build_sharding_option(ctx, $$, $3->text, L(@3), $5->text, L(@5), &$7);
       }
     ;
 
@@ -348,14 +359,18 @@ static void yyerror(YYLTYPE *lloc, ParseCtx *ctx, const char *msg)
      * (sharding_group); the message names the usual starts only. */
     static const char extra[] = " or identifier or value name";
     const char *at = strstr(msg, extra);
-    /* `%z = zeros` then `%y = ...`: %y read as an operand of zeros */
-    const char *hint = strstr(msg, "unexpected '='") ? " (an op without operands keeps its result type: "
-                                                       "`%z = zeros : f32[8]`)" : "";
+    /* `%z = zeros` then `%y = ...`: %y read as an operand of zeros;
+     * `%y = neg %x f32[4]`: a type where the op may end (or, the type
+     * spaced, f32 read as the next op's name) */
+    static const char result_type_hint[] = " (a result type follows ':': `%y = neg %x : f32[4]`)";
+    bool type_unexpected = strstr(msg, "unexpected type") != NULL;
+    const char *hint = type_unexpected ? result_type_hint
+                       : strstr(msg, "unexpected '='") ? " (an op without operands keeps its result type: "
+                                                         "`%z = zeros : f32[8]`)" : "";
     if (at && strstr(msg, "expecting 'return'"))
         diag_error(ctx->diag, L(*lloc), "%.*s or value name%s%s", (int)(at - msg), msg, at + sizeof extra - 1, hint);
-    else if (strstr(msg, "unexpected '['") && strstr(msg, "expecting value name"))
-        /* `%y = neg %x f32[4]`: f32 read as the next op's name */
-        diag_error(ctx->diag, L(*lloc), "%s (a result type follows ':': `%%y = neg %%x : f32[4]`)", msg);
+    else if (type_unexpected || (strstr(msg, "unexpected '['") && strstr(msg, "expecting value name")))
+        diag_error(ctx->diag, L(*lloc), "%s%s", msg, result_type_hint);
     else
         diag_error(ctx->diag, L(*lloc), "%s", msg);
 }

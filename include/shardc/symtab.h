@@ -24,6 +24,8 @@ void symtab_init(SymTab *t, Arena *arena);
 /* Frees a heap table's array (an arena table's stays with its arena). */
 void symtab_free(SymTab *t);
 void *symtab_get(const SymTab *t, const char *key);
+/* The same for the len bytes at key (not NUL-terminated: a scanner's text). */
+void *symtab_get_len(const SymTab *t, const char *key, size_t len);
 /* Returns the previous value for key (NULL if new), and stores value. */
 void *symtab_put(SymTab *t, const char *key, void *value);
 

@@ -1,6 +1,7 @@
 /* The IR builder behind the grammar actions: scopes, values, functions,
  * regions and ops. Semantic checks that need the whole module (types of
  * ops, callees, shardings against ranks) are the verifier's job. */
+#include <stdlib.h>
 #include <string.h>
 #include "front/parse_ctx.h"
 
@@ -13,19 +14,32 @@ void build_reverse(PtrList *list)
     }
 }
 
+/* Scopes and their tables are on the heap: they outlive the ops whose
+ * syntax is released (parse_release_syntax), and a grown table frees its
+ * old array. */
 static void push_scope(ParseCtx *ctx)
 {
-    Scope *scope = ARENA_NEW(&ctx->syntax, Scope);
-    symtab_init(&scope->names, &ctx->syntax);
-    scope->outer_block = ctx->block;
-    scope->parent = ctx->scope;
+    Scope *scope = malloc(sizeof *scope);
+    if (!scope)
+        arena_out_of_memory();
+    *scope = (Scope){.outer_block = ctx->block, .parent = ctx->scope};
+    symtab_init(&scope->names, NULL);
     ctx->scope = scope;
 }
 
 static void pop_scope(ParseCtx *ctx)
 {
-    ctx->block = ctx->scope->outer_block;
-    ctx->scope = ctx->scope->parent;
+    Scope *scope = ctx->scope;
+    ctx->block = scope->outer_block;
+    ctx->scope = scope->parent;
+    symtab_free(&scope->names);
+    free(scope);
+}
+
+void build_free_scopes(ParseCtx *ctx)
+{
+    while (ctx->scope)
+        pop_scope(ctx);
 }
 
 void build_define_value(ParseCtx *ctx, Value *v)
@@ -74,17 +88,17 @@ void build_begin_func(ParseCtx *ctx, const char *name, Loc loc)
         diag_note(ctx->diag, other->loc, "previous definition is here");
     }
     ctx->func = f;
+    build_free_scopes(ctx);
     ctx->block = NULL;
-    ctx->scope = NULL;
     push_scope(ctx);
     ctx->block = f->body;
 }
 
 void build_abandon_func(ParseCtx *ctx)
 {
+    build_free_scopes(ctx);
     ctx->func = NULL;
     ctx->block = NULL;
-    ctx->scope = NULL;
     ctx->pending_callee = NULL;
     ctx->nesting = 0;
 }
@@ -131,7 +145,8 @@ Value *build_block_arg(ParseCtx *ctx, const char *name, Loc loc, TensorType *typ
     return v;
 }
 
-void build_end_func(ParseCtx *ctx, PtrList *results)
+/* Read before the body: the body's ops release the syntax of the results. */
+void build_func_results(ParseCtx *ctx, PtrList *results)
 {
     Func *f = ctx->func;
     if (!f)
@@ -150,6 +165,13 @@ void build_end_func(ParseCtx *ctx, PtrList *results)
         f->result_logical[i] = scratch.logical;
         f->result_locs[i] = r->loc;
     }
+}
+
+void build_end_func(ParseCtx *ctx)
+{
+    Func *f = ctx->func;
+    if (!f)
+        return;
     arena_list_push(ctx->arena, &ctx->funcs, f);
     if (!symtab_get(&ctx->func_names, f->name))
         symtab_put(&ctx->func_names, f->name, f);
@@ -177,9 +199,9 @@ Block *build_end_region(ParseCtx *ctx, Block *region)
     return region;
 }
 
-bool build_is_control_flow(const char *name)
+bool build_is_control_flow(const Word *name)
 {
-    return strcmp(name, "while") == 0 || strcmp(name, "case") == 0;
+    return name->op == OP_WHILE || name->op == OP_CASE;
 }
 
 void build_return(ParseCtx *ctx, PtrList *values, Loc loc)
@@ -192,34 +214,41 @@ void build_return(ParseCtx *ctx, PtrList *values, Loc loc)
     b->return_loc = loc;
 }
 
-TensorType *build_type(ParseCtx *ctx, const char *dtype, Loc loc, PtrList *dims)
+TensorType *build_type(ParseCtx *ctx, const Word *dtype, Loc loc, PtrList *dims)
+{
+    int64_t shape[SHARDC_MAX_RANK];
+    int rank = dims->count;
+    for (int i = 0; i < rank && i < SHARDC_MAX_RANK; i++)
+        shape[i] = *(int64_t *)dims->items[i];
+    return build_type_dims(ctx, dtype, loc, shape, rank);
+}
+
+TensorType *build_type_dims(ParseCtx *ctx, const Word *dtype, Loc loc, const int64_t *dims, int rank)
 {
     TensorType *t = ARENA_NEW(&ctx->syntax, TensorType); /* read by value; its dims are kept */
-    if (!dtype_parse(dtype, strlen(dtype), &t->dtype))
-        diag_error(ctx->diag, loc, "unknown element type '%s' (expected " SHARDC_DTYPE_SPELLINGS ")", dtype);
-    if (dims->count > SHARDC_MAX_RANK)
-        diag_error(ctx->diag, loc, "rank %d exceeds the maximum rank %d", dims->count, SHARDC_MAX_RANK);
-    t->rank = dims->count > SHARDC_MAX_RANK ? SHARDC_MAX_RANK : dims->count;
-    int64_t shape[SHARDC_MAX_RANK];
-    for (int i = 0; i < t->rank; i++) {
-        shape[i] = *(int64_t *)dims->items[i];
-        if (shape[i] < 0)
-            diag_error(ctx->diag, loc, "dimension %d of the type has negative size %lld", i, (long long)shape[i]);
-    }
+    t->dtype = dtype->dtype;
+    if (!dtype->is_dtype)
+        diag_error(ctx->diag, loc, "unknown element type '%s' (expected " SHARDC_DTYPE_SPELLINGS ")", dtype->text);
+    if (rank > SHARDC_MAX_RANK)
+        diag_error(ctx->diag, loc, "rank %d exceeds the maximum rank %d", rank, SHARDC_MAX_RANK);
+    t->rank = rank > SHARDC_MAX_RANK ? SHARDC_MAX_RANK : rank;
+    for (int i = 0; i < t->rank; i++)
+        if (dims[i] < 0)
+            diag_error(ctx->diag, loc, "dimension %d of the type has negative size %lld", i, (long long)dims[i]);
     /* values of one shape share its dims (never changed in place) */
-    t->dims = (int64_t *)interner_get(&ctx->shapes, shape, sizeof(int64_t) * (size_t)t->rank);
+    t->dims = (int64_t *)interner_get(&ctx->shapes, dims, sizeof(int64_t) * (size_t)t->rank);
     int64_t count;
     if (!type_num_elements(t, &count))
         diag_error(ctx->diag, loc, "the type's element count overflows 64 bits");
     return t;
 }
 
-NamedAttr *build_named_attr(ParseCtx *ctx, const char *name, Loc loc, AttrValue *value)
+NamedAttr *build_named_attr(ParseCtx *ctx, const Word *name, Loc loc, AttrValue *value)
 {
     NamedAttr *a = ARENA_NEW(&ctx->syntax, NamedAttr); /* ops and dicts copy it */
-    /* resolved once here; a dict's entries are keyless (parser.y) */
-    a->key = attr_key_lookup(name);
-    a->name = a->key != ATTR_KEY_NONE ? attr_key_name(a->key) : arena_strdup(ctx->arena, name);
+    /* resolved once for the word; a dict's entries are keyless (parser.y) */
+    a->key = name->key;
+    a->name = a->key != ATTR_KEY_NONE ? attr_key_name(a->key) : arena_strdup(ctx->arena, name->text);
     a->loc = loc;
     a->value = value ? value : attr_new(ctx->arena, ATTR_BOOL, loc);
     return a;

@@ -205,18 +205,19 @@ static void report_unknown_op(ParseCtx *ctx, const OpSyntax *s)
     const char *names[OP_COUNT];
     for (int k = 0; k < OP_COUNT; k++)
         names[k] = op_info((OpKind)k)->name;
-    const char *near = suggest_closest(s->name, strlen(s->name), names, OP_COUNT);
+    const char *name = s->name->text;
+    const char *near = suggest_closest(name, strlen(name), names, OP_COUNT);
     if (near)
-        diag_error(ctx->diag, s->name_loc, "unknown op '%s'; did you mean '%s'?", s->name, near);
+        diag_error(ctx->diag, s->name_loc, "unknown op '%s'; did you mean '%s'?", name, near);
     else
-        diag_error(ctx->diag, s->name_loc, "unknown op '%s'", s->name);
+        diag_error(ctx->diag, s->name_loc, "unknown op '%s'", name);
 }
 
 void build_op(ParseCtx *ctx, OpSyntax *s)
 {
-    OpKind kind;
+    OpKind kind = (OpKind)s->name->op;
     bool ok = true;
-    if (!op_lookup(s->name, &kind)) {
+    if (s->name->op < 0) {
         report_unknown_op(ctx, s);
         ok = false;
     }

@@ -18,6 +18,14 @@ static uint64_t hash_string(const char *s)
     return h;
 }
 
+static uint64_t hash_bytes(const char *s, size_t len)
+{
+    uint64_t h = 1469598103934665603ull; /* FNV-1a, as hash_string */
+    for (size_t i = 0; i < len; i++)
+        h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
+    return h;
+}
+
 static SymTabEntry *find_slot(SymTabEntry *entries, int cap, const char *key, uint64_t hash)
 {
     uint64_t mask = (uint64_t)cap - 1;
@@ -64,6 +72,20 @@ void *symtab_get(const SymTab *t, const char *key)
     if (t->cap == 0)
         return NULL;
     return find_slot(t->entries, t->cap, key, hash_string(key))->value;
+}
+
+void *symtab_get_len(const SymTab *t, const char *key, size_t len)
+{
+    if (t->cap == 0)
+        return NULL;
+    uint64_t hash = hash_bytes(key, len), mask = (uint64_t)t->cap - 1;
+    for (uint64_t i = hash & mask;; i = (i + 1) & mask) {
+        const SymTabEntry *e = &t->entries[i];
+        if (!e->key)
+            return NULL;
+        if (e->hash == hash && strncmp(e->key, key, len) == 0 && e->key[len] == '\0')
+            return e->value;
+    }
 }
 
 void *symtab_put(SymTab *t, const char *key, void *value)
