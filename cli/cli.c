@@ -235,6 +235,15 @@ Module *cli_read_program(DiagEngine *diag, const char *path, const CliCommon *co
     return cli_parse_program(diag, path, common, *text, *len);
 }
 
+void cli_release_text(DiagEngine *diag, const char *path, char **text)
+{
+    if (!*text || strcmp(path, "-") == 0)
+        return; /* standard input cannot be read again */
+    diag_release_source(diag, path, path);
+    free(*text);
+    *text = NULL;
+}
+
 Module *cli_parse_program(DiagEngine *diag, const char *path, const CliCommon *common, const char *text, size_t len)
 {
     const char *name = strcmp(path, "-") == 0 ? "<stdin>" : path;

@@ -153,6 +153,10 @@ struct Module *cli_read_program(struct DiagEngine *diag, const char *path, const
  * reads once, so a command that builds two modules from "-" parses twice. */
 struct Module *cli_parse_program(struct DiagEngine *diag, const char *path, const CliCommon *common,
                                  const char *text, size_t len);
+/* Frees *text (and sets it NULL) once the module is built from a file: the
+ * IR keeps copies of what it needs, and a later diagnostic reads the file
+ * again to quote a line. Text read from standard input stays. */
+void cli_release_text(struct DiagEngine *diag, const char *path, char **text);
 
 /* The function `shardc run` runs and --stats counts: --func=NAME (`name`),
  * else @main, else the only public function -- one that is not MLIR

@@ -451,18 +451,21 @@ static bool emit_module(Module *m, const CompileArgs *args, PassContext *ctx)
 }
 
 /* Reads and parses the input; NULL (reported) on errors. *text stays for
- * the diagnostics, which quote it. */
+ * the diagnostics only while parsing fails or the input is standard input
+ * (cli_release_text). */
 static Module *read_module(DiagEngine *diag, const CompileArgs *args, char **text)
 {
     Timer start = timer_start();
     size_t len = 0;
     Module *m = cli_read_program(diag, args->input, &args->common, text, &len);
+    if (m)
+        cli_release_text(diag, args->input, text);
     if (args->options.time_passes) /* the same format as the passes' lines */
         timer_report(stderr, "parse", start);
     return m;
 }
 
-/* The whole file as one module. *text (free it) stays for the diagnostics. */
+/* The whole file as one module. *text (free it) is NULL once released. */
 static bool compile_file(CompileArgs *args, DiagEngine *diag, char **text)
 {
     Module *m = read_module(diag, args, text);

@@ -26,6 +26,11 @@ typedef struct DiagSource {
     /* The line last quoted and where it starts in text (diag.c, line_start). */
     int mark_line;
     size_t mark_offset;
+    /* Released (diag_release_source): text is NULL until a diagnostic
+     * quotes a line; then the file at reload_path is read again into
+     * reloaded, if it still has len bytes. */
+    const char *reload_path;
+    char *reloaded;
     struct DiagSource *next;
 } DiagSource;
 
@@ -57,6 +62,10 @@ void diag_init(DiagEngine *diag, FILE *out);
 void diag_free(DiagEngine *diag);
 /* Register a source text under a file name; text must outlive the engine. */
 void diag_add_source(DiagEngine *diag, const char *name, const char *text, size_t len);
+/* The caller frees the text registered under name: a later diagnostic
+ * quotes its line from the file at path, read again on demand. A compile
+ * keeps no copy of its input after parsing (about 80 bytes an op). */
+void diag_release_source(DiagEngine *diag, const char *name, const char *path);
 void diag_report(DiagEngine *diag, DiagLevel level, Loc loc, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 void diag_vreport(DiagEngine *diag, DiagLevel level, Loc loc, const char *fmt, va_list ap);

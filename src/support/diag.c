@@ -1,4 +1,5 @@
 #include "shardc/diag.h"
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -24,6 +25,7 @@ void diag_free(DiagEngine *diag)
     DiagSource *src = diag->sources;
     while (src) {
         DiagSource *next = src->next;
+        free(src->reloaded);
         free(src);
         src = next;
     }
@@ -55,6 +57,36 @@ static DiagSource *find_source(const DiagEngine *diag, const char *name)
     return NULL;
 }
 
+void diag_release_source(DiagEngine *diag, const char *name, const char *path)
+{
+    DiagSource *src = find_source(diag, name);
+    if (!src)
+        return;
+    src->text = NULL;
+    src->reload_path = path;
+    src->mark_line = 0;
+}
+
+/* A released source read again, whole, when a diagnostic first quotes it.
+ * A file whose size changed since it was parsed is not quoted: its lines
+ * may no longer be the ones the locations point at. */
+static bool reload_source(DiagSource *src)
+{
+    FILE *in = src->reload_path ? fopen(src->reload_path, "rb") : NULL;
+    src->reload_path = NULL; /* one attempt */
+    if (!in)
+        return false;
+    char *buf = src->len < SIZE_MAX ? malloc(src->len + 1) : NULL;
+    size_t got = buf ? fread(buf, 1, src->len + 1, in) : 0;
+    fclose(in);
+    if (got != src->len) {
+        free(buf);
+        return false;
+    }
+    src->text = src->reloaded = buf;
+    return true;
+}
+
 /* Print the quoted source line and a caret under the column. Tabs are kept
  * in the padding so the caret lines up in a terminal. */
 /* The start of line `target` of src, or the text's end if it has fewer
@@ -82,7 +114,7 @@ static const char *line_start(DiagSource *src, int target)
 static void quote_line(const DiagEngine *diag, Loc loc)
 {
     DiagSource *src = find_source(diag, loc.file);
-    if (!src || loc.line <= 0)
+    if (!src || loc.line <= 0 || (!src->text && !reload_source(src)))
         return;
     const char *p = line_start(src, loc.line), *end = src->text + src->len;
     if (p >= end && loc.line > 1)

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "shardc/diag.h"
 
 typedef struct Fixture {
@@ -262,6 +263,57 @@ static void test_loc_offset(void **state)
     assert_string_equal(loc.file, "f");
 }
 
+/* A released source (diag_release_source) is read again from its file when
+ * a diagnostic first quotes it; a file whose size changed since is not
+ * quoted, and neither is one that is gone. */
+static char *write_temp(const char *text)
+{
+    char *path = strdup("/tmp/shardc-test-diag-XXXXXX");
+    int fd = mkstemp(path);
+    FILE *out = fdopen(fd, "w");
+    fputs(text, out);
+    fclose(out);
+    return path;
+}
+
+static void test_released_source_read_again(void **state)
+{
+    Fixture *f = *state;
+    char *path = write_temp(source);
+    char *copy = strdup(source);
+    diag_add_source(&f->diag, path, copy, strlen(copy));
+    diag_release_source(&f->diag, path, path);
+    free(copy);
+    diag_error(&f->diag, (Loc){path, 3, 3}, "x");
+    diag_error(&f->diag, (Loc){path, 2, 6}, "y");
+    char expected[512];
+    snprintf(expected, sizeof expected, "%s:3:3: error: x\n  return\n  ^\n%s:2:6: error: y\nfunc @f() {\n     ^\n",
+             path, path);
+    assert_string_equal(output(f), expected);
+    unlink(path);
+    free(path);
+}
+
+static void test_released_source_changed_or_gone(void **state)
+{
+    Fixture *f = *state;
+    char *changed = write_temp("mesh @m = <\"x\"=2>\n");
+    char *gone = write_temp(source);
+    diag_add_source(&f->diag, changed, source, strlen(source));
+    diag_release_source(&f->diag, changed, changed);
+    diag_add_source(&f->diag, gone, source, strlen(source));
+    diag_release_source(&f->diag, gone, gone);
+    unlink(gone);
+    diag_error(&f->diag, (Loc){changed, 1, 1}, "x");
+    diag_error(&f->diag, (Loc){gone, 1, 1}, "y");
+    char expected[512];
+    snprintf(expected, sizeof expected, "%s:1:1: error: x\n%s:1:1: error: y\n", changed, gone);
+    assert_string_equal(output(f), expected);
+    unlink(changed);
+    free(changed);
+    free(gone);
+}
+
 #define T(name) cmocka_unit_test_setup_teardown(name, setup, teardown)
 
 int main(void)
@@ -272,7 +324,8 @@ int main(void)
         T(test_locations_without_source), T(test_notes_and_warnings), T(test_several_sources),
         T(test_max_errors), T(test_default_max_errors), T(test_loc_offset), T(test_warning_once_per_cause),
         T(test_warning_once_after_its_file_name_is_gone),
-        T(test_warnings_ignored_or_errors), T(test_long_message),
+        T(test_warnings_ignored_or_errors), T(test_long_message), T(test_released_source_read_again),
+        T(test_released_source_changed_or_gone),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
