@@ -342,6 +342,9 @@ int op_attr_ints(const Op *op, AttrKey key, int64_t *out, int max);
 /* Sets (or replaces) the attribute; the attrs array is copied first, as
  * ops may share it. */
 void op_attr_set(Arena *arena, Op *op, AttrKey key, AttrValue *value);
+/* Appends n attributes the op does not have yet, in one array: op_attr_set
+ * copies the op's array for every attribute it adds. */
+void op_attrs_append(Arena *arena, Op *op, int n, const AttrKey *keys, AttrValue *const *values);
 
 AttrValue *attr_new(Arena *arena, AttrKind kind, Loc loc);
 bool attr_is_int_array(const AttrValue *v);

@@ -135,6 +135,18 @@ void op_attr_set(Arena *arena, Op *op, AttrKey key, AttrValue *value)
     attrs[op->num_attrs++] = (NamedAttr){.name = attr_key_name(key), .loc = op->loc, .value = value, .key = key};
 }
 
+void op_attrs_append(Arena *arena, Op *op, int n, const AttrKey *keys, AttrValue *const *values)
+{
+    NamedAttr *attrs = ARENA_ARRAY(arena, NamedAttr, op->num_attrs + n);
+    if (op->num_attrs)
+        memcpy(attrs, op->attrs, sizeof(NamedAttr) * (size_t)op->num_attrs);
+    for (int i = 0; i < n; i++)
+        attrs[op->num_attrs + i] =
+            (NamedAttr){.name = attr_key_name(keys[i]), .loc = op->loc, .value = values[i], .key = keys[i]};
+    op->attrs = attrs;
+    op->num_attrs += n;
+}
+
 AttrValue *attr_new(Arena *arena, AttrKind kind, Loc loc)
 {
     AttrValue *v = ARENA_NEW(arena, AttrValue);

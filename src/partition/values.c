@@ -325,33 +325,49 @@ static const struct { OpKind kind; const char *suffix; } step_ops[] = {
     [STEP_REDUCE_SCATTER] = {OP_REDUCE_SCATTER, "reduce_scatter"},
 };
 
-static void set_step_attrs(PartitionCtx *pc, Op *op, const ReshardStep *s, const DimAxes *before,
-                           ReductionKind reduction)
+/* A collective's attributes, gathered and set at once (op_attrs_append). */
+typedef struct StepAttrs {
+    AttrKey keys[6];
+    AttrValue *values[6];
+    int count;
+} StepAttrs;
+
+static void step_attr(StepAttrs *a, AttrKey key, AttrValue *value)
 {
+    a->keys[a->count] = key;
+    a->values[a->count++] = value;
+}
+
+static void set_step_attrs(PartitionCtx *pc, Op *op, const ReshardStep *s, const DimAxes *before,
+                           ReductionKind reduction, int64_t bytes)
+{
+    StepAttrs a = {.count = 0};
     if (s->kind != STEP_COLLECTIVE_PERMUTE)
-        pc_set_attr(pc, op, ATTR_KEY_AXES, pc_axes_attr(pc, &s->axes));
+        step_attr(&a, ATTR_KEY_AXES, pc_axes_attr(pc, &s->axes));
     switch (s->kind) {
     case STEP_ALL_SLICE: case STEP_REDUCE_SCATTER:
-        pc_set_attr(pc, op, ATTR_KEY_DIM, pc_int_attr(pc, s->dim));
+        step_attr(&a, ATTR_KEY_DIM, pc_int_attr(pc, s->dim));
         break;
     case STEP_ALL_GATHER:
-        pc_set_attr(pc, op, ATTR_KEY_AXIS, pc_int_attr(pc, s->dim));
-        pc_set_attr(pc, op, ATTR_KEY_TILED, pc_bool_attr(pc, true));
+        step_attr(&a, ATTR_KEY_AXIS, pc_int_attr(pc, s->dim));
+        step_attr(&a, ATTR_KEY_TILED, pc_bool_attr(pc, true));
         break;
     case STEP_ALL_TO_ALL:
-        pc_set_attr(pc, op, ATTR_KEY_SPLIT_AXIS, pc_int_attr(pc, s->dim));
-        pc_set_attr(pc, op, ATTR_KEY_CONCAT_AXIS, pc_int_attr(pc, s->src_dim));
-        pc_set_attr(pc, op, ATTR_KEY_TILED, pc_bool_attr(pc, true));
+        step_attr(&a, ATTR_KEY_SPLIT_AXIS, pc_int_attr(pc, s->dim));
+        step_attr(&a, ATTR_KEY_CONCAT_AXIS, pc_int_attr(pc, s->src_dim));
+        step_attr(&a, ATTR_KEY_TILED, pc_bool_attr(pc, true));
         break;
     case STEP_COLLECTIVE_PERMUTE:
-        pc_set_attr(pc, op, ATTR_KEY_SOURCE, pc_partial_sharding_attr(pc, before, pc->kept));
-        pc_set_attr(pc, op, ATTR_KEY_TARGET, pc_partial_sharding_attr(pc, &s->after, pc->kept));
+        step_attr(&a, ATTR_KEY_SOURCE, pc_partial_sharding_attr(pc, before, pc->kept));
+        step_attr(&a, ATTR_KEY_TARGET, pc_partial_sharding_attr(pc, &s->after, pc->kept));
         break;
     case STEP_ALL_REDUCE:
         break;
     }
     if (s->kind == STEP_ALL_REDUCE || s->kind == STEP_REDUCE_SCATTER)
-        pc_set_attr(pc, op, ATTR_KEY_REDUCTION, pc_string_attr(pc, reshard_reduction_name(reduction)));
+        step_attr(&a, ATTR_KEY_REDUCTION, pc_string_attr(pc, reshard_reduction_name(reduction)));
+    step_attr(&a, ATTR_KEY_BYTES_PER_DEVICE, pc_int_attr(pc, bytes));
+    op_attrs_append(&pc->module->arena, op, a.count, a.keys, a.values);
 }
 
 Value *pc_emit_step(PartitionCtx *pc, Value *in, TensorType type, const TensorType *global, const ReshardStep *s,
@@ -367,9 +383,8 @@ Value *pc_emit_step(PartitionCtx *pc, Value *in, TensorType type, const TensorTy
     op->num_results = 1;
     op->results = ARENA_ARRAY(&pc->module->arena, Value *, 1);
     op->results[0] = out;
-    set_step_attrs(pc, op, s, before, reduction);
     int64_t bytes = reshard_step_bytes(s, pc_type_bytes(&in->type), pc_type_bytes(&type));
-    pc_set_attr(pc, op, ATTR_KEY_BYTES_PER_DEVICE, pc_int_attr(pc, bytes));
+    set_step_attrs(pc, op, s, before, reduction, bytes);
     pc_record_collective(pc, (CollectiveRecord){op->kind, pc->mesh, s->axes, bytes, base, loc, out->name, pc->reason, 0});
     return out;
 }
