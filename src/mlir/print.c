@@ -263,7 +263,7 @@ static void print_terminator(MlirPrinter *p, const Block *b, int indent, const c
     for (int i = 0; i < b->num_returns; i++) {
         if (i)
             writer_str(p->out, ", ");
-        mlir_print_type(p->out, &b->returns[i]->type);
+        mlir_print_type(p, &b->returns[i]->type);
     }
     writer_char(p->out, '\n');
 }
@@ -338,7 +338,7 @@ static void print_func_results(MlirPrinter *p, const Func *f)
         writer_char(p->out, '(');
     for (int i = 0; i < f->num_results; i++) {
         writer_str(p->out, i ? ", " : "");
-        mlir_print_type(p->out, &f->result_types[i]);
+        mlir_print_type(p, &f->result_types[i]);
         print_value_attrs(p, f->result_shardings[i], f->result_logical ? f->result_logical[i] : NULL,
                           x ? kept_at(x->result_attrs, x->num_results, i) : NULL);
     }
@@ -373,7 +373,7 @@ static void print_func(MlirPrinter *p, const Func *f)
         writer_str(p->out, i ? ", " : "");
         mlir_print_val(p, mlir_val(p, a));
         writer_str(p->out, ": ");
-        mlir_print_type(p->out, &a->type);
+        mlir_print_type(p, &a->type);
         print_value_attrs(p, a->sharding, a->logical, x ? kept_at(x->arg_attrs, x->num_args, i) : NULL);
     }
     writer_char(p->out, ')');
@@ -459,6 +459,7 @@ void mlir_print_module(FILE *stream, const Module *m)
     arena_init(&p.arena);
     find_kept_channels(&p, m);
     find_forms(&p);
+    mlir_text_caches_init(&p);
     p.names = ARENA_ARRAY(&p.arena, const char *, m->num_values + 1);
     p.aux = ARENA_ARRAY(&p.arena, const char **, m->num_ops + 1);
     p.plans = ARENA_ARRAY(&p.arena, const void *, m->num_ops + 1);

@@ -214,7 +214,7 @@ static void print_reduce_type(MlirPrinter *p, MlirVal x, MlirVal init, MlirVal r
 {
     MlirVal in[2] = {x, init};
     writer_str(p->out, " : ");
-    mlir_print_fn_type(p->out, in, 2, &res, 1);
+    mlir_print_fn_type(p, in, 2, &res, 1);
 }
 
 static int aux_count(const MlirPrinter *p, const Op *op)
@@ -385,7 +385,7 @@ static MlirVal emit_dot(MlirPrinter *p, EinsumEmit *ee, MlirVal lhs, MlirVal rhs
     if (last)
         mlir_print_op_attrs(p, op, &(MlirAttrOpts){.skip_kept = dot_kept});
     writer_str(p->out, " : ");
-    mlir_print_fn_type(p->out, in, 2, &r, 1);
+    mlir_print_fn_type(p, in, 2, &r, 1);
     writer_char(p->out, '\n');
     return r;
 }
@@ -400,7 +400,7 @@ static void emit_transpose(MlirPrinter *p, EinsumEmit *ee, MlirVal x)
     mlir_print_ints(p->out, ee->e->perm, op->results[0]->type.rank);
     mlir_print_op_attrs(p, op, &(MlirAttrOpts){0});
     writer_str(p->out, " : ");
-    mlir_print_fn_type(p->out, &x, 1, &r, 1);
+    mlir_print_fn_type(p, &x, 1, &r, 1);
     writer_char(p->out, '\n');
 }
 

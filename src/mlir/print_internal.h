@@ -44,14 +44,21 @@ typedef struct MlirVal {
     TensorType type;
 } MlirVal;
 
-/* A sharding's text as the printer wrote it the first time, copied after
- * for every equal one (print_attrs.c). */
-typedef struct MlirShardingText {
-    const Sharding *sharding;   /* NULL: a free slot */
-    uint64_t hash;              /* sharding_hash */
+/* A piece of text (a sharding's, a type's) as the printer wrote it the
+ * first time, copied after for every equal key (print_attrs.c). */
+typedef struct MlirKeptText {
+    const void *key;            /* NULL: a free slot */
+    uint64_t hash;
     const char *text;
     size_t len;
-} MlirShardingText;
+} MlirKeptText;
+
+/* Open addressing by hash, at most half full. */
+typedef struct MlirTextCache {
+    MlirKeptText *slots;
+    int count, cap;
+    bool (*equal)(const void *a, const void *b);
+} MlirTextCache;
 
 typedef struct MlirPrinter {
     Writer *out;
@@ -66,8 +73,8 @@ typedef struct MlirPrinter {
     MlirScope *scope;       /* of the block being printed, numbered whole */
     const struct MlirOpForm *forms[OP_COUNT]; /* by OpKind: mlir_op_form's answer, found once */
     const char *canonical[OP_COUNT];          /* by OpKind: mlir_op_canonical_name's, found once */
-    MlirShardingText *sharding_texts;         /* open addressing by hash, at most half full */
-    int num_sharding_texts, sharding_texts_cap;
+    MlirTextCache sharding_texts;             /* by Sharding */
+    MlirTextCache type_texts;                 /* by TensorType */
 } MlirPrinter;
 
 /* How one op kind prints (print_ops.c): the made-up values it needs (their
@@ -140,13 +147,15 @@ void mlir_print_aux_def(MlirPrinter *p, const Op *op, int i, int indent);
 /* ---- attributes and types (print_attrs.c) ---- */
 
 void mlir_print_string(Writer *out, const char *s);
-/* The element type: f32, i1 for bool, ... */
-void mlir_print_type(Writer *out, const TensorType *t);
+/* The caches of printed text, made empty (print.c calls it per module). */
+void mlir_text_caches_init(MlirPrinter *p);
+/* `tensor<2x3xf32>`, each distinct type printed once and copied after. */
+void mlir_print_type(MlirPrinter *p, const TensorType *t);
 /* `(a, b) -> c` as MLIR's printFunctionalType: one result without parens. */
-void mlir_print_fn_type(Writer *out, const MlirVal *in, int n_in, const MlirVal *res, int n_res);
+void mlir_print_fn_type(MlirPrinter *p, const MlirVal *in, int n_in, const MlirVal *res, int n_res);
 /* ` : type` if every operand's type is the result's, else ` : (types) -> type`
  * (StableHLO's SameOperandsAndResultType). */
-void mlir_print_same_type(Writer *out, const MlirVal *in, int n_in, const MlirVal *res);
+void mlir_print_same_type(MlirPrinter *p, const MlirVal *in, int n_in, const MlirVal *res);
 /* A float as MLIR prints it (`1.000000e+00`, shortest round trip, or hex). */
 void mlir_print_float(Writer *out, double v, DType dt);
 /* `dense<...> : tensor<...>` of a shardc tensor value (a scalar splat or
