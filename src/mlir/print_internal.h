@@ -75,6 +75,7 @@ typedef struct MlirPrinter {
     const char *canonical[OP_COUNT];          /* by OpKind: mlir_op_canonical_name's, found once */
     MlirTextCache sharding_texts;             /* by Sharding */
     MlirTextCache type_texts;                 /* by TensorType */
+    SymTab einsum_plans;                      /* by spec text: its EinsumPlan (print_einsum.c) */
 } MlirPrinter;
 
 /* How one op kind prints (print_ops.c): the made-up values it needs (their
