@@ -80,6 +80,27 @@ static void keep_text(MlirPrinter *p, MlirTextCache *c, MlirKeptText *slot, cons
     c->count++;
 }
 
+static MlirTextMemo *memo_slot(MlirTextCache *c, const void *address)
+{
+    return &c->memo[((uintptr_t)address >> 4) & (MLIR_TEXT_MEMO - 1)];
+}
+
+/* Writes the text memoized for (address, tag); false if none is. */
+static bool print_memoized(MlirPrinter *p, MlirTextCache *c, const void *address, int tag)
+{
+    const MlirTextMemo *m = memo_slot(c, address);
+    if (!address || m->address != address || m->tag != tag)
+        return false;
+    writer_bytes(p->out, m->text, m->len);
+    return true;
+}
+
+static void memoize(MlirTextCache *c, const void *address, int tag, const MlirKeptText *kept)
+{
+    if (address && kept->key)
+        *memo_slot(c, address) = (MlirTextMemo){address, tag, kept->text, kept->len};
+}
+
 static bool shardings_equal(const void *a, const void *b) { return sharding_equal(a, b); }
 static bool types_equal(const void *a, const void *b) { return type_equal(a, b); }
 
@@ -114,19 +135,25 @@ static uint64_t type_hash(const TensorType *t)
     return h;
 }
 
+/* Memoized by its dims array (a scalar's is NULL: hashed), which the
+ * module's arena keeps unchanged while printing. */
 void mlir_print_type(MlirPrinter *p, const TensorType *t)
 {
+    int tag = (int)t->dtype * (SHARDC_MAX_RANK + 1) + t->rank;
+    if (print_memoized(p, &p->type_texts, t->dims, tag))
+        return;
     uint64_t hash = type_hash(t);
     MlirKeptText *kept = find_text(p, &p->type_texts, t, hash);
     if (kept->key) {
         writer_bytes(p->out, kept->text, kept->len);
-        return;
+    } else {
+        WriterMark mark = writer_mark(p->out);
+        print_type_text(p->out, t);
+        TensorType *key = ARENA_NEW(&p->arena, TensorType); /* t may be a caller's copy */
+        *key = *t;
+        keep_text(p, &p->type_texts, kept, key, hash, mark);
     }
-    WriterMark mark = writer_mark(p->out);
-    print_type_text(p->out, t);
-    TensorType *key = ARENA_NEW(&p->arena, TensorType); /* t may be a caller's copy */
-    *key = *t;
-    keep_text(p, &p->type_texts, kept, key, hash, mark);
+    memoize(&p->type_texts, t->dims, tag, kept);
 }
 
 static void print_types(MlirPrinter *p, const MlirVal *v, int n)

@@ -53,11 +53,26 @@ typedef struct MlirKeptText {
     size_t len;
 } MlirKeptText;
 
-/* Open addressing by hash, at most half full. */
+/* The kept text of an object by its address (a module's values share
+ * their types' dims arrays): one probe, no hashing of the object. `tag`
+ * tells apart objects at one address. (Shardings are interned per source
+ * location, so equal ones seldom share an address.) */
+typedef struct MlirTextMemo {
+    const void *address;        /* NULL: empty */
+    int tag;
+    const char *text;
+    size_t len;
+} MlirTextMemo;
+
+enum { MLIR_TEXT_MEMO = 256 }; /* a power of two */
+
+/* Open addressing by hash, at most half full, behind a direct-mapped memo
+ * by address. */
 typedef struct MlirTextCache {
     MlirKeptText *slots;
     int count, cap;
     bool (*equal)(const void *a, const void *b);
+    MlirTextMemo memo[MLIR_TEXT_MEMO];
 } MlirTextCache;
 
 typedef struct MlirPrinter {
