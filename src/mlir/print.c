@@ -43,7 +43,6 @@ void mlir_scope_init(MlirScope *s, MlirPrinter *p, const MlirScope *parent, cons
 {
     memset(s, 0, sizeof *s);
     s->parent = parent;
-    symtab_init(&s->used, &p->arena);
     if (counters) {
         s->next_value = counters->next_value;
         s->next_arg = counters->next_arg;
@@ -51,25 +50,72 @@ void mlir_scope_init(MlirScope *s, MlirPrinter *p, const MlirScope *parent, cons
     }
 }
 
-static bool scope_taken(const MlirScope *s, const char *name)
+static uint64_t name_hash(const char *name)
+{
+    uint64_t h = 1469598103934665603ull; /* FNV-1a */
+    for (const unsigned char *c = (const unsigned char *)name; *c; c++)
+        h = (h ^ *c) * 1099511628211ull;
+    return h;
+}
+
+static MlirNameSlot *name_slot(const MlirNameSet *set, const char *name, uint64_t hash)
+{
+    size_t mask = (size_t)set->cap - 1;
+    size_t i = (size_t)hash & mask;
+    while (set->slots[i].name && !(set->slots[i].hash == hash && strcmp(set->slots[i].name, name) == 0))
+        i = (i + 1) & mask;
+    return &set->slots[i];
+}
+
+/* Room for `more` names beyond those in the set, at most half full. */
+static void name_set_reserve(MlirPrinter *p, MlirNameSet *set, int more)
+{
+    if (more > INT32_MAX / 4 - set->count)
+        arena_out_of_memory();
+    int want = (set->count + more) * 2, cap = set->cap ? set->cap : 16;
+    while (cap < want)
+        cap *= 2;
+    if (cap == set->cap)
+        return;
+    MlirNameSet grown = {ARENA_ARRAY(&p->arena, MlirNameSlot, cap), set->count, cap};
+    for (int i = 0; i < set->cap; i++)
+        if (set->slots[i].name)
+            *name_slot(&grown, set->slots[i].name, set->slots[i].hash) = set->slots[i];
+    *set = grown;
+}
+
+static bool scope_taken(const MlirScope *s, const char *name, uint64_t hash)
 {
     for (; s; s = s->parent)
-        if (symtab_get(&s->used, name))
+        if (s->used.cap && name_slot(&s->used, name, hash)->name)
             return true;
     return false;
 }
 
+/* Adds name (which must outlive the printer) to s; false if s had it. */
+static bool scope_add(MlirPrinter *p, MlirScope *s, const char *name, uint64_t hash)
+{
+    name_set_reserve(p, &s->used, 1);
+    MlirNameSlot *slot = name_slot(&s->used, name, hash);
+    if (slot->name)
+        return false;
+    *slot = (MlirNameSlot){name, hash};
+    s->used.count++;
+    return true;
+}
+
 const char *mlir_scope_unique(MlirPrinter *p, MlirScope *s, const char *base)
 {
-    /* a free name costs one probe of s: the put says whether s had it */
-    if (!scope_taken(s->parent, base) && !symtab_put(&s->used, base, (void *)base))
+    /* a free name costs one probe of s: the add says whether s had it */
+    uint64_t hash = name_hash(base);
+    if (!scope_taken(s->parent, base, hash) && scope_add(p, s, base, hash))
         return base;
     char buf[256];
     do
         snprintf(buf, sizeof buf, "%.200s_%d", base, s->next_conflict++);
-    while (scope_taken(s, buf));
+    while (scope_taken(s, buf, name_hash(buf)));
     const char *name = arena_strdup(&p->arena, buf);
-    symtab_put(&s->used, name, (void *)name);
+    scope_add(p, s, name, name_hash(name));
     return name;
 }
 
@@ -155,6 +201,11 @@ static void name_op(MlirPrinter *p, MlirScope *s, const Op *op)
 
 void mlir_name_block(MlirPrinter *p, MlirScope *s, const Block *b)
 {
+    int ops = 0;
+    for (const Op *op = b->first; op; op = op->next)
+        ops++;
+    if (!p->renumber) /* one name an op, mostly: the table never grows */
+        name_set_reserve(p, &s->used, ops + b->num_args);
     for (const Op *op = b->first; op; op = op->next)
         name_op(p, s, op);
 }

@@ -19,10 +19,22 @@
 #include "shardc/symtab.h"
 #include "shardc/writer.h"
 
+/* A set of names: open addressing by hash, at most half full (a symtab at
+ * three quarters probed long runs: a fifth of printing a transformer). */
+typedef struct MlirNameSlot {
+    const char *name;       /* NULL: free */
+    uint64_t hash;
+} MlirNameSlot;
+
+typedef struct MlirNameSet {
+    MlirNameSlot *slots;
+    int count, cap;         /* cap a power of two, or 0 */
+} MlirNameSet;
+
 /* The names visible in one region, and MLIR's three counters. */
 typedef struct MlirScope {
     const struct MlirScope *parent; /* enclosing names it must not reuse, or NULL */
-    SymTab used;
+    MlirNameSet used;
     int next_value, next_arg, next_conflict;
 } MlirScope;
 
