@@ -95,7 +95,8 @@ static bool scope_taken(const MlirScope *s, const char *name, uint64_t hash)
 /* Adds name (which must outlive the printer) to s; false if s had it. */
 static bool scope_add(MlirPrinter *p, MlirScope *s, const char *name, uint64_t hash)
 {
-    name_set_reserve(p, &s->used, 1);
+    if ((s->used.count + 1) * 2 > s->used.cap)
+        name_set_reserve(p, &s->used, 1);
     MlirNameSlot *slot = name_slot(&s->used, name, hash);
     if (slot->name)
         return false;
