@@ -43,7 +43,6 @@ void mlir_scope_init(MlirScope *s, MlirPrinter *p, const MlirScope *parent, cons
 {
     memset(s, 0, sizeof *s);
     s->parent = parent;
-    symtab_init(&s->used, &p->arena);
     if (counters) {
         s->next_value = counters->next_value;
         s->next_arg = counters->next_arg;
@@ -51,25 +50,73 @@ void mlir_scope_init(MlirScope *s, MlirPrinter *p, const MlirScope *parent, cons
     }
 }
 
-static bool scope_taken(const MlirScope *s, const char *name)
+static uint64_t name_hash(const char *name)
+{
+    uint64_t h = 1469598103934665603ull; /* FNV-1a */
+    for (const unsigned char *c = (const unsigned char *)name; *c; c++)
+        h = (h ^ *c) * 1099511628211ull;
+    return h;
+}
+
+static MlirNameSlot *name_slot(const MlirNameSet *set, const char *name, uint64_t hash)
+{
+    size_t mask = (size_t)set->cap - 1;
+    size_t i = (size_t)hash & mask;
+    while (set->slots[i].name && !(set->slots[i].hash == hash && strcmp(set->slots[i].name, name) == 0))
+        i = (i + 1) & mask;
+    return &set->slots[i];
+}
+
+/* Room for `more` names beyond those in the set, at most half full. */
+static void name_set_reserve(MlirPrinter *p, MlirNameSet *set, int more)
+{
+    if (more > INT32_MAX / 4 - set->count)
+        arena_out_of_memory();
+    int want = (set->count + more) * 2, cap = set->cap ? set->cap : 16;
+    while (cap < want)
+        cap *= 2;
+    if (cap == set->cap)
+        return;
+    MlirNameSet grown = {ARENA_ARRAY(&p->arena, MlirNameSlot, cap), set->count, cap};
+    for (int i = 0; i < set->cap; i++)
+        if (set->slots[i].name)
+            *name_slot(&grown, set->slots[i].name, set->slots[i].hash) = set->slots[i];
+    *set = grown;
+}
+
+static bool scope_taken(const MlirScope *s, const char *name, uint64_t hash)
 {
     for (; s; s = s->parent)
-        if (symtab_get(&s->used, name))
+        if (s->used.cap && name_slot(&s->used, name, hash)->name)
             return true;
     return false;
 }
 
+/* Adds name (which must outlive the printer) to s; false if s had it. */
+static bool scope_add(MlirPrinter *p, MlirScope *s, const char *name, uint64_t hash)
+{
+    if ((s->used.count + 1) * 2 > s->used.cap)
+        name_set_reserve(p, &s->used, 1);
+    MlirNameSlot *slot = name_slot(&s->used, name, hash);
+    if (slot->name)
+        return false;
+    *slot = (MlirNameSlot){name, hash};
+    s->used.count++;
+    return true;
+}
+
 const char *mlir_scope_unique(MlirPrinter *p, MlirScope *s, const char *base)
 {
-    /* a free name costs one probe of s: the put says whether s had it */
-    if (!scope_taken(s->parent, base) && !symtab_put(&s->used, base, (void *)base))
+    /* a free name costs one probe of s: the add says whether s had it */
+    uint64_t hash = name_hash(base);
+    if (!scope_taken(s->parent, base, hash) && scope_add(p, s, base, hash))
         return base;
     char buf[256];
     do
         snprintf(buf, sizeof buf, "%.200s_%d", base, s->next_conflict++);
-    while (scope_taken(s, buf));
+    while (scope_taken(s, buf, name_hash(buf)));
     const char *name = arena_strdup(&p->arena, buf);
-    symtab_put(&s->used, name, (void *)name);
+    scope_add(p, s, name, name_hash(name));
     return name;
 }
 
@@ -155,6 +202,11 @@ static void name_op(MlirPrinter *p, MlirScope *s, const Op *op)
 
 void mlir_name_block(MlirPrinter *p, MlirScope *s, const Block *b)
 {
+    int ops = 0;
+    for (const Op *op = b->first; op; op = op->next)
+        ops++;
+    if (!p->renumber) /* one name an op, mostly: the table never grows */
+        name_set_reserve(p, &s->used, ops + b->num_args);
     for (const Op *op = b->first; op; op = op->next)
         name_op(p, s, op);
 }
@@ -263,7 +315,7 @@ static void print_terminator(MlirPrinter *p, const Block *b, int indent, const c
     for (int i = 0; i < b->num_returns; i++) {
         if (i)
             writer_str(p->out, ", ");
-        mlir_print_type(p->out, &b->returns[i]->type);
+        mlir_print_type(p, &b->returns[i]->type);
     }
     writer_char(p->out, '\n');
 }
@@ -338,7 +390,7 @@ static void print_func_results(MlirPrinter *p, const Func *f)
         writer_char(p->out, '(');
     for (int i = 0; i < f->num_results; i++) {
         writer_str(p->out, i ? ", " : "");
-        mlir_print_type(p->out, &f->result_types[i]);
+        mlir_print_type(p, &f->result_types[i]);
         print_value_attrs(p, f->result_shardings[i], f->result_logical ? f->result_logical[i] : NULL,
                           x ? kept_at(x->result_attrs, x->num_results, i) : NULL);
     }
@@ -373,7 +425,7 @@ static void print_func(MlirPrinter *p, const Func *f)
         writer_str(p->out, i ? ", " : "");
         mlir_print_val(p, mlir_val(p, a));
         writer_str(p->out, ": ");
-        mlir_print_type(p->out, &a->type);
+        mlir_print_type(p, &a->type);
         print_value_attrs(p, a->sharding, a->logical, x ? kept_at(x->arg_attrs, x->num_args, i) : NULL);
     }
     writer_char(p->out, ')');
@@ -459,6 +511,8 @@ void mlir_print_module(FILE *stream, const Module *m)
     arena_init(&p.arena);
     find_kept_channels(&p, m);
     find_forms(&p);
+    mlir_text_caches_init(&p);
+    symtab_init(&p.einsum_plans, &p.arena);
     p.names = ARENA_ARRAY(&p.arena, const char *, m->num_values + 1);
     p.aux = ARENA_ARRAY(&p.arena, const char **, m->num_ops + 1);
     p.plans = ARENA_ARRAY(&p.arena, const void *, m->num_ops + 1);

@@ -29,9 +29,90 @@ void mlir_print_string(Writer *out, const char *s)
     writer_char(out, '\"');
 }
 
+/* ---- kept text -------------------------------------------------------------- */
+
+/* A module's values share a few distinct shardings and types: each is
+ * printed once and its text copied for every equal one after (printing
+ * them was a sixth and another sixth of printing MLIR). */
+static uint64_t hash_mix(uint64_t h, uint64_t x) { return (h ^ x) * 1099511628211ull; }
+
+static MlirKeptText *kept_text_slot(const MlirTextCache *c, const void *key, uint64_t hash)
+{
+    size_t mask = (size_t)c->cap - 1;
+    size_t i = (size_t)hash & mask;
+    while (c->slots[i].key && !(c->slots[i].hash == hash && c->equal(c->slots[i].key, key)))
+        i = (i + 1) & mask;
+    return &c->slots[i];
+}
+
+static void grow_text_cache(MlirPrinter *p, MlirTextCache *c)
+{
+    MlirKeptText *old = c->slots;
+    int old_cap = c->cap;
+    c->cap = old_cap ? old_cap * 2 : 64;
+    c->slots = ARENA_ARRAY(&p->arena, MlirKeptText, c->cap);
+    for (int i = 0; i < old_cap; i++)
+        if (old[i].key)
+            *kept_text_slot(c, old[i].key, old[i].hash) = old[i];
+}
+
+/* The slot of key: its text when kept->key is set, else the free slot
+ * for keep_text. */
+static MlirKeptText *find_text(MlirPrinter *p, MlirTextCache *c, const void *key, uint64_t hash)
+{
+    if ((c->count + 1) * 2 > c->cap)
+        grow_text_cache(p, c);
+    return kept_text_slot(c, key, hash);
+}
+
+/* Keeps what was written since mark as the text of key (which must
+ * outlive the printer), unless a flush came between: kept the next time. */
+static void keep_text(MlirPrinter *p, MlirTextCache *c, MlirKeptText *slot, const void *key, uint64_t hash,
+                      WriterMark mark)
+{
+    size_t n;
+    const char *text = writer_since(p->out, mark, &n);
+    if (!text)
+        return;
+    char *copy = ARENA_ARRAY_UNINIT(&p->arena, char, n + 1);
+    memcpy(copy, text, n);
+    *slot = (MlirKeptText){key, hash, copy, n};
+    c->count++;
+}
+
+static MlirTextMemo *memo_slot(MlirTextCache *c, const void *address)
+{
+    return &c->memo[((uintptr_t)address >> 4) & (MLIR_TEXT_MEMO - 1)];
+}
+
+/* Writes the text memoized for (address, tag); false if none is. */
+static bool print_memoized(MlirPrinter *p, MlirTextCache *c, const void *address, int tag)
+{
+    const MlirTextMemo *m = memo_slot(c, address);
+    if (!address || m->address != address || m->tag != tag)
+        return false;
+    writer_bytes(p->out, m->text, m->len);
+    return true;
+}
+
+static void memoize(MlirTextCache *c, const void *address, int tag, const MlirKeptText *kept)
+{
+    if (address && kept->key)
+        *memo_slot(c, address) = (MlirTextMemo){address, tag, kept->text, kept->len};
+}
+
+static bool shardings_equal(const void *a, const void *b) { return sharding_equal(a, b); }
+static bool types_equal(const void *a, const void *b) { return type_equal(a, b); }
+
+void mlir_text_caches_init(MlirPrinter *p)
+{
+    p->sharding_texts = (MlirTextCache){.equal = shardings_equal};
+    p->type_texts = (MlirTextCache){.equal = types_equal};
+}
+
 /* ---- types ---------------------------------------------------------------- */
 
-void mlir_print_type(Writer *out, const TensorType *t)
+static void print_type_text(Writer *out, const TensorType *t)
 {
     if (t->dtype == DT_TOKEN) {
         writer_str(out, dtype_mlir_name(DT_TOKEN));
@@ -46,37 +127,66 @@ void mlir_print_type(Writer *out, const TensorType *t)
     writer_char(out, '>');
 }
 
-static void print_types(Writer *out, const MlirVal *v, int n)
+static uint64_t type_hash(const TensorType *t)
+{
+    uint64_t h = hash_mix(hash_mix(1469598103934665603ull, (uint64_t)t->dtype), (uint64_t)t->rank);
+    for (int i = 0; i < t->rank; i++)
+        h = hash_mix(h, (uint64_t)t->dims[i]);
+    return h;
+}
+
+/* Memoized by its dims array (a scalar's is NULL: hashed), which the
+ * module's arena keeps unchanged while printing. */
+void mlir_print_type(MlirPrinter *p, const TensorType *t)
+{
+    int tag = (int)t->dtype * (SHARDC_MAX_RANK + 1) + t->rank;
+    if (print_memoized(p, &p->type_texts, t->dims, tag))
+        return;
+    uint64_t hash = type_hash(t);
+    MlirKeptText *kept = find_text(p, &p->type_texts, t, hash);
+    if (kept->key) {
+        writer_bytes(p->out, kept->text, kept->len);
+    } else {
+        WriterMark mark = writer_mark(p->out);
+        print_type_text(p->out, t);
+        TensorType *key = ARENA_NEW(&p->arena, TensorType); /* t may be a caller's copy */
+        *key = *t;
+        keep_text(p, &p->type_texts, kept, key, hash, mark);
+    }
+    memoize(&p->type_texts, t->dims, tag, kept);
+}
+
+static void print_types(MlirPrinter *p, const MlirVal *v, int n)
 {
     for (int i = 0; i < n; i++) {
         if (i)
-            writer_str(out, ", ");
-        mlir_print_type(out, &v[i].type);
+            writer_str(p->out, ", ");
+        mlir_print_type(p, &v[i].type);
     }
 }
 
-void mlir_print_fn_type(Writer *out, const MlirVal *in, int n_in, const MlirVal *res, int n_res)
+void mlir_print_fn_type(MlirPrinter *p, const MlirVal *in, int n_in, const MlirVal *res, int n_res)
 {
-    writer_char(out, '(');
-    print_types(out, in, n_in);
-    writer_str(out, ") -> ");
+    writer_char(p->out, '(');
+    print_types(p, in, n_in);
+    writer_str(p->out, ") -> ");
     if (n_res != 1)
-        writer_char(out, '(');
-    print_types(out, res, n_res);
+        writer_char(p->out, '(');
+    print_types(p, res, n_res);
     if (n_res != 1)
-        writer_char(out, ')');
+        writer_char(p->out, ')');
 }
 
-void mlir_print_same_type(Writer *out, const MlirVal *in, int n_in, const MlirVal *res)
+void mlir_print_same_type(MlirPrinter *p, const MlirVal *in, int n_in, const MlirVal *res)
 {
     bool same = true;
     for (int i = 0; i < n_in; i++)
         same &= type_equal(&in[i].type, &res->type);
-    writer_str(out, " : ");
+    writer_str(p->out, " : ");
     if (same)
-        mlir_print_type(out, &res->type);
+        mlir_print_type(p, &res->type);
     else
-        mlir_print_fn_type(out, in, n_in, res, 1);
+        mlir_print_fn_type(p, in, n_in, res, 1);
 }
 
 void mlir_print_ints(Writer *out, const int64_t *v, int n)
@@ -299,7 +409,7 @@ void mlir_print_dense(Writer *out, const AttrValue *v, const TensorType *t)
         print_nested(out, &l, t, 0, &next);
     }
     writer_str(out, "> : ");
-    mlir_print_type(out, t);
+    print_type_text(out, t);
     free(items);
 }
 
@@ -439,51 +549,17 @@ static void print_tensor_sharding(MlirPrinter *p, const Sharding *s)
     writer_char(out, '>');
 }
 
-static MlirShardingText *sharding_text_slot(MlirPrinter *p, const Sharding *s, uint64_t hash)
-{
-    size_t mask = (size_t)p->sharding_texts_cap - 1;
-    size_t i = (size_t)hash & mask;
-    while (p->sharding_texts[i].sharding &&
-           !(p->sharding_texts[i].hash == hash && sharding_equal(p->sharding_texts[i].sharding, s)))
-        i = (i + 1) & mask;
-    return &p->sharding_texts[i];
-}
-
-static void grow_sharding_texts(MlirPrinter *p)
-{
-    MlirShardingText *old = p->sharding_texts;
-    int old_cap = p->sharding_texts_cap;
-    p->sharding_texts_cap = old_cap ? old_cap * 2 : 64;
-    p->sharding_texts = ARENA_ARRAY(&p->arena, MlirShardingText, p->sharding_texts_cap);
-    for (int i = 0; i < old_cap; i++)
-        if (old[i].sharding)
-            *sharding_text_slot(p, old[i].sharding, old[i].hash) = old[i];
-}
-
-/* A module's values share a few distinct shardings: each is printed once
- * and its text copied for every equal one after (printing them was a
- * sixth of printing MLIR). Its text depends on nothing else: the mesh's
- * name or literal is the module's. */
 void mlir_print_tensor_sharding(MlirPrinter *p, const Sharding *s)
 {
-    if ((p->num_sharding_texts + 1) * 2 > p->sharding_texts_cap)
-        grow_sharding_texts(p);
     uint64_t hash = sharding_hash(s);
-    MlirShardingText *kept = sharding_text_slot(p, s, hash);
-    if (kept->sharding) {
+    MlirKeptText *kept = find_text(p, &p->sharding_texts, s, hash);
+    if (kept->key) {
         writer_bytes(p->out, kept->text, kept->len);
         return;
     }
     WriterMark mark = writer_mark(p->out);
     print_tensor_sharding(p, s);
-    size_t n;
-    const char *text = writer_since(p->out, mark, &n);
-    if (!text) /* a flush came between: kept the next time */
-        return;
-    char *copy = ARENA_ARRAY_UNINIT(&p->arena, char, n + 1);
-    memcpy(copy, text, n);
-    *kept = (MlirShardingText){s, hash, copy, n};
-    p->num_sharding_texts++;
+    keep_text(p, &p->sharding_texts, kept, s, hash, mark);
 }
 
 void mlir_print_open_sharding(MlirPrinter *p, const Mesh *mesh, int rank)

@@ -268,7 +268,7 @@ static void close_line(MlirPrinter *p, const Op *op, MlirVal x, MlirVal r, bool 
             .consumed = op_attr_find(op, ATTR_KEY_MESH_AXES_GROUPS) ? consumed_mesh : consumed,
             .skip_kept = spelled});
     writer_str(p->out, " : ");
-    mlir_print_fn_type(p->out, &x, 1, &r, 1);
+    mlir_print_fn_type(p, &x, 1, &r, 1);
     writer_char(p->out, '\n');
 }
 
@@ -412,7 +412,7 @@ static void sdy_operand_and_out_sharding(MlirPrinter *p, const Op *op)
     writer_str(p->out, " out_sharding=");
     mlir_print_tensor_sharding(p, op->results[0]->sharding);
     writer_str(p->out, " : ");
-    mlir_print_type(p->out, &op->results[0]->type);
+    mlir_print_type(p, &op->results[0]->type);
     writer_char(p->out, '\n');
 }
 
@@ -588,6 +588,6 @@ void mlir_emit_group_collective(MlirPrinter *p, const Op *op, int indent)
     }
     mlir_print_op_attrs(p, op, &(MlirAttrOpts){.consumed = consumed, .skip_kept = group_kept_props});
     writer_str(p->out, " : ");
-    mlir_print_fn_type(p->out, in, op->num_operands, res, op->num_results);
+    mlir_print_fn_type(p, in, op->num_operands, res, op->num_results);
     writer_char(p->out, '\n');
 }

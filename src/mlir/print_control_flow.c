@@ -21,7 +21,7 @@ static void print_types(MlirPrinter *p, Value *const *v, int n)
 {
     for (int i = 0; i < n; i++) {
         writer_str(p->out, i ? ", " : "");
-        mlir_print_type(p->out, &v[i]->type);
+        mlir_print_type(p, &v[i]->type);
     }
 }
 
@@ -172,7 +172,7 @@ static void print_reducer_args(MlirPrinter *p, const Block *body, int n)
             writer_str(p->out, k ? ", " : "");
             mlir_print_val(p, mlir_val(p, pair[k]));
             writer_str(p->out, ": ");
-            mlir_print_type(p->out, &pair[k]->type);
+            mlir_print_type(p, &pair[k]->type);
         }
         writer_char(p->out, ')');
     }

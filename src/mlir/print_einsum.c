@@ -131,27 +131,38 @@ static bool prints_as_dot(const Op *op, const EinsumPlan *e)
 
 static const char *const_name(DType dt) { return dtype_is_float(dt) ? "cst" : "c"; }
 
-/* The einsum's plan, worked out once (parsing its spec was a tenth of
- * printing a transformer) and kept for mlir_emit_einsum. */
+/* The plan of op's spec: worked out once per distinct spec text (parsing
+ * specs was a tenth of printing a transformer, whose layers repeat a few
+ * of them), or NULL when it has none. */
+static const EinsumPlan *shared_plan(MlirPrinter *p, const Op *op)
+{
+    const EinsumPlan *kept = op->str ? symtab_get(&p->einsum_plans, op->str) : NULL;
+    if (kept)
+        return kept->num_inputs == op->num_operands ? kept : NULL;
+    EinsumPlan *e = ARENA_ARRAY_UNINIT(&p->arena, EinsumPlan, 1);
+    if (!plan_einsum(op, e))
+        return NULL;
+    symtab_put(&p->einsum_plans, op->str, e); /* op->str outlives the printer */
+    return e;
+}
+
+/* The einsum's plan, kept for mlir_emit_einsum. */
 int mlir_plan_einsum(MlirPrinter *p, const Op *op, MlirAux *aux)
 {
-    EinsumPlan e;
+    const EinsumPlan *plan = shared_plan(p, op);
     int n = 0;
-    if (!plan_einsum(op, &e))
+    if (!plan)
         return 0;
-    if (op->id >= 0 && op->id < p->m->num_ops) {
-        EinsumPlan *kept = ARENA_ARRAY_UNINIT(&p->arena, EinsumPlan, 1);
-        *kept = e;
-        p->plans[op->id] = kept;
-    }
-    for (int i = 0; i < e.num_inputs; i++) {
-        if (!e.num_summed[i])
+    if (op->id >= 0 && op->id < p->m->num_ops)
+        p->plans[op->id] = plan;
+    for (int i = 0; i < plan->num_inputs; i++) {
+        if (!plan->num_summed[i])
             continue;
         aux[n++] = (MlirAux){"init", const_name(op->operands[i]->type.dtype)};
-        if (e.num_inputs == 2 || e.transpose)
+        if (plan->num_inputs == 2 || plan->transpose)
             aux[n++] = (MlirAux){"sum", NULL};
     }
-    if (e.num_inputs == 2 && e.transpose)
+    if (plan->num_inputs == 2 && plan->transpose)
         aux[n++] = (MlirAux){"dot_general", NULL};
     return n;
 }
@@ -214,7 +225,7 @@ static void print_reduce_type(MlirPrinter *p, MlirVal x, MlirVal init, MlirVal r
 {
     MlirVal in[2] = {x, init};
     writer_str(p->out, " : ");
-    mlir_print_fn_type(p->out, in, 2, &res, 1);
+    mlir_print_fn_type(p, in, 2, &res, 1);
 }
 
 static int aux_count(const MlirPrinter *p, const Op *op)
@@ -385,7 +396,7 @@ static MlirVal emit_dot(MlirPrinter *p, EinsumEmit *ee, MlirVal lhs, MlirVal rhs
     if (last)
         mlir_print_op_attrs(p, op, &(MlirAttrOpts){.skip_kept = dot_kept});
     writer_str(p->out, " : ");
-    mlir_print_fn_type(p->out, in, 2, &r, 1);
+    mlir_print_fn_type(p, in, 2, &r, 1);
     writer_char(p->out, '\n');
     return r;
 }
@@ -400,7 +411,7 @@ static void emit_transpose(MlirPrinter *p, EinsumEmit *ee, MlirVal x)
     mlir_print_ints(p->out, ee->e->perm, op->results[0]->type.rank);
     mlir_print_op_attrs(p, op, &(MlirAttrOpts){0});
     writer_str(p->out, " : ");
-    mlir_print_fn_type(p->out, &x, 1, &r, 1);
+    mlir_print_fn_type(p, &x, 1, &r, 1);
     writer_char(p->out, '\n');
 }
 

@@ -49,7 +49,7 @@ static void print_type_tail(MlirPrinter *p, const Op *op)
     for (int j = 0; j < op->num_results; j++)
         res[j] = mlir_val(p, op->results[j]);
     writer_str(p->out, " : ");
-    mlir_print_fn_type(p->out, in, op->num_operands, res, op->num_results);
+    mlir_print_fn_type(p, in, op->num_operands, res, op->num_results);
     writer_char(p->out, '\n');
 }
 
@@ -138,7 +138,7 @@ static void print_shir_region(MlirPrinter *p, MlirScope *s, const Block *body, i
         writer_str(p->out, i ? ", " : "");
         mlir_print_val(p, mlir_val(p, body->args[i]));
         writer_str(p->out, ": ");
-        mlir_print_type(p->out, &body->args[i]->type);
+        mlir_print_type(p, &body->args[i]->type);
     }
     writer_str(p->out, "):\n");
     mlir_print_block_ops(p, s, body, indent + 2, "stablehlo.return");

@@ -19,10 +19,22 @@
 #include "shardc/symtab.h"
 #include "shardc/writer.h"
 
+/* A set of names: open addressing by hash, at most half full (a symtab at
+ * three quarters probed long runs: a fifth of printing a transformer). */
+typedef struct MlirNameSlot {
+    const char *name;       /* NULL: free */
+    uint64_t hash;
+} MlirNameSlot;
+
+typedef struct MlirNameSet {
+    MlirNameSlot *slots;
+    int count, cap;         /* cap a power of two, or 0 */
+} MlirNameSet;
+
 /* The names visible in one region, and MLIR's three counters. */
 typedef struct MlirScope {
     const struct MlirScope *parent; /* enclosing names it must not reuse, or NULL */
-    SymTab used;
+    MlirNameSet used;
     int next_value, next_arg, next_conflict;
 } MlirScope;
 
@@ -44,14 +56,36 @@ typedef struct MlirVal {
     TensorType type;
 } MlirVal;
 
-/* A sharding's text as the printer wrote it the first time, copied after
- * for every equal one (print_attrs.c). */
-typedef struct MlirShardingText {
-    const Sharding *sharding;   /* NULL: a free slot */
-    uint64_t hash;              /* sharding_hash */
+/* A piece of text (a sharding's, a type's) as the printer wrote it the
+ * first time, copied after for every equal key (print_attrs.c). */
+typedef struct MlirKeptText {
+    const void *key;            /* NULL: a free slot */
+    uint64_t hash;
     const char *text;
     size_t len;
-} MlirShardingText;
+} MlirKeptText;
+
+/* The kept text of an object by its address (a module's values share
+ * their types' dims arrays): one probe, no hashing of the object. `tag`
+ * tells apart objects at one address. (Shardings are interned per source
+ * location, so equal ones seldom share an address.) */
+typedef struct MlirTextMemo {
+    const void *address;        /* NULL: empty */
+    int tag;
+    const char *text;
+    size_t len;
+} MlirTextMemo;
+
+enum { MLIR_TEXT_MEMO = 256 }; /* a power of two */
+
+/* Open addressing by hash, at most half full, behind a direct-mapped memo
+ * by address. */
+typedef struct MlirTextCache {
+    MlirKeptText *slots;
+    int count, cap;
+    bool (*equal)(const void *a, const void *b);
+    MlirTextMemo memo[MLIR_TEXT_MEMO];
+} MlirTextCache;
 
 typedef struct MlirPrinter {
     Writer *out;
@@ -66,8 +100,9 @@ typedef struct MlirPrinter {
     MlirScope *scope;       /* of the block being printed, numbered whole */
     const struct MlirOpForm *forms[OP_COUNT]; /* by OpKind: mlir_op_form's answer, found once */
     const char *canonical[OP_COUNT];          /* by OpKind: mlir_op_canonical_name's, found once */
-    MlirShardingText *sharding_texts;         /* open addressing by hash, at most half full */
-    int num_sharding_texts, sharding_texts_cap;
+    MlirTextCache sharding_texts;             /* by Sharding */
+    MlirTextCache type_texts;                 /* by TensorType */
+    SymTab einsum_plans;                      /* by spec text: its EinsumPlan (print_einsum.c) */
 } MlirPrinter;
 
 /* How one op kind prints (print_ops.c): the made-up values it needs (their
@@ -140,13 +175,15 @@ void mlir_print_aux_def(MlirPrinter *p, const Op *op, int i, int indent);
 /* ---- attributes and types (print_attrs.c) ---- */
 
 void mlir_print_string(Writer *out, const char *s);
-/* The element type: f32, i1 for bool, ... */
-void mlir_print_type(Writer *out, const TensorType *t);
+/* The caches of printed text, made empty (print.c calls it per module). */
+void mlir_text_caches_init(MlirPrinter *p);
+/* `tensor<2x3xf32>`, each distinct type printed once and copied after. */
+void mlir_print_type(MlirPrinter *p, const TensorType *t);
 /* `(a, b) -> c` as MLIR's printFunctionalType: one result without parens. */
-void mlir_print_fn_type(Writer *out, const MlirVal *in, int n_in, const MlirVal *res, int n_res);
+void mlir_print_fn_type(MlirPrinter *p, const MlirVal *in, int n_in, const MlirVal *res, int n_res);
 /* ` : type` if every operand's type is the result's, else ` : (types) -> type`
  * (StableHLO's SameOperandsAndResultType). */
-void mlir_print_same_type(Writer *out, const MlirVal *in, int n_in, const MlirVal *res);
+void mlir_print_same_type(MlirPrinter *p, const MlirVal *in, int n_in, const MlirVal *res);
 /* A float as MLIR prints it (`1.000000e+00`, shortest round trip, or hex). */
 void mlir_print_float(Writer *out, double v, DType dt);
 /* `dense<...> : tensor<...>` of a shardc tensor value (a scalar splat or

@@ -93,7 +93,7 @@ static int broadcast_operands(MlirPrinter *p, const Op *op, int indent, MlirVal 
         mlir_print_ints(p->out, dims, in[i].type.rank);
         mlir_print_marker(p, "shardc.implicit_broadcast");
         writer_str(p->out, " : ");
-        mlir_print_fn_type(p->out, &in[i], 1, &b, 1);
+        mlir_print_fn_type(p, &in[i], 1, &b, 1);
         end_line(p);
         in[i] = b;
     }
@@ -111,7 +111,7 @@ static void emit_elementwise(MlirPrinter *p, const Op *op, int indent)
     writer_str(p->out, n ? " " : ""); /* `stablehlo.after_all : ...` */
     mlir_print_vals(p, in, n);
     mlir_print_op_attrs(p, op, &(MlirAttrOpts){0});
-    mlir_print_same_type(p->out, in, n, &res);
+    mlir_print_same_type(p, in, n, &res);
     end_line(p);
 }
 
@@ -160,7 +160,7 @@ static void emit_compare(MlirPrinter *p, const Op *op, int indent)
     mlir_print_op_attrs(p, op, &(MlirAttrOpts){.consumed = (const AttrKey[]){ATTR_KEY_DIRECTION, ATTR_KEY_COMPARE_TYPE, 0},
                                                .skip_kept = spelled});
     writer_str(p->out, " : ");
-    mlir_print_fn_type(p->out, in, n, &res, 1);
+    mlir_print_fn_type(p, in, n, &res, 1);
     end_line(p);
 }
 
@@ -175,11 +175,11 @@ static void emit_select(MlirPrinter *p, const Op *op, int indent)
     mlir_print_op_attrs(p, op, &(MlirAttrOpts){0});
     writer_str(p->out, " : ");
     if (n == 3 && type_equal(&in[1].type, &res.type) && type_equal(&in[2].type, &res.type)) {
-        mlir_print_type(p->out, &in[0].type);
+        mlir_print_type(p, &in[0].type);
         writer_str(p->out, ", ");
-        mlir_print_type(p->out, &res.type);
+        mlir_print_type(p, &res.type);
     } else {
-        mlir_print_fn_type(p->out, in, n, &res, 1);
+        mlir_print_fn_type(p, in, n, &res, 1);
     }
     end_line(p);
 }
@@ -203,7 +203,7 @@ static void unary_tail(MlirPrinter *p, const Op *op, MlirVal x, const AttrKey *c
     MlirVal res = result_val(p, op);
     mlir_print_op_attrs(p, op, &(MlirAttrOpts){.consumed = consumed});
     writer_str(p->out, " : ");
-    mlir_print_fn_type(p->out, &x, 1, &res, 1);
+    mlir_print_fn_type(p, &x, 1, &res, 1);
     end_line(p);
 }
 
@@ -231,7 +231,7 @@ static void emit_reverse(MlirPrinter *p, const Op *op, int indent)
     writer_str(p->out, ", dims = ");
     print_ints_attr(p, op, ATTR_KEY_DIMS);
     mlir_print_op_attrs(p, op, &(MlirAttrOpts){.consumed = (const AttrKey[]){ATTR_KEY_DIMS, 0}});
-    mlir_print_same_type(p->out, &x, 1, &res);
+    mlir_print_same_type(p, &x, 1, &res);
     end_line(p);
 }
 
@@ -260,7 +260,7 @@ static void emit_dynamic_slice(MlirPrinter *p, const Op *op, int indent)
     mlir_print_ints(p->out, res.type.dims, res.type.rank);
     mlir_print_op_attrs(p, op, &(MlirAttrOpts){0});
     writer_str(p->out, " : ");
-    mlir_print_fn_type(p->out, in, n, &res, 1);
+    mlir_print_fn_type(p, in, n, &res, 1);
     end_line(p);
 }
 
@@ -330,7 +330,7 @@ static void emit_pad(MlirPrinter *p, const Op *op, int indent)
     mlir_print_op_attrs(p, op, &(MlirAttrOpts){
         .consumed = (const AttrKey[]){ATTR_KEY_LOW, ATTR_KEY_HIGH, ATTR_KEY_INTERIOR, ATTR_KEY_VALUE, 0}});
     writer_str(p->out, " : ");
-    mlir_print_fn_type(p->out, in, 2, &res, 1);
+    mlir_print_fn_type(p, in, 2, &res, 1);
     end_line(p);
 }
 
@@ -345,7 +345,7 @@ static void emit_concatenate(MlirPrinter *p, const Op *op, int indent)
     writer_printf(p->out, ", dim = %lld", (long long)op_attr_int(op, ATTR_KEY_DIM));
     mlir_print_op_attrs(p, op, &(MlirAttrOpts){.consumed = (const AttrKey[]){ATTR_KEY_DIM, 0}});
     writer_str(p->out, " : ");
-    mlir_print_fn_type(p->out, in, n, &res, 1);
+    mlir_print_fn_type(p, in, n, &res, 1);
     end_line(p);
 }
 
@@ -371,7 +371,7 @@ static void emit_iota(MlirPrinter *p, const Op *op, int indent)
     writer_printf(p->out, "stablehlo.iota dim = %lld", (long long)op_attr_int(op, ATTR_KEY_DIMENSION));
     mlir_print_op_attrs(p, op, &(MlirAttrOpts){.consumed = (const AttrKey[]){ATTR_KEY_DIMENSION, 0}});
     writer_str(p->out, " : ");
-    mlir_print_type(p->out, &op->results[0]->type);
+    mlir_print_type(p, &op->results[0]->type);
     end_line(p);
 }
 
@@ -397,7 +397,7 @@ static void emit_call_like(MlirPrinter *p, const Op *op, int indent, const char 
     writer_char(p->out, ')');
     mlir_print_op_attrs(p, op, opts);
     writer_str(p->out, " : ");
-    mlir_print_fn_type(p->out, in, n, res, op->num_results);
+    mlir_print_fn_type(p, in, n, res, op->num_results);
     end_line(p);
 }
 
@@ -477,7 +477,7 @@ static void emit_stablehlo_generic(MlirPrinter *p, const Op *op, int indent)
         .consumed = (const AttrKey[]){ATTR_KEY_LEFT_SIDE, ATTR_KEY_LOWER, ATTR_KEY_TRANSPOSE_A, ATTR_KEY_UNIT_DIAGONAL,
                                       ATTR_KEY_EPSILON, ATTR_KEY_FEATURE_INDEX, 0}});
     writer_str(p->out, " : ");
-    mlir_print_fn_type(p->out, in, n, res, op->num_results);
+    mlir_print_fn_type(p, in, n, res, op->num_results);
     end_line(p);
 }
 
@@ -490,7 +490,7 @@ static void emit_cholesky(MlirPrinter *p, const Op *op, int indent)
         writer_str(p->out, ", lower = true");
     mlir_print_op_attrs(p, op, &(MlirAttrOpts){.consumed = (const AttrKey[]){ATTR_KEY_LOWER, 0}});
     writer_str(p->out, " : ");
-    mlir_print_type(p->out, &x.type);
+    mlir_print_type(p, &x.type);
     end_line(p);
 }
 
@@ -602,7 +602,7 @@ static void emit_sharding_op(MlirPrinter *p, const Op *op, int indent)
         mlir_print_open_sharding(p, any_mesh(p), r->type.rank);
     mlir_print_op_attrs(p, op, &(MlirAttrOpts){.no_shardings = true});
     writer_str(p->out, " : ");
-    mlir_print_type(p->out, &r->type);
+    mlir_print_type(p, &r->type);
     end_line(p);
 }
 
@@ -618,7 +618,7 @@ static void emit_data_flow_edge(MlirPrinter *p, const Op *op, int indent)
     }
     mlir_print_op_attrs(p, op, &(MlirAttrOpts){.no_shardings = true});
     writer_str(p->out, " : ");
-    mlir_print_type(p->out, &r->type);
+    mlir_print_type(p, &r->type);
     end_line(p);
 }
 
@@ -633,7 +633,7 @@ static void emit_barrier(MlirPrinter *p, const Op *op, int indent)
         writer_char(p->out, *c >= 'a' && *c <= 'z' ? *c - 'a' + 'A' : *c);
     mlir_print_op_attrs(p, op, &(MlirAttrOpts){.consumed = (const AttrKey[]){ATTR_KEY_ALLOWED_DIRECTION, 0}});
     writer_str(p->out, " : ");
-    mlir_print_type(p->out, &op->results[0]->type);
+    mlir_print_type(p, &op->results[0]->type);
     end_line(p);
 }
 
@@ -644,7 +644,7 @@ static void emit_sharding_group(MlirPrinter *p, const Op *op, int indent)
     writer_printf(p->out, " group_id=%lld", (long long)op_attr_int(op, ATTR_KEY_GROUP_ID));
     mlir_print_op_attrs(p, op, &(MlirAttrOpts){.consumed = (const AttrKey[]){ATTR_KEY_GROUP_ID, 0}});
     writer_str(p->out, " : ");
-    mlir_print_type(p->out, &op->operands[0]->type);
+    mlir_print_type(p, &op->operands[0]->type);
     end_line(p);
 }
 
@@ -699,7 +699,7 @@ void mlir_print_arg_list(MlirPrinter *p, const Block *body)
         writer_str(p->out, i ? ", " : "");
         mlir_print_val(p, mlir_val(p, body->args[i]));
         writer_str(p->out, ": ");
-        mlir_print_type(p->out, &body->args[i]->type);
+        mlir_print_type(p, &body->args[i]->type);
     }
 }
 
@@ -739,7 +739,7 @@ static void emit_shard_map(MlirPrinter *p, const Op *op, int indent)
                                       ATTR_KEY_CHECK_VMA, 0},
         .no_shardings = true, .extra = op_attr_bool(op, ATTR_KEY_CHECK_VMA) ? check_vma : NULL});
     writer_str(p->out, " : ");
-    mlir_print_fn_type(p->out, in, n, res, op->num_results);
+    mlir_print_fn_type(p, in, n, res, op->num_results);
     end_line(p);
 }
 
@@ -761,7 +761,7 @@ static void emit_rng_bit_generator(MlirPrinter *p, const Op *op, int indent)
     writer_printf(p->out, ", algorithm =  %s", op_attr_string(op, ATTR_KEY_RNG_ALGORITHM));
     mlir_print_op_attrs(p, op, &(MlirAttrOpts){.consumed = (const AttrKey[]){ATTR_KEY_RNG_ALGORITHM, 0}});
     writer_str(p->out, " : ");
-    mlir_print_fn_type(p->out, &in, 1, res, 2);
+    mlir_print_fn_type(p, &in, 1, res, 2);
     end_line(p);
 }
 

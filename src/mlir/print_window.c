@@ -41,7 +41,7 @@ static void print_type_tail(MlirPrinter *p, const Op *op, const MlirVal *in, int
     for (int j = 0; j < op->num_results; j++)
         res[j] = mlir_val(p, op->results[j]);
     writer_str(p->out, " : ");
-    mlir_print_fn_type(p->out, in, n, res, op->num_results);
+    mlir_print_fn_type(p, in, n, res, op->num_results);
     writer_char(p->out, '\n');
 }
 
