@@ -125,6 +125,8 @@ static MlirList list_of(MlirParseCtx *ctx, void *item)
 %token <plist> DICT_BODY "attribute dict read whole"
 /* `[0, 1]` after an `=`, read whole likewise: named as its `[`. */
 %token <attr> ARRAY_READ "'[' read"
+/* `: (types) -> types` read whole likewise: named as its `:`. */
+%token <sig> SIG_READ "':' read"
 %token LEX_ERROR "invalid token"
 %token <s> TYPE "type" DENSE "dense literal" DENSE_ARRAY "array literal" DIALECT_ATTR "dialect attribute"
 %token <s> ALIAS "alias" LOC_TEXT "location" BLOCK_LABEL "block label" FLOAT "float" INT "integer"
@@ -148,7 +150,7 @@ static MlirList list_of(MlirParseCtx *ctx, void *item)
 %type <barg> block_arg func_arg
 %type <rdef> result_def
 %type <item> item paren_item brace_item
-%type <sig> type_sig
+%type <sig> type_sig op_sig
 %type <sharding> sharding_body sharding_elem
 %type <dim> dim
 %type <axis> axis_ref
@@ -336,8 +338,8 @@ result_def
 op_body: generic_op | custom_op ;
 
 generic_op
-    : STRING '(' opt_uses ')' opt_props opt_region_list opt_dict ':' type_sig
-        { $$ = mlir_build_generic(ctx, $1, L(@1), &$3, &$5, &$6, &$7, $9); if (!$$) YYABORT; }
+    : STRING '(' opt_uses ')' opt_props opt_region_list opt_dict op_sig
+        { $$ = mlir_build_generic(ctx, $1, L(@1), &$3, &$5, &$6, &$7, $8); if (!$$) YYABORT; }
     ;
 opt_uses: %empty { $$ = (MlirList){0}; } | uses ;
 uses
@@ -354,18 +356,18 @@ opt_dict: %empty { $$ = (MlirList){0}; } | dict ;
 
 custom_op
     : custom_head               { $$ = mlir_custom_op(ctx, $1); if (!$$) YYABORT; }
-    | custom_head ':' type_sig opt_attributes
-        { $1->sig = *$3; $1->attributes = $4; $$ = mlir_custom_op(ctx, $1); if (!$$) YYABORT; }
-    | custom_head ':' type_sig opt_attributes KW_REDUCER reducer_groups region
+    | custom_head op_sig opt_attributes
+        { $1->sig = *$2; $1->attributes = $3; $$ = mlir_custom_op(ctx, $1); if (!$$) YYABORT; }
+    | custom_head op_sig opt_attributes KW_REDUCER reducer_groups region
         {
-            $1->sig = *$3; $1->attributes = $4; $1->reducer_args = $6;
-            PUSH($1->trailing_regions, $7);
+            $1->sig = *$2; $1->attributes = $3; $1->reducer_args = $5;
+            PUSH($1->trailing_regions, $6);
             $$ = mlir_custom_op(ctx, $1); if (!$$) YYABORT;
         }
-    | custom_head ':' type_sig opt_attributes KW_COND region KW_DO region
+    | custom_head op_sig opt_attributes KW_COND region KW_DO region
         {
-            $1->sig = *$3; $1->attributes = $4;
-            PUSH($1->trailing_regions, $6); PUSH($1->trailing_regions, $8);
+            $1->sig = *$2; $1->attributes = $3;
+            PUSH($1->trailing_regions, $5); PUSH($1->trailing_regions, $7);
             $$ = mlir_custom_op(ctx, $1); if (!$$) YYABORT;
         }
     ;
@@ -416,6 +418,11 @@ keyword: BARE_ID | UNIT_KEY ;
 
 /* ---- types ---- */
 
+/* An op's `:` and type signature, or both read whole by the scanner. */
+op_sig
+    : ':' type_sig              { $$ = $2; }
+    | SIG_READ                  { $$ = $1; }
+    ;
 type_sig
     : '(' opt_types ')' ARROW type         { $$ = NEW(MlirTypeSig); *$$ = (MlirTypeSig){true, $2, list_of(ctx, $5), true}; }
     | '(' opt_types ')' ARROW '(' opt_types ')' { $$ = NEW(MlirTypeSig); *$$ = (MlirTypeSig){true, $2, $6, true}; }
@@ -637,6 +644,8 @@ static yysymbol_kind_t token_as_written(yysymbol_kind_t kind)
         return YYSYMBOL_ATTR_KEY;
     if (kind == YYSYMBOL_ARRAY_READ)
         return YYTRANSLATE('[');
+    if (kind == YYSYMBOL_SIG_READ)
+        return YYTRANSLATE(':');
     return kind;
 }
 

@@ -130,6 +130,14 @@ typedef struct MlirTypeSig {
     bool present;
 } MlirTypeSig;
 
+/* After a `:` (at loc), an op's function type in its common form,
+ * `(tensor<8x16xf32>, tensor<f32>) -> tensor<8xf32>` (or `-> (...)`), on
+ * one line, every type a tensor of static or `?` dims (at most 18 digits
+ * each) and a plain element type: the signature the grammar builds, each
+ * type at its own column, with *used the bytes read after the `:`; NULL
+ * (nothing reported) for any other text, which the grammar reads. */
+MlirTypeSig *mlir_fast_type_sig(MlirParseCtx *ctx, Loc loc, int *used);
+
 typedef struct MlirCustomSyntax {
     const char *name;
     Loc name_loc;

@@ -362,3 +362,78 @@ MlirList *mlir_fast_sdy_dict(MlirParseCtx *ctx, const char *match, int match_len
     *used = (int)(++r.p - r.base);
     return dict;
 }
+
+/* `tensor<` then dims (at most 18 digits, or `?`) each followed by `x`,
+ * fewer than parse_build.c's 64, then a plain element type and `>`: a type
+ * the scanner reads as one TYPE token and mlir_build_type accepts, built as
+ * the grammar builds it. */
+static MlirType *fast_tensor_type(FastReader *r)
+{
+    static const char open[] = "tensor<";
+    const char *start = r->p;
+    if (!fast_prefix(r, open, sizeof open - 1))
+        return r->ok = false, NULL;
+    for (int rank = 0; r->ok && (fast_at(r, '?') || (r->p < r->end && is_digit(*r->p))); rank++) {
+        if (fast_at(r, '?'))
+            r->p++;
+        else
+            fast_int(r, 'x', 'x');
+        if (rank == 63 || !fast_eat(r, 'x'))
+            return r->ok = false, NULL;
+    }
+    if (!r->ok || r->p == r->end || !(is_id_char(*r->p) && !is_digit(*r->p) && *r->p != '$' && *r->p != '.'))
+        return r->ok = false, NULL;
+    while (r->p < r->end && is_id_char(*r->p))
+        r->p++;
+    if (!fast_eat(r, '>'))
+        return NULL;
+    const char *text = mlir_lex_intern(r->ctx, start, (int)(r->p - start));
+    MlirType *t = mlir_build_type(r->ctx, text, fast_loc(r, start));
+    r->ok = t != NULL;  /* always: the checks above are parse_build.c's */
+    return t;
+}
+
+/* `(` types `)`, a space after each comma. */
+static MlirList fast_type_list(FastReader *r)
+{
+    void *types[FAST_MAX_ITEMS];
+    int n = 0;
+    if (fast_eat(r, '(') && !fast_at(r, ')')) {
+        do {
+            if (n == FAST_MAX_ITEMS)
+                return r->ok = false, (MlirList){0};
+            types[n++] = fast_tensor_type(r);
+        } while (r->ok && fast_comma(r));
+    }
+    fast_eat(r, ')');
+    return r->ok ? fast_list(r->ctx, types, n) : (MlirList){0};
+}
+
+MlirTypeSig *mlir_fast_type_sig(MlirParseCtx *ctx, Loc loc, int *used)
+{
+    FastReader r = fast_reader(ctx, loc.line, loc.col + 1);
+    while (fast_at(&r, ' '))
+        r.p++;
+    if (!r.ok || !fast_at(&r, '('))
+        return NULL;
+    MlirList inputs = fast_type_list(&r), outputs = {0};
+    while (fast_at(&r, ' '))
+        r.p++;
+    if (!fast_eat(&r, '-') || !fast_eat(&r, '>'))
+        return NULL;
+    while (fast_at(&r, ' '))
+        r.p++;
+    if (fast_at(&r, '(')) {
+        outputs = fast_type_list(&r);
+    } else {
+        void *type = fast_tensor_type(&r);
+        if (r.ok)
+            outputs = fast_list(ctx, &type, 1);
+    }
+    if (!r.ok)
+        return NULL;
+    MlirTypeSig *sig = ARENA_ARRAY_UNINIT(ctx->arena, MlirTypeSig, 1);
+    *sig = (MlirTypeSig){true, inputs, outputs, true};
+    *used = (int)(r.p - r.base);
+    return sig;
+}
