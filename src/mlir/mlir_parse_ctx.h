@@ -137,6 +137,11 @@ typedef struct MlirTypeSig {
  * type at its own column, with *used the bytes read after the `:`; NULL
  * (nothing reported) for any other text, which the grammar reads. */
 MlirTypeSig *mlir_fast_type_sig(MlirParseCtx *ctx, Loc loc, int *used);
+/* After a `:` (at loc), one tensor type of that form that ends its line
+ * or comes before a `{` (`: tensor<8xf32>` ending an op, or an argument's
+ * type before its attributes): the type at its column, with *used the
+ * bytes read after the `:`; NULL (nothing reported) for any other text. */
+MlirType *mlir_fast_colon_type(MlirParseCtx *ctx, Loc loc, int *used);
 
 typedef struct MlirCustomSyntax {
     const char *name;

@@ -409,12 +409,33 @@ static MlirList fast_type_list(FastReader *r)
     return r->ok ? fast_list(r->ctx, types, n) : (MlirList){0};
 }
 
+/* Whether a tensor type may start here, after the `:` and its spaces. */
+static bool fast_type_next(FastReader *r, char open)
+{
+    while (fast_at(r, ' '))
+        r->p++;
+    return r->ok && fast_at(r, open);
+}
+
+MlirType *mlir_fast_colon_type(MlirParseCtx *ctx, Loc loc, int *used)
+{
+    FastReader r = fast_reader(ctx, loc.line, loc.col + 1);
+    if (!fast_type_next(&r, 't'))
+        return NULL;
+    MlirType *t = fast_tensor_type(&r);
+    const char *end = r.p;
+    while (fast_at(&r, ' '))
+        r.p++;
+    if (!r.ok || !(r.p == r.end || *r.p == '\n' || *r.p == '\r' || *r.p == '{'))
+        return NULL;
+    *used = (int)(end - r.base);
+    return t;
+}
+
 MlirTypeSig *mlir_fast_type_sig(MlirParseCtx *ctx, Loc loc, int *used)
 {
     FastReader r = fast_reader(ctx, loc.line, loc.col + 1);
-    while (fast_at(&r, ' '))
-        r.p++;
-    if (!r.ok || !fast_at(&r, '('))
+    if (!fast_type_next(&r, '('))
         return NULL;
     MlirList inputs = fast_type_list(&r), outputs = {0};
     while (fast_at(&r, ' '))
