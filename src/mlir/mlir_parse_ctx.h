@@ -38,6 +38,9 @@ typedef struct MlirParseCtx {
      * and mesh names it copied */
     bool in_rule;
     const char *fast_axis_name, *fast_mesh_name;
+    /* the tensor types it read whole, by their text's length and last
+     * bytes: text, elem and dims in `keep`, loc unset */
+    MlirType fast_types[16];
     /* Streamed (read.c), the first texts of sharding bodies it read, with
      * what it built for them in `keep`: the same text again is not read
      * but its sharding copied (a propagated program repeats a few). */

@@ -363,6 +363,37 @@ MlirList *mlir_fast_sdy_dict(MlirParseCtx *ctx, const char *match, int match_len
     return dict;
 }
 
+enum { FAST_TYPE_SLOTS = sizeof ((MlirParseCtx *)0)->fast_types / sizeof (MlirType) };
+
+/* The memo slot of a type's text: a program spells the same few types on
+ * every op, and checking one again cost more than the rest of its op's
+ * signature. */
+static MlirType *fast_type_slot(MlirParseCtx *ctx, const char *text, size_t n)
+{
+    unsigned h = (unsigned)n * 31u + (unsigned char)text[n - 3] * 7u + (unsigned char)text[n / 2];
+    return &ctx->fast_types[h % FAST_TYPE_SLOTS];
+}
+
+/* A type read whole before, spelled text[0..) up to its `>`, at loc. */
+static MlirType *fast_seen_type(FastReader *r, const char *text)
+{
+    size_t avail = (size_t)(r->end - text);
+    if (avail < 9 || memcmp(text, "tensor<", 7) != 0)
+        return NULL;
+    const char *gt = memchr(text + 7, '>', avail - 7 < 256 ? avail - 7 : 256);
+    if (!gt)
+        return NULL;
+    size_t n = (size_t)(gt + 1 - text);
+    const MlirType *seen = fast_type_slot(r->ctx, text, n);
+    if (!seen->text || strncmp(seen->text, text, n) != 0 || seen->text[n] != '\0')
+        return NULL;
+    MlirType *t = ARENA_ARRAY_UNINIT(r->ctx->arena, MlirType, 1);
+    *t = *seen;
+    t->loc = fast_loc(r, text);
+    r->p = gt + 1;
+    return t;
+}
+
 /* `tensor<` then dims (at most 18 digits, or `?`) each followed by `x`,
  * fewer than parse_build.c's 64, then a plain element type and `>`: a type
  * the scanner reads as one TYPE token and mlir_build_type accepts, built as
@@ -371,6 +402,9 @@ static MlirType *fast_tensor_type(FastReader *r)
 {
     static const char open[] = "tensor<";
     const char *start = r->p;
+    MlirType *seen = fast_seen_type(r, start);
+    if (seen)
+        return seen;
     if (!fast_prefix(r, open, sizeof open - 1))
         return r->ok = false, NULL;
     for (int rank = 0; r->ok && (fast_at(r, '?') || (r->p < r->end && is_digit(*r->p))); rank++) {
@@ -390,6 +424,8 @@ static MlirType *fast_tensor_type(FastReader *r)
     const char *text = mlir_lex_intern(r->ctx, start, (int)(r->p - start));
     MlirType *t = mlir_build_type(r->ctx, text, fast_loc(r, start));
     r->ok = t != NULL;  /* always: the checks above are parse_build.c's */
+    if (t)
+        *fast_type_slot(r->ctx, text, (size_t)(r->p - start)) = *t;
     return t;
 }
 
