@@ -437,6 +437,13 @@ op_sig
     : ':' type_sig              { $$ = $2; }
     | SIG_READ                  { $$ = $1; }
     | TYPE_READ                 { $$ = NEW(MlirTypeSig); *$$ = (MlirTypeSig){false, list_of(ctx, $1), {0}, true}; }
+    | TYPE_READ ',' types       /* the line ended before the comma */
+        {
+            MlirList all = list_of(ctx, $1);
+            for (int i = 0; i < $3.count; i++)
+                PUSH(all, $3.items[i]);
+            $$ = NEW(MlirTypeSig); *$$ = (MlirTypeSig){false, all, {0}, true};
+        }
     ;
 /* A `:` and one type, or both read whole by the scanner. */
 colon_type

@@ -5,7 +5,9 @@
  * `"x":(1)2`, open dims and priorities; and an attribute dict holding just
  * one of them, `{sdy.sharding = ...}`, as every op and argument of a
  * propagated program carries; and an array of integers after an `=`,
- * `dims = [0, 1]`, on one line with a space after each comma. Read token
+ * `dims = [0, 1]`, on one line with a space after each comma; and an op's
+ * type signature `: (tensor<8xf32>, tensor<f32>) -> tensor<8xf32>`, or one
+ * `: tensor<8xf32>` ending its line. Read token
  * by token they were most of the tokens and parser steps of a typical op
  * (bench/instructions.sh). Anything
  * else (an inline mesh, replicated= or unreduced=, an escape in a string, a

@@ -29,5 +29,6 @@ func.func @spaced(%x: tensor<4x8xf32>{jax.arg_info = "x"}, %s: tensor<f32>) -> (
   %a = "stablehlo.add"(%n, %c) : (tensor<4x8xf32>,
                                   tensor<4x8xf32>) -> ( tensor<4x8xf32> )
   %r = stablehlo.subtract %a, %k : tensor< 4x8xf32 >
-  return %r, %m : tensor<4x8xf32>, tensor<4x8xf32>
+  return %r, %m : tensor<4x8xf32>
+      , tensor<4x8xf32>
 }
