@@ -81,6 +81,16 @@ static MlirSyntaxItem *item_new(MlirParseCtx *ctx, MlirSyntaxKind kind, Loc loc)
     it->loc = loc;
     return it;
 }
+/* The type of a `: type` read whole, as the item `type` is: its text ends
+ * the token, as written (no spaces inside). */
+static MlirSyntaxItem *type_item(MlirParseCtx *ctx, MlirType *type, MlirSpan span)
+{
+    MlirSyntaxItem *it = item_new(ctx, MI_ATTR, type->loc);
+    MlirAttr *a = mlir_attr_new(ctx, MA_TYPE, type->loc);
+    a->type = type;
+    it->attr = mlir_keep_text(ctx, a, span.last_offset - (int)strlen(type->text), span.last_offset);
+    return it;
+}
 static MlirList list_of(MlirParseCtx *ctx, void *item)
 {
     MlirList l = {0};
@@ -125,6 +135,11 @@ static MlirList list_of(MlirParseCtx *ctx, void *item)
 %token <plist> DICT_BODY "attribute dict read whole"
 /* `[0, 1]` after an `=`, read whole likewise: named as its `[`. */
 %token <attr> ARRAY_READ "'[' read"
+/* `: (types) -> types` read whole likewise: named as its `:`. */
+%token <sig> SIG_READ "':' read"
+/* `: tensor<...>` read whole likewise where it ends its line (or comes
+ * before a `{`): named as its `:` too. */
+%token <type> TYPE_READ "':' and type read"
 %token LEX_ERROR "invalid token"
 %token <s> TYPE "type" DENSE "dense literal" DENSE_ARRAY "array literal" DIALECT_ATTR "dialect attribute"
 %token <s> ALIAS "alias" LOC_TEXT "location" BLOCK_LABEL "block label" FLOAT "float" INT "integer"
@@ -138,7 +153,7 @@ static MlirList list_of(MlirParseCtx *ctx, void *item)
 %type <list> dims opt_dims axis_list shardings opt_shardings factor_dim_lists opt_factor_dim_lists
 %type <list> keywords opt_keywords dim_names opt_dim_names array_elems reducer_groups opt_attributes opt_module_attrs
 %type <plist> factor_dims
-%type <type> type
+%type <type> type colon_type
 %type <attr> value value_nb value_nk array array_elem brace_value angle sdy_attr axis_set
 %type <named> dict_entry
 %type <op> op_stmt op_body generic_op custom_op
@@ -148,7 +163,7 @@ static MlirList list_of(MlirParseCtx *ctx, void *item)
 %type <barg> block_arg func_arg
 %type <rdef> result_def
 %type <item> item paren_item brace_item
-%type <sig> type_sig
+%type <sig> type_sig op_sig
 %type <sharding> sharding_body sharding_elem
 %type <dim> dim
 %type <axis> axis_ref
@@ -264,8 +279,8 @@ func_args
     | func_args ',' func_arg    { $$ = $1; PUSH($$, $3); }
     ;
 func_arg
-    : VALUE_ID ':' type opt_dict opt_loc
-        { $$ = NEW(MlirBlockArg); *$$ = (MlirBlockArg){$1, $3, $4, L(@1)}; }
+    : VALUE_ID colon_type opt_dict opt_loc
+        { $$ = NEW(MlirBlockArg); *$$ = (MlirBlockArg){$1, $2, $3, L(@1)}; }
     ;
 
 /* Each entry is an MlirBlockArg with no name: a result type and its attributes. */
@@ -308,7 +323,7 @@ block_args
     | block_args ',' block_arg  { $$ = $1; PUSH($$, $3); }
     ;
 block_arg
-    : VALUE_ID ':' type opt_loc { $$ = NEW(MlirBlockArg); *$$ = (MlirBlockArg){$1, $3, {0}, L(@1)}; }
+    : VALUE_ID colon_type opt_loc { $$ = NEW(MlirBlockArg); *$$ = (MlirBlockArg){$1, $2, {0}, L(@1)}; }
     ;
 
 ops: %empty { $$ = (MlirList){0}; } | ops1 ;
@@ -336,8 +351,8 @@ result_def
 op_body: generic_op | custom_op ;
 
 generic_op
-    : STRING '(' opt_uses ')' opt_props opt_region_list opt_dict ':' type_sig
-        { $$ = mlir_build_generic(ctx, $1, L(@1), &$3, &$5, &$6, &$7, $9); if (!$$) YYABORT; }
+    : STRING '(' opt_uses ')' opt_props opt_region_list opt_dict op_sig
+        { $$ = mlir_build_generic(ctx, $1, L(@1), &$3, &$5, &$6, &$7, $8); if (!$$) YYABORT; }
     ;
 opt_uses: %empty { $$ = (MlirList){0}; } | uses ;
 uses
@@ -354,18 +369,18 @@ opt_dict: %empty { $$ = (MlirList){0}; } | dict ;
 
 custom_op
     : custom_head               { $$ = mlir_custom_op(ctx, $1); if (!$$) YYABORT; }
-    | custom_head ':' type_sig opt_attributes
-        { $1->sig = *$3; $1->attributes = $4; $$ = mlir_custom_op(ctx, $1); if (!$$) YYABORT; }
-    | custom_head ':' type_sig opt_attributes KW_REDUCER reducer_groups region
+    | custom_head op_sig opt_attributes
+        { $1->sig = *$2; $1->attributes = $3; $$ = mlir_custom_op(ctx, $1); if (!$$) YYABORT; }
+    | custom_head op_sig opt_attributes KW_REDUCER reducer_groups region
         {
-            $1->sig = *$3; $1->attributes = $4; $1->reducer_args = $6;
-            PUSH($1->trailing_regions, $7);
+            $1->sig = *$2; $1->attributes = $3; $1->reducer_args = $5;
+            PUSH($1->trailing_regions, $6);
             $$ = mlir_custom_op(ctx, $1); if (!$$) YYABORT;
         }
-    | custom_head ':' type_sig opt_attributes KW_COND region KW_DO region
+    | custom_head op_sig opt_attributes KW_COND region KW_DO region
         {
-            $1->sig = *$3; $1->attributes = $4;
-            PUSH($1->trailing_regions, $6); PUSH($1->trailing_regions, $8);
+            $1->sig = *$2; $1->attributes = $3;
+            PUSH($1->trailing_regions, $5); PUSH($1->trailing_regions, $7);
             $$ = mlir_custom_op(ctx, $1); if (!$$) YYABORT;
         }
     ;
@@ -404,6 +419,7 @@ brace_item
 paren_items
     : %empty                    { $$ = (MlirList){0}; }
     | paren_items paren_item    { $$ = $1; PUSH($$, $2); }
+    | paren_items TYPE_READ     { $$ = $1; PUSH($$, item_new(ctx, MI_COLON, L(@2))); PUSH($$, type_item(ctx, $2, @2)); }
     | paren_items ','           { $$ = $1; }
     ;
 paren_item
@@ -416,6 +432,24 @@ keyword: BARE_ID | UNIT_KEY ;
 
 /* ---- types ---- */
 
+/* An op's `:` and type signature, or both read whole by the scanner. */
+op_sig
+    : ':' type_sig              { $$ = $2; }
+    | SIG_READ                  { $$ = $1; }
+    | TYPE_READ                 { $$ = NEW(MlirTypeSig); *$$ = (MlirTypeSig){false, list_of(ctx, $1), {0}, true}; }
+    | TYPE_READ ',' types       /* the line ended before the comma */
+        {
+            MlirList all = list_of(ctx, $1);
+            for (int i = 0; i < $3.count; i++)
+                PUSH(all, $3.items[i]);
+            $$ = NEW(MlirTypeSig); *$$ = (MlirTypeSig){false, all, {0}, true};
+        }
+    ;
+/* A `:` and one type, or both read whole by the scanner. */
+colon_type
+    : ':' type                  { $$ = $2; }
+    | TYPE_READ                 { $$ = $1; }
+    ;
 type_sig
     : '(' opt_types ')' ARROW type         { $$ = NEW(MlirTypeSig); *$$ = (MlirTypeSig){true, $2, list_of(ctx, $5), true}; }
     | '(' opt_types ')' ARROW '(' opt_types ')' { $$ = NEW(MlirTypeSig); *$$ = (MlirTypeSig){true, $2, $6, true}; }
@@ -445,7 +479,7 @@ dict_entries
     ;
 dict_entry
     : ATTR_KEY '=' value        { $$ = mlir_named(ctx, $1, SPAN($3, @3), L(@1)); }
-    | ATTR_KEY '=' value ':' type { $$ = mlir_named(ctx, $1, mlir_typed(ctx, SPAN($3, @3), $5), L(@1)); }
+    | ATTR_KEY '=' value colon_type { $$ = mlir_named(ctx, $1, mlir_typed(ctx, SPAN($3, @3), $4), L(@1)); }
     | UNIT_KEY                  { $$ = mlir_named(ctx, $1, mlir_attr_new(ctx, MA_UNIT, L(@1)), L(@1)); }
     ;
 
@@ -498,7 +532,7 @@ array_elems
  * `{"a"}: 0->1`. */
 array_elem
     : value_nb                  { $$ = $1; }
-    | DENSE ':' type            { $$ = mlir_typed(ctx, mlir_build_raw(ctx, MA_DENSE, $1, L(@1)), $3); } /* operand_layouts */
+    | DENSE colon_type          { $$ = mlir_typed(ctx, mlir_build_raw(ctx, MA_DENSE, $1, L(@1)), $2); } /* operand_layouts */
     | '{' dict_entries '}'      { $$ = mlir_attr_new(ctx, MA_DICT, L(@1)); $$->items = $2; }
     | '{' DICT_BODY             { $$ = mlir_attr_new(ctx, MA_DICT, L(@1)); $$->items = *$2; }
     | dim                       { $$ = mlir_dim_attr(ctx, $1, -1, -1); }
@@ -637,6 +671,8 @@ static yysymbol_kind_t token_as_written(yysymbol_kind_t kind)
         return YYSYMBOL_ATTR_KEY;
     if (kind == YYSYMBOL_ARRAY_READ)
         return YYTRANSLATE('[');
+    if (kind == YYSYMBOL_SIG_READ || kind == YYSYMBOL_TYPE_READ)
+        return YYTRANSLATE(':');
     return kind;
 }
 

@@ -38,6 +38,9 @@ typedef struct MlirParseCtx {
      * and mesh names it copied */
     bool in_rule;
     const char *fast_axis_name, *fast_mesh_name;
+    /* the tensor types it read whole, by their text's length and last
+     * bytes: text, elem and dims in `keep`, loc unset */
+    MlirType fast_types[16];
     /* Streamed (read.c), the first texts of sharding bodies it read, with
      * what it built for them in `keep`: the same text again is not read
      * but its sharding copied (a propagated program repeats a few). */
@@ -129,6 +132,19 @@ typedef struct MlirTypeSig {
     MlirList outputs;
     bool present;
 } MlirTypeSig;
+
+/* After a `:` (at loc), an op's function type in its common form,
+ * `(tensor<8x16xf32>, tensor<f32>) -> tensor<8xf32>` (or `-> (...)`), on
+ * one line, every type a tensor of static or `?` dims (at most 18 digits
+ * each) and a plain element type: the signature the grammar builds, each
+ * type at its own column, with *used the bytes read after the `:`; NULL
+ * (nothing reported) for any other text, which the grammar reads. */
+MlirTypeSig *mlir_fast_type_sig(MlirParseCtx *ctx, Loc loc, int *used);
+/* After a `:` (at loc), one tensor type of that form that ends its line
+ * or comes before a `{` (`: tensor<8xf32>` ending an op, or an argument's
+ * type before its attributes): the type at its column, with *used the
+ * bytes read after the `:`; NULL (nothing reported) for any other text. */
+MlirType *mlir_fast_colon_type(MlirParseCtx *ctx, Loc loc, int *used);
 
 typedef struct MlirCustomSyntax {
     const char *name;

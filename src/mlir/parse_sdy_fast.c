@@ -5,7 +5,9 @@
  * `"x":(1)2`, open dims and priorities; and an attribute dict holding just
  * one of them, `{sdy.sharding = ...}`, as every op and argument of a
  * propagated program carries; and an array of integers after an `=`,
- * `dims = [0, 1]`, on one line with a space after each comma. Read token
+ * `dims = [0, 1]`, on one line with a space after each comma; and an op's
+ * type signature `: (tensor<8xf32>, tensor<f32>) -> tensor<8xf32>`, or one
+ * `: tensor<8xf32>` ending its line. Read token
  * by token they were most of the tokens and parser steps of a typical op
  * (bench/instructions.sh). Anything
  * else (an inline mesh, replicated= or unreduced=, an escape in a string, a
@@ -361,4 +363,136 @@ MlirList *mlir_fast_sdy_dict(MlirParseCtx *ctx, const char *match, int match_len
     *dict = fast_list(ctx, (void *[]){mlir_named(ctx, arena_strndup(ctx->arena, match, 12), a, key_loc)}, 1);
     *used = (int)(++r.p - r.base);
     return dict;
+}
+
+enum { FAST_TYPE_SLOTS = sizeof ((MlirParseCtx *)0)->fast_types / sizeof (MlirType) };
+
+/* The memo slot of a type's text: a program spells the same few types on
+ * every op, and checking one again cost more than the rest of its op's
+ * signature. */
+static MlirType *fast_type_slot(MlirParseCtx *ctx, const char *text, size_t n)
+{
+    unsigned h = (unsigned)n * 31u + (unsigned char)text[n - 3] * 7u + (unsigned char)text[n / 2];
+    return &ctx->fast_types[h % FAST_TYPE_SLOTS];
+}
+
+/* A type read whole before, spelled text[0..) up to its `>`, at loc. */
+static MlirType *fast_seen_type(FastReader *r, const char *text)
+{
+    size_t avail = (size_t)(r->end - text);
+    if (avail < 9 || memcmp(text, "tensor<", 7) != 0)
+        return NULL;
+    const char *gt = memchr(text + 7, '>', avail - 7 < 256 ? avail - 7 : 256);
+    if (!gt)
+        return NULL;
+    size_t n = (size_t)(gt + 1 - text);
+    const MlirType *seen = fast_type_slot(r->ctx, text, n);
+    if (!seen->text || strncmp(seen->text, text, n) != 0 || seen->text[n] != '\0')
+        return NULL;
+    MlirType *t = ARENA_ARRAY_UNINIT(r->ctx->arena, MlirType, 1);
+    *t = *seen;
+    t->loc = fast_loc(r, text);
+    r->p = gt + 1;
+    return t;
+}
+
+/* `tensor<` then dims (at most 18 digits, or `?`) each followed by `x`,
+ * fewer than parse_build.c's 64, then a plain element type and `>`: a type
+ * the scanner reads as one TYPE token and mlir_build_type accepts, built as
+ * the grammar builds it. */
+static MlirType *fast_tensor_type(FastReader *r)
+{
+    static const char open[] = "tensor<";
+    const char *start = r->p;
+    MlirType *seen = fast_seen_type(r, start);
+    if (seen)
+        return seen;
+    if (!fast_prefix(r, open, sizeof open - 1))
+        return r->ok = false, NULL;
+    for (int rank = 0; r->ok && (fast_at(r, '?') || (r->p < r->end && is_digit(*r->p))); rank++) {
+        if (fast_at(r, '?'))
+            r->p++;
+        else
+            fast_int(r, 'x', 'x');
+        if (rank == 63 || !fast_eat(r, 'x'))
+            return r->ok = false, NULL;
+    }
+    if (!r->ok || r->p == r->end || !(is_id_char(*r->p) && !is_digit(*r->p) && *r->p != '$' && *r->p != '.'))
+        return r->ok = false, NULL;
+    while (r->p < r->end && is_id_char(*r->p))
+        r->p++;
+    if (!fast_eat(r, '>'))
+        return NULL;
+    const char *text = mlir_lex_intern(r->ctx, start, (int)(r->p - start));
+    MlirType *t = mlir_build_type(r->ctx, text, fast_loc(r, start));
+    r->ok = t != NULL;  /* always: the checks above are parse_build.c's */
+    if (t)
+        *fast_type_slot(r->ctx, text, (size_t)(r->p - start)) = *t;
+    return t;
+}
+
+/* `(` types `)`, a space after each comma. */
+static MlirList fast_type_list(FastReader *r)
+{
+    void *types[FAST_MAX_ITEMS];
+    int n = 0;
+    if (fast_eat(r, '(') && !fast_at(r, ')')) {
+        do {
+            if (n == FAST_MAX_ITEMS)
+                return r->ok = false, (MlirList){0};
+            types[n++] = fast_tensor_type(r);
+        } while (r->ok && fast_comma(r));
+    }
+    fast_eat(r, ')');
+    return r->ok ? fast_list(r->ctx, types, n) : (MlirList){0};
+}
+
+/* Whether a tensor type may start here, after the `:` and its spaces. */
+static bool fast_type_next(FastReader *r, char open)
+{
+    while (fast_at(r, ' '))
+        r->p++;
+    return r->ok && fast_at(r, open);
+}
+
+MlirType *mlir_fast_colon_type(MlirParseCtx *ctx, Loc loc, int *used)
+{
+    FastReader r = fast_reader(ctx, loc.line, loc.col + 1);
+    if (!fast_type_next(&r, 't'))
+        return NULL;
+    MlirType *t = fast_tensor_type(&r);
+    const char *end = r.p;
+    while (fast_at(&r, ' '))
+        r.p++;
+    if (!r.ok || !(r.p == r.end || *r.p == '\n' || *r.p == '\r' || *r.p == '{'))
+        return NULL;
+    *used = (int)(end - r.base);
+    return t;
+}
+
+MlirTypeSig *mlir_fast_type_sig(MlirParseCtx *ctx, Loc loc, int *used)
+{
+    FastReader r = fast_reader(ctx, loc.line, loc.col + 1);
+    if (!fast_type_next(&r, '('))
+        return NULL;
+    MlirList inputs = fast_type_list(&r), outputs = {0};
+    while (fast_at(&r, ' '))
+        r.p++;
+    if (!fast_eat(&r, '-') || !fast_eat(&r, '>'))
+        return NULL;
+    while (fast_at(&r, ' '))
+        r.p++;
+    if (fast_at(&r, '(')) {
+        outputs = fast_type_list(&r);
+    } else {
+        void *type = fast_tensor_type(&r);
+        if (r.ok)
+            outputs = fast_list(ctx, &type, 1);
+    }
+    if (!r.ok)
+        return NULL;
+    MlirTypeSig *sig = ARENA_ARRAY_UNINIT(ctx->arena, MlirTypeSig, 1);
+    *sig = (MlirTypeSig){true, inputs, outputs, true};
+    *used = (int)(r.p - r.base);
+    return sig;
 }
