@@ -18,6 +18,11 @@ KernLibs *kern_libs_new(void);
 /* The same with other file names for the libraries (sonames[KERN_LIB_...]),
  * so a test can name a missing or a wrong one. */
 KernLibs *kern_libs_new_named(const char *const sonames[KERN_LIB_COUNT]);
+/* Loads the libraries now, if nothing has yet; a failure is reported by
+ * the first kernel that needs them. `shardc run` calls it before timing
+ * its runs, so the first (the reference) does not carry the loading
+ * (some 10 ms) in its time. NULL is a no-op. */
+void kern_libs_preload(KernLibs *libs);
 /* The table (the libraries stay loaded). NULL is a no-op. */
 void kern_libs_free(KernLibs *libs);
 

@@ -108,6 +108,23 @@ static void load(KernLibs *libs)
     atomic_store_explicit(&libs->state, ok ? KERN_LIBS_LOADED : KERN_LIBS_FAILED, memory_order_release);
 }
 
+/* Loads libs unless some thread has (or has failed to). */
+static void ensure_loaded(KernLibs *libs)
+{
+    if (atomic_load_explicit(&libs->state, memory_order_acquire) != KERN_LIBS_UNLOADED)
+        return;
+    pthread_mutex_lock(&libs->lock);
+    if (atomic_load_explicit(&libs->state, memory_order_acquire) == KERN_LIBS_UNLOADED)
+        load(libs);
+    pthread_mutex_unlock(&libs->lock);
+}
+
+void kern_libs_preload(KernLibs *libs)
+{
+    if (libs)
+        ensure_loaded(libs);
+}
+
 const KernLibFns *kern_libs_fns(TensorCtx *ctx)
 {
     KernLibs *libs = ctx->libs;
@@ -115,12 +132,7 @@ const KernLibFns *kern_libs_fns(TensorCtx *ctx)
         tensor_fail(ctx, TENSOR_ERR_NOMEM, "no numeric libraries: none given to the kernels, or out of memory");
         return NULL;
     }
-    if (atomic_load_explicit(&libs->state, memory_order_acquire) == KERN_LIBS_UNLOADED) {
-        pthread_mutex_lock(&libs->lock);
-        if (atomic_load_explicit(&libs->state, memory_order_acquire) == KERN_LIBS_UNLOADED)
-            load(libs);
-        pthread_mutex_unlock(&libs->lock);
-    }
+    ensure_loaded(libs);
     if (atomic_load_explicit(&libs->state, memory_order_acquire) == KERN_LIBS_FAILED) {
         tensor_fail(ctx, TENSOR_ERR_IO, "cannot load the numeric libraries: %s", libs->error);
         return NULL;
