@@ -25,6 +25,7 @@ typedef struct MlirParseCtx {
     MlirRule *rule;             /* the op sharding rule being read */
     const char *text;           /* the whole input, for attributes' source text */
     size_t len;
+    size_t fed;                 /* how much of it the scanner was given */
     /* parse_custom.c's op name -> custom form and mapped op names, hashed
      * once per file (a table scan per op showed in profiles) */
     SymTab forms, mapped;
@@ -60,6 +61,11 @@ typedef struct MlirParseCtx {
 } MlirParseCtx;
 
 /* ---- scanner helpers (parse_lex.c) ---- */
+
+/* Sets the scanner to read ctx->text, a block of this many bytes at a time
+ * (grammar/mlir_lexer.l). */
+enum { MLIR_LEX_BLOCK = 1 << 16 };
+void mlir_lex_begin(MlirParseCtx *ctx, void *scanner);
 
 typedef struct MlirTextBuf {
     char *data;
