@@ -80,7 +80,7 @@ bool mlir_imp_type(ImportCtx *ic, const MlirType *t, TensorType *out)
 
 void mlir_imp_push_scope(ImportCtx *ic, bool isolated)
 {
-    ImpScope *s = ARENA_NEW(&ic->scratch, ImpScope);
+    ImpScope *s = ARENA_NEW(&ic->tables, ImpScope);
     s->parent = ic->scope;
     s->isolated = isolated;
     ic->scope = s;
@@ -100,9 +100,9 @@ static ImpName *name_entry(ImportCtx *ic, const char *name)
     ImpName *e = symtab_get(&ic->names, name);
     if (e)
         return e;
-    e = ARENA_NEW(&ic->scratch, ImpName);
+    e = ARENA_NEW(&ic->tables, ImpName);
     /* the name may be the AST's, which a streamed import frees after the op */
-    symtab_put(&ic->names, arena_strdup(&ic->scratch, name), e);
+    symtab_put(&ic->names, arena_strdup(&ic->tables, name), e);
     return e;
 }
 
@@ -110,7 +110,7 @@ static ImpName *name_entry(ImportCtx *ic, const char *name)
  * look-up, not two, when it is (a result's IR name, mostly). */
 static ImpName *new_name_entry(ImportCtx *ic, const char *key)
 {
-    ImpName *fresh = ARENA_NEW(&ic->scratch, ImpName);
+    ImpName *fresh = ARENA_NEW(&ic->tables, ImpName);
     ImpName *e = symtab_put(&ic->names, key, fresh);
     if (!e)
         return fresh;
@@ -151,9 +151,9 @@ const char *mlir_imp_value_name(ImportCtx *ic, const char *name, int count, int 
 
 ImpValue *mlir_imp_define(ImportCtx *ic, const char *name, int count, Loc loc)
 {
-    ImpValue *v = ARENA_NEW(&ic->scratch, ImpValue);
+    ImpValue *v = ARENA_NEW(&ic->tables, ImpValue);
     v->count = count;
-    v->values = ARENA_ARRAY(&ic->scratch, Value *, count > 0 ? count : 1);
+    v->values = ARENA_ARRAY(&ic->tables, Value *, count > 0 ? count : 1);
     v->loc = mlir_imp_loc(ic, loc);
     v->name = name_entry(ic, name);
     v->scope = ic->scope;
@@ -393,7 +393,7 @@ static Func *begin_func(ImportCtx *ic, const MlirFunc *mf)
         x->visibility = "private";
     x->attrs = keep_all(ic, &mf->attrs);
     ic->func = f;
-    symtab_init(&ic->names, &ic->scratch);
+    symtab_init(&ic->names, &ic->tables);
     mlir_imp_push_scope(ic, true);
     import_args(ic, mf, f, x);
     import_results(ic, mf, f, x);
@@ -403,7 +403,7 @@ static Func *begin_func(ImportCtx *ic, const MlirFunc *mf)
 static void end_func(ImportCtx *ic)
 {
     mlir_imp_pop_scope(ic);
-    arena_list_push(&ic->scratch, &ic->funcs, ic->func);
+    arena_list_push(&ic->tables, &ic->funcs, ic->func);
 }
 
 static void import_func(ImportCtx *ic, const MlirFunc *mf)
@@ -470,6 +470,7 @@ void mlir_imp_begin(ImportCtx *ic, const char *file, DiagEngine *diag)
 {
     Module *m = module_new(file);
     *ic = (ImportCtx){.m = m, .arena = &m->arena, .diag = diag, .errors_before = diag->errors};
+    arena_init(&ic->tables);
     arena_init(&ic->scratch);
     mlir_imp_register_ops(ic);
 }
@@ -477,6 +478,7 @@ void mlir_imp_begin(ImportCtx *ic, const char *file, DiagEngine *diag)
 Module *mlir_imp_finish(ImportCtx *ic, const MlirModule *ast)
 {
     finish_module(ic, ast);
+    arena_free(&ic->tables);
     arena_free(&ic->scratch);
     if (ic->diag->errors > ic->errors_before) {
         module_free(ic->m);
@@ -487,6 +489,7 @@ Module *mlir_imp_finish(ImportCtx *ic, const MlirModule *ast)
 
 void mlir_imp_abandon(ImportCtx *ic)
 {
+    arena_free(&ic->tables);
     arena_free(&ic->scratch);
     module_free(ic->m);
 }

@@ -90,7 +90,11 @@ typedef struct ImpSite {
 typedef struct ImportCtx {
     Module *m;
     Arena *arena;           /* the module's: everything the IR keeps */
-    Arena scratch;          /* the importer's own tables, freed at the end */
+    Arena tables;           /* the importer's own tables (names, values, scopes,
+                               meshes, functions, memos), freed at the end */
+    Arena scratch;          /* what importing one op of a function body needs
+                               (its nested ops' with it): reset after it */
+    int op_depth;           /* of the op being imported: 1 for a body's */
     DiagEngine *diag;
     SymTab ops;             /* MLIR op name -> its handler (import_op.c) */
     MlirNameCache recent_ops;   /* in front of ops */
