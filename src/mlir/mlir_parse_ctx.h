@@ -174,6 +174,11 @@ MlirOp *mlir_custom_op(MlirParseCtx *ctx, MlirCustomSyntax *syntax);
  * the module is read again whole. Without ctx->stream they do nothing but
  * build the AST. */
 bool mlir_stream_mesh(MlirParseCtx *ctx, MlirMeshDecl *decl);
+/* After `func.func`: what the header holds is read into an arena freed
+ * once the function is begun. */
+void mlir_stream_func_header(MlirParseCtx *ctx);
+/* Imports the function's header; func (in ctx->keep) keeps nothing of
+ * its AST but its location afterwards. */
 bool mlir_stream_func_begin(MlirParseCtx *ctx, MlirFunc *func);
 /* Appends op to the body's ops, or imports it. */
 bool mlir_stream_op(MlirParseCtx *ctx, MlirList *ops, MlirOp *op);

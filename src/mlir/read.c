@@ -62,6 +62,18 @@ static void use_arena(MlirParseCtx *ctx, Arena *arena)
     ctx->fast_axis_name = ctx->fast_mesh_name = NULL;
 }
 
+/* The header of a function goes to the arena of the body's second op: a
+ * module's function headers, the arguments of every layer, made a tenth
+ * of the memory of reading it. */
+void mlir_stream_func_header(MlirParseCtx *ctx)
+{
+    MlirStream *s = ctx->stream;
+    if (!s)
+        return;
+    mlir_reuse_arena(&s->body[1]);
+    use_arena(ctx, &s->body[1]);
+}
+
 bool mlir_stream_func_begin(MlirParseCtx *ctx, MlirFunc *func)
 {
     MlirStream *s = ctx->stream;
@@ -69,6 +81,7 @@ bool mlir_stream_func_begin(MlirParseCtx *ctx, MlirFunc *func)
         return true;
     s->funcs_begun = true;
     mlir_imp_stream_func(&s->ic, func);
+    *func = (MlirFunc){.loc = func->loc};
     mlir_reuse_arena(&s->body[0]);
     mlir_reuse_arena(&s->body[1]);
     s->current = 0;
