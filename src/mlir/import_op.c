@@ -333,9 +333,9 @@ const AttrValue *mlir_imp_scalar_operand(OpImport *oi, int i)
 {
     const ImpValue *v = oi->operand_names[i];
     TensorType t;
-    if (!v || !v->scalar_literal || !mlir_imp_type(oi->ic, v->scalar_type, &t))
+    if (!v || !v->scalar || !mlir_imp_type(oi->ic, v->scalar->type, &t))
         return NULL;
-    const AttrValue *scalar = mlir_imp_dense(oi->ic, v->scalar_literal, &t);
+    const AttrValue *scalar = mlir_imp_dense(oi->ic, v->scalar->literal, &t);
     return scalar && scalar->kind != ATTR_ARRAY ? scalar : NULL;
 }
 
@@ -355,8 +355,9 @@ static void keep_scalar_literal(ImportCtx *ic, const MlirOp *def, ImpValue *v)
     literal->raw = value->raw ? arena_strdup(&ic->tables, value->raw) : mlir_attr_raw(&ic->tables, value);
     MlirType *type = ARENA_NEW(&ic->tables, MlirType);
     *type = *mt;    /* its text and dims are the parser's type table's (parse_build.c) */
-    v->scalar_literal = literal;
-    v->scalar_type = type;
+    ImpScalar *scalar = ARENA_NEW(&ic->tables, ImpScalar);
+    *scalar = (ImpScalar){literal, type};
+    v->scalar = scalar;
 }
 
 /* ---- operands, results ---- */
@@ -608,7 +609,8 @@ static void define_results(OpImport *oi, bool made)
                 v->values[i] = oi->op->results[k];
             else if (!made || oi->fold != IMP_CONSTANT)
                 v->values[i] = value_new(ic->m, def->name,
-                                         k < oi->num_results ? oi->result_types[k] : (TensorType){0}, v->loc);
+                                         k < oi->num_results ? oi->result_types[k] : (TensorType){0},
+                                         mlir_imp_value_loc(ic, v));
         }
     }
 }
