@@ -247,13 +247,15 @@ func_decl
         }
     ;
 func_head
-    : KW_FUNC opt_visibility SYMBOL '(' opt_func_args ')' result_list opt_fattrs
+    : KW_FUNC func_header opt_visibility SYMBOL '(' opt_func_args ')' result_list opt_fattrs
         {
-            $$ = mlir_build_func(ctx, $3, $2, &$5, &$7, &$8, L(@3));
+            $$ = mlir_build_func(ctx, $4, $3, &$6, &$8, &$9, L(@4));
             if (!mlir_stream_func_begin(ctx, $$))
                 YYABORT;
         }
     ;
+/* Streamed, the header's AST goes to an arena of its own (read.c). */
+func_header: %empty { mlir_stream_func_header(ctx); } ;
 /* A function body as `region` reads it, its ops streamed (then NULL). */
 func_body
     : '{' '}'                   { $$ = mlir_build_region(ctx, NULL, L(@1)); }

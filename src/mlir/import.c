@@ -67,7 +67,8 @@ bool mlir_imp_type(ImportCtx *ic, const MlirType *t, TensorType *out)
             return false;
         }
     }
-    *out = type_make(ic->arena, dt, t->rank, t->dims);
+    /* values of one shape share its dims (never changed in place) */
+    *out = (TensorType){dt, t->rank, (int64_t *)interner_get(&ic->shapes, t->dims, sizeof(int64_t) * (size_t)t->rank)};
     int64_t count;
     if (!type_num_elements(out, &count)) {
         diag_error(ic->diag, loc, "the type's element count overflows 64 bits");
@@ -80,7 +81,7 @@ bool mlir_imp_type(ImportCtx *ic, const MlirType *t, TensorType *out)
 
 void mlir_imp_push_scope(ImportCtx *ic, bool isolated)
 {
-    ImpScope *s = ARENA_NEW(&ic->scratch, ImpScope);
+    ImpScope *s = ARENA_NEW(&ic->tables, ImpScope);
     s->parent = ic->scope;
     s->isolated = isolated;
     ic->scope = s;
@@ -100,9 +101,9 @@ static ImpName *name_entry(ImportCtx *ic, const char *name)
     ImpName *e = symtab_get(&ic->names, name);
     if (e)
         return e;
-    e = ARENA_NEW(&ic->scratch, ImpName);
+    e = ARENA_NEW(&ic->tables, ImpName);
     /* the name may be the AST's, which a streamed import frees after the op */
-    symtab_put(&ic->names, arena_strdup(&ic->scratch, name), e);
+    symtab_put(&ic->names, arena_strdup(&ic->tables, name), e);
     return e;
 }
 
@@ -110,7 +111,7 @@ static ImpName *name_entry(ImportCtx *ic, const char *name)
  * look-up, not two, when it is (a result's IR name, mostly). */
 static ImpName *new_name_entry(ImportCtx *ic, const char *key)
 {
-    ImpName *fresh = ARENA_NEW(&ic->scratch, ImpName);
+    ImpName *fresh = ARENA_NEW(&ic->tables, ImpName);
     ImpName *e = symtab_put(&ic->names, key, fresh);
     if (!e)
         return fresh;
@@ -151,10 +152,11 @@ const char *mlir_imp_value_name(ImportCtx *ic, const char *name, int count, int 
 
 ImpValue *mlir_imp_define(ImportCtx *ic, const char *name, int count, Loc loc)
 {
-    ImpValue *v = ARENA_NEW(&ic->scratch, ImpValue);
+    size_t size = sizeof(ImpValue) + sizeof(Value *) * (size_t)(count > 0 ? count : 1);
+    ImpValue *v = arena_alloc(&ic->tables, size);
     v->count = count;
-    v->values = ARENA_ARRAY(&ic->scratch, Value *, count > 0 ? count : 1);
-    v->loc = mlir_imp_loc(ic, loc);
+    v->line = loc.line;
+    v->col = loc.col;
     v->name = name_entry(ic, name);
     v->scope = ic->scope;
     v->hidden = v->name->value;
@@ -162,10 +164,15 @@ ImpValue *mlir_imp_define(ImportCtx *ic, const char *name, int count, Loc loc)
     ic->scope->defined = v;
     v->name->value = v;
     if (v->hidden && v->hidden->scope == ic->scope) {
-        diag_error(ic->diag, v->loc, "redefinition of value '%%%s'", name);
-        diag_note(ic->diag, v->hidden->loc, "previous definition is here");
+        diag_error(ic->diag, mlir_imp_value_loc(ic, v), "redefinition of value '%%%s'", name);
+        diag_note(ic->diag, mlir_imp_value_loc(ic, v->hidden), "previous definition is here");
     }
     return v;
+}
+
+Loc mlir_imp_value_loc(const ImportCtx *ic, const ImpValue *v)
+{
+    return (Loc){ic->m->file, v->line, v->col};
 }
 
 /* A use across a region isolated from above, in MLIR's words and with
@@ -393,7 +400,8 @@ static Func *begin_func(ImportCtx *ic, const MlirFunc *mf)
         x->visibility = "private";
     x->attrs = keep_all(ic, &mf->attrs);
     ic->func = f;
-    symtab_init(&ic->names, &ic->scratch);
+    symtab_free(&ic->names);
+    symtab_init(&ic->names, NULL);
     mlir_imp_push_scope(ic, true);
     import_args(ic, mf, f, x);
     import_results(ic, mf, f, x);
@@ -403,7 +411,8 @@ static Func *begin_func(ImportCtx *ic, const MlirFunc *mf)
 static void end_func(ImportCtx *ic)
 {
     mlir_imp_pop_scope(ic);
-    arena_list_push(&ic->scratch, &ic->funcs, ic->func);
+    arena_list_push(&ic->tables, &ic->funcs, ic->func);
+    symtab_free(&ic->names);
 }
 
 static void import_func(ImportCtx *ic, const MlirFunc *mf)
@@ -470,13 +479,18 @@ void mlir_imp_begin(ImportCtx *ic, const char *file, DiagEngine *diag)
 {
     Module *m = module_new(file);
     *ic = (ImportCtx){.m = m, .arena = &m->arena, .diag = diag, .errors_before = diag->errors};
+    arena_init(&ic->tables);
     arena_init(&ic->scratch);
+    interner_init(&ic->shapes, ic->arena);
     mlir_imp_register_ops(ic);
 }
 
 Module *mlir_imp_finish(ImportCtx *ic, const MlirModule *ast)
 {
     finish_module(ic, ast);
+    interner_free(&ic->shapes);
+    symtab_free(&ic->names);
+    arena_free(&ic->tables);
     arena_free(&ic->scratch);
     if (ic->diag->errors > ic->errors_before) {
         module_free(ic->m);
@@ -487,6 +501,9 @@ Module *mlir_imp_finish(ImportCtx *ic, const MlirModule *ast)
 
 void mlir_imp_abandon(ImportCtx *ic)
 {
+    interner_free(&ic->shapes);
+    symtab_free(&ic->names);
+    arena_free(&ic->tables);
     arena_free(&ic->scratch);
     module_free(ic->m);
 }

@@ -19,6 +19,7 @@
 #include "mlir/mlir_extra.h"
 #include "mlir/mlir_import.h"
 #include "mlir/mlir_name_cache.h"
+#include "shardc/interner.h"
 #include "shardc/symtab.h"
 
 /* What an MLIR value name stands for. The printer writes two shardc
@@ -29,22 +30,28 @@
  * a pad that .shir leaves implicit (no IR value). */
 typedef enum { IMP_PLAIN, IMP_BROADCAST, IMP_CONSTANT } ImpFold;
 
+/* A rank-0 constant's literal and type, copied (the op's AST is gone
+ * when a streamed import reads them: mlir_imp_scalar_operand). */
+typedef struct ImpScalar {
+    const MlirAttr *literal;
+    const MlirType *type;
+} ImpScalar;
+
+/* An MLIR value name's definition: small (80 bytes for one result), as
+ * there is one per value and they live to the function's end. */
 typedef struct ImpValue {
     int count;
-    Value **values;         /* count entries; for IMP_BROADCAST the operand */
-    /* defined by a stablehlo/sdy.constant of a rank-0 tensor type: its
-     * literal and type, copied (the op's AST is gone when a streamed
-     * import reads them: mlir_imp_scalar_operand) */
-    const MlirAttr *scalar_literal;
-    const MlirType *scalar_type;
     ImpFold fold;
     int uses;
-    Loc loc;
+    int line, col;          /* of its definition (mlir_imp_value_loc) */
+    /* defined by a stablehlo/sdy.constant of a rank-0 tensor type */
+    const ImpScalar *scalar;
     /* where its MLIR name is bound: the name's entry, the scope, the
      * definition it hides until the scope ends, the scope's one before */
     struct ImpName *name;
     struct ImpScope *scope;
     struct ImpValue *hidden, *scope_next;
+    Value *values[];        /* count entries; for IMP_BROADCAST the operand */
 } ImpValue;
 
 /* A name of the function, MLIR's and the IR's in one table (a value's
@@ -90,15 +97,22 @@ typedef struct ImpSite {
 typedef struct ImportCtx {
     Module *m;
     Arena *arena;           /* the module's: everything the IR keeps */
-    Arena scratch;          /* the importer's own tables, freed at the end */
+    Arena tables;           /* the importer's own tables (names, values, scopes,
+                               meshes, functions, memos), freed at the end */
+    Arena scratch;          /* what importing one op of a function body needs
+                               (its nested ops' with it): reset after it */
+    int op_depth;           /* of the op being imported: 1 for a body's */
     DiagEngine *diag;
     SymTab ops;             /* MLIR op name -> its handler (import_op.c) */
+    Interner shapes;        /* types' dims, one copy per shape, as .shir's reader */
     MlirNameCache recent_ops;   /* in front of ops */
     MlirList meshes, funcs;
     Func *func;             /* being imported */
     Block *block;           /* ops are appended to */
     ImpScope *scope;
-    SymTab names;           /* the current function's names -> ImpName* */
+    SymTab names;           /* the current function's names -> ImpName*: on the
+                               heap, a grown table's old array freed (as much
+                               again, at the peak of reading MLIR) */
     ImpManual *manual;
     /* GSPMD: the mesh `mhlo.sharding` strings map onto (import_gspmd.c). */
     const Mesh *gspmd_mesh;
@@ -171,6 +185,7 @@ void mlir_imp_push_scope(ImportCtx *ic, bool isolated);
 void mlir_imp_pop_scope(ImportCtx *ic);
 /* Defines MLIR name `name` (a def of `count` results). */
 ImpValue *mlir_imp_define(ImportCtx *ic, const char *name, int count, Loc loc);
+Loc mlir_imp_value_loc(const ImportCtx *ic, const ImpValue *v);
 /* An IR value name for result `index` of def `name` (count results). */
 const char *mlir_imp_value_name(ImportCtx *ic, const char *name, int count, int index);
 /* What a use by op `user` names, or NULL (reported); *index is its result. */

@@ -102,13 +102,13 @@ static const char *const kept_inherent[] = {
 
 void mlir_imp_register_ops(ImportCtx *ic)
 {
-    symtab_init(&ic->ops, &ic->scratch);
+    symtab_init(&ic->ops, &ic->tables);
     for (size_t i = 0; i < sizeof special_ops / sizeof special_ops[0]; i++)
         symtab_put(&ic->ops, special_ops[i].name, (void *)&special_ops[i]);
     for (size_t i = 0; i < sizeof op_table / sizeof op_table[0]; i++) {
         if (op_table[i].form == IMP_FORM_SPECIAL || symtab_get(&ic->ops, op_table[i].name))
             continue; /* a SPECIAL op with no handler is not supported yet (sdy.all_gather, ...) */
-        ImpOpEntry *e = ARENA_NEW(&ic->scratch, ImpOpEntry);
+        ImpOpEntry *e = ARENA_NEW(&ic->tables, ImpOpEntry);
         *e = (ImpOpEntry){op_table[i].name, op_table[i].kind, plain};
         symtab_put(&ic->ops, e->name, e);
     }
@@ -333,9 +333,9 @@ const AttrValue *mlir_imp_scalar_operand(OpImport *oi, int i)
 {
     const ImpValue *v = oi->operand_names[i];
     TensorType t;
-    if (!v || !v->scalar_literal || !mlir_imp_type(oi->ic, v->scalar_type, &t))
+    if (!v || !v->scalar || !mlir_imp_type(oi->ic, v->scalar->type, &t))
         return NULL;
-    const AttrValue *scalar = mlir_imp_dense(oi->ic, v->scalar_literal, &t);
+    const AttrValue *scalar = mlir_imp_dense(oi->ic, v->scalar->literal, &t);
     return scalar && scalar->kind != ATTR_ARRAY ? scalar : NULL;
 }
 
@@ -349,14 +349,15 @@ static void keep_scalar_literal(ImportCtx *ic, const MlirOp *def, ImpValue *v)
     const MlirType *mt = def->result_types.items[0];
     if (!value || mt->kind != MT_TENSOR || mt->rank != 0)
         return;
-    MlirAttr *literal = ARENA_NEW(&ic->scratch, MlirAttr);   /* what mlir_imp_dense reads */
+    MlirAttr *literal = ARENA_NEW(&ic->tables, MlirAttr);   /* what mlir_imp_dense reads */
     literal->kind = value->kind;
     literal->loc = value->loc;
-    literal->raw = value->raw ? arena_strdup(&ic->scratch, value->raw) : mlir_attr_raw(&ic->scratch, value);
-    MlirType *type = ARENA_NEW(&ic->scratch, MlirType);
+    literal->raw = value->raw ? arena_strdup(&ic->tables, value->raw) : mlir_attr_raw(&ic->tables, value);
+    MlirType *type = ARENA_NEW(&ic->tables, MlirType);
     *type = *mt;    /* its text and dims are the parser's type table's (parse_build.c) */
-    v->scalar_literal = literal;
-    v->scalar_type = type;
+    ImpScalar *scalar = ARENA_NEW(&ic->tables, ImpScalar);
+    *scalar = (ImpScalar){literal, type};
+    v->scalar = scalar;
 }
 
 /* ---- operands, results ---- */
@@ -608,7 +609,8 @@ static void define_results(OpImport *oi, bool made)
                 v->values[i] = oi->op->results[k];
             else if (!made || oi->fold != IMP_CONSTANT)
                 v->values[i] = value_new(ic->m, def->name,
-                                         k < oi->num_results ? oi->result_types[k] : (TensorType){0}, v->loc);
+                                         k < oi->num_results ? oi->result_types[k] : (TensorType){0},
+                                         mlir_imp_value_loc(ic, v));
         }
     }
 }
@@ -676,7 +678,7 @@ static const char *op_handler(ImportCtx *ic, OpImport *oi, ImpHandler *handler)
     return NULL;
 }
 
-void mlir_imp_op(ImportCtx *ic, const MlirOp *src)
+static void import_op(ImportCtx *ic, const MlirOp *src)
 {
     OpImport oi = {.ic = ic, .src = src};
     oi.attr_state = arena_alloc(&ic->scratch, (size_t)src->attrs.count + 1);
@@ -687,4 +689,14 @@ void mlir_imp_op(ImportCtx *ic, const MlirOp *src)
     else if (resolve_operands(&oi) && result_types(&oi) && mlir_imp_verify_rule(&oi) && handler(&oi))
         made = oi.fold != IMP_PLAIN || finish_op(&oi);
     define_results(&oi, made);
+}
+
+/* The scratch of a function body's op is reset after it: kept for the
+ * module, what it held (a tenth of the memory of reading MLIR) added up. */
+void mlir_imp_op(ImportCtx *ic, const MlirOp *src)
+{
+    ic->op_depth++;
+    import_op(ic, src);
+    if (--ic->op_depth == 0)
+        mlir_reuse_arena(&ic->scratch);
 }

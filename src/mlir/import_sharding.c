@@ -27,7 +27,7 @@ Mesh *mlir_imp_add_mesh(ImportCtx *ic, const char *name, Loc loc)
     mesh->name = mlir_imp_str(ic, name);
     mesh->loc = loc;
     mesh->num_devices = 1;
-    arena_list_push(&ic->scratch, &ic->meshes, mesh);
+    arena_list_push(&ic->tables, &ic->meshes, mesh);
     return mesh;
 }
 
@@ -235,7 +235,7 @@ static const Mesh *lift_inline_mesh(ImportCtx *ic, const MlirMesh *src, Loc loc)
     for (int n = 0; mlir_imp_find_mesh(ic, name); n++)
         snprintf(name, sizeof name, "%s_%d", base, n);
     lifted->name = mlir_imp_str(ic, name);
-    arena_list_push(&ic->scratch, &ic->meshes, lifted);
+    arena_list_push(&ic->tables, &ic->meshes, lifted);
     return lifted;
 }
 
@@ -454,7 +454,7 @@ Sharding *mlir_imp_sharding_at(ImportCtx *ic, const ImpSite *site, const MlirSha
     Sharding *s = build_sharding(ic, site, src, type);
     if (memo && s) {
         *memo = key;
-        memo->sharding = sharding_clone(&ic->scratch, s);   /* what the importer does to s stays s's */
+        memo->sharding = sharding_clone(&ic->tables, s);   /* what the importer does to s stays s's */
     }
     return s;
 }

@@ -19,4 +19,8 @@ Module *mlir_import(const MlirModule *ast, const char *file, DiagEngine *diag);
 Module *mlir_read_streamed(const char *file, const char *text, size_t len);
 Module *mlir_read_whole(const char *file, const char *text, size_t len, DiagEngine *diag);
 
+/* Empties an arena to be filled again (freed under AddressSanitizer, so
+ * that a pointer into what it held is reported when used). */
+void mlir_reuse_arena(Arena *arena);
+
 #endif

@@ -25,6 +25,7 @@ typedef struct MlirParseCtx {
     MlirRule *rule;             /* the op sharding rule being read */
     const char *text;           /* the whole input, for attributes' source text */
     size_t len;
+    size_t fed;                 /* how much of it the scanner was given */
     /* parse_custom.c's op name -> custom form and mapped op names, hashed
      * once per file (a table scan per op showed in profiles) */
     SymTab forms, mapped;
@@ -60,6 +61,11 @@ typedef struct MlirParseCtx {
 } MlirParseCtx;
 
 /* ---- scanner helpers (parse_lex.c) ---- */
+
+/* Sets the scanner to read ctx->text, a block of this many bytes at a time
+ * (grammar/mlir_lexer.l). */
+enum { MLIR_LEX_BLOCK = 1 << 16 };
+void mlir_lex_begin(MlirParseCtx *ctx, void *scanner);
 
 typedef struct MlirTextBuf {
     char *data;
@@ -168,6 +174,11 @@ MlirOp *mlir_custom_op(MlirParseCtx *ctx, MlirCustomSyntax *syntax);
  * the module is read again whole. Without ctx->stream they do nothing but
  * build the AST. */
 bool mlir_stream_mesh(MlirParseCtx *ctx, MlirMeshDecl *decl);
+/* After `func.func`: what the header holds is read into an arena freed
+ * once the function is begun. */
+void mlir_stream_func_header(MlirParseCtx *ctx);
+/* Imports the function's header; func (in ctx->keep) keeps nothing of
+ * its AST but its location afterwards. */
 bool mlir_stream_func_begin(MlirParseCtx *ctx, MlirFunc *func);
 /* Appends op to the body's ops, or imports it. */
 bool mlir_stream_op(MlirParseCtx *ctx, MlirList *ops, MlirOp *op);

@@ -21,9 +21,8 @@ MlirModule *mlir_parse(Arena *arena, DiagEngine *diag, const char *file, const c
         return NULL;
     }
     ctx.scanner = scanner;
-    YY_BUFFER_STATE buffer = mlir_scan__scan_bytes(text, (int)len, scanner);
+    mlir_lex_begin(&ctx, scanner);
     int status = mlir_yyparse(&ctx);
-    mlir_scan__delete_buffer(buffer, scanner);
     mlir_scan_lex_destroy(scanner);
     if (status != 0 || ctx.syntax_errors > 0) {
         if (diag->errors == 0)

@@ -352,7 +352,7 @@ MlirRegion *mlir_build_region(MlirParseCtx *ctx, MlirBlock *entry, Loc loc)
 MlirFunc *mlir_build_func(MlirParseCtx *ctx, const char *name, const char *visibility, MlirList *args,
                           MlirList *results, MlirList *attrs, Loc loc)
 {
-    MlirFunc *f = NEW(ctx, MlirFunc);
+    MlirFunc *f = ARENA_NEW(ctx->keep, MlirFunc);  /* the grammar sets its body after the header */
     f->name = name;
     f->visibility = visibility;
     f->args = *args;

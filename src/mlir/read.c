@@ -42,10 +42,10 @@ bool mlir_stream_mesh(MlirParseCtx *ctx, MlirMeshDecl *decl)
     return stream_ok(s);
 }
 
-/* The arena of an op imported, for the op after next. Under
- * AddressSanitizer it is freed, not kept: a pointer into the syntax tree
- * of an op kept past its import is then reported (make check-asan). */
-static void reuse_arena(Arena *arena)
+/* An arena whose contents are done with, to be filled again. Under
+ * AddressSanitizer it is freed, not kept: a pointer into it kept past
+ * this point is then reported (make check-asan). */
+void mlir_reuse_arena(Arena *arena)
 {
 #if defined(__SANITIZE_ADDRESS__)
     arena_free(arena);
@@ -62,6 +62,18 @@ static void use_arena(MlirParseCtx *ctx, Arena *arena)
     ctx->fast_axis_name = ctx->fast_mesh_name = NULL;
 }
 
+/* The header of a function goes to the arena of the body's second op: a
+ * module's function headers, the arguments of every layer, made a tenth
+ * of the memory of reading it. */
+void mlir_stream_func_header(MlirParseCtx *ctx)
+{
+    MlirStream *s = ctx->stream;
+    if (!s)
+        return;
+    mlir_reuse_arena(&s->body[1]);
+    use_arena(ctx, &s->body[1]);
+}
+
 bool mlir_stream_func_begin(MlirParseCtx *ctx, MlirFunc *func)
 {
     MlirStream *s = ctx->stream;
@@ -69,8 +81,9 @@ bool mlir_stream_func_begin(MlirParseCtx *ctx, MlirFunc *func)
         return true;
     s->funcs_begun = true;
     mlir_imp_stream_func(&s->ic, func);
-    reuse_arena(&s->body[0]);
-    reuse_arena(&s->body[1]);
+    *func = (MlirFunc){.loc = func->loc};
+    mlir_reuse_arena(&s->body[0]);
+    mlir_reuse_arena(&s->body[1]);
     s->current = 0;
     use_arena(ctx, &s->body[0]);
     return stream_ok(s);
@@ -88,7 +101,7 @@ bool mlir_stream_op(MlirParseCtx *ctx, MlirList *ops, MlirOp *op)
     }
     bool ok = mlir_imp_stream_op(&s->ic, op) && stream_ok(s);
     s->current = 1 - s->current;
-    reuse_arena(&s->body[s->current]);
+    mlir_reuse_arena(&s->body[s->current]);
     use_arena(ctx, &s->body[s->current]);
     return ok;
 }

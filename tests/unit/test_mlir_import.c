@@ -13,6 +13,7 @@
 #include <string.h>
 #include "mlir/mlir_extra.h"
 #include "mlir/mlir_import.h"
+#include "mlir/mlir_parse_ctx.h"
 #include "shardc/print.h"
 #include "shardc/mlir.h"
 
@@ -228,6 +229,49 @@ static void test_streamed_as_whole(void **state)
     free(long_text);
 }
 
+/* A module of ops with what the scanner reads whole (a sharding dict, an
+ * int array, a signature, a type ending the line), after a comment of
+ * `pad` bytes, longer than a block of the scanner's input. */
+static char *blocks_module(int pad)
+{
+    size_t cap = 2 * MLIR_LEX_BLOCK + 4096, len = 0;
+    char *text = malloc(cap);
+    len += (size_t)snprintf(text + len, cap - len, "//%*s\nsdy.mesh @m = <[\"x\"=2]>\n"
+                            "func.func @main(%%a: tensor<4x4xf32> {sdy.sharding = #sdy.sharding<@m, [{\"x\"}, {}]>}) "
+                            "-> tensor<4x4xf32> {\n  %%v0 = stablehlo.abs %%a : tensor<4x4xf32>\n", pad, "");
+    int i = 1;
+    for (; len - (size_t)pad < MLIR_LEX_BLOCK + 1024; i += 2)
+        len += (size_t)snprintf(text + len, cap - len,
+                                "  %%v%d = stablehlo.transpose %%v%d, dims = [1, 0] {sdy.sharding = "
+                                "#sdy.sharding_per_value<[<@m, [{}, {\"x\"}]>]>} : (tensor<4x4xf32>) -> "
+                                "tensor<4x4xf32>\n  %%v%d = stablehlo.add %%v%d, %%a : tensor<4x4xf32>\n",
+                                i, i - 1, i + 1, i);
+    snprintf(text + len, cap - len, "  return %%v%d : tensor<4x4xf32>\n}\n", i - 1);
+    return text;
+}
+
+/* The scanner reads its input a block at a time: wherever a block ends
+ * (here at each byte of one line of ops), even inside what it reads
+ * whole, the module read is the same. */
+static void test_block_boundaries(void **state)
+{
+    Fixture *f = *state;
+    char *first = NULL;
+    for (int pad = 0; pad < 200; pad++) {
+        char *text = blocks_module(pad);
+        Module *m = mlir_read_module("mem.mlir", text, strlen(text), &f->cap.diag);
+        assert_non_null(m);
+        char *out = printed(m);
+        if (first)
+            assert_string_equal(out, first);
+        free(first == NULL ? NULL : out);
+        first = first ? first : out;
+        free(text);
+    }
+    assert_int_equal(f->cap.diag.errors, 0);
+    free(first);
+}
+
 /* What needs the whole module first, and errors, are not read op by op;
  * mlir_read_module reads them whole. */
 static void test_stream_falls_back(void **state)
@@ -264,6 +308,7 @@ int main(void)
         T(test_replicated_without_mesh_kept),
         T(test_streamed_as_whole),
         T(test_stream_falls_back),
+        T(test_block_boundaries),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
