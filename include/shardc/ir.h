@@ -182,18 +182,20 @@ struct BoundRule;       /* opaque: src/rules/registry.c */
  * by clones, NULL for IR read from .shir. */
 struct MlirExtra;
 
-/* Fields are ordered so that the ints pack (a value is made for every
- * result of every op, twice over once partitioned: bench/README.md). */
+/* 80 bytes, made for every result of every op, twice over once
+ * partitioned (bench/README.md): what passes read of each operand (its
+ * type, sharding, definer, ids) comes first, then its name, the block of
+ * an argument and what only diagnostics and the logical-axes pass read. */
 typedef struct Value {
-    const char *name;   /* without the %; unique within its function */
     TensorType type;
     Sharding *sharding; /* NULL: fully open, nothing known */
-    LogicalAxes *logical; /* written logical names, until resolved; or NULL */
     Op *def;            /* defining op, or NULL for a block argument */
-    Block *block;       /* owning block, for block arguments */
-    Loc loc;
     int index;          /* result index in def, or argument index */
     int id;             /* dense per-module numbering, for pass side tables */
+    const char *name;   /* without the %; unique within its function */
+    Block *block;       /* owning block, for block arguments */
+    LogicalAxes *logical; /* written logical names, until resolved; or NULL */
+    Loc loc;
 } Value;
 
 /* What few ops carry, out of line: where a string (einsum's spec) or a
