@@ -22,7 +22,7 @@ typedef struct Interner {
 } Interner;
 
 void interner_init(Interner *in, Arena *arena);
-/* The one copy of len bytes equal to `bytes` (16-byte aligned, as arena
+/* The one copy of len bytes equal to `bytes` (ARENA_ALIGN-aligned, as arena
  * memory is); NULL for len 0. */
 const void *interner_get(Interner *in, const void *bytes, size_t len);
 /* Frees the table; the copies stay in the arena. */

@@ -182,47 +182,56 @@ struct BoundRule;       /* opaque: src/rules/registry.c */
  * by clones, NULL for IR read from .shir. */
 struct MlirExtra;
 
-/* Fields are ordered so that the ints pack (a value is made for every
- * result of every op, twice over once partitioned: bench/README.md). */
+/* 80 bytes, made for every result of every op, twice over once
+ * partitioned (bench/README.md): what passes read of each operand (its
+ * type, sharding, definer, ids) comes first, then its name, the block of
+ * an argument and what only diagnostics and the logical-axes pass read. */
 typedef struct Value {
-    const char *name;   /* without the %; unique within its function */
     TensorType type;
     Sharding *sharding; /* NULL: fully open, nothing known */
-    LogicalAxes *logical; /* written logical names, until resolved; or NULL */
     Op *def;            /* defining op, or NULL for a block argument */
-    Block *block;       /* owning block, for block arguments */
-    Loc loc;
     int index;          /* result index in def, or argument index */
     int id;             /* dense per-module numbering, for pass side tables */
+    const char *name;   /* without the %; unique within its function */
+    Block *block;       /* owning block, for block arguments */
+    LogicalAxes *logical; /* written logical names, until resolved; or NULL */
+    Loc loc;
 } Value;
 
-/* The counts sit together so that the ints pack: 160 bytes an op where
- * interleaving them with the pointers took 192 (bench/README.md). */
+/* What few ops carry, out of line: where a string (einsum's spec) or a
+ * callee is written, and a custom op's rule string bound to its types by
+ * the verifier (rules_of_op, rules.h, reuses it for the same shapes).
+ * Never changed in place, as clones share it: the setters below copy it. */
+typedef struct OpAside {
+    Loc str_loc, callee_loc;
+    const struct BoundRule *bound_rule;
+} OpAside;
+
+/* An op is made twice over once partitioned (bench/README.md): 136 bytes,
+ * the first 64 what a walk of the IR reads (ir_walk: kind, results,
+ * regions, the links) and the operands, the rest after. */
 struct Op {
     OpKind kind;
-    int id;             /* dense per-module numbering, for pass side tables */
-    Loc loc;
-    const char *str;    /* leading string literal (einsum spec), or NULL */
-    Loc str_loc;
-    const char *callee; /* @symbol of call/custom, without @; or NULL */
-    Loc callee_loc;
-    int num_operands;
     int num_results;
-    Value **operands;
     Value **results;
-    int num_attrs;
+    Op *next;
+    Block *parent;
     /* Control-flow regions (while: cond then body; case: its branches),
      * which, unlike shard_map bodies, see the values of enclosing blocks. */
     int num_regions;
-    NamedAttr *attrs;
-    Block *region;      /* body of shard_map, or NULL */
+    int num_operands;
     Block **regions;
-    /* A custom op's rule string bound to its types by the verifier, or
-     * NULL: rules_of_op (rules.h) reuses it for the same shapes. */
-    const struct BoundRule *bound_rule;
+    Block *region;      /* body of shard_map, or NULL */
+    Value **operands;
+    int id;             /* dense per-module numbering, for pass side tables */
+    int num_attrs;
+    NamedAttr *attrs;
+    Op *prev;
+    Loc loc;
+    const char *str;    /* leading string literal (einsum spec), or NULL */
+    const char *callee; /* @symbol of call/custom, without @; or NULL */
+    const OpAside *aside; /* or NULL: none of its fields set */
     const struct MlirExtra *mlir;
-    Block *parent;
-    Op *prev, *next;
 };
 
 struct Block {
@@ -304,6 +313,15 @@ Value *value_new(Module *m, const char *name, TensorType type, Loc loc);
  * type was set later than value_new (types inferred by the front end). */
 void module_account_value(Module *m, const Value *v);
 Op *op_new(Module *m, OpKind kind, Loc loc);
+/* Where op's string and callee are written ((Loc){0} if not recorded). */
+static inline Loc op_str_loc(const Op *op) { return op->aside ? op->aside->str_loc : (Loc){0}; }
+static inline Loc op_callee_loc(const Op *op) { return op->aside ? op->aside->callee_loc : (Loc){0}; }
+static inline const struct BoundRule *op_bound_rule(const Op *op) { return op->aside ? op->aside->bound_rule : NULL; }
+/* Each sets one field of a new copy of op's aside (in arena); setting
+ * nothing ((Loc){0}, NULL) on an op without one makes none. */
+void op_set_str_loc(Arena *arena, Op *op, Loc loc);
+void op_set_callee_loc(Arena *arena, Op *op, Loc loc);
+void op_set_bound_rule(Arena *arena, Op *op, const struct BoundRule *rule);
 void block_append(Block *b, Op *op);
 void block_insert_before(Block *b, Op *before, Op *op);
 void block_remove(Block *b, Op *op);

@@ -38,7 +38,7 @@ void rule_cache_free(RuleCache *c);
 const OpShardingRule *rule_cache_get(RuleCache *c, Arena *arena, DiagEngine *diag, const Op *op);
 
 /* Parse a custom op's rule string and bind it to its types, reporting any
- * error (the verifier's check), and keep the rule on the op (Op.bound_rule)
+ * error (the verifier's check), and keep the rule on the op (OpAside.bound_rule)
  * for rules_of_op, which reuses it while the op's shapes are those it
  * was bound to. `arena` must live as long as the op (the module's). */
 bool rules_bind_custom(Arena *arena, DiagEngine *diag, Op *op);

@@ -234,9 +234,11 @@ void build_op(ParseCtx *ctx, OpSyntax *s)
     }
     Op *op = op_new(ctx->module, kind, s->name_loc);
     op->str = s->str;
-    op->str_loc = s->str_loc;
     op->callee = s->callee;
-    op->callee_loc = s->callee_loc;
+    if (s->str)
+        op_set_str_loc(ctx->arena, op, s->str_loc);
+    if (s->callee)
+        op_set_callee_loc(ctx->arena, op, s->callee_loc);
     op->num_operands = s->operands.count;
     op->operands = arena_memdup(ctx->arena, s->operands.items, (size_t)s->operands.count, sizeof(Value *));
     if (kind == OP_WHILE || kind == OP_CASE || kind == OP_NAMED_COMPUTATION || kind == OP_REDUCE ||

@@ -171,6 +171,36 @@ Op *op_new(Module *m, OpKind kind, Loc loc)
     return op;
 }
 
+/* A copy of op's aside, now op's, to change one field of. */
+static OpAside *new_aside(Arena *arena, Op *op)
+{
+    OpAside *a = ARENA_NEW(arena, OpAside);
+    if (op->aside)
+        *a = *op->aside;
+    op->aside = a;
+    return a;
+}
+
+static bool loc_is_none(Loc loc) { return !loc.file && !loc.line && !loc.col; }
+
+void op_set_str_loc(Arena *arena, Op *op, Loc loc)
+{
+    if (op->aside || !loc_is_none(loc))
+        new_aside(arena, op)->str_loc = loc;
+}
+
+void op_set_callee_loc(Arena *arena, Op *op, Loc loc)
+{
+    if (op->aside || !loc_is_none(loc))
+        new_aside(arena, op)->callee_loc = loc;
+}
+
+void op_set_bound_rule(Arena *arena, Op *op, const struct BoundRule *rule)
+{
+    if (op->aside || rule)
+        new_aside(arena, op)->bound_rule = rule;
+}
+
 void block_append(Block *b, Op *op)
 {
     op->parent = b;

@@ -241,7 +241,7 @@ static void export_named(CallPass *cp, Op *named)
     append_func(cp, f, op_attr_string(named, ATTR_KEY_NAME));
     Op *call = op_new(cp->m, OP_CALL, named->loc);
     call->callee = f->name;
-    call->callee_loc = named->loc;
+    op_set_callee_loc(&cp->m->arena, call, named->loc);
     replace_op(named, call);
 }
 

@@ -770,7 +770,7 @@ static bool custom_op(OpImport *oi, const char *target, Loc target_loc, const Ml
     if (!text || !check_rule(oi, &rt, loc) || !mlir_imp_make_op(oi, OP_CUSTOM))
         return false;
     oi->op->callee = mlir_imp_str(ic, target);
-    oi->op->callee_loc = target_loc;
+    op_set_callee_loc(oi->ic->arena, oi->op, target_loc);
     mlir_imp_set(oi, ATTR_KEY_RULE, mlir_imp_string_attr(ic, text, loc));
     oi->rule_not_custom = !r->is_custom;
     AttrValue *lists[4] = {factor_list(ic, &rt, &r->reduction, loc), factor_list(ic, &rt, &r->need_replication, loc),
@@ -796,7 +796,7 @@ bool mlir_imp_host_transfer(OpImport *oi)
         return false;
     oi->op_name = mlir_imp_str(oi->ic, oi->src->name);
     oi->op->callee = oi->op_name;
-    oi->op->callee_loc = oi->op->loc;
+    op_set_callee_loc(oi->ic->arena, oi->op, oi->op->loc);
     mlir_imp_keep_attr(oi, "channel_handle");
     mlir_imp_keep_attr(oi, "is_host_transfer");
     return true;
@@ -823,6 +823,6 @@ bool mlir_imp_custom_call(OpImport *oi)
     if (!mlir_imp_make_op(oi, OP_CUSTOM))
         return false;
     oi->op->callee = mlir_imp_str(oi->ic, target->s);
-    oi->op->callee_loc = target_loc;
+    op_set_callee_loc(oi->ic->arena, oi->op, target_loc);
     return true;
 }

@@ -641,12 +641,12 @@ static bool shardc_op(OpImport *oi)
         oi->attr_state[i] = IMP_READ;
         if (strcmp(a->name, "callee") == 0 && a->value->kind == MA_SYMBOL) {
             oi->op->callee = mlir_imp_str(ic, a->value->s);
-            oi->op->callee_loc = mlir_imp_loc(ic, a->value->loc);
+            op_set_callee_loc(ic->arena, oi->op, mlir_imp_loc(ic, a->value->loc));
             continue;
         }
         if (strcmp(a->name, "spec") == 0 && a->value->kind == MA_STRING) { /* einsum's */
             oi->op->str = mlir_imp_str(ic, a->value->s);
-            oi->op->str_loc = mlir_imp_loc(ic, a->value->loc);
+            op_set_str_loc(ic->arena, oi->op, mlir_imp_loc(ic, a->value->loc));
             continue;
         }
         AttrKey key = strcmp(a->name, "sharding") == 0 || strcmp(a->name, "shardings") == 0

@@ -145,7 +145,7 @@ static bool make_einsum(OpImport *oi, const DotDims *d)
     if (!mlir_imp_make_op(oi, OP_EINSUM))
         return false;
     oi->op->str = mlir_imp_str(oi->ic, spec);
-    oi->op->str_loc = oi->op->loc;
+    op_set_str_loc(oi->ic->arena, oi->op, oi->op->loc);
     return true;
 }
 
@@ -526,7 +526,7 @@ bool mlir_imp_call(OpImport *oi)
     if (!mlir_imp_make_op(oi, OP_CALL))
         return false;
     oi->op->callee = mlir_imp_str(oi->ic, callee->s);
-    oi->op->callee_loc = mlir_imp_loc(oi->ic, callee->loc);
+    op_set_callee_loc(oi->ic->arena, oi->op, mlir_imp_loc(oi->ic, callee->loc));
     return true;
 }
 

@@ -156,7 +156,7 @@ static Op *emit_local_op_n(PartitionCtx *pc, const Op *op, Value **operands, int
 {
     Op *local = pc_append_op(pc, op->kind, op->loc, operands, num_operands);
     local->str = op->str;
-    local->str_loc = op->str_loc;
+    local->aside = op->aside; /* shared: never changed in place */
     local->callee = op->callee;
     local->num_attrs = op->num_attrs;
     local->attrs = op->attrs;

@@ -309,7 +309,7 @@ static OpShardingRule *bind_custom(Arena *arena, DiagEngine *diag, const Op *op,
     return rule_string_bind(arena, diag, rule, op->num_operands, operand_types, op->num_results, result_types);
 }
 
-/* A bound rule kept on its op (Op.bound_rule) with the types it was bound
+/* A bound rule kept on its op (OpAside.bound_rule) with the types it was bound
  * to: binding reads only their shapes and the op's rule attributes, which
  * no pass rewrites. */
 typedef struct BoundRule {
@@ -329,7 +329,7 @@ static bool same_shapes(const TensorType *types, Value *const *values, int count
  * op (inlined calls) share it; an op rebuilt on other shapes rebinds. */
 static OpShardingRule *kept_rule(const Op *op)
 {
-    const BoundRule *kept = op->bound_rule;
+    const BoundRule *kept = op_bound_rule(op);
     if (!kept || kept->rule->num_operands != op->num_operands || kept->rule->num_results != op->num_results)
         return NULL;
     if (!same_shapes(kept->operand_types, op->operands, op->num_operands) ||
@@ -346,7 +346,7 @@ bool rules_bind_custom(Arena *arena, DiagEngine *diag, Op *op)
     kept->operand_types = value_types(arena, op->operands, op->num_operands);
     kept->result_types = value_types(arena, op->results, op->num_results);
     kept->rule = bind_custom(arena, diag, op, kept->operand_types, kept->result_types);
-    op->bound_rule = kept->rule ? kept : NULL;
+    op_set_bound_rule(arena, op, kept->rule ? kept : NULL);
     return kept->rule != NULL;
 }
 

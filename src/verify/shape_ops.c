@@ -13,7 +13,7 @@ static bool bind_labels(VerifyCtx *vc, Op *op, const char *labels, int rank, con
     for (int d = 0; d < rank; d++) {
         int64_t *size = &sizes[labels[d] - 'a'];
         if (*size >= 0 && *size != t->dims[d]) {
-            diag_error(vc->diag, op->str_loc, "einsum label '%c' has size %lld here but %lld elsewhere",
+            diag_error(vc->diag, op_str_loc(op), "einsum label '%c' has size %lld here but %lld elsewhere",
                        labels[d], (long long)t->dims[d], (long long)*size);
             return false;
         }
@@ -34,7 +34,7 @@ static bool einsum_spec(VerifyCtx *vc, const Op *op, EinsumSpec *spec)
     char message[160];
     int col = 0;
     if (!einsum_parse(op->str, spec, message, sizeof message, &col)) {
-        diag_error(vc->diag, loc_offset(op->str_loc, col + 1), "%s", message);
+        diag_error(vc->diag, loc_offset(op_str_loc(op), col + 1), "%s", message);
         return false;
     }
     vc->einsums[vc->next_einsum] = (VerifyEinsum){op->str, *spec};
@@ -48,7 +48,7 @@ void verify_einsum(VerifyCtx *vc, Op *op)
     if (!einsum_spec(vc, op, &spec))
         return;
     if (spec.num_inputs != op->num_operands) {
-        diag_error(vc->diag, op->str_loc, "einsum spec has %d input%s but the op has %d operand%s",
+        diag_error(vc->diag, op_str_loc(op), "einsum spec has %d input%s but the op has %d operand%s",
                    spec.num_inputs, spec.num_inputs == 1 ? "" : "s", op->num_operands,
                    op->num_operands == 1 ? "" : "s");
         return;
@@ -58,7 +58,7 @@ void verify_einsum(VerifyCtx *vc, Op *op)
     for (int i = 0; i < spec.num_inputs; i++) {
         const TensorType *t = &op->operands[i]->type;
         if (spec.input_rank[i] != t->rank) {
-            diag_error(vc->diag, op->str_loc, "einsum input %d has %d label%s but operand %%%s has rank %d", i,
+            diag_error(vc->diag, op_str_loc(op), "einsum input %d has %d label%s but operand %%%s has rank %d", i,
                        spec.input_rank[i], spec.input_rank[i] == 1 ? "" : "s", op->operands[i]->name, t->rank);
             return;
         }
@@ -73,7 +73,7 @@ void verify_einsum(VerifyCtx *vc, Op *op)
     for (int d = 0; d < spec.output_rank; d++) {
         dims[d] = sizes[spec.output[d] - 'a'];
         if (dims[d] < 0) {
-            diag_error(vc->diag, op->str_loc, "einsum output label '%c' appears in no input", spec.output[d]);
+            diag_error(vc->diag, op_str_loc(op), "einsum output label '%c' appears in no input", spec.output[d]);
             return;
         }
     }

@@ -128,7 +128,7 @@ bool verify_module_checks(Module *m, DiagEngine *diag, bool external_targets, bo
 static void verify_signature(VerifyCtx *vc, const Op *op, const Func *f, const char *role)
 {
     if (f->body->num_args != op->num_operands || f->num_results != op->num_results) {
-        diag_error(vc->diag, op->callee_loc, "%s '@%s' takes %d argument%s and returns %d result%s, but the op "
+        diag_error(vc->diag, op_callee_loc(op), "%s '@%s' takes %d argument%s and returns %d result%s, but the op "
                    "has %d operand%s and %d result%s", role, f->name, f->body->num_args,
                    f->body->num_args == 1 ? "" : "s", f->num_results, f->num_results == 1 ? "" : "s",
                    op->num_operands, op->num_operands == 1 ? "" : "s", op->num_results,
@@ -141,7 +141,7 @@ static void verify_signature(VerifyCtx *vc, const Op *op, const Func *f, const c
             continue;
         verify_format_type(want, sizeof want, &f->body->args[i]->type);
         verify_format_type(got, sizeof got, &op->operands[i]->type);
-        diag_error(vc->diag, op->callee_loc, "operand %d (%%%s) has type %s but '@%s' expects %s", i,
+        diag_error(vc->diag, op_callee_loc(op), "operand %d (%%%s) has type %s but '@%s' expects %s", i,
                    op->operands[i]->name, got, f->name, want);
     }
     for (int i = 0; i < op->num_results; i++)
@@ -158,7 +158,7 @@ static const Func *find_callee(VerifyCtx *vc, const char *name, Loc loc)
 
 void verify_call(VerifyCtx *vc, Op *op)
 {
-    const Func *f = find_callee(vc, op->callee, op->callee_loc);
+    const Func *f = find_callee(vc, op->callee, op_callee_loc(op));
     if (f)
         verify_signature(vc, op, f, "function");
 }
@@ -167,10 +167,10 @@ void verify_custom(VerifyCtx *vc, Op *op)
 {
     const Func *impl = module_find_func(vc->module, op->callee);
     if (!impl && !vc->external_targets && lapack_is_target_name(op->callee)) /* a JAX target it cannot run */
-        diag_error(vc->diag, op->callee_loc, "unknown LAPACK target '%s': shardc runs " LAPACK_KNOWN_TARGETS,
+        diag_error(vc->diag, op_callee_loc(op), "unknown LAPACK target '%s': shardc runs " LAPACK_KNOWN_TARGETS,
                    op->callee);
     else if (!vc->external_targets)
-        impl = find_callee(vc, op->callee, op->callee_loc);
+        impl = find_callee(vc, op->callee, op_callee_loc(op));
     if (impl)
         verify_signature(vc, op, impl, "custom op implementation");
     const AttrValue *partition = op_attr_get(op, ATTR_KEY_PARTITION);

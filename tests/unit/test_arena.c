@@ -27,7 +27,7 @@ static void test_alignment(void **state)
     for (size_t size = 0; size < 100; size++) {
         void *p = arena_alloc(&a, size);
         assert_non_null(p);
-        assert_int_equal((uintptr_t)p % 16, 0);
+        assert_int_equal((uintptr_t)p % ARENA_ALIGN, 0);
     }
     arena_free(&a);
 }

@@ -188,6 +188,29 @@ static void test_ops_and_operands(void **state)
     assert_int_equal(a->results[0]->type.dims[1], 4096);
 }
 
+/* An einsum's spec position lives out of line (OpAside): set only on the
+ * ops that have one, shared by copies and copied, not changed, by setters. */
+static void test_op_aside(void **state)
+{
+    Fixture *f = *state;
+    Module *m = parse_ok(f, megatron);
+    Op *h = m->funcs[0]->body->first;
+    Op *gelu = h->next;
+    assert_non_null(h->aside);
+    assert_int_equal(op_str_loc(h).line, 6);
+    assert_int_equal(op_str_loc(h).col, 15);
+    assert_int_equal(op_callee_loc(h).line, 0);
+    assert_null(gelu->aside); /* nothing to set: no aside made */
+    op_set_str_loc(&m->arena, gelu, (Loc){0});
+    assert_null(gelu->aside);
+    Op copy = *h; /* shares the aside, as op_clone's copies do */
+    op_set_callee_loc(&m->arena, &copy, (Loc){"mem.shir", 9, 2});
+    assert_ptr_not_equal(copy.aside, h->aside);
+    assert_int_equal(op_callee_loc(&copy).line, 9);
+    assert_int_equal(op_str_loc(&copy).col, 15);
+    assert_int_equal(op_callee_loc(h).line, 0);
+}
+
 /* Shardings resolve axis names to indices into the mesh's axes; whole axes
  * have pre-size 1 and the axis size; sub-axes keep theirs. */
 static void test_sharding_resolution(void **state)
@@ -399,7 +422,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         T(test_shapes_shared), T(test_shardings_interned),
         T(test_round_trip_megatron), T(test_round_trip_features), T(test_canonical_print),
-        T(test_empty_module), T(test_ids), T(test_ops_and_operands), T(test_sharding_resolution),
+        T(test_empty_module), T(test_ids), T(test_ops_and_operands), T(test_op_aside), T(test_sharding_resolution),
         T(test_replicated_and_result_shardings), T(test_region), T(test_errors_counted),
         T(test_verify_errors_counted), T(test_length_respected), T(test_deep_nesting),
         T(test_many_arguments_linear_memory), T(test_too_large),

@@ -561,7 +561,7 @@ static void test_custom_rule_bound_once(void **state)
     Module *m = load(f, text);
     assert_non_null(m);
     const Op *op = op_defining(f, "y");
-    assert_non_null(op->bound_rule);
+    assert_non_null(op_bound_rule(op));
     const OpShardingRule *kept = rule_of(f, "y");
     assert_ptr_equal(rule_of(f, "y"), kept);
     ValueMap map;
