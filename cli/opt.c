@@ -4,6 +4,7 @@
  * sdy_opt does; with -split-input-file each `// -----` chunk is a module
  * of its own, with -verify-diagnostics the chunk's expected-* annotations
  * are checked as mlir-opt checks them (docs/mlir.md). */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
@@ -225,11 +226,17 @@ static void plan_pass(OptPlan *plan, const OptPass *pass, const char *options)
     }
 }
 
+/* sdy_opt rewrites text and never holds a tensor, so neither does `opt`:
+ * any size 64 bits count is read (Shardy's tests shard bf16 tensors of 6
+ * TiB); a count that overflows them is still an error, since the module's
+ * census records it as INT64_MAX. */
+#define OPT_MAX_BYTES (INT64_MAX - 1)
+
 static bool plan_passes(const OptArgs *args, OptPlan *plan, DiagEngine *diag)
 {
     *plan = (OptPlan){.options = {.emit = EMIT_IR, .propagation = PROPAGATION_AGGRESSIVE, .quiet_conflicts = true,
                                   .external_custom_targets = true, .keep_calls = true,
-                                  .constraints_not_applied = true}};
+                                  .constraints_not_applied = true, .max_bytes = OPT_MAX_BYTES}};
     for (int i = 0; i < args->num_run; i++) {
         if (args->run[i]->action == OPT_UNSUPPORTED) {
             diag_error(diag, (Loc){0}, "pass '%s' is not supported by shardc opt yet (docs/mlir.md)",

@@ -575,12 +575,15 @@ static bool finish_op(OpImport *oi)
     int num_kept = 0;
     bool ok = mlir_imp_result_shardings(oi);
     ok &= sort_out_attrs(oi, kept, &num_kept);
-    if (num_kept || oi->op_name || oi->init || oi->region_mesh || oi->no_compare_type || oi->rule_not_custom) {
+    const OpShardingRule *written = oi->op->kind == OP_CUSTOM ? NULL : mlir_imp_written_rule(oi);
+    if (num_kept || oi->op_name || oi->init || oi->region_mesh || oi->no_compare_type || oi->rule_not_custom ||
+        written) {
         struct MlirExtra *x = ARENA_NEW(ic->arena, struct MlirExtra);
         x->op_name = oi->op_name;
         x->init = oi->init;
         x->no_compare_type = oi->no_compare_type;
         x->rule_not_custom = oi->rule_not_custom;
+        x->written_rule = written;
         x->region_mesh = oi->region_mesh ? mlir_imp_str(ic, oi->region_mesh) : NULL;
         x->attrs = mlir_imp_keep_list(ic, kept, num_kept);
         oi->op->mlir = x;
