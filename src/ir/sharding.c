@@ -446,8 +446,9 @@ static bool axis_in(uint64_t mask, AxisRef r)
 }
 
 /* s split in two: the leading manual axes of each dim and the manual
- * replicated axes (closed: a shard_map spec), and the rest (the free part,
- * as the body sees it, keeping each dim's closedness and priority). */
+ * replicated and unreduced axes (closed: a shard_map spec), and the rest
+ * (the free part, as the body sees it, keeping each dim's closedness and
+ * priority: Shardy's getInShardingWithoutManualAxes). */
 void sharding_split_manual(Arena *a, const Sharding *s, uint64_t manual, Sharding **manual_part,
                            Sharding **free_part)
 {
@@ -468,9 +469,35 @@ void sharding_split_manual(Arena *a, const Sharding *s, uint64_t manual, Shardin
         else
             f->replicated[f->num_replicated++] = s->replicated[i];
     }
-    m->num_unreduced = 0; /* a body sees its values' partial sums over free axes */
+    /* a body sees its values' partial sums over free axes only */
+    m->num_unreduced = f->num_unreduced = 0;
+    for (int i = 0; i < s->num_unreduced; i++) {
+        if (axis_in(manual, s->unreduced[i]))
+            m->unreduced[m->num_unreduced++] = s->unreduced[i];
+        else
+            f->unreduced[f->num_unreduced++] = s->unreduced[i];
+    }
     *manual_part = m;
     *free_part = f;
+}
+
+/* Both parts' unreduced axes, in mesh order. */
+static void join_unreduced(Arena *a, Sharding *s, const Sharding *manual_part, const Sharding *free_part)
+{
+    int nm = manual_part->num_unreduced, nf = free_part->num_unreduced, i = 0, j = 0;
+    const AxisRef *mu = manual_part->unreduced, *fu = free_part->unreduced;
+    AxisRef *u = ARENA_ARRAY(a, AxisRef, nm + nf + 1);
+    while (i < nm || j < nf) {
+        bool take_manual = j == nf || (i < nm && (mu[i].axis < fu[j].axis ||
+                                                  (mu[i].axis == fu[j].axis && mu[i].pre_size < fu[j].pre_size)));
+        if (take_manual)
+            u[i + j] = mu[i], i++;
+        else
+            u[i + j] = fu[j], j++;
+    }
+    s->unreduced = u;
+    s->num_unreduced = nm + nf;
+    s->unreduced_op = nf ? free_part->unreduced_op : manual_part->unreduced_op;
 }
 
 /* The inverse: each dim the manual part's axes then the free part's, with
@@ -495,9 +522,7 @@ Sharding *sharding_join_manual(Arena *a, const Sharding *manual_part, const Shar
                sizeof(AxisRef) * (size_t)free_part->num_replicated);
     s->replicated = rep;
     s->num_replicated = manual_part->num_replicated + free_part->num_replicated;
-    s->unreduced = free_part->unreduced;
-    s->num_unreduced = free_part->num_unreduced;
-    s->unreduced_op = free_part->unreduced_op;
+    join_unreduced(a, s, manual_part, free_part);
     return s;
 }
 
