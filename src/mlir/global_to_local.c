@@ -724,6 +724,107 @@ static void lower_slice(G2L *g, Op *op)
     op->results[0]->sharding = NULL; /* Shardy's is a new slice, unannotated */
 }
 
+/* ---- pad ------------------------------------------------------------------------------ */
+
+typedef struct PadDims {
+    int rank;
+    int64_t low[SHARDC_MAX_RANK], high[SHARDC_MAX_RANK], interior[SHARDC_MAX_RANK];
+    int64_t *offsets[SHARDC_MAX_RANK];  /* per dim, per device: where its input data starts in its output shard */
+    bool uniform[SHARDC_MAX_RANK];
+} PadDims;
+
+/* (GlobalStartOfInputData) - (GlobalStartOfOutputShard) per device and
+ * dim, as Shardy's StablehloPadOpPattern: false (reported) where a dim's
+ * axes differ between operand and result. */
+static bool pad_offsets(G2L *g, const Op *op, const Mesh *mesh, PadDims *pd)
+{
+    const Sharding *in = op->operands[0]->sharding, *out = op->results[0]->sharding;
+    const TensorType *gin = global_type(g, op->operands[0]), *gout = global_type(g, op->results[0]);
+    for (int d = 0; d < pd->rank; d++) {
+        if (!same_dim_axes(in, out, d))
+            return op_error(g, op, "dimension %d has mismatched sharding axes. This requires a reshard collective "
+                            "which should have been handled by previous passes.", d);
+        const AxisRef *axes = in->dims[d].axes;
+        int n = in->dims[d].num_axes;
+        int64_t shards = dim_shards(in, d), s_in = gin->dims[d] / shards, s_out = gout->dims[d] / shards;
+        pd->offsets[d] = ARENA_ARRAY(&g->m->arena, int64_t, mesh->num_devices + 1);
+        pd->uniform[d] = true;
+        for (int64_t dev = 0; dev < mesh->num_devices; dev++) {
+            int64_t k = shard_index(mesh, dev, axes, n);
+            pd->offsets[d][dev] = k * s_in * (pd->interior[d] + 1) + pd->low[d] - k * s_out;
+            pd->uniform[d] &= pd->offsets[d][dev] == pd->offsets[d][0];
+        }
+    }
+    return true;
+}
+
+/* The local input's size once its interior padding is in. */
+static int64_t expanded(const Op *op, const PadDims *pd, int d)
+{
+    return (op->operands[0]->type.dims[d] - 1) * (pd->interior[d] + 1) + 1;
+}
+
+/* The slice start of dim d in the safe pad: a constant where every device
+ * has the same, else looked up by the device id. */
+static Value *pad_slice_start(G2L *g, const Mesh *mesh, const PadDims *pd, int d, Value *id)
+{
+    int64_t count = mesh->num_devices;
+    int64_t *table = ARENA_ARRAY(&g->m->arena, int64_t, count + 1);
+    for (int64_t dev = 0; dev < count; dev++)
+        table[dev] = pd->low[d] - pd->offsets[d][dev];
+    if (pd->uniform[d])
+        return const_i64(g, table, -1);
+    Value *ops[2] = {const_i64(g, table, count), id};
+    Value *one = emit(g, OP_DYNAMIC_SLICE, ops, 2, make_type(g, DT_I64, 1, (int64_t[]){1}))->results[0];
+    return reshape(g, one, NULL, 0);
+}
+
+/* A pad of sharded dims (Shardy's StablehloPadOpPattern): where every
+ * device's input data starts at the same place in its output shard, a
+ * local pad; else a pad wide enough for every device's shift, then each
+ * device's window of it (a dynamic_slice at offsets by device id). */
+static Value *lower_pad(G2L *g, Op *op)
+{
+    const Sharding *in = op->operands[0]->sharding;
+    Value *r = op->results[0];
+    PadDims pd = {.rank = r->type.rank};
+    op_attr_ints(op, ATTR_KEY_LOW, pd.low, SHARDC_MAX_RANK);
+    op_attr_ints(op, ATTR_KEY_HIGH, pd.high, SHARDC_MAX_RANK);
+    op_attr_ints(op, ATTR_KEY_INTERIOR, pd.interior, SHARDC_MAX_RANK);
+    if (!in || !in->mesh || replicated(in) || !pad_offsets(g, op, in->mesh, &pd))
+        return NULL;
+    bool uniform = true;
+    for (int d = 0; d < pd.rank; d++)
+        uniform &= pd.uniform[d];
+    int64_t safe[SHARDC_MAX_RANK];
+    for (int d = 0; d < pd.rank; d++) {
+        int64_t max = pd.offsets[d][0], min = max;
+        for (int64_t dev = 1; dev < in->mesh->num_devices; dev++) {
+            max = pd.offsets[d][dev] > max ? pd.offsets[d][dev] : max;
+            min = pd.offsets[d][dev] < min ? pd.offsets[d][dev] : min;
+        }
+        pd.low[d] = uniform ? pd.offsets[d][0] : max > 0 ? max : 0;
+        pd.high[d] = r->type.dims[d] - (uniform ? expanded(op, &pd, d) + pd.low[d] : min + expanded(op, &pd, d));
+        pd.high[d] = uniform || pd.high[d] > 0 ? pd.high[d] : 0;
+        safe[d] = pd.low[d] + expanded(op, &pd, d) + pd.high[d];
+    }
+    op_attr_set(&g->m->arena, op, ATTR_KEY_LOW, ints_attr(g, pd.low, pd.rank));
+    op_attr_set(&g->m->arena, op, ATTR_KEY_HIGH, ints_attr(g, pd.high, pd.rank));
+    r->sharding = NULL; /* Shardy's is a new pad, unannotated */
+    if (uniform)
+        return NULL;
+    TensorType local = r->type;
+    r->type = make_type(g, local.dtype, local.rank, safe);
+    g->at = op->next;
+    Value *id = device_id(g);
+    Value *ops[SHARDC_MAX_RANK + 1] = {r};
+    for (int d = 0; d < pd.rank; d++)
+        ops[d + 1] = pad_slice_start(g, in->mesh, &pd, d, id);
+    Value *sliced = emit(g, OP_DYNAMIC_SLICE, ops, pd.rank + 1, local)->results[0];
+    ir_replace_uses(func_body(op), r, sliced);
+    return NULL;
+}
+
 /* Shardy checks a concatenate only: its dim not sharded, the others as
  * its result's. */
 static void check_concatenate(G2L *g, Op *op)
@@ -872,6 +973,8 @@ static Value *lower_op(G2L *g, Op *op)
         check_concatenate(g, op);
     if (op->kind == OP_CONVOLUTION && op->num_operands == 2 && op->num_results == 1)
         lower_convolution(g, op);
+    if (op->kind == OP_PAD && op->num_results == 1)
+        return lower_pad(g, op);
     return NULL;
 }
 
