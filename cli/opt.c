@@ -63,6 +63,7 @@ typedef struct OptArgs {
     CliCommon common;
     const char *input, *output;
     bool split, verify;
+    MlirReadOptions read;       /* -allow-unregistered-dialect */
     int num_run;
     const OptPass *run[OPT_MAX_RUN];
     const char *run_options[OPT_MAX_RUN];
@@ -74,7 +75,12 @@ static int flag_input(CliParse *p, const char *v) { return cli_take_one(&opt_arg
 static int flag_output(CliParse *p, const char *v) { opt_args(p)->output = v; return CLI_OK; }
 static int flag_split(CliParse *p, const char *v) { (void)v; opt_args(p)->split = true; return CLI_OK; }
 static int flag_verify(CliParse *p, const char *v) { (void)v; opt_args(p)->verify = true; return CLI_OK; }
-static int flag_ignored(CliParse *p, const char *v) { (void)p; (void)v; return CLI_OK; }
+static int flag_unregistered(CliParse *p, const char *v)
+{
+    (void)v;
+    opt_args(p)->read.allow_unregistered = true;
+    return CLI_OK;
+}
 
 /* Whether o is the option `known` (NAME=VALUE), or (`known` ending in
  * '=') NAME= and a count from 1. */
@@ -126,7 +132,7 @@ static const CliFlag opt_flags[] = {
     {"-o", CLI_SEPARATE, flag_output, "-o needs a file name", "[-o OUT.mlir]"},
     {"-split-input-file", CLI_BARE, flag_split, NULL, "[-split-input-file]"},
     {"-verify-diagnostics", CLI_BARE, flag_verify, NULL, "[-verify-diagnostics]"},
-    {"-allow-unregistered-dialect", CLI_BARE, flag_ignored, NULL, NULL},
+    {"-allow-unregistered-dialect", CLI_BARE, flag_unregistered, NULL, "[-allow-unregistered-dialect]"},
     OPT_PASS_ROW("-sdy-basic-propagate"), OPT_PASS_ROW("-sdy-aggressive-propagate"),
     OPT_PASS_ROW("-sdy-op-priority-propagate"), OPT_PASS_ROW("-sdy-user-priority-propagate"),
     OPT_PASS_ROW("-sdy-propagation-pipeline"), OPT_PASS_ROW("-sdy-add-data-flow-edges"),
@@ -331,7 +337,7 @@ static bool opt_module(const OptArgs *args, const char *name, const char *text, 
     OptPlan plan;
     if (!plan_passes(args, &plan, diag))
         return false;
-    Module *m = mlir_read_module(name, text, len, diag);
+    Module *m = mlir_read_module_with(name, text, len, &args->read, diag);
     PassContext ctx = {diag, &plan.options, NULL, NULL, NULL};
     CliWritten before = {0};
     bool ok = m && opt_import(&plan, m, diag) && seed_groups(m, &plan.options, diag) &&

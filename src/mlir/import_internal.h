@@ -108,6 +108,7 @@ typedef struct ImportCtx {
      * (needs_whole_module); the function body has had its func.return. */
     bool gspmd_deferred, needs_whole_module;
     bool returned;
+    bool allow_unregistered;    /* MlirReadOptions' */
     int errors_before;      /* diag's count when the import began */
     /* Per MlirSharding.memo_id: the sharding imported for that text on a
      * value of this shape outside manual computations, copied for the
