@@ -825,6 +825,235 @@ static Value *lower_pad(G2L *g, Op *op)
     return NULL;
 }
 
+/* ---- gather ------------------------------------------------------------------------------ */
+
+static Value *emit2(G2L *g, OpKind kind, Value *a, Value *b, TensorType t)
+{
+    Value *ops[2] = {a, b};
+    return emit(g, kind, ops, 2, t)->results[0];
+}
+
+/* `dense<v>` of type t (a splat: one leaf of any shape). */
+static Value *splat(G2L *g, TensorType t, int64_t v)
+{
+    Op *op = emit(g, OP_CONSTANT, NULL, 0, t);
+    op_attr_set(&g->m->arena, op, ATTR_KEY_VALUE, int_attr(g, v));
+    return op->results[0];
+}
+
+/* `dense<[v...]> : tensor<nxdt>`. */
+static Value *vector(G2L *g, DType dt, const int64_t *v, int n)
+{
+    int64_t len = n;
+    Op *op = emit(g, OP_CONSTANT, NULL, 0, make_type(g, dt, 1, &len));
+    op_attr_set(&g->m->arena, op, ATTR_KEY_VALUE, ints_attr(g, v, n));
+    return op->results[0];
+}
+
+static Value *broadcast(G2L *g, Value *x, TensorType t, const int64_t *dims, int n)
+{
+    Op *op = emit(g, OP_BROADCAST, &x, 1, t);
+    op_attr_set(&g->m->arena, op, ATTR_KEY_DIMS, ints_attr(g, dims, n));
+    return op->results[0];
+}
+
+/* `stablehlo.compare DIR, a, b` without a compare_type, as Shardy makes it. */
+static Value *compare(G2L *g, const char *dir, Value *a, Value *b)
+{
+    TensorType t = a->type;
+    t.dtype = DT_BOOL;
+    Op *op = emit(g, OP_COMPARE, (Value *[]){a, b}, 2, t);
+    op_attr_set(&g->m->arena, op, ATTR_KEY_DIRECTION, string_attr(g->m, dir));
+    struct MlirExtra *x = ARENA_NEW(&g->m->arena, struct MlirExtra);
+    x->no_compare_type = true;
+    op->mlir = x;
+    return op->results[0];
+}
+
+static bool contains(const int64_t *v, int n, int64_t x)
+{
+    for (int i = 0; i < n; i++)
+        if (v[i] == x)
+            return true;
+    return false;
+}
+
+typedef struct GatherDims {
+    int64_t sizes[SHARDC_MAX_RANK], batching[SHARDC_MAX_RANK], index_map[SHARDC_MAX_RANK];
+    int64_t offset_dims[SHARDC_MAX_RANK], trivial[SHARDC_MAX_RANK];
+    int num_batching, num_index_map, num_offset_dims, num_trivial;
+    int64_t ivd;
+    const Sharding *s;       /* the operand's */
+    const TensorType *global; /* the operand's global type */
+} GatherDims;
+
+/* A tensor like the indices holding values[k] along the index vector dim
+ * (one value: a splat). */
+static Value *indices_like(G2L *g, TensorType t, int64_t ivd, const int64_t *values, int n)
+{
+    if (ivd < t.rank && n > 1)
+        return broadcast(g, vector(g, t.dtype, values, n), t, &ivd, 1);
+    return splat(g, t, values[0]);
+}
+
+/* clampGatherIndices: each index clamped to [0, global dim size - 1]. */
+static Value *clamp_indices(G2L *g, Value *indices, const GatherDims *gd)
+{
+    int64_t zero = 0, max[SHARDC_MAX_RANK];
+    for (int k = 0; k < gd->num_index_map; k++)
+        max[k] = gd->global->dims[gd->index_map[k]] - 1;
+    Value *lo = indices_like(g, indices->type, gd->ivd, &zero, 1);
+    Value *hi = indices_like(g, indices->type, gd->ivd, max, gd->num_index_map);
+    return emit(g, OP_CLAMP, (Value *[]){lo, indices, hi}, 3, indices->type)->results[0];
+}
+
+/* The bounds of indexed dim d in the local shard (getTrivialSliceDimBounds). */
+static void dim_bounds(G2L *g, const GatherDims *gd, int64_t d, int64_t shard, DType dt, Value **min, Value **max)
+{
+    TensorType scalar = make_type(g, dt, 0, NULL);
+    if (!contains(gd->trivial, gd->num_trivial, d)) {
+        *min = splat(g, scalar, 0);
+        *max = splat(g, scalar, gd->global->dims[d] - 1);
+        return;
+    }
+    const DimSharding *ds = &gd->s->dims[d];
+    *min = emit1(g, OP_CONVERT, dim_offset(g, gd->s->mesh, ds->axes, ds->num_axes, shard), scalar);
+    *max = emit2(g, OP_ADD, *min, splat(g, scalar, shard - 1), scalar);
+}
+
+/* The bounds as a tensor like the indices (buildBoundsTensor). */
+static Value *bounds_tensor(G2L *g, Value **bounds, int n, TensorType t, int64_t ivd)
+{
+    if (ivd >= t.rank || t.dims[ivd] == 1)
+        return broadcast(g, bounds[0], t, NULL, 0);
+    Value *parts[SHARDC_MAX_RANK];
+    for (int k = 0; k < n; k++)
+        parts[k] = reshape(g, bounds[k], (int64_t[]){1}, 1);
+    int64_t len = n;
+    Op *cat = emit(g, OP_CONCATENATE, parts, n, make_type(g, t.dtype, 1, &len));
+    op_attr_set(&g->m->arena, cat, ATTR_KEY_DIM, int_attr(g, 0));
+    return broadcast(g, cat->results[0], t, &ivd, 1);
+}
+
+/* The local indices of the indexed trivial dims, and where they fall in
+ * this shard (computeLocalIndicesAndMask's index part); *mask NULL if no
+ * trivial dim is indexed. */
+static Value *local_indices(G2L *g, Value *indices, const GatherDims *gd, const TensorType *local, Value **mask)
+{
+    *mask = NULL;
+    bool indexed = false;
+    for (int k = 0; k < gd->num_trivial; k++)
+        indexed |= contains(gd->index_map, gd->num_index_map, gd->trivial[k]);
+    if (!indexed)
+        return indices;
+    Value *base = clamp_indices(g, indices, gd), *min[SHARDC_MAX_RANK], *max[SHARDC_MAX_RANK];
+    for (int k = 0; k < gd->num_index_map; k++)
+        dim_bounds(g, gd, gd->index_map[k], local->dims[gd->index_map[k]], indices->type.dtype, &min[k], &max[k]);
+    Value *lo = bounds_tensor(g, min, gd->num_index_map, indices->type, gd->ivd);
+    Value *hi = bounds_tensor(g, max, gd->num_index_map, indices->type, gd->ivd);
+    Value *adjusted = emit2(g, OP_SUB, base, lo, indices->type);
+    Value *ge = compare(g, "ge", base, lo), *le = compare(g, "le", base, hi);
+    *mask = emit2(g, OP_AND, ge, le, ge->type);
+    return adjusted;
+}
+
+/* The sharded dims that are not indexed hold the slice only on the shard
+ * at offset 0 (the partition part of computeLocalIndicesAndMask). */
+static Value *partition_mask(G2L *g, const GatherDims *gd, const TensorType *local, Value *mask)
+{
+    Value *pm = NULL;
+    for (int k = 0; k < gd->num_trivial; k++) {
+        int64_t d = gd->trivial[k];
+        if (contains(gd->index_map, gd->num_index_map, d))
+            continue;
+        const DimSharding *ds = &gd->s->dims[d];
+        Value *offset = dim_offset(g, gd->s->mesh, ds->axes, ds->num_axes, local->dims[d]);
+        Value *eq = compare(g, "eq", offset, splat(g, offset->type, 0));
+        pm = pm ? emit2(g, OP_AND, pm, eq, eq->type) : eq;
+    }
+    if (!pm || !mask)
+        return pm ? pm : mask;
+    return emit2(g, OP_AND, mask, broadcast(g, pm, mask->type, NULL, 0), mask->type);
+}
+
+/* The gather's result zeroed where the mask says its index is not in
+ * this shard: the mask reduced by `and` over the index vector dim, then
+ * broadcast over the result's batch dims. */
+static Value *apply_mask(G2L *g, Value *gathered, Value *mask, const GatherDims *gd)
+{
+    if (mask->type.rank > 0 && gd->ivd < mask->type.rank) {
+        Value *yes = splat(g, make_type(g, DT_BOOL, 0, NULL), 1);
+        int64_t dims[SHARDC_MAX_RANK];
+        int n = 0;
+        for (int d = 0; d < mask->type.rank; d++)
+            if (d != gd->ivd)
+                dims[n++] = mask->type.dims[d];
+        Op *all = emit(g, OP_REDUCE_MIN, &mask, 1, make_type(g, DT_BOOL, n, dims)); /* min over i1 is and */
+        op_attr_set(&g->m->arena, all, ATTR_KEY_DIMS, ints_attr(g, &gd->ivd, 1));
+        struct MlirExtra *x = ARENA_NEW(&g->m->arena, struct MlirExtra);
+        x->init = yes;
+        all->mlir = x;
+        mask = all->results[0];
+    }
+    int64_t batch[SHARDC_MAX_RANK];
+    int n = 0;
+    for (int d = 0; mask->type.rank && d < gathered->type.rank; d++)
+        if (!contains(gd->offset_dims, gd->num_offset_dims, d))
+            batch[n++] = d;
+    TensorType bools = gathered->type;
+    bools.dtype = DT_BOOL;
+    Value *wide = broadcast(g, mask, bools, batch, n);
+    Value *zero = splat(g, gathered->type, 0);
+    return emit(g, OP_SELECT, (Value *[]){wide, gathered, zero}, 3, gathered->type)->results[0];
+}
+
+/* Slice sizes of sharded dims taken whole become the local dim's; the
+ * sharded dims sliced to size 1 (not batching ones) are the trivial ones. */
+static bool gather_dims(G2L *g, Op *op, GatherDims *gd)
+{
+    gd->s = op->operands[0]->sharding;
+    gd->global = global_type(g, op->operands[0]);
+    int rank = gd->global->rank;
+    op_attr_ints(op, ATTR_KEY_SLICE_SIZES, gd->sizes, SHARDC_MAX_RANK);
+    gd->num_batching = op_attr_ints(op, ATTR_KEY_OPERAND_BATCHING_DIMS, gd->batching, SHARDC_MAX_RANK);
+    gd->num_index_map = op_attr_ints(op, ATTR_KEY_START_INDEX_MAP, gd->index_map, SHARDC_MAX_RANK);
+    gd->num_offset_dims = op_attr_ints(op, ATTR_KEY_OFFSET_DIMS, gd->offset_dims, SHARDC_MAX_RANK);
+    gd->ivd = op_attr_int(op, ATTR_KEY_INDEX_VECTOR_DIM);
+    gd->num_trivial = 0;
+    for (int d = 0; d < rank; d++) {
+        int64_t shards = dim_shards(gd->s, d);
+        if (shards <= 1 || contains(gd->batching, gd->num_batching, d))
+            continue;
+        if (gd->sizes[d] == 1) {
+            gd->trivial[gd->num_trivial++] = d;
+        } else if (gd->sizes[d] != gd->global->dims[d] || gd->sizes[d] % shards) {
+            return op_error(g, op, "dimension %d is sharded but its slice is neither whole nor of size 1", d);
+        } else {
+            gd->sizes[d] /= shards;
+        }
+    }
+    op_attr_set(&g->m->arena, op, ATTR_KEY_SLICE_SIZES, ints_attr(g, gd->sizes, rank));
+    return true;
+}
+
+/* A gather of a sharded operand (Shardy's StablehloGatherOpPattern):
+ * local slice sizes; where dims sliced to size 1 are sharded (the
+ * partial results the sdy.all_reduce after it sums), indices clamped and
+ * made local, and the result zeroed where they fall outside the shard. */
+static void lower_gather(G2L *g, Op *op)
+{
+    GatherDims gd;
+    if (replicated(op->operands[0]->sharding) || !gather_dims(g, op, &gd) || !gd.num_trivial)
+        return;
+    const TensorType *local = &op->operands[0]->type;
+    Value *mask;
+    op->operands[1] = local_indices(g, op->operands[1], &gd, local, &mask);
+    mask = partition_mask(g, &gd, local, mask);
+    g->at = op->next;
+    Value *r = apply_mask(g, op->results[0], mask, &gd);
+    ir_replace_uses(func_body(op), op->results[0], r);
+}
+
 /* Shardy checks a concatenate only: its dim not sharded, the others as
  * its result's. */
 static void check_concatenate(G2L *g, Op *op)
@@ -975,6 +1204,8 @@ static Value *lower_op(G2L *g, Op *op)
         lower_convolution(g, op);
     if (op->kind == OP_PAD && op->num_results == 1)
         return lower_pad(g, op);
+    if (op->kind == OP_GATHER && op->num_operands == 2 && op->num_results == 1)
+        lower_gather(g, op);
     return NULL;
 }
 
