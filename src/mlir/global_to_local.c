@@ -32,6 +32,7 @@
  *   - sdy.manual_computation: inlined (its body is local already).
  * Replica groups are the printer's (print_collectives.c); with
  * enable-rgv3 those without sub-axes print as mesh axes. */
+#include <float.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -437,7 +438,7 @@ static Value *a2a_multi(G2L *g, Value *x, const Sharding *axes, const int64_t *d
         p[i].size = axis_refs_size(ds->axes, ds->num_axes);
     }
     Value *t0 = a2a_split_front(g, x, p, np);
-    int64_t shape[2 * SHARDC_MAX_RANK], perm[2 * SHARDC_MAX_RANK];
+    int64_t shape[2 * SHARDC_MAX_RANK], perm[2 * SHARDC_MAX_RANK] = {0};
     shape[0] = axis_refs_size(all, num_all);
     memcpy(shape + 1, t0->type.dims + np, sizeof *shape * (size_t)rank);
     Value *v = all_to_all(g, reshape(g, t0, shape, rank + 1), axes->mesh, all, num_all, 0, 0);
@@ -907,18 +908,21 @@ static Value *clamp_indices(G2L *g, Value *indices, const GatherDims *gd)
     return emit(g, OP_CLAMP, (Value *[]){lo, indices, hi}, 3, indices->type)->results[0];
 }
 
-/* The bounds of indexed dim d in the local shard (getTrivialSliceDimBounds). */
+/* The bounds of indexed dim d in the local shard (getTrivialSliceDimBounds;
+ * the upper one only with max). */
 static void dim_bounds(G2L *g, const GatherDims *gd, int64_t d, int64_t shard, DType dt, Value **min, Value **max)
 {
     TensorType scalar = make_type(g, dt, 0, NULL);
     if (!contains(gd->trivial, gd->num_trivial, d)) {
         *min = splat(g, scalar, 0);
-        *max = splat(g, scalar, gd->global->dims[d] - 1);
+        if (max)
+            *max = splat(g, scalar, gd->global->dims[d] - 1);
         return;
     }
     const DimSharding *ds = &gd->s->dims[d];
     *min = emit1(g, OP_CONVERT, dim_offset(g, gd->s->mesh, ds->axes, ds->num_axes, shard), scalar);
-    *max = emit2(g, OP_ADD, *min, splat(g, scalar, shard - 1), scalar);
+    if (max)
+        *max = emit2(g, OP_ADD, *min, splat(g, scalar, shard - 1), scalar);
 }
 
 /* The bounds as a tensor like the indices (buildBoundsTensor). */
@@ -935,25 +939,31 @@ static Value *bounds_tensor(G2L *g, Value **bounds, int n, TensorType t, int64_t
     return broadcast(g, cat->results[0], t, &ivd, 1);
 }
 
-/* The local indices of the indexed trivial dims, and where they fall in
- * this shard (computeLocalIndicesAndMask's index part); *mask NULL if no
- * trivial dim is indexed. */
+/* The local indices of the indexed trivial dims and, given mask (a
+ * gather's), where they fall in this shard, the indices clamped to the
+ * global operand first (computeLocalIndicesAndMask's index part; a
+ * scatter's stay as they are, so that those out of bounds stay out);
+ * *mask NULL if no trivial dim is indexed. */
 static Value *local_indices(G2L *g, Value *indices, const GatherDims *gd, const TensorType *local, Value **mask)
 {
-    *mask = NULL;
     bool indexed = false;
     for (int k = 0; k < gd->num_trivial; k++)
         indexed |= contains(gd->index_map, gd->num_index_map, gd->trivial[k]);
+    if (mask)
+        *mask = NULL;
     if (!indexed)
         return indices;
-    Value *base = clamp_indices(g, indices, gd), *min[SHARDC_MAX_RANK], *max[SHARDC_MAX_RANK];
+    Value *base = mask ? clamp_indices(g, indices, gd) : indices, *min[SHARDC_MAX_RANK], *max[SHARDC_MAX_RANK];
     for (int k = 0; k < gd->num_index_map; k++)
-        dim_bounds(g, gd, gd->index_map[k], local->dims[gd->index_map[k]], indices->type.dtype, &min[k], &max[k]);
+        dim_bounds(g, gd, gd->index_map[k], local->dims[gd->index_map[k]], indices->type.dtype, &min[k],
+                   mask ? &max[k] : NULL);
     Value *lo = bounds_tensor(g, min, gd->num_index_map, indices->type, gd->ivd);
-    Value *hi = bounds_tensor(g, max, gd->num_index_map, indices->type, gd->ivd);
+    Value *hi = mask ? bounds_tensor(g, max, gd->num_index_map, indices->type, gd->ivd) : NULL;
     Value *adjusted = emit2(g, OP_SUB, base, lo, indices->type);
-    Value *ge = compare(g, "ge", base, lo), *le = compare(g, "le", base, hi);
-    *mask = emit2(g, OP_AND, ge, le, ge->type);
+    if (mask) {
+        Value *ge = compare(g, "ge", base, lo), *le = compare(g, "le", base, hi);
+        *mask = emit2(g, OP_AND, ge, le, ge->type);
+    }
     return adjusted;
 }
 
@@ -1052,6 +1062,145 @@ static void lower_gather(G2L *g, Op *op)
     g->at = op->next;
     Value *r = apply_mask(g, op->results[0], mask, &gd);
     ir_replace_uses(func_body(op), op->results[0], r);
+}
+
+/* ---- scatter ----------------------------------------------------------------------------- */
+
+/* getScatterReductionAxes: the axes of the updates' batch dims (not
+ * window dims) that shard no dim of the input: each device scatters its
+ * part of the updates, and the sdy.all_reduce after sums over them. */
+static int scatter_reduction_axes(const Op *op, const Sharding *in, const Sharding *up, AxisRef *out)
+{
+    int64_t window[SHARDC_MAX_RANK];
+    int nw = op_attr_ints(op, ATTR_KEY_UPDATE_WINDOW_DIMS, window, SHARDC_MAX_RANK), n = 0;
+    for (int d = 0; up && d < up->rank; d++) {
+        if (contains(window, nw, d))
+            continue;
+        for (int k = 0; k < up->dims[d].num_axes; k++) {
+            bool in_input = false;
+            for (int e = 0; in && e < in->rank; e++)
+                for (int j = 0; j < in->dims[e].num_axes; j++)
+                    in_input |= axis_ref_equal(in->dims[e].axes[j], up->dims[d].axes[k]);
+            if (!in_input && n < AXIS_LIST_MAX)
+                out[n++] = up->dims[d].axes[k];
+        }
+    }
+    return n;
+}
+
+/* APFloat::getLargest: the largest finite value of a float type. */
+static double largest_finite(DType dt)
+{
+    switch (dt) {
+    case DT_F64: return DBL_MAX;
+    case DT_F16: return 65504.0;
+    case DT_BF16: return 3.3895313892515355e38;
+    default: return FLT_MAX;
+    }
+}
+
+/* getScatterReductionIdentity: the identity of the scatter's combiner
+ * (max and min of floats start at the largest finite value, as Shardy's),
+ * or false for one that has none (replace, a general region). */
+static bool combiner_identity(const Op *op, DType dt, AttrValue **out, Module *m)
+{
+    const char *c = op_attr_string(op, ATTR_KEY_COMBINER);
+    bool is_float = dtype_is_float(dt);
+    if (!c)
+        return false;
+    AttrValue *v = attr_new(&m->arena, is_float && strcmp(c, "add") && strcmp(c, "and") && strcmp(c, "or")
+                                           ? ATTR_FLOAT : ATTR_INT, (Loc){0});
+    if (strcmp(c, "add") == 0 || strcmp(c, "or") == 0)
+        v->u.i = 0;
+    else if (strcmp(c, "mul") == 0 || strcmp(c, "and") == 0)
+        is_float ? (void)(v->u.f = 1.0) : (void)(v->u.i = 1);
+    else if (strcmp(c, "max") == 0 || strcmp(c, "min") == 0) {
+        bool max = strcmp(c, "max") == 0;
+        int64_t lo = 0, hi = 0;
+        dtype_int_range(dt, &lo, &hi);
+        if (is_float)
+            v->u.f = max ? -largest_finite(dt) : largest_finite(dt);
+        else
+            v->u.i = max ? lo : hi;
+    } else
+        return false;
+    *out = v;
+    return true;
+}
+
+/* The inputs of all but the devices at index 0 over the reduction axes
+ * reset to the combiner's identity, so that the all-reduce after counts
+ * the input once. */
+static bool leader_inputs(G2L *g, Op *op, int n, const Mesh *mesh, const AxisRef *axes, int na)
+{
+    TensorType local = op->operands[0]->type;
+    AttrValue *identity;
+    if (!combiner_identity(op, local.dtype, &identity, g->m)) {
+        diag_error(g->diag, op->loc, "failed to get scatter reduction identity.");
+        return g->ok = false;
+    }
+    Op *c = emit(g, OP_CONSTANT, NULL, 0, make_type(g, local.dtype, 0, NULL));
+    op_attr_set(&g->m->arena, c, ATTR_KEY_VALUE, identity);
+    Value *id = device_id(g);
+    int64_t count = mesh->num_devices;
+    int64_t *table = ARENA_ARRAY(&g->m->arena, int64_t, count + 1);
+    for (int64_t dev = 0; dev < count; dev++)
+        table[dev] = shard_index(mesh, dev, axes, na) == 0;
+    Value *ops[2] = {vector(g, DT_BOOL, table, (int)count), id};
+    Value *leader = emit(g, OP_DYNAMIC_SLICE, ops, 2, make_type(g, DT_BOOL, 1, (int64_t[]){1}))->results[0];
+    TensorType bools = local;
+    bools.dtype = DT_BOOL;
+    leader = broadcast(g, leader, bools, (int64_t[]){0}, 1);
+    Value *fill = broadcast(g, c->results[0], local, NULL, 0);
+    for (int k = 0; k < n; k++)
+        op->operands[k] = emit(g, OP_SELECT, (Value *[]){leader, op->operands[k], fill}, 3,
+                               op->operands[k]->type)->results[0];
+    return true;
+}
+
+/* The input's sharded dims the indices address (Shardy's indexedInputDims);
+ * false (reported) for a sharded inserted window dim they do not. */
+static bool scatter_dims(G2L *g, Op *op, GatherDims *gd)
+{
+    gd->s = op->operands[0]->sharding;
+    gd->global = global_type(g, op->operands[0]);
+    gd->num_index_map = op_attr_ints(op, ATTR_KEY_SCATTER_DIMS_TO_OPERAND_DIMS, gd->index_map, SHARDC_MAX_RANK);
+    gd->ivd = op_attr_int(op, ATTR_KEY_INDEX_VECTOR_DIM);
+    int64_t inserted[SHARDC_MAX_RANK];
+    int ni = op_attr_ints(op, ATTR_KEY_INSERTED_WINDOW_DIMS, inserted, SHARDC_MAX_RANK);
+    gd->num_trivial = 0;
+    for (int d = 0; !replicated(gd->s) && d < gd->global->rank; d++) {
+        if (!gd->s->dims[d].num_axes)
+            continue;
+        if (contains(gd->index_map, gd->num_index_map, d))
+            gd->trivial[gd->num_trivial++] = d;
+        else if (contains(inserted, ni, d))
+            return op_error(g, op, "sharding operand dimension %d that is not indexed but in inserted window "
+                            "dimension is not supported.", d);
+    }
+    return true;
+}
+
+/* A scatter (Shardy's StablehloScatterOpPattern): updates sharded along
+ * their batch dims by axes the input does not use scatter on every
+ * device, the input counted by one of them (leader_inputs); indices of
+ * sharded indexed dims made local (writes to other shards fall out of
+ * bounds and are dropped, as scatter drops them). */
+static void lower_scatter(G2L *g, Op *op)
+{
+    int n = (op->num_operands - 1) / 2;
+    const Sharding *in = op->operands[0]->sharding, *up = op->operands[n + 1]->sharding;
+    if (replicated(in) && replicated(up))
+        return;
+    AxisRef axes[AXIS_LIST_MAX];
+    int na = scatter_reduction_axes(op, replicated(in) ? NULL : in, replicated(up) ? NULL : up, axes);
+    GatherDims gd;
+    if ((!na && replicated(in)) || !scatter_dims(g, op, &gd) || (!gd.num_trivial && !na))
+        return;
+    if (na && !leader_inputs(g, op, n, !replicated(in) ? in->mesh : up->mesh, axes, na))
+        return;
+    if (!replicated(in))
+        op->operands[n] = local_indices(g, op->operands[n], &gd, &op->operands[0]->type, NULL);
 }
 
 /* Shardy checks a concatenate only: its dim not sharded, the others as
@@ -1206,6 +1355,8 @@ static Value *lower_op(G2L *g, Op *op)
         return lower_pad(g, op);
     if (op->kind == OP_GATHER && op->num_operands == 2 && op->num_results == 1)
         lower_gather(g, op);
+    if (op->kind == OP_SCATTER && op->num_operands >= 3 && op->num_operands % 2 == 1)
+        lower_scatter(g, op);
     return NULL;
 }
 
