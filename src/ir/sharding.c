@@ -445,6 +445,18 @@ static bool axis_in(uint64_t mask, AxisRef r)
     return r.axis < 64 && (mask >> r.axis & 1);
 }
 
+/* The manual axes of `axes` into m, the others into f. */
+static void split_axes(const AxisRef *axes, int n, uint64_t manual, AxisRef *m, int *nm, AxisRef *f, int *nf)
+{
+    *nm = *nf = 0;
+    for (int i = 0; i < n; i++) {
+        if (axis_in(manual, axes[i]))
+            m[(*nm)++] = axes[i];
+        else
+            f[(*nf)++] = axes[i];
+    }
+}
+
 /* s split in two: the leading manual axes of each dim and the manual
  * replicated and unreduced axes (closed: a shard_map spec), and the rest
  * (the free part, as the body sees it, keeping each dim's closedness and
@@ -462,21 +474,11 @@ void sharding_split_manual(Arena *a, const Sharding *s, uint64_t manual, Shardin
         if (k) /* an empty dim's axes may be NULL, and NULL + 0 is undefined */
             f->dims[d].axes += k;
     }
-    m->num_replicated = f->num_replicated = 0;
-    for (int i = 0; i < s->num_replicated; i++) {
-        if (axis_in(manual, s->replicated[i]))
-            m->replicated[m->num_replicated++] = s->replicated[i];
-        else
-            f->replicated[f->num_replicated++] = s->replicated[i];
-    }
+    split_axes(s->replicated, s->num_replicated, manual, m->replicated, &m->num_replicated, f->replicated,
+               &f->num_replicated);
     /* a body sees its values' partial sums over free axes only */
-    m->num_unreduced = f->num_unreduced = 0;
-    for (int i = 0; i < s->num_unreduced; i++) {
-        if (axis_in(manual, s->unreduced[i]))
-            m->unreduced[m->num_unreduced++] = s->unreduced[i];
-        else
-            f->unreduced[f->num_unreduced++] = s->unreduced[i];
-    }
+    split_axes(s->unreduced, s->num_unreduced, manual, m->unreduced, &m->num_unreduced, f->unreduced,
+               &f->num_unreduced);
     *manual_part = m;
     *free_part = f;
 }
