@@ -4,6 +4,7 @@
  * sdy_opt does; with -split-input-file each `// -----` chunk is a module
  * of its own, with -verify-diagnostics the chunk's expected-* annotations
  * are checked as mlir-opt checks them (docs/mlir.md). */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
@@ -62,6 +63,7 @@ typedef struct OptArgs {
     CliCommon common;
     const char *input, *output;
     bool split, verify;
+    MlirReadOptions read;       /* -allow-unregistered-dialect */
     int num_run;
     const OptPass *run[OPT_MAX_RUN];
     const char *run_options[OPT_MAX_RUN];
@@ -73,7 +75,12 @@ static int flag_input(CliParse *p, const char *v) { return cli_take_one(&opt_arg
 static int flag_output(CliParse *p, const char *v) { opt_args(p)->output = v; return CLI_OK; }
 static int flag_split(CliParse *p, const char *v) { (void)v; opt_args(p)->split = true; return CLI_OK; }
 static int flag_verify(CliParse *p, const char *v) { (void)v; opt_args(p)->verify = true; return CLI_OK; }
-static int flag_ignored(CliParse *p, const char *v) { (void)p; (void)v; return CLI_OK; }
+static int flag_unregistered(CliParse *p, const char *v)
+{
+    (void)v;
+    opt_args(p)->read.allow_unregistered = true;
+    return CLI_OK;
+}
 
 /* Whether o is the option `known` (NAME=VALUE), or (`known` ending in
  * '=') NAME= and a count from 1. */
@@ -125,7 +132,7 @@ static const CliFlag opt_flags[] = {
     {"-o", CLI_SEPARATE, flag_output, "-o needs a file name", "[-o OUT.mlir]"},
     {"-split-input-file", CLI_BARE, flag_split, NULL, "[-split-input-file]"},
     {"-verify-diagnostics", CLI_BARE, flag_verify, NULL, "[-verify-diagnostics]"},
-    {"-allow-unregistered-dialect", CLI_BARE, flag_ignored, NULL, NULL},
+    {"-allow-unregistered-dialect", CLI_BARE, flag_unregistered, NULL, "[-allow-unregistered-dialect]"},
     OPT_PASS_ROW("-sdy-basic-propagate"), OPT_PASS_ROW("-sdy-aggressive-propagate"),
     OPT_PASS_ROW("-sdy-op-priority-propagate"), OPT_PASS_ROW("-sdy-user-priority-propagate"),
     OPT_PASS_ROW("-sdy-propagation-pipeline"), OPT_PASS_ROW("-sdy-add-data-flow-edges"),
@@ -225,11 +232,17 @@ static void plan_pass(OptPlan *plan, const OptPass *pass, const char *options)
     }
 }
 
+/* sdy_opt rewrites text and never holds a tensor, so neither does `opt`:
+ * any size 64 bits count is read (Shardy's tests shard bf16 tensors of 6
+ * TiB); a count that overflows them is still an error, since the module's
+ * census records it as INT64_MAX. */
+#define OPT_MAX_BYTES (INT64_MAX - 1)
+
 static bool plan_passes(const OptArgs *args, OptPlan *plan, DiagEngine *diag)
 {
     *plan = (OptPlan){.options = {.emit = EMIT_IR, .propagation = PROPAGATION_AGGRESSIVE, .quiet_conflicts = true,
                                   .external_custom_targets = true, .keep_calls = true,
-                                  .constraints_not_applied = true}};
+                                  .constraints_not_applied = true, .max_bytes = OPT_MAX_BYTES}};
     for (int i = 0; i < args->num_run; i++) {
         if (args->run[i]->action == OPT_UNSUPPORTED) {
             diag_error(diag, (Loc){0}, "pass '%s' is not supported by shardc opt yet (docs/mlir.md)",
@@ -324,7 +337,7 @@ static bool opt_module(const OptArgs *args, const char *name, const char *text, 
     OptPlan plan;
     if (!plan_passes(args, &plan, diag))
         return false;
-    Module *m = mlir_read_module(name, text, len, diag);
+    Module *m = mlir_read_module_with(name, text, len, &args->read, diag);
     PassContext ctx = {diag, &plan.options, NULL, NULL, NULL};
     CliWritten before = {0};
     bool ok = m && opt_import(&plan, m, diag) && seed_groups(m, &plan.options, diag) &&

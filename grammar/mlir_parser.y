@@ -146,7 +146,7 @@ static MlirList list_of(MlirParseCtx *ctx, void *item)
 %token <s> VALUE_ID "value name" SYMBOL "symbol" ATTR_KEY "attribute name" UNIT_KEY "unit attribute"
 %token <s> BARE_ID "identifier" STRING "string"
 
-%type <s> keyword opt_symbol opt_visibility opt_loc opt_priority
+%type <s> keyword opt_symbol opt_visibility opt_loc opt_priority option_key
 %type <list> top_items func_args opt_func_args func_results result_list dict dict_entries
 %type <list> opt_types types items paren_items opt_uses uses result_defs block_args opt_block_args
 %type <list> body_ops regions opt_region_list opt_props opt_dict opt_fattrs ops ops1 mesh_axes opt_mesh_axes
@@ -552,8 +552,8 @@ angle
 sdy_attr
     : SDY_SHARDING sharding_body '>'
         { $$ = mlir_attr_new(ctx, MA_SHARDING, L(@1)); $$->sharding = $2; ctx->sharding_failed = false; }
-    | SDY_PER_VALUE '[' opt_shardings ']' '>'
-        { $$ = mlir_attr_new(ctx, MA_SHARDINGS, L(@1)); $$->shardings = $3; mlir_per_value_done(ctx, L(@1)); }
+    | SDY_PER_VALUE { ctx->in_per_value = true; } '[' opt_shardings ']' '>'
+        { $$ = mlir_attr_new(ctx, MA_SHARDINGS, L(@1)); $$->shardings = $4; mlir_per_value_done(ctx, L(@1)); }
     | SDY_RULE rule_body '>'    { $$ = mlir_attr_new(ctx, MA_RULE, L(@1)); $$->rule = $2; }
     | SDY_MESH mesh_body '>'    { $$ = mlir_attr_new(ctx, MA_MESH, L(@1)); $$->mesh = $2; }
     | SDY_SHARDING_READ         { $$ = $1; }
@@ -577,11 +577,15 @@ sharding_body
         { $$ = NEW(MlirSharding); $$->mesh_name = $1; $$->dims = $4; $$->loc = L(@1); }
     | MESH_OPEN mesh_body '>' ',' '[' opt_dims ']'
         { $$ = NEW(MlirSharding); $$->inline_mesh = $2; $$->dims = $6; $$->loc = L(@1); }
-    | sharding_body ',' ATTR_KEY '=' brace_value
+    | sharding_body ',' option_key '=' brace_value
         { $$ = $1; mlir_sharding_option(ctx, $$, $3, NULL, $5, L(@3)); }
-    | sharding_body ',' ATTR_KEY '=' keyword brace_value
+    | sharding_body ',' option_key '=' keyword brace_value
         { $$ = $1; mlir_sharding_option(ctx, $$, $3, $5, $6, L(@3)); }
-    | sharding_body ','         { $$ = $1; mlir_sharding_trailing_comma(ctx, L(@2)); }
+    | sharding_body ','
+        { $$ = $1; mlir_sharding_trailing_comma(ctx, L(@2), yychar == BARE_ID || yychar == UNIT_KEY ? yylval.s : NULL); }
+    ;
+/* The option being read, for Shardy's words should it fail (parse_sdy.c). */
+option_key: ATTR_KEY            { $$ = $1; ctx->sdy_option = $1; }
     ;
 opt_dims: %empty { $$ = (MlirList){0}; } | dims ;
 dims
@@ -621,8 +625,9 @@ mesh_axis
 /* ---- sdy op sharding rules ---- */
 
 rule_body
-    : '(' opt_factor_dim_lists ')' ARROW '(' opt_factor_dim_lists ')'
-        { $$ = mlir_build_rule(ctx, &$2, &$6, L(@1)); if (!$$) YYABORT; }
+    : '(' { ctx->rule_param = "operand_mappings"; } opt_factor_dim_lists ')' ARROW
+      '(' { ctx->rule_param = "result_mappings"; } opt_factor_dim_lists ')'
+        { ctx->rule_param = NULL; $$ = mlir_build_rule(ctx, &$3, &$8, L(@1)); if (!$$) YYABORT; }
     | rule_body '{' factor_sizes '}'    { $$ = $1; }
     | rule_body ATTR_KEY '=' '{' opt_keywords '}'
         { $$ = $1; mlir_rule_factors(ctx, $$, $2, &$5, L(@2)); }
@@ -648,8 +653,8 @@ factor_dims
  * verifier rejects it: "dim mapping must have at least one factor". */
 opt_dim_names: %empty { $$ = (MlirList){0}; } | dim_names ;
 dim_names
-    : keyword                   { $$ = list_of(ctx, (void *)$1); }
-    | dim_names ',' keyword     { $$ = $1; PUSH($$, (void *)$3); }
+    : keyword                   { $$ = list_of(ctx, (void *)$1); ctx->rule_dim = $1; }
+    | dim_names ',' keyword     { $$ = $1; PUSH($$, (void *)$3); ctx->rule_dim = $3; }
     | dim_names ','             { $$ = $1; PUSH($$, (void *)""); }
     ;
 opt_keywords: %empty { $$ = (MlirList){0}; } | keywords ;
@@ -678,14 +683,61 @@ static yysymbol_kind_t token_as_written(yysymbol_kind_t kind)
     return kind;
 }
 
+static bool expects(const yysymbol_kind_t *all, int n, yysymbol_kind_t kind)
+{
+    for (int i = 0; i < n; i++)
+        if (all[i] == kind)
+            return true;
+    return false;
+}
+
+/* Inside a sharding option or a rule, what Shardy's parser would say is
+ * missing (its words: mlir_sdy_syntax_error), from what bison expected. */
+static bool shardy_words(const yypcontext_t *yyctx, MlirParseCtx *ctx, yysymbol_kind_t unexpected)
+{
+    yysymbol_kind_t all[YYNTOKENS];
+    int n = yypcontext_expected_tokens(yyctx, all, YYNTOKENS);
+    Loc loc = L(*yypcontext_location(yyctx));
+    SdyMissing what;
+    if (ctx->shardy_reported) { /* said already: only counted */
+        ctx->shardy_reported = false;
+        ctx->syntax_errors++;
+        return true;
+    }
+    if (ctx->rule_param && unexpected == YYSYMBOL_INT && ctx->rule_dim &&
+             strcmp(ctx->rule_dim + strlen(ctx->rule_dim) - (strlen(ctx->rule_dim) >= 2 ? 2 : 0), "z_") == 0)
+        what = SDY_MISSING_Z_INDEX;
+    else if (expects(all, n, YYTRANSLATE('=')) ||
+             (ctx->in_rule && !ctx->rule_param && expects(all, n, YYSYMBOL_ATTR_KEY) &&
+              (unexpected == YYSYMBOL_BARE_ID || unexpected == YYSYMBOL_UNIT_KEY)))
+        what = SDY_MISSING_EQUALS;
+    else if (expects(all, n, YYSYMBOL_STRING))
+        what = SDY_MISSING_STRING;
+    else if (expects(all, n, YYTRANSLATE('{')))
+        what = SDY_MISSING_LBRACE;
+    else if (expects(all, n, YYTRANSLATE('}')))
+        what = SDY_MISSING_RBRACE;
+    else if (expects(all, n, YYTRANSLATE(']')))
+        what = SDY_MISSING_RBRACKET;
+    else
+        return false;
+    if (!mlir_sdy_syntax_error(ctx, loc, what))
+        return false;
+    ctx->syntax_errors++;
+    return true;
+}
+
 /* bison's "detailed" message, "syntax error, unexpected X, expecting A or
  * B", which lists at most four expected tokens, with the tokens read whole
  * named as written: a token read whole is expected wherever the one it
- * starts with is, and listed once. */
+ * starts with is, and listed once; inside sdy's attributes, Shardy's
+ * words where its parser has its own (shardy_words). */
 static int yyreport_syntax_error(const yypcontext_t *yyctx, MlirParseCtx *ctx)
 {
     enum { MAX_LISTED = 4 };
     yysymbol_kind_t unexpected = yypcontext_token(yyctx);
+    if (unexpected != YYSYMBOL_YYEMPTY && !ctx->lex_error_pending && shardy_words(yyctx, ctx, unexpected))
+        return 0;
     char msg[512] = "syntax error";
     if (unexpected != YYSYMBOL_YYEMPTY) {
         yysymbol_kind_t all[YYNTOKENS], listed[MAX_LISTED + 1];

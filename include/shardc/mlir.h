@@ -13,6 +13,16 @@
  * IR is not verified yet. */
 Module *mlir_read_module(const char *file, const char *text, size_t len, DiagEngine *diag);
 
+typedef struct MlirReadOptions {
+    /* mlir-opt's -allow-unregistered-dialect: an op of a dialect shardc
+     * does not know is read as an opaque op (docs/mlir.md), not refused */
+    bool allow_unregistered;
+} MlirReadOptions;
+
+/* mlir_read_module with options (NULL: the defaults, all false). */
+Module *mlir_read_module_with(const char *file, const char *text, size_t len, const MlirReadOptions *options,
+                              DiagEngine *diag);
+
 /* Whether f was read as `func.func private` (not an entry point). */
 bool mlir_func_is_private(const Func *f);
 

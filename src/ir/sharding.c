@@ -445,9 +445,22 @@ static bool axis_in(uint64_t mask, AxisRef r)
     return r.axis < 64 && (mask >> r.axis & 1);
 }
 
+/* The manual axes of `axes` into m, the others into f. */
+static void split_axes(const AxisRef *axes, int n, uint64_t manual, AxisRef *m, int *nm, AxisRef *f, int *nf)
+{
+    *nm = *nf = 0;
+    for (int i = 0; i < n; i++) {
+        if (axis_in(manual, axes[i]))
+            m[(*nm)++] = axes[i];
+        else
+            f[(*nf)++] = axes[i];
+    }
+}
+
 /* s split in two: the leading manual axes of each dim and the manual
- * replicated axes (closed: a shard_map spec), and the rest (the free part,
- * as the body sees it, keeping each dim's closedness and priority). */
+ * replicated and unreduced axes (closed: a shard_map spec), and the rest
+ * (the free part, as the body sees it, keeping each dim's closedness and
+ * priority: Shardy's getInShardingWithoutManualAxes). */
 void sharding_split_manual(Arena *a, const Sharding *s, uint64_t manual, Sharding **manual_part,
                            Sharding **free_part)
 {
@@ -461,16 +474,32 @@ void sharding_split_manual(Arena *a, const Sharding *s, uint64_t manual, Shardin
         if (k) /* an empty dim's axes may be NULL, and NULL + 0 is undefined */
             f->dims[d].axes += k;
     }
-    m->num_replicated = f->num_replicated = 0;
-    for (int i = 0; i < s->num_replicated; i++) {
-        if (axis_in(manual, s->replicated[i]))
-            m->replicated[m->num_replicated++] = s->replicated[i];
-        else
-            f->replicated[f->num_replicated++] = s->replicated[i];
-    }
-    m->num_unreduced = 0; /* a body sees its values' partial sums over free axes */
+    split_axes(s->replicated, s->num_replicated, manual, m->replicated, &m->num_replicated, f->replicated,
+               &f->num_replicated);
+    /* a body sees its values' partial sums over free axes only */
+    split_axes(s->unreduced, s->num_unreduced, manual, m->unreduced, &m->num_unreduced, f->unreduced,
+               &f->num_unreduced);
     *manual_part = m;
     *free_part = f;
+}
+
+/* Both parts' unreduced axes, in mesh order. */
+static void join_unreduced(Arena *a, Sharding *s, const Sharding *manual_part, const Sharding *free_part)
+{
+    int nm = manual_part->num_unreduced, nf = free_part->num_unreduced, i = 0, j = 0;
+    const AxisRef *mu = manual_part->unreduced, *fu = free_part->unreduced;
+    AxisRef *u = ARENA_ARRAY(a, AxisRef, nm + nf + 1);
+    while (i < nm || j < nf) {
+        bool take_manual = j == nf || (i < nm && (mu[i].axis < fu[j].axis ||
+                                                  (mu[i].axis == fu[j].axis && mu[i].pre_size < fu[j].pre_size)));
+        if (take_manual)
+            u[i + j] = mu[i], i++;
+        else
+            u[i + j] = fu[j], j++;
+    }
+    s->unreduced = u;
+    s->num_unreduced = nm + nf;
+    s->unreduced_op = nf ? free_part->unreduced_op : manual_part->unreduced_op;
 }
 
 /* The inverse: each dim the manual part's axes then the free part's, with
@@ -495,9 +524,7 @@ Sharding *sharding_join_manual(Arena *a, const Sharding *manual_part, const Shar
                sizeof(AxisRef) * (size_t)free_part->num_replicated);
     s->replicated = rep;
     s->num_replicated = manual_part->num_replicated + free_part->num_replicated;
-    s->unreduced = free_part->unreduced;
-    s->num_unreduced = free_part->num_unreduced;
-    s->unreduced_op = free_part->unreduced_op;
+    join_unreduced(a, s, manual_part, free_part);
     return s;
 }
 

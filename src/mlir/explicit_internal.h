@@ -4,6 +4,7 @@
 #define SHARDC_MLIR_EXPLICIT_INTERNAL_H
 #include "shardc/ir.h"
 #include "shardc/partition.h"
+#include "shardc/rule.h"
 
 /* A closed sharding with `axes` per dim on `mesh`. */
 Sharding *mlir_closed_sharding(Module *m, const Mesh *mesh, const DimAxes *axes);
@@ -28,6 +29,15 @@ Value *mlir_unreduced_collectives(Module *m, Block *b, Op *before, Value *v, con
 Sharding *mlir_closed_empty(Module *m, const Mesh *mesh, int rank);
 /* A reshard of v to `to`, in no block yet. */
 Op *mlir_new_reshard(Module *m, Value *v, Sharding *to);
+
+/* ---- reshapes with overflow axes (explicit_reshape.c) ---- */
+
+/* Shardy's processReshapeWithOverflowAxes for a reshape's two tensors
+ * (shardings may be NULL): false when neither projects with overflow
+ * axes; else the dim axes each tensor must have (want[0], want[1]) and
+ * the axes per factor both agree on (common). */
+bool mlir_reshape_overflow(DimAxes *want, AxisList *common, Arena *scratch, const OpShardingRule *rule,
+                           const Mesh *mesh, Sharding *const *shardings, const TensorType *const *types);
 
 /* ---- single-device operations (explicit_single_device.c) ---- */
 

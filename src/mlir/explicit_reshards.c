@@ -12,7 +12,9 @@
  * return; an op on a maximal mesh is handled as Shardy's single-device
  * operations (explicit_single_device.c). One decision
  * procedure for both: what this pass prints is what the partitioner
- * moves. */
+ * moves, but for reshapes with overflow axes (explicit_reshape.c), which
+ * the partitioner does not shard so, and ops carrying their own
+ * sdy.sharding_rule, which this pass follows as Shardy does. */
 #include <stdio.h>
 #include <string.h>
 #include "shardc/layout.h"
@@ -20,6 +22,7 @@
 #include "shardc/partition.h"
 #include "shardc/rules.h"
 #include "explicit_internal.h"
+#include "mlir/mlir_extra.h"
 
 typedef struct Explicit {
     Module *m;
@@ -246,20 +249,18 @@ static void common_reduction_axes(AxisList *axes, const Op *op, const ShardingPr
     }
 }
 
-/* Whether tensor t of op is not as the assignment shards it; if so,
- * `to` is the sharding it gives it. */
-static bool needs_reshard(Module *m, const Op *op, int t, const OpShardingRule *rule, const AxisList *assignment,
-                          const Mesh *mesh, Sharding **to)
+/* Whether tensor t of op does not have the dim axes `want`; if so, `to`
+ * is the sharding that gives them. */
+static bool needs_reshard(Module *m, const Op *op, int t, const DimAxes *want, const Mesh *mesh, Sharding **to)
 {
     const Value *v = tensor_value(op, t);
     const Sharding *s = mlir_sharding_bypassing_barriers(v);
-    DimAxes have, want;
+    DimAxes have;
     reshard_dim_axes_from_sharding(&have, s, v->type.rank);
-    factor_assignment_tensor_axes(&want, rule, assignment, t);
     bool other_order = s && s->mesh && !no_dim_axes(s) && !mesh_equal(s->mesh, mesh); /* shouldReshardToCommonMesh */
-    if (reshard_dim_axes_equal(&have, &want) && !other_order)
+    if (reshard_dim_axes_equal(&have, want) && !other_order)
         return false;
-    *to = sharding_of(m, mesh, &want, v->sharding);
+    *to = sharding_of(m, mesh, want, v->sharding);
     return true;
 }
 
@@ -274,15 +275,14 @@ static Sharding *unsharded_result_had(Module *m, const Mesh *mesh, const Value *
 }
 
 /* Operands in order, each resharded right before op; then results in
- * reverse, each right after op (so they end up in order): the op takes
- * the assignment's sharding and a reshard gives its users the one they
- * had. */
-static void reshard_tensors(Module *m, Op *op, const OpShardingRule *rule, const AxisList *assignment,
-                            const Mesh *mesh)
+ * reverse, each right after op (so they end up in order): the op's
+ * tensors take the dim axes `want` gives them and a reshard gives its
+ * users the sharding they had. */
+static void reshard_tensors(Module *m, Op *op, const DimAxes *want, const Mesh *mesh)
 {
     Sharding *to;
     for (int i = 0; i < op->num_operands; i++)
-        if (needs_reshard(m, op, i, rule, assignment, mesh, &to)) {
+        if (needs_reshard(m, op, i, &want[i], mesh, &to)) {
             Op *r = mlir_new_reshard(m, op->operands[i], to);
             block_insert_before(op->parent, op, r);
             op->operands[i] = r->results[0];
@@ -291,12 +291,12 @@ static void reshard_tensors(Module *m, Op *op, const OpShardingRule *rule, const
     bool unsharded = true;
     for (int j = 0; j < op->num_results; j++) {
         unsharded = unsharded && !op->results[j]->sharding;
-        if (first < 0 && needs_reshard(m, op, op->num_operands + j, rule, assignment, mesh, &to))
+        if (first < 0 && needs_reshard(m, op, op->num_operands + j, &want[op->num_operands + j], mesh, &to))
             first = j;
     }
     for (int j = op->num_results - 1; j >= 0; j--) {
         Value *v = op->results[j];
-        if (!needs_reshard(m, op, op->num_operands + j, rule, assignment, mesh, &to)) {
+        if (!needs_reshard(m, op, op->num_operands + j, &want[op->num_operands + j], mesh, &to)) {
             if (unsharded && first >= 0)
                 v->sharding = unsharded_result_had(m, mesh, v, false);
             continue;
@@ -369,14 +369,40 @@ static void process_dot(Explicit *x, Op *op, ShardingProjection *p)
     ir_insert_identity(x->m, v, OP_RESHARD, "reshard")->results[0]->sharding = had;
 }
 
+/* getOrCreateShardingRule: the op's own sdy.sharding_rule, else shardc's. */
+static const OpShardingRule *rule_of(Explicit *x, const Op *op)
+{
+    if (op->mlir && op->mlir->written_rule)
+        return op->mlir->written_rule;
+    return rules_of_op(&x->scratch, x->diag, op);
+}
+
+/* The dim axes each tensor of op gets and, per factor, the axes it is
+ * sharded by (findCommonAxes; a reshape with overflow axes as
+ * processReshapeWithOverflowAxes deals them). */
+static void decide_tensor_axes(Explicit *x, const Op *op, const OpShardingRule *rule, const Mesh *mesh,
+                               Sharding *const *shardings, const TensorType *const *types, DimAxes *want,
+                               AxisList *assignment)
+{
+    int count = op->num_operands + op->num_results;
+    if (op->kind == OP_RESHAPE &&
+        mlir_reshape_overflow(want, assignment, &x->scratch, rule, mesh, shardings, types))
+        return;
+    factor_assignment(assignment, rule, mesh, shardings, types, count, op->num_operands, UNEVEN_GLOBAL_VIEW,
+                      &x->scratch);
+    for (int t = 0; t < count; t++)
+        factor_assignment_tensor_axes(&want[t], rule, assignment, t);
+}
+
 static void explicit_op(Explicit *x, Op *op)
 {
     if (mlir_single_device_op(op)) {
         x->failed |= !mlir_explicit_single_device(x->m, op, x->diag);
         return;
     }
+    arena_reset(&x->scratch);  /* what the op before needed */
     const Mesh *mesh = has_no_rule(op->kind) ? NULL : op_mesh(op);
-    const OpShardingRule *rule = mesh ? rules_of_op(&x->scratch, x->diag, op) : NULL;
+    const OpShardingRule *rule = mesh ? rule_of(x, op) : NULL;
     if (!rule || rule->is_custom)
         return;
     int count = op->num_operands + op->num_results;
@@ -396,9 +422,9 @@ static void explicit_op(Explicit *x, Op *op)
         return;
     }
     AxisList *assignment = ARENA_ARRAY(&x->scratch, AxisList, rule->num_factors + 1);
-    factor_assignment(assignment, rule, mesh, shardings, types, count, op->num_operands, UNEVEN_GLOBAL_VIEW,
-                      &x->scratch);
-    reshard_tensors(x->m, op, rule, assignment, mesh);
+    DimAxes *want = ARENA_ARRAY_UNINIT(&x->scratch, DimAxes, count);
+    decide_tensor_axes(x, op, rule, mesh, shardings, types, want, assignment);
+    reshard_tensors(x->m, op, want, mesh);
     assigned_reduction_axes(&axes, rule, assignment);
     reduce_results(x->m, op, &axes, mesh);
 }

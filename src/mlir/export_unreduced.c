@@ -154,7 +154,8 @@ static bool reduce_operands(Op *op, void *user)
 
 void mlir_export_unreduced(Module *m)
 {
-    ir_walk_module(m, &(IrWalker){.pre = reduce_operands, .user = m, .scope = IR_WALK_GLOBAL});
+    /* partially manual bodies too: their values are unreduced over free axes */
+    ir_walk_module(m, &(IrWalker){.pre = reduce_operands, .user = m, .scope = IR_WALK_PROPAGATED});
     for (int f = 0; f < m->num_funcs; f++) {
         Func *fn = m->funcs[f];
         Block *b = fn->body;

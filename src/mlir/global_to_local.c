@@ -32,6 +32,7 @@
  *   - sdy.manual_computation: inlined (its body is local already).
  * Replica groups are the printer's (print_collectives.c); with
  * enable-rgv3 those without sub-axes print as mesh axes. */
+#include <float.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -437,7 +438,7 @@ static Value *a2a_multi(G2L *g, Value *x, const Sharding *axes, const int64_t *d
         p[i].size = axis_refs_size(ds->axes, ds->num_axes);
     }
     Value *t0 = a2a_split_front(g, x, p, np);
-    int64_t shape[2 * SHARDC_MAX_RANK], perm[2 * SHARDC_MAX_RANK];
+    int64_t shape[2 * SHARDC_MAX_RANK], perm[2 * SHARDC_MAX_RANK] = {0};
     shape[0] = axis_refs_size(all, num_all);
     memcpy(shape + 1, t0->type.dims + np, sizeof *shape * (size_t)rank);
     Value *v = all_to_all(g, reshape(g, t0, shape, rank + 1), axes->mesh, all, num_all, 0, 0);
@@ -724,6 +725,484 @@ static void lower_slice(G2L *g, Op *op)
     op->results[0]->sharding = NULL; /* Shardy's is a new slice, unannotated */
 }
 
+/* ---- pad ------------------------------------------------------------------------------ */
+
+typedef struct PadDims {
+    int rank;
+    int64_t low[SHARDC_MAX_RANK], high[SHARDC_MAX_RANK], interior[SHARDC_MAX_RANK];
+    int64_t *offsets[SHARDC_MAX_RANK];  /* per dim, per device: where its input data starts in its output shard */
+    bool uniform[SHARDC_MAX_RANK];
+} PadDims;
+
+/* (GlobalStartOfInputData) - (GlobalStartOfOutputShard) per device and
+ * dim, as Shardy's StablehloPadOpPattern: false (reported) where a dim's
+ * axes differ between operand and result. */
+static bool pad_offsets(G2L *g, const Op *op, const Mesh *mesh, PadDims *pd)
+{
+    const Sharding *in = op->operands[0]->sharding, *out = op->results[0]->sharding;
+    const TensorType *gin = global_type(g, op->operands[0]), *gout = global_type(g, op->results[0]);
+    for (int d = 0; d < pd->rank; d++) {
+        if (!same_dim_axes(in, out, d))
+            return op_error(g, op, "dimension %d has mismatched sharding axes. This requires a reshard collective "
+                            "which should have been handled by previous passes.", d);
+        const AxisRef *axes = in->dims[d].axes;
+        int n = in->dims[d].num_axes;
+        int64_t shards = dim_shards(in, d), s_in = gin->dims[d] / shards, s_out = gout->dims[d] / shards;
+        pd->offsets[d] = ARENA_ARRAY(&g->m->arena, int64_t, mesh->num_devices + 1);
+        pd->uniform[d] = true;
+        for (int64_t dev = 0; dev < mesh->num_devices; dev++) {
+            int64_t k = shard_index(mesh, dev, axes, n);
+            pd->offsets[d][dev] = k * s_in * (pd->interior[d] + 1) + pd->low[d] - k * s_out;
+            pd->uniform[d] &= pd->offsets[d][dev] == pd->offsets[d][0];
+        }
+    }
+    return true;
+}
+
+/* The local input's size once its interior padding is in. */
+static int64_t expanded(const Op *op, const PadDims *pd, int d)
+{
+    return (op->operands[0]->type.dims[d] - 1) * (pd->interior[d] + 1) + 1;
+}
+
+/* The slice start of dim d in the safe pad: a constant where every device
+ * has the same, else looked up by the device id. */
+static Value *pad_slice_start(G2L *g, const Mesh *mesh, const PadDims *pd, int d, Value *id)
+{
+    int64_t count = mesh->num_devices;
+    int64_t *table = ARENA_ARRAY(&g->m->arena, int64_t, count + 1);
+    for (int64_t dev = 0; dev < count; dev++)
+        table[dev] = pd->low[d] - pd->offsets[d][dev];
+    if (pd->uniform[d])
+        return const_i64(g, table, -1);
+    Value *ops[2] = {const_i64(g, table, count), id};
+    Value *one = emit(g, OP_DYNAMIC_SLICE, ops, 2, make_type(g, DT_I64, 1, (int64_t[]){1}))->results[0];
+    return reshape(g, one, NULL, 0);
+}
+
+/* A pad of sharded dims (Shardy's StablehloPadOpPattern): where every
+ * device's input data starts at the same place in its output shard, a
+ * local pad; else a pad wide enough for every device's shift, then each
+ * device's window of it (a dynamic_slice at offsets by device id). */
+static Value *lower_pad(G2L *g, Op *op)
+{
+    const Sharding *in = op->operands[0]->sharding;
+    Value *r = op->results[0];
+    PadDims pd = {.rank = r->type.rank};
+    op_attr_ints(op, ATTR_KEY_LOW, pd.low, SHARDC_MAX_RANK);
+    op_attr_ints(op, ATTR_KEY_HIGH, pd.high, SHARDC_MAX_RANK);
+    op_attr_ints(op, ATTR_KEY_INTERIOR, pd.interior, SHARDC_MAX_RANK);
+    if (!in || !in->mesh || replicated(in) || !pad_offsets(g, op, in->mesh, &pd))
+        return NULL;
+    bool uniform = true;
+    for (int d = 0; d < pd.rank; d++)
+        uniform &= pd.uniform[d];
+    int64_t safe[SHARDC_MAX_RANK];
+    for (int d = 0; d < pd.rank; d++) {
+        int64_t max = pd.offsets[d][0], min = max;
+        for (int64_t dev = 1; dev < in->mesh->num_devices; dev++) {
+            max = pd.offsets[d][dev] > max ? pd.offsets[d][dev] : max;
+            min = pd.offsets[d][dev] < min ? pd.offsets[d][dev] : min;
+        }
+        pd.low[d] = uniform ? pd.offsets[d][0] : max > 0 ? max : 0;
+        pd.high[d] = r->type.dims[d] - (uniform ? expanded(op, &pd, d) + pd.low[d] : min + expanded(op, &pd, d));
+        pd.high[d] = uniform || pd.high[d] > 0 ? pd.high[d] : 0;
+        safe[d] = pd.low[d] + expanded(op, &pd, d) + pd.high[d];
+    }
+    op_attr_set(&g->m->arena, op, ATTR_KEY_LOW, ints_attr(g, pd.low, pd.rank));
+    op_attr_set(&g->m->arena, op, ATTR_KEY_HIGH, ints_attr(g, pd.high, pd.rank));
+    r->sharding = NULL; /* Shardy's is a new pad, unannotated */
+    if (uniform)
+        return NULL;
+    TensorType local = r->type;
+    r->type = make_type(g, local.dtype, local.rank, safe);
+    g->at = op->next;
+    Value *id = device_id(g);
+    Value *ops[SHARDC_MAX_RANK + 1] = {r};
+    for (int d = 0; d < pd.rank; d++)
+        ops[d + 1] = pad_slice_start(g, in->mesh, &pd, d, id);
+    Value *sliced = emit(g, OP_DYNAMIC_SLICE, ops, pd.rank + 1, local)->results[0];
+    ir_replace_uses(func_body(op), r, sliced);
+    return NULL;
+}
+
+/* ---- gather ------------------------------------------------------------------------------ */
+
+static Value *emit2(G2L *g, OpKind kind, Value *a, Value *b, TensorType t)
+{
+    Value *ops[2] = {a, b};
+    return emit(g, kind, ops, 2, t)->results[0];
+}
+
+/* `dense<v>` of type t (a splat: one leaf of any shape). */
+static Value *splat(G2L *g, TensorType t, int64_t v)
+{
+    Op *op = emit(g, OP_CONSTANT, NULL, 0, t);
+    op_attr_set(&g->m->arena, op, ATTR_KEY_VALUE, int_attr(g, v));
+    return op->results[0];
+}
+
+/* `dense<[v...]> : tensor<nxdt>`. */
+static Value *vector(G2L *g, DType dt, const int64_t *v, int n)
+{
+    int64_t len = n;
+    Op *op = emit(g, OP_CONSTANT, NULL, 0, make_type(g, dt, 1, &len));
+    op_attr_set(&g->m->arena, op, ATTR_KEY_VALUE, ints_attr(g, v, n));
+    return op->results[0];
+}
+
+static Value *broadcast(G2L *g, Value *x, TensorType t, const int64_t *dims, int n)
+{
+    Op *op = emit(g, OP_BROADCAST, &x, 1, t);
+    op_attr_set(&g->m->arena, op, ATTR_KEY_DIMS, ints_attr(g, dims, n));
+    return op->results[0];
+}
+
+/* `stablehlo.compare DIR, a, b` without a compare_type, as Shardy makes it. */
+static Value *compare(G2L *g, const char *dir, Value *a, Value *b)
+{
+    TensorType t = a->type;
+    t.dtype = DT_BOOL;
+    Op *op = emit(g, OP_COMPARE, (Value *[]){a, b}, 2, t);
+    op_attr_set(&g->m->arena, op, ATTR_KEY_DIRECTION, string_attr(g->m, dir));
+    struct MlirExtra *x = ARENA_NEW(&g->m->arena, struct MlirExtra);
+    x->no_compare_type = true;
+    op->mlir = x;
+    return op->results[0];
+}
+
+static bool contains(const int64_t *v, int n, int64_t x)
+{
+    for (int i = 0; i < n; i++)
+        if (v[i] == x)
+            return true;
+    return false;
+}
+
+typedef struct GatherDims {
+    int64_t sizes[SHARDC_MAX_RANK], batching[SHARDC_MAX_RANK], index_map[SHARDC_MAX_RANK];
+    int64_t offset_dims[SHARDC_MAX_RANK], trivial[SHARDC_MAX_RANK];
+    int num_batching, num_index_map, num_offset_dims, num_trivial;
+    int64_t ivd;
+    const Sharding *s;       /* the operand's */
+    const TensorType *global; /* the operand's global type */
+} GatherDims;
+
+/* A tensor like the indices holding values[k] along the index vector dim
+ * (one value: a splat). */
+static Value *indices_like(G2L *g, TensorType t, int64_t ivd, const int64_t *values, int n)
+{
+    if (ivd < t.rank && n > 1)
+        return broadcast(g, vector(g, t.dtype, values, n), t, &ivd, 1);
+    return splat(g, t, values[0]);
+}
+
+/* clampGatherIndices: each index clamped to [0, global dim size - 1]. */
+static Value *clamp_indices(G2L *g, Value *indices, const GatherDims *gd)
+{
+    int64_t zero = 0, max[SHARDC_MAX_RANK];
+    for (int k = 0; k < gd->num_index_map; k++)
+        max[k] = gd->global->dims[gd->index_map[k]] - 1;
+    Value *lo = indices_like(g, indices->type, gd->ivd, &zero, 1);
+    Value *hi = indices_like(g, indices->type, gd->ivd, max, gd->num_index_map);
+    return emit(g, OP_CLAMP, (Value *[]){lo, indices, hi}, 3, indices->type)->results[0];
+}
+
+/* The bounds of indexed dim d in the local shard (getTrivialSliceDimBounds;
+ * the upper one only with max). */
+static void dim_bounds(G2L *g, const GatherDims *gd, int64_t d, int64_t shard, DType dt, Value **min, Value **max)
+{
+    TensorType scalar = make_type(g, dt, 0, NULL);
+    if (!contains(gd->trivial, gd->num_trivial, d)) {
+        *min = splat(g, scalar, 0);
+        if (max)
+            *max = splat(g, scalar, gd->global->dims[d] - 1);
+        return;
+    }
+    const DimSharding *ds = &gd->s->dims[d];
+    *min = emit1(g, OP_CONVERT, dim_offset(g, gd->s->mesh, ds->axes, ds->num_axes, shard), scalar);
+    if (max)
+        *max = emit2(g, OP_ADD, *min, splat(g, scalar, shard - 1), scalar);
+}
+
+/* The bounds as a tensor like the indices (buildBoundsTensor). */
+static Value *bounds_tensor(G2L *g, Value **bounds, int n, TensorType t, int64_t ivd)
+{
+    if (ivd >= t.rank || t.dims[ivd] == 1)
+        return broadcast(g, bounds[0], t, NULL, 0);
+    Value *parts[SHARDC_MAX_RANK];
+    for (int k = 0; k < n; k++)
+        parts[k] = reshape(g, bounds[k], (int64_t[]){1}, 1);
+    int64_t len = n;
+    Op *cat = emit(g, OP_CONCATENATE, parts, n, make_type(g, t.dtype, 1, &len));
+    op_attr_set(&g->m->arena, cat, ATTR_KEY_DIM, int_attr(g, 0));
+    return broadcast(g, cat->results[0], t, &ivd, 1);
+}
+
+/* The local indices of the indexed trivial dims and, given mask (a
+ * gather's), where they fall in this shard, the indices clamped to the
+ * global operand first (computeLocalIndicesAndMask's index part; a
+ * scatter's stay as they are, so that those out of bounds stay out);
+ * *mask NULL if no trivial dim is indexed. */
+static Value *local_indices(G2L *g, Value *indices, const GatherDims *gd, const TensorType *local, Value **mask)
+{
+    bool indexed = false;
+    for (int k = 0; k < gd->num_trivial; k++)
+        indexed |= contains(gd->index_map, gd->num_index_map, gd->trivial[k]);
+    if (mask)
+        *mask = NULL;
+    if (!indexed)
+        return indices;
+    Value *base = mask ? clamp_indices(g, indices, gd) : indices, *min[SHARDC_MAX_RANK], *max[SHARDC_MAX_RANK];
+    for (int k = 0; k < gd->num_index_map; k++)
+        dim_bounds(g, gd, gd->index_map[k], local->dims[gd->index_map[k]], indices->type.dtype, &min[k],
+                   mask ? &max[k] : NULL);
+    Value *lo = bounds_tensor(g, min, gd->num_index_map, indices->type, gd->ivd);
+    Value *hi = mask ? bounds_tensor(g, max, gd->num_index_map, indices->type, gd->ivd) : NULL;
+    Value *adjusted = emit2(g, OP_SUB, base, lo, indices->type);
+    if (mask) {
+        Value *ge = compare(g, "ge", base, lo), *le = compare(g, "le", base, hi);
+        *mask = emit2(g, OP_AND, ge, le, ge->type);
+    }
+    return adjusted;
+}
+
+/* The sharded dims that are not indexed hold the slice only on the shard
+ * at offset 0 (the partition part of computeLocalIndicesAndMask). */
+static Value *partition_mask(G2L *g, const GatherDims *gd, const TensorType *local, Value *mask)
+{
+    Value *pm = NULL;
+    for (int k = 0; k < gd->num_trivial; k++) {
+        int64_t d = gd->trivial[k];
+        if (contains(gd->index_map, gd->num_index_map, d))
+            continue;
+        const DimSharding *ds = &gd->s->dims[d];
+        Value *offset = dim_offset(g, gd->s->mesh, ds->axes, ds->num_axes, local->dims[d]);
+        Value *eq = compare(g, "eq", offset, splat(g, offset->type, 0));
+        pm = pm ? emit2(g, OP_AND, pm, eq, eq->type) : eq;
+    }
+    if (!pm || !mask)
+        return pm ? pm : mask;
+    return emit2(g, OP_AND, mask, broadcast(g, pm, mask->type, NULL, 0), mask->type);
+}
+
+/* The gather's result zeroed where the mask says its index is not in
+ * this shard: the mask reduced by `and` over the index vector dim, then
+ * broadcast over the result's batch dims. */
+static Value *apply_mask(G2L *g, Value *gathered, Value *mask, const GatherDims *gd)
+{
+    if (mask->type.rank > 0 && gd->ivd < mask->type.rank) {
+        Value *yes = splat(g, make_type(g, DT_BOOL, 0, NULL), 1);
+        int64_t dims[SHARDC_MAX_RANK];
+        int n = 0;
+        for (int d = 0; d < mask->type.rank; d++)
+            if (d != gd->ivd)
+                dims[n++] = mask->type.dims[d];
+        Op *all = emit(g, OP_REDUCE_MIN, &mask, 1, make_type(g, DT_BOOL, n, dims)); /* min over i1 is and */
+        op_attr_set(&g->m->arena, all, ATTR_KEY_DIMS, ints_attr(g, &gd->ivd, 1));
+        struct MlirExtra *x = ARENA_NEW(&g->m->arena, struct MlirExtra);
+        x->init = yes;
+        all->mlir = x;
+        mask = all->results[0];
+    }
+    int64_t batch[SHARDC_MAX_RANK];
+    int n = 0;
+    for (int d = 0; mask->type.rank && d < gathered->type.rank; d++)
+        if (!contains(gd->offset_dims, gd->num_offset_dims, d))
+            batch[n++] = d;
+    TensorType bools = gathered->type;
+    bools.dtype = DT_BOOL;
+    Value *wide = broadcast(g, mask, bools, batch, n);
+    Value *zero = splat(g, gathered->type, 0);
+    return emit(g, OP_SELECT, (Value *[]){wide, gathered, zero}, 3, gathered->type)->results[0];
+}
+
+/* Slice sizes of sharded dims taken whole become the local dim's; the
+ * sharded dims sliced to size 1 (not batching ones) are the trivial ones. */
+static bool gather_dims(G2L *g, Op *op, GatherDims *gd)
+{
+    gd->s = op->operands[0]->sharding;
+    gd->global = global_type(g, op->operands[0]);
+    int rank = gd->global->rank;
+    op_attr_ints(op, ATTR_KEY_SLICE_SIZES, gd->sizes, SHARDC_MAX_RANK);
+    gd->num_batching = op_attr_ints(op, ATTR_KEY_OPERAND_BATCHING_DIMS, gd->batching, SHARDC_MAX_RANK);
+    gd->num_index_map = op_attr_ints(op, ATTR_KEY_START_INDEX_MAP, gd->index_map, SHARDC_MAX_RANK);
+    gd->num_offset_dims = op_attr_ints(op, ATTR_KEY_OFFSET_DIMS, gd->offset_dims, SHARDC_MAX_RANK);
+    gd->ivd = op_attr_int(op, ATTR_KEY_INDEX_VECTOR_DIM);
+    gd->num_trivial = 0;
+    for (int d = 0; d < rank; d++) {
+        int64_t shards = dim_shards(gd->s, d);
+        if (shards <= 1 || contains(gd->batching, gd->num_batching, d))
+            continue;
+        if (gd->sizes[d] == 1) {
+            gd->trivial[gd->num_trivial++] = d;
+        } else if (gd->sizes[d] != gd->global->dims[d] || gd->sizes[d] % shards) {
+            return op_error(g, op, "dimension %d is sharded but its slice is neither whole nor of size 1", d);
+        } else {
+            gd->sizes[d] /= shards;
+        }
+    }
+    op_attr_set(&g->m->arena, op, ATTR_KEY_SLICE_SIZES, ints_attr(g, gd->sizes, rank));
+    return true;
+}
+
+/* A gather of a sharded operand (Shardy's StablehloGatherOpPattern):
+ * local slice sizes; where dims sliced to size 1 are sharded (the
+ * partial results the sdy.all_reduce after it sums), indices clamped and
+ * made local, and the result zeroed where they fall outside the shard. */
+static void lower_gather(G2L *g, Op *op)
+{
+    GatherDims gd;
+    if (replicated(op->operands[0]->sharding) || !gather_dims(g, op, &gd) || !gd.num_trivial)
+        return;
+    const TensorType *local = &op->operands[0]->type;
+    Value *mask;
+    op->operands[1] = local_indices(g, op->operands[1], &gd, local, &mask);
+    mask = partition_mask(g, &gd, local, mask);
+    g->at = op->next;
+    Value *r = apply_mask(g, op->results[0], mask, &gd);
+    ir_replace_uses(func_body(op), op->results[0], r);
+}
+
+/* ---- scatter ----------------------------------------------------------------------------- */
+
+/* getScatterReductionAxes: the axes of the updates' batch dims (not
+ * window dims) that shard no dim of the input: each device scatters its
+ * part of the updates, and the sdy.all_reduce after sums over them. */
+static int scatter_reduction_axes(const Op *op, const Sharding *in, const Sharding *up, AxisRef *out)
+{
+    int64_t window[SHARDC_MAX_RANK];
+    int nw = op_attr_ints(op, ATTR_KEY_UPDATE_WINDOW_DIMS, window, SHARDC_MAX_RANK), n = 0;
+    for (int d = 0; up && d < up->rank; d++) {
+        if (contains(window, nw, d))
+            continue;
+        for (int k = 0; k < up->dims[d].num_axes; k++) {
+            bool in_input = false;
+            for (int e = 0; in && e < in->rank; e++)
+                for (int j = 0; j < in->dims[e].num_axes; j++)
+                    in_input |= axis_ref_equal(in->dims[e].axes[j], up->dims[d].axes[k]);
+            if (!in_input && n < AXIS_LIST_MAX)
+                out[n++] = up->dims[d].axes[k];
+        }
+    }
+    return n;
+}
+
+/* APFloat::getLargest: the largest finite value of a float type. */
+static double largest_finite(DType dt)
+{
+    switch (dt) {
+    case DT_F64: return DBL_MAX;
+    case DT_F16: return 65504.0;
+    case DT_BF16: return 3.3895313892515355e38;
+    default: return FLT_MAX;
+    }
+}
+
+/* getScatterReductionIdentity: the identity of the scatter's combiner
+ * (max and min of floats start at the largest finite value, as Shardy's),
+ * or false for one that has none (replace, a general region). */
+static bool combiner_identity(const Op *op, DType dt, AttrValue **out, Module *m)
+{
+    const char *c = op_attr_string(op, ATTR_KEY_COMBINER);
+    bool is_float = dtype_is_float(dt);
+    if (!c)
+        return false;
+    AttrValue *v = attr_new(&m->arena, is_float && strcmp(c, "add") && strcmp(c, "and") && strcmp(c, "or")
+                                           ? ATTR_FLOAT : ATTR_INT, (Loc){0});
+    if (strcmp(c, "add") == 0 || strcmp(c, "or") == 0)
+        v->u.i = 0;
+    else if (strcmp(c, "mul") == 0 || strcmp(c, "and") == 0)
+        is_float ? (void)(v->u.f = 1.0) : (void)(v->u.i = 1);
+    else if (strcmp(c, "max") == 0 || strcmp(c, "min") == 0) {
+        bool max = strcmp(c, "max") == 0;
+        int64_t lo = 0, hi = 0;
+        dtype_int_range(dt, &lo, &hi);
+        if (is_float)
+            v->u.f = max ? -largest_finite(dt) : largest_finite(dt);
+        else
+            v->u.i = max ? lo : hi;
+    } else
+        return false;
+    *out = v;
+    return true;
+}
+
+/* The inputs of all but the devices at index 0 over the reduction axes
+ * reset to the combiner's identity, so that the all-reduce after counts
+ * the input once. */
+static bool leader_inputs(G2L *g, Op *op, int n, const Mesh *mesh, const AxisRef *axes, int na)
+{
+    TensorType local = op->operands[0]->type;
+    AttrValue *identity;
+    if (!combiner_identity(op, local.dtype, &identity, g->m)) {
+        diag_error(g->diag, op->loc, "failed to get scatter reduction identity.");
+        return g->ok = false;
+    }
+    Op *c = emit(g, OP_CONSTANT, NULL, 0, make_type(g, local.dtype, 0, NULL));
+    op_attr_set(&g->m->arena, c, ATTR_KEY_VALUE, identity);
+    Value *id = device_id(g);
+    int64_t count = mesh->num_devices;
+    int64_t *table = ARENA_ARRAY(&g->m->arena, int64_t, count + 1);
+    for (int64_t dev = 0; dev < count; dev++)
+        table[dev] = shard_index(mesh, dev, axes, na) == 0;
+    Value *ops[2] = {vector(g, DT_BOOL, table, (int)count), id};
+    Value *leader = emit(g, OP_DYNAMIC_SLICE, ops, 2, make_type(g, DT_BOOL, 1, (int64_t[]){1}))->results[0];
+    TensorType bools = local;
+    bools.dtype = DT_BOOL;
+    leader = broadcast(g, leader, bools, (int64_t[]){0}, 1);
+    Value *fill = broadcast(g, c->results[0], local, NULL, 0);
+    for (int k = 0; k < n; k++)
+        op->operands[k] = emit(g, OP_SELECT, (Value *[]){leader, op->operands[k], fill}, 3,
+                               op->operands[k]->type)->results[0];
+    return true;
+}
+
+/* The input's sharded dims the indices address (Shardy's indexedInputDims);
+ * false (reported) for a sharded inserted window dim they do not. */
+static bool scatter_dims(G2L *g, Op *op, GatherDims *gd)
+{
+    gd->s = op->operands[0]->sharding;
+    gd->global = global_type(g, op->operands[0]);
+    gd->num_index_map = op_attr_ints(op, ATTR_KEY_SCATTER_DIMS_TO_OPERAND_DIMS, gd->index_map, SHARDC_MAX_RANK);
+    gd->ivd = op_attr_int(op, ATTR_KEY_INDEX_VECTOR_DIM);
+    int64_t inserted[SHARDC_MAX_RANK];
+    int ni = op_attr_ints(op, ATTR_KEY_INSERTED_WINDOW_DIMS, inserted, SHARDC_MAX_RANK);
+    gd->num_trivial = 0;
+    for (int d = 0; !replicated(gd->s) && d < gd->global->rank; d++) {
+        if (!gd->s->dims[d].num_axes)
+            continue;
+        if (contains(gd->index_map, gd->num_index_map, d))
+            gd->trivial[gd->num_trivial++] = d;
+        else if (contains(inserted, ni, d))
+            return op_error(g, op, "sharding operand dimension %d that is not indexed but in inserted window "
+                            "dimension is not supported.", d);
+    }
+    return true;
+}
+
+/* A scatter (Shardy's StablehloScatterOpPattern): updates sharded along
+ * their batch dims by axes the input does not use scatter on every
+ * device, the input counted by one of them (leader_inputs); indices of
+ * sharded indexed dims made local (writes to other shards fall out of
+ * bounds and are dropped, as scatter drops them). */
+static void lower_scatter(G2L *g, Op *op)
+{
+    int n = (op->num_operands - 1) / 2;
+    const Sharding *in = op->operands[0]->sharding, *up = op->operands[n + 1]->sharding;
+    if (replicated(in) && replicated(up))
+        return;
+    AxisRef axes[AXIS_LIST_MAX];
+    int na = scatter_reduction_axes(op, replicated(in) ? NULL : in, replicated(up) ? NULL : up, axes);
+    GatherDims gd;
+    if ((!na && replicated(in)) || !scatter_dims(g, op, &gd) || (!gd.num_trivial && !na))
+        return;
+    if (na && !leader_inputs(g, op, n, !replicated(in) ? in->mesh : up->mesh, axes, na))
+        return;
+    if (!replicated(in))
+        op->operands[n] = local_indices(g, op->operands[n], &gd, &op->operands[0]->type, NULL);
+}
+
 /* Shardy checks a concatenate only: its dim not sharded, the others as
  * its result's. */
 static void check_concatenate(G2L *g, Op *op)
@@ -872,6 +1351,12 @@ static Value *lower_op(G2L *g, Op *op)
         check_concatenate(g, op);
     if (op->kind == OP_CONVOLUTION && op->num_operands == 2 && op->num_results == 1)
         lower_convolution(g, op);
+    if (op->kind == OP_PAD && op->num_results == 1)
+        return lower_pad(g, op);
+    if (op->kind == OP_GATHER && op->num_operands == 2 && op->num_results == 1)
+        lower_gather(g, op);
+    if (op->kind == OP_SCATTER && op->num_operands >= 3 && op->num_operands % 2 == 1)
+        lower_scatter(g, op);
     return NULL;
 }
 

@@ -508,10 +508,11 @@ void mlir_imp_abandon(ImportCtx *ic)
     module_free(ic->m);
 }
 
-Module *mlir_import(const MlirModule *ast, const char *file, DiagEngine *diag)
+Module *mlir_import(const MlirModule *ast, const char *file, const MlirReadOptions *options, DiagEngine *diag)
 {
     ImportCtx ic;
     mlir_imp_begin(&ic, file, diag);
+    ic.allow_unregistered = options && options->allow_unregistered;
     for (int i = 0; i < ast->items.count; i++) {
         const MlirItem *item = ast->items.items[i];
         if (item->kind == MT_ITEM_MESH)

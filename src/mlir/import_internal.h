@@ -122,6 +122,7 @@ typedef struct ImportCtx {
      * (needs_whole_module); the function body has had its func.return. */
     bool gspmd_deferred, needs_whole_module;
     bool returned;
+    bool allow_unregistered;    /* MlirReadOptions' */
     int errors_before;      /* diag's count when the import began */
     /* Per MlirSharding.memo_id: the sharding imported for that text on a
      * value of this shape outside manual computations, copied for the
@@ -318,6 +319,9 @@ void mlir_imp_site_error(ImportCtx *ic, const ImpSite *site, Loc loc, const char
 /* The op's sdy.sharding_rule, if any, against its operands and results;
  * false (reported in Shardy's words). */
 bool mlir_imp_verify_rule(OpImport *oi);
+/* The verified sdy.sharding_rule a built-in op carries, as an
+ * OpShardingRule in the module's arena (MlirExtra.written_rule), or NULL. */
+const OpShardingRule *mlir_imp_written_rule(OpImport *oi);
 
 /* ---- import_gspmd.c ---- */
 /* Finds or makes the mesh the module's GSPMD shardings map onto. With no

@@ -576,12 +576,15 @@ static bool finish_op(OpImport *oi)
     int num_kept = 0;
     bool ok = mlir_imp_result_shardings(oi);
     ok &= sort_out_attrs(oi, kept, &num_kept);
-    if (num_kept || oi->op_name || oi->init || oi->region_mesh || oi->no_compare_type || oi->rule_not_custom) {
+    const OpShardingRule *written = oi->op->kind == OP_CUSTOM ? NULL : mlir_imp_written_rule(oi);
+    if (num_kept || oi->op_name || oi->init || oi->region_mesh || oi->no_compare_type || oi->rule_not_custom ||
+        written) {
         struct MlirExtra *x = ARENA_NEW(ic->arena, struct MlirExtra);
         x->op_name = oi->op_name;
         x->init = oi->init;
         x->no_compare_type = oi->no_compare_type;
         x->rule_not_custom = oi->rule_not_custom;
+        x->written_rule = written;
         x->region_mesh = oi->region_mesh ? mlir_imp_str(ic, oi->region_mesh) : NULL;
         x->attrs = mlir_imp_keep_list(ic, kept, num_kept);
         oi->op->mlir = x;
@@ -663,6 +666,39 @@ static bool shardc_op(OpImport *oi)
     return ok;
 }
 
+/* An op of a dialect shardc does not know, read under mlir-opt's
+ * -allow-unregistered-dialect: an opaque custom op named after it, with
+ * no rule (nothing propagates through it, as through Shardy's ops without
+ * one), printed back in the generic form with its attributes as written.
+ * With regions it is refused: shardc could not say what they compute. */
+static bool unregistered_op(OpImport *oi)
+{
+    if (oi->src->regions.count) {
+        diag_error(oi->ic->diag, mlir_imp_loc(oi->ic, oi->src->loc), "op '%s' of an unregistered dialect has "
+                   "regions, which shardc does not read", oi->src->name);
+        return false;
+    }
+    if (!mlir_imp_make_op(oi, OP_CUSTOM))
+        return false;
+    oi->op_name = mlir_imp_str(oi->ic, oi->src->name);
+    oi->op->callee = oi->op_name;
+    oi->op->callee_loc = oi->op->loc;
+    for (int i = 0; i < oi->src->attrs.count; i++)
+        oi->attr_state[i] = IMP_KEPT;
+    return true;
+}
+
+/* The dialects shardc reads; MLIR refuses an unknown op of a registered
+ * dialect even with -allow-unregistered-dialect. */
+static bool registered_dialect(const char *op_name)
+{
+    static const char *const dialects[] = {"stablehlo.", "sdy.", "func.", "chlo.", "mhlo.", "shardc.", "builtin."};
+    for (size_t k = 0; k < sizeof dialects / sizeof dialects[0]; k++)
+        if (strncmp(op_name, dialects[k], strlen(dialects[k])) == 0)
+            return true;
+    return !strchr(op_name, '.');
+}
+
 static const char *op_handler(ImportCtx *ic, OpImport *oi, ImpHandler *handler)
 {
     const ImpOpEntry *e = mlir_cached_get(&ic->recent_ops, &ic->ops, oi->src->name, true);
@@ -673,6 +709,10 @@ static const char *op_handler(ImportCtx *ic, OpImport *oi, ImpHandler *handler)
     }
     if (strncmp(oi->src->name, "shardc.", 7) == 0) {
         *handler = shardc_op;
+        return oi->src->name;
+    }
+    if (ic->allow_unregistered && !registered_dialect(oi->src->name)) {
+        *handler = unregistered_op;
         return oi->src->name;
     }
     return NULL;

@@ -162,3 +162,61 @@ bool mlir_imp_verify_rule(OpImport *oi)
     return check_side(&rc, &a->rule->operands, false) && check_side(&rc, &a->rule->results, true) &&
            check_factors(&rc);
 }
+
+/* ---- the rule as an OpShardingRule ---- */
+
+static TensorFactors *written_tensors(Arena *arena, const MlirList *mappings)
+{
+    TensorFactors *tensors = ARENA_ARRAY(arena, TensorFactors, mappings->count + 1);
+    for (int i = 0; i < mappings->count; i++) {
+        const MlirList *dims = mappings->items[i];
+        tensors[i].rank = dims->count;
+        tensors[i].dims = ARENA_ARRAY(arena, DimFactors, dims->count + 1);
+        for (int d = 0; d < dims->count; d++) {
+            const MlirList *names = dims->items[d];
+            DimFactors *df = &tensors[i].dims[d];
+            df->count = names->count;
+            df->factors = ARENA_ARRAY(arena, int, names->count + 1);
+            for (int k = 0; k < names->count; k++)
+                df->factors[k] = (int)mlir_rule_factor_index(names->items[k]);
+        }
+    }
+    return tensors;
+}
+
+static void written_kinds(Factor *factors, const MlirList *names, FactorKind kind)
+{
+    for (int k = 0; k < names->count; k++)
+        factors[mlir_rule_factor_index(names->items[k])].kind = kind;
+}
+
+/* Run after mlir_imp_verify_rule accepted it: every index is in range. */
+const OpShardingRule *mlir_imp_written_rule(OpImport *oi)
+{
+    const MlirAttr *a = mlir_dict_get(&oi->src->attrs, "sdy.sharding_rule");
+    if (!a || a->kind != MA_RULE || !a->rule)
+        return NULL;
+    const MlirRule *r = a->rule;
+    Arena *arena = oi->ic->arena;
+    OpShardingRule *rule = ARENA_NEW(arena, OpShardingRule);
+    rule->num_factors = r->factor_sizes.count;
+    rule->factors = ARENA_ARRAY(arena, Factor, rule->num_factors + 1);
+    for (int f = 0; f < rule->num_factors; f++)
+        rule->factors[f] = (Factor){mlir_imp_str(oi->ic, r->factor_names.items[f]),
+                                    *(const int64_t *)r->factor_sizes.items[f], FACTOR_PASS_THROUGH};
+    written_kinds(rule->factors, &r->reduction, FACTOR_REDUCTION);
+    written_kinds(rule->factors, &r->need_replication, FACTOR_NEED_REPLICATION);
+    written_kinds(rule->factors, &r->permutation, FACTOR_PERMUTATION);
+    if (r->blocked.count) {
+        bool *blocked = ARENA_ARRAY(arena, bool, rule->num_factors + 1);
+        for (int k = 0; k < r->blocked.count; k++)
+            blocked[mlir_rule_factor_index(r->blocked.items[k])] = true;
+        rule->blocked = blocked;
+    }
+    rule->num_operands = r->operands.count;
+    rule->num_results = r->results.count;
+    rule->operands = written_tensors(arena, &r->operands);
+    rule->results = written_tensors(arena, &r->results);
+    rule->is_custom = r->is_custom;
+    return rule;
+}

@@ -236,16 +236,39 @@ bool mlir_imp_reduce_window(OpImport *oi)
            read_list(oi, NULL, NULL, "window_dilations", ATTR_KEY_WINDOW_DILATIONS);
 }
 
-/* The select region: one `compare DIR` of its two arguments, returned;
- * DIR lower-cased into dir ("ge", "gt", "le" or "lt"), else false. */
+static const char *result_name(const MlirOp *op)
+{
+    return op->results.count == 1 ? ((const MlirResultDef *)op->results.items[0])->name : "";
+}
+
+/* `stablehlo.convert` of the value named `of` to its own type (i1 to
+ * i1): the value itself. */
+static bool identity_convert(const MlirOp *op, const char *of)
+{
+    const MlirType *from = op->operand_types.count == 1 ? op->operand_types.items[0] : NULL;
+    const MlirType *to = op->result_types.count == 1 ? op->result_types.items[0] : NULL;
+    return strcmp(op->name, "stablehlo.convert") == 0 && op->operands.count == 1 && op->results.count == 1 &&
+           strcmp(use_name(&op->operands, 0), of) == 0 && from && to && strcmp(from->text, to->text) == 0;
+}
+
+/* The select region: one `compare DIR` of its two arguments, returned,
+ * maybe through converts to its own type (JAX's lowering of a bool
+ * select writes one); DIR lower-cased into dir ("ge", "gt", "le" or
+ * "lt"), else false. */
 static bool select_direction(const MlirOp *src, char dir[3])
 {
     const MlirRegion *r = src->regions.count == 2 ? src->regions.items[0] : NULL;
     const MlirBlock *b = r && r->blocks.count == 1 ? r->blocks.items[0] : NULL;
-    const MlirOp *cmp = b && b->ops.count == 2 && b->args.count == 2 ? b->ops.items[0] : NULL;
-    const MlirOp *ret = cmp ? b->ops.items[1] : NULL;
+    const MlirOp *cmp = b && b->ops.count >= 2 && b->args.count == 2 ? b->ops.items[0] : NULL;
+    const MlirOp *ret = cmp ? b->ops.items[b->ops.count - 1] : NULL;
+    const char *value = cmp ? result_name(cmp) : "";
+    for (int k = 1; cmp && k < b->ops.count - 1; k++) {
+        if (!identity_convert(b->ops.items[k], value))
+            return false;
+        value = result_name(b->ops.items[k]);
+    }
     if (!cmp || strcmp(cmp->name, "stablehlo.compare") != 0 || cmp->operands.count != 2 || cmp->results.count != 1 ||
-        ret->operands.count != 1 || strcmp(use_name(&ret->operands, 0), ((const MlirResultDef *)cmp->results.items[0])->name))
+        ret->operands.count != 1 || strcmp(use_name(&ret->operands, 0), value))
         return false;
     const MlirAttr *a = mlir_dict_get(&cmp->attrs, "comparison_direction");
     const char *d = a ? (a->s ? a->s : a->raw) : NULL;

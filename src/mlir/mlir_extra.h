@@ -5,6 +5,7 @@
 #ifndef SHARDC_MLIR_EXTRA_H
 #define SHARDC_MLIR_EXTRA_H
 #include "shardc/ir.h"
+#include "shardc/rule.h"
 
 /* An attribute kept as written: `name = text`, or a unit `name` (text NULL). */
 typedef struct MlirKeptAttr {
@@ -38,6 +39,10 @@ struct MlirExtra {
      * printed back without it (a rule shardc binds to a custom op is
      * custom, as JAX's custom_partitioning writes them). */
     bool rule_not_custom;
+    /* A built-in op's own sdy.sharding_rule (kept in attrs too, to print):
+     * Shardy's passes use an op's rule where it has one
+     * (getOrCreateShardingRule); -sdy-insert-explicit-reshards does. */
+    const struct OpShardingRule *written_rule;
     /* Functions: visibility ("private", or NULL), and per argument and per
      * result the attributes other than sdy.sharding. */
     const char *visibility;

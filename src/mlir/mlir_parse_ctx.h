@@ -58,6 +58,15 @@ typedef struct MlirParseCtx {
      * read and which of them it had (1 replicated, 2 unreduced) */
     const MlirSharding *options_of;
     int options_seen;
+    /* Where a syntax error would be in Shardy's parser (mlir_sdy_syntax_error):
+     * the `replicated`/`unreduced` option being read, inside a
+     * #sdy.sharding_per_value or not; the mappings of a rule being read
+     * ("operand_mappings", "result_mappings"), its last dim as written;
+     * and whether Shardy's words were given for this error already. */
+    const char *sdy_option;
+    bool in_per_value;
+    const char *rule_param, *rule_dim;
+    bool shardy_reported;
 } MlirParseCtx;
 
 /* ---- scanner helpers (parse_lex.c) ---- */
@@ -211,8 +220,19 @@ MlirAxisRef *mlir_build_axis(MlirParseCtx *ctx, const char *name, int64_t pre, i
 /* A #sdy.sharding_per_value read: Shardy's error for it when a sharding
  * in it failed. */
 void mlir_per_value_done(MlirParseCtx *ctx, Loc loc);
-/* `<@mesh, [...], >`: a comma with no list after it. */
-void mlir_sharding_trailing_comma(MlirParseCtx *ctx, Loc loc);
+/* `<@mesh, [...], >`: a comma with no list after it; `next`, the word
+ * after the comma (or NULL): `replicated` or `unreduced` without its `=`
+ * is Shardy's "expected '='" instead. */
+void mlir_sharding_trailing_comma(MlirParseCtx *ctx, Loc loc, const char *next);
+/* What bison found missing where Shardy's parser words it itself. */
+typedef enum {
+    SDY_MISSING_EQUALS, SDY_MISSING_LBRACE, SDY_MISSING_RBRACE, SDY_MISSING_STRING, SDY_MISSING_RBRACKET,
+    SDY_MISSING_Z_INDEX,
+} SdyMissing;
+/* A syntax error inside a sharding option or a rule, in Shardy's words
+ * with its cascade of parameter errors, if the context is one Shardy
+ * words (false: bison's message stands). */
+bool mlir_sdy_syntax_error(MlirParseCtx *ctx, Loc loc, SdyMissing what);
 MlirDimSharding *mlir_build_dim(MlirParseCtx *ctx, MlirList *axes, bool open, const char *priority,
                                 Loc loc);
 /* A dim's axes as an array element (sdy collectives): MA_AXES, with

@@ -53,6 +53,7 @@ static int parse_priority(MlirParseCtx *ctx, const char *text, Loc loc)
 
 void mlir_per_value_done(MlirParseCtx *ctx, Loc loc)
 {
+    ctx->in_per_value = false;
     if (ctx->sharding_failed)
         syntax_error(ctx, loc, "%s", "failed to parse Sdy_TensorShardingPerValue parameter 'shardings' which is to be "
                      "a `::llvm::ArrayRef<TensorShardingAttr>`");
@@ -82,10 +83,53 @@ MlirAttr *mlir_dim_attr(MlirParseCtx *ctx, MlirDimSharding *dim, int64_t src, in
     return a;
 }
 
-void mlir_sharding_trailing_comma(MlirParseCtx *ctx, Loc loc)
+void mlir_sharding_trailing_comma(MlirParseCtx *ctx, Loc loc, const char *next)
 {
+    if (next && (strcmp(next, "replicated") == 0 || strcmp(next, "unreduced") == 0)) {
+        ctx->sdy_option = next;
+        mlir_sdy_syntax_error(ctx, loc, SDY_MISSING_EQUALS);
+        ctx->shardy_reported = true; /* bison stops at the word next: said */
+        return;
+    }
     syntax_error(ctx, loc, "%s", "failed to parse Sdy_TensorSharding, expected valid named axis list after comma");
     ctx->sharding_failed = true;
+}
+
+/* The parameter errors Shardy's generated parsers add around a failed
+ * option: the axis list's, the sharding's, the per-value attribute's. */
+static void option_cascade(MlirParseCtx *ctx, Loc loc, bool in_axis_list)
+{
+    if (in_axis_list) {
+        syntax_error(ctx, loc, "%s", "failed to parse Sdy_AxisRef parameter 'name' which is to be a `::llvm::StringRef`");
+        syntax_error(ctx, loc, "%s", "failed to parse axis list which is expected to be an `ArrayRef<AxisRefAttr>`");
+    }
+    syntax_error(ctx, loc, "failed to parse Sdy_TensorSharding parameter '%s'",
+                 strcmp(ctx->sdy_option, "replicated") == 0 ? "replicated_axes" : "unreduced_axes");
+    if (ctx->in_per_value)
+        syntax_error(ctx, loc, "%s", "failed to parse Sdy_TensorShardingPerValue parameter 'shardings' which is to be "
+                     "a `::llvm::ArrayRef<TensorShardingAttr>`");
+}
+
+static const char *const missing_words[] = {"expected '='", "expected '{'", "expected '}'", "expected string",
+                                            "expected ']'", "expecting integer after 'z_'"};
+
+bool mlir_sdy_syntax_error(MlirParseCtx *ctx, Loc loc, SdyMissing what)
+{
+    bool option = ctx->sdy_option && what <= SDY_MISSING_STRING;
+    bool rule = ctx->in_rule && (what == SDY_MISSING_EQUALS || (ctx->rule_param && what >= SDY_MISSING_RBRACKET));
+    if (!(option || rule))
+        return false;
+    if (what == SDY_MISSING_Z_INDEX) {
+        syntax_error(ctx, loc, "expecting integer after 'z_'. Received: '%s' and a number apart", ctx->rule_dim);
+        syntax_error(ctx, loc, "%s", "failed to parse Sdy_TensorMapping parameter 'dim_mappings'");
+    } else {
+        syntax_error(ctx, loc, "%s", missing_words[what]);
+    }
+    if (option)
+        option_cascade(ctx, loc, what == SDY_MISSING_STRING);
+    else if (ctx->rule_param)
+        syntax_error(ctx, loc, "failed to parse Sdy_OpShardingRule parameter '%s'", ctx->rule_param);
+    return true;
 }
 
 /* Shardy's format: `, replicated={...}` and `, unreduced={...}`, each at
@@ -96,7 +140,7 @@ static bool option_in_order(MlirParseCtx *ctx, const MlirSharding *s, bool repli
         ctx->options_of = s, ctx->options_seen = 0;
     int bit = replicated ? 1 : 2;
     if (ctx->options_seen & bit) {
-        mlir_sharding_trailing_comma(ctx, loc);
+        mlir_sharding_trailing_comma(ctx, loc, NULL);
         return false;
     }
     ctx->options_seen |= bit;
@@ -107,8 +151,9 @@ void mlir_sharding_option(MlirParseCtx *ctx, MlirSharding *s, const char *key, c
                           MlirAttr *axes, Loc loc)
 {
     bool replicated = strcmp(key, "replicated") == 0;
+    ctx->sdy_option = NULL;
     if (!replicated && strcmp(key, "unreduced") != 0) {
-        mlir_sharding_trailing_comma(ctx, loc);
+        mlir_sharding_trailing_comma(ctx, loc, NULL);
         return;
     }
     if (!option_in_order(ctx, s, replicated, loc))
@@ -120,8 +165,10 @@ void mlir_sharding_option(MlirParseCtx *ctx, MlirSharding *s, const char *key, c
     s->unreduced_kind = kind;
     if (axes->kind == MA_DICT && axes->items.count == 0)
         return;     /* `{}` */
-    if (axes->kind != MA_AXES) {
-        syntax_error(ctx, loc, "'%s' takes a list of axes {\"a\", ...}", key);
+    if (axes->kind != MA_AXES) { /* `{q}`: Shardy wants a string first */
+        ctx->sdy_option = key;
+        mlir_sdy_syntax_error(ctx, loc, SDY_MISSING_STRING);
+        ctx->sdy_option = NULL;
         return;
     }
     *(replicated ? &s->replicated : &s->unreduced) = axes->items;

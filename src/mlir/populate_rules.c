@@ -76,9 +76,12 @@ static bool silent_target(const char *target)
     return false;
 }
 
+/* Only a custom_call is one: a custom op read from another op (send,
+ * recv, an unregistered dialect's) has its op name kept. */
 static void warn_unknown(Populate *p, const Op *op)
 {
-    if (op->kind != OP_CUSTOM || !op->callee || silent_target(op->callee) || *p->warned)
+    if (op->kind != OP_CUSTOM || !op->callee || silent_target(op->callee) || *p->warned ||
+        (op->mlir && op->mlir->op_name))
         return;
     *p->warned = true;
     diag_warning(p->diag, op->loc, "custom call @%s is unknown to SDY sharding rule registry", op->callee);

@@ -393,10 +393,15 @@ void mlir_print_dense(Writer *out, const AttrValue *v, const TensorType *t)
 {
     int64_t n = 1;
     type_num_elements(t, &n);
-    const AttrValue **items = malloc(sizeof *items * (size_t)(n + 1));
+    /* As many slots as the value has leaves (one for a splat of any
+     * size), never one per element of its type. */
+    Leaves count = {0, 0, NULL};
+    collect_leaves(v, &count);
+    int64_t slots = count.count < n ? count.count : n;
+    const AttrValue **items = malloc(sizeof *items * (size_t)(slots + 1));
     if (!items)
         arena_out_of_memory();
-    Leaves l = {0, n + 1, items};
+    Leaves l = {0, slots + 1, items};
     collect_leaves(v, &l);
     bool splat = l.count >= 1 && n > 0;
     for (int64_t i = 1; splat && i < l.count; i++)

@@ -291,13 +291,19 @@ static void emit_slice(MlirPrinter *p, const Op *op, int indent)
 static const char *constant_asm_name(DType dt) { return dtype_is_float(dt) ? "cst" : "c"; }
 
 /* The padding value is an operand in StableHLO: shardc's own when the pad
- * has one, else a scalar constant made up before the pad, marked
- * shardc.implicit_constant (the importer folds it back into the
- * attribute). */
+ * has one, else the constant it was read with while that is defined
+ * before the pad in its block (as a reduce's init), else a scalar
+ * constant made up before the pad, marked shardc.implicit_constant (the
+ * importer folds it back into the attribute). */
+static const Value *written_padding(MlirPrinter *p, const Op *op)
+{
+    const Value *v = op->num_operands == 1 && op->mlir ? op->mlir->init : NULL;
+    return mlir_visible_name(p, v, op->parent) ? v : NULL;
+}
+
 static int plan_pad(MlirPrinter *p, const Op *op, MlirAux *aux)
 {
-    (void)p;
-    if (op->num_operands == 2)
+    if (op->num_operands == 2 || written_padding(p, op))
         return 0; /* the value is an operand already */
     aux[0] = (MlirAux){"padding", constant_asm_name(op->results[0]->type.dtype)};
     return 1;
@@ -306,9 +312,11 @@ static int plan_pad(MlirPrinter *p, const Op *op, MlirAux *aux)
 static void emit_pad(MlirPrinter *p, const Op *op, int indent)
 {
     DType dt = op->results[0]->type.dtype;
-    bool operand = op->num_operands == 2;
+    const Value *written = written_padding(p, op);
+    bool operand = op->num_operands == 2 || written;
     MlirVal in[2] = {mlir_val(p, op->operands[0]),
-                     operand ? mlir_val(p, op->operands[1]) : mlir_aux_val(p, op, 0, (TensorType){dt, 0, NULL})};
+                     op->num_operands == 2 ? mlir_val(p, op->operands[1])
+                     : written ? mlir_val(p, written) : mlir_aux_val(p, op, 0, (TensorType){dt, 0, NULL})};
     MlirVal res = result_val(p, op);
     if (!operand) {
         mlir_print_aux_def(p, op, 0, indent);

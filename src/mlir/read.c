@@ -174,18 +174,27 @@ static bool has_nul(const char *file, const char *text, size_t len, DiagEngine *
 
 Module *mlir_read_module(const char *file, const char *text, size_t len, DiagEngine *diag)
 {
+    return mlir_read_module_with(file, text, len, NULL, diag);
+}
+
+/* The streamed reader refuses what it does not know, unregistered ops
+ * among them: the whole one, which reads them when allowed, follows. */
+Module *mlir_read_module_with(const char *file, const char *text, size_t len, const MlirReadOptions *options,
+                              DiagEngine *diag)
+{
     if (has_nul(file, text, len, diag))
         return NULL;
     Module *m = mlir_read_streamed(file, text, len);
-    return m ? m : mlir_read_whole(file, text, len, diag);
+    return m ? m : mlir_read_whole(file, text, len, options, diag);
 }
 
-Module *mlir_read_whole(const char *file, const char *text, size_t len, DiagEngine *diag)
+Module *mlir_read_whole(const char *file, const char *text, size_t len, const MlirReadOptions *options,
+                        DiagEngine *diag)
 {
     Arena scratch;
     arena_init(&scratch);
     MlirModule *ast = mlir_parse(&scratch, diag, file, text, len, NULL);
-    Module *m = ast ? mlir_import(ast, file, diag) : NULL;
+    Module *m = ast ? mlir_import(ast, file, options, diag) : NULL;
     arena_free(&scratch);
     return m;
 }

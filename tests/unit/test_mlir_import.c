@@ -218,7 +218,7 @@ static void test_streamed_as_whole(void **state)
         Module *streamed = mlir_read_streamed("mem.mlir", texts[i], strlen(texts[i]));
         assert_non_null(streamed);
         assert_int_equal(streamed->mlir->loc_aliases.count, i);
-        Module *whole = mlir_read_whole("mem.mlir", texts[i], strlen(texts[i]), &f->cap.diag);
+        Module *whole = mlir_read_whole("mem.mlir", texts[i], strlen(texts[i]), NULL, &f->cap.diag);
         assert_non_null(whole);
         char *a = printed(streamed), *b = printed(whole);
         assert_string_equal(a, b);
