@@ -682,7 +682,7 @@ static bool unregistered_op(OpImport *oi)
         return false;
     oi->op_name = mlir_imp_str(oi->ic, oi->src->name);
     oi->op->callee = oi->op_name;
-    oi->op->callee_loc = oi->op->loc;
+    op_set_callee_loc(oi->ic->arena, oi->op, oi->op->loc);
     for (int i = 0; i < oi->src->attrs.count; i++)
         oi->attr_state[i] = IMP_KEPT;
     return true;
