@@ -495,8 +495,13 @@ static bool kept_channel(Op *op, void *user)
     return true;
 }
 
+/* Only the MLIR importer keeps channel handles (and it always sets
+ * Module.mlir): a module read from .shir has none, and skips the walk, a
+ * cache miss an op. */
 static void find_kept_channels(MlirPrinter *p, const Module *m)
 {
+    if (!m->mlir)
+        return;
     KeptChannels k = {p, NULL, 2 * (int64_t)m->num_ops + 1};
     k.set = ARENA_ARRAY(&p->arena, int64_t, k.cap); /* zeroed: no handle is 0 here */
     p->channel_repeats = ARENA_ARRAY(&p->arena, bool, m->num_ops + 1);

@@ -96,7 +96,7 @@ typedef struct MlirPrinter {
     const char ***aux;      /* by Op.id: the names of its made-up values (plan order) */
     const void **plans;     /* by Op.id: what a form's plan worked out for its emit (an einsum's), or NULL */
     int64_t next_channel;   /* stablehlo channel handles, counted from 1 per module */
-    bool *channel_repeats;  /* by Op.id: its kept channel handle is an earlier op's (a copy's) */
+    bool *channel_repeats;  /* by Op.id: its kept channel handle is an earlier op's (a copy's); NULL: none kept */
     MlirScope *scope;       /* of the block being printed, numbered whole */
     const struct MlirOpForm *forms[OP_COUNT]; /* by OpKind: mlir_op_form's answer, found once */
     const char *canonical[OP_COUNT];          /* by OpKind: mlir_op_canonical_name's, found once */
