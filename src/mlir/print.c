@@ -39,8 +39,15 @@ const char *mlir_printed_op_name(const MlirPrinter *p, const Op *op)
 
 /* ---- naming ------------------------------------------------------------- */
 
-void mlir_scope_init(MlirScope *s, MlirPrinter *p, const MlirScope *parent, const MlirScope *counters)
+static void name_ops_through(MlirPrinter *p, MlirScope *s, const Op *last);
+
+void mlir_scope_init(MlirScope *s, MlirPrinter *p, MlirScope *parent, MlirScope *counters)
 {
+    /* a first pass would have named the enclosing blocks whole by now */
+    if (parent)
+        name_ops_through(p, parent, NULL);
+    if (counters)
+        name_ops_through(p, counters, NULL);
     memset(s, 0, sizeof *s);
     s->parent = parent;
     if (counters) {
@@ -207,8 +214,19 @@ void mlir_name_block(MlirPrinter *p, MlirScope *s, const Block *b)
         ops++;
     if (!p->renumber) /* one name an op, mostly: the table never grows */
         name_set_reserve(p, &s->used, ops + b->num_args);
-    for (const Op *op = b->first; op; op = op->next)
+    s->unnamed = b->first;
+}
+
+/* Names the ops of s's block not named yet, up to `last` (NULL: all). */
+static void name_ops_through(MlirPrinter *p, MlirScope *s, const Op *last)
+{
+    while (s->unnamed) {
+        const Op *op = s->unnamed;
+        s->unnamed = op->next;
         name_op(p, s, op);
+        if (op == last)
+            return;
+    }
 }
 
 static void name_args(MlirPrinter *p, MlirScope *s, const Block *b)
@@ -320,12 +338,14 @@ static void print_terminator(MlirPrinter *p, const Block *b, int indent, const c
     writer_char(p->out, '\n');
 }
 
-void mlir_print_block_ops(MlirPrinter *p, const MlirScope *s, const Block *b, int indent, const char *ret)
+void mlir_print_block_ops(MlirPrinter *p, MlirScope *s, const Block *b, int indent, const char *ret)
 {
     MlirScope *outer = p->scope;
-    p->scope = (MlirScope *)s;
-    for (const Op *op = b->first; op; op = op->next)
+    p->scope = s;
+    for (const Op *op = b->first; op; op = op->next) {
+        name_ops_through(p, s, op);
         mlir_form_of(p, op)->emit(p, op, indent);
+    }
     print_terminator(p, b, indent, ret);
     p->scope = outer;
 }

@@ -6,8 +6,10 @@
  * whole before the regions nested in it, which start from the counters
  * where their parent's numbering ended (so sibling regions reuse numbers);
  * names an op asks for (stablehlo.constant's %cst and %c) get _N suffixes
- * from one counter on conflict. print.c numbers a block's ops in a first
- * pass (mlir_name_block) and prints them in a second. */
+ * from one counter on conflict. print.c names a block's ops as if in a
+ * first pass (mlir_name_block) before printing them: an op is named as it
+ * is printed, and the rest of the block before a region nested in it
+ * opens, which gives the same names without a second walk of the ops. */
 #ifndef SHARDC_MLIR_PRINT_INTERNAL_H
 #define SHARDC_MLIR_PRINT_INTERNAL_H
 #include <stdbool.h>
@@ -36,6 +38,7 @@ typedef struct MlirScope {
     const struct MlirScope *parent; /* enclosing names it must not reuse, or NULL */
     MlirNameSet used;
     int next_value, next_arg, next_conflict;
+    const struct Op *unnamed;       /* the first op of its block not named yet, or NULL */
 } MlirScope;
 
 /* A value the printer makes up to spell a shardc op in StableHLO (an
@@ -125,17 +128,21 @@ const char *mlir_op_canonical_name(OpKind kind);
 
 /* ---- naming (print.c) ---- */
 
-void mlir_scope_init(MlirScope *s, MlirPrinter *p, const MlirScope *parent, const MlirScope *counters);
+/* A scope inside `parent` (or NULL) counting on from `counters` (or
+ * NULL); the ops of their blocks not named yet are named first. */
+void mlir_scope_init(MlirScope *s, MlirPrinter *p, MlirScope *parent, MlirScope *counters);
 /* A name not yet taken in s or the scopes it sees (MLIR's uniqueValueName):
  * base itself when free, kept as it is (it must outlive the printer: a
  * literal, a name of the module, the printer's arena), else a copy. */
 const char *mlir_scope_unique(MlirPrinter *p, MlirScope *s, const char *base);
-/* Names every value the block's ops define (a first pass; not nested
- * regions). The block's arguments are named by the caller. */
+/* Names every value the block's ops define, as a first pass would (not
+ * nested regions): each op as mlir_print_block_ops reaches it, or the
+ * rest when a scope inside s opens. The block's arguments are named by
+ * the caller. */
 void mlir_name_block(MlirPrinter *p, MlirScope *s, const Block *b);
-/* Prints the ops of a block named by mlir_name_block, then its terminator
+/* Prints the ops of a block given to mlir_name_block, then its terminator
  * `<ret> %a, %b : types` (ret "return" or "sdy.return"). */
-void mlir_print_block_ops(MlirPrinter *p, const MlirScope *s, const Block *b, int indent, const char *ret);
+void mlir_print_block_ops(MlirPrinter *p, MlirScope *s, const Block *b, int indent, const char *ret);
 /* Opens the scope of a region nested in the block being printed (its
  * counters start where the parent block's numbering ended) and names the
  * block's arguments and ops: print its header, then mlir_print_block_ops.
