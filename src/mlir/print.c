@@ -212,7 +212,7 @@ void mlir_name_block(MlirPrinter *p, MlirScope *s, const Block *b)
     int ops = 0;
     for (const Op *op = b->first; op; op = op->next)
         ops++;
-    if (!p->renumber) /* one name an op, mostly: the table never grows */
+    if (!p->renumber) /* one name an op and argument, mostly: the table never grows */
         name_set_reserve(p, &s->used, ops + b->num_args);
     s->unnamed = b->first;
 }
@@ -353,17 +353,17 @@ void mlir_print_block_ops(MlirPrinter *p, MlirScope *s, const Block *b, int inde
 void mlir_region_open(MlirPrinter *p, MlirScope *s, const Block *b, bool isolated)
 {
     mlir_scope_init(s, p, isolated && !p->renumber ? NULL : p->scope, p->scope);
-    name_args(p, s, b);
     mlir_name_block(p, s, b);
+    name_args(p, s, b);
 }
 
 void mlir_region_open_iter(MlirPrinter *p, MlirScope *s, const Block *b, const Block *names)
 {
     mlir_scope_init(s, p, p->scope, p->scope);
+    mlir_name_block(p, s, b);
     for (int i = 0; i < b->num_args; i++)
         set_name(p, b->args[i],
                  mlir_scope_unique(p, s, p->renumber || i >= names->num_args ? "iterArg" : names->args[i]->name));
-    mlir_name_block(p, s, b);
 }
 
 const char *mlir_scope_arg(MlirPrinter *p, MlirScope *s, const char *shir_name)
@@ -435,6 +435,7 @@ static void print_func(MlirPrinter *p, const Func *f)
     const struct MlirExtra *x = f->mlir;
     MlirScope s;
     mlir_scope_init(&s, p, NULL, NULL);
+    mlir_name_block(p, &s, f->body);
     name_args(p, &s, f->body);
     writer_str(p->out, "  func.func ");
     if (x && x->visibility)
@@ -452,7 +453,6 @@ static void print_func(MlirPrinter *p, const Func *f)
     print_func_results(p, f);
     print_kept_attributes(p, x ? &x->attrs : NULL);
     writer_str(p->out, " {\n");
-    mlir_name_block(p, &s, f->body);
     mlir_print_block_ops(p, &s, f->body, 4, "return");
     writer_str(p->out, "  }\n");
 }

@@ -138,7 +138,7 @@ const char *mlir_scope_unique(MlirPrinter *p, MlirScope *s, const char *base);
 /* Names every value the block's ops define, as a first pass would (not
  * nested regions): each op as mlir_print_block_ops reaches it, or the
  * rest when a scope inside s opens. The block's arguments are named by
- * the caller. */
+ * the caller, after this call (which makes room for their names). */
 void mlir_name_block(MlirPrinter *p, MlirScope *s, const Block *b);
 /* Prints the ops of a block given to mlir_name_block, then its terminator
  * `<ret> %a, %b : types` (ret "return" or "sdy.return"). */
