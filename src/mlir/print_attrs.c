@@ -65,6 +65,18 @@ static MlirKeptText *find_text(MlirPrinter *p, MlirTextCache *c, const void *key
     return kept_text_slot(c, key, hash);
 }
 
+/* Writes the text kept for key; false (*slot: where to keep it) if none is. */
+static bool print_kept(MlirPrinter *p, MlirTextCache *c, const void *key, uint64_t hash, MlirKeptText **slot)
+{
+    MlirKeptText *kept = find_text(p, c, key, hash);
+    if (!kept->key) {
+        *slot = kept;
+        return false;
+    }
+    writer_bytes(p->out, kept->text, kept->len);
+    return true;
+}
+
 /* Keeps what was written since mark as the text of key (which must
  * outlive the printer), unless a flush came between: kept the next time. */
 static void keep_text(MlirPrinter *p, MlirTextCache *c, MlirKeptText *slot, const void *key, uint64_t hash,
@@ -109,6 +121,7 @@ void mlir_text_caches_init(MlirPrinter *p)
 {
     p->sharding_texts = (MlirTextCache){.equal = shardings_equal};
     p->sharding_codes = (MlirTextCache){.equal = same_address};
+    p->sharding_dicts = (MlirTextCache){.equal = same_address};
     p->type_texts = (MlirTextCache){.equal = types_equal};
 }
 
@@ -594,14 +607,12 @@ void mlir_print_tensor_sharding(MlirPrinter *p, const Sharding *s)
     MlirTextCache *c = code ? &p->sharding_codes : &p->sharding_texts;
     const void *key = code ? (const void *)s->mesh : s;
     uint64_t hash = code ? mix_code(code) : sharding_hash(s);
-    MlirKeptText *kept = find_text(p, c, key, hash);
-    if (kept->key) {
-        writer_bytes(p->out, kept->text, kept->len);
+    MlirKeptText *slot;
+    if (print_kept(p, c, key, hash, &slot))
         return;
-    }
     WriterMark mark = writer_mark(p->out);
     print_tensor_sharding(p, s);
-    keep_text(p, c, kept, key, hash, mark);
+    keep_text(p, c, slot, key, hash, mark);
 }
 
 void mlir_print_open_sharding(MlirPrinter *p, const Mesh *mesh, int rank)
@@ -649,6 +660,28 @@ static void print_result_shardings(MlirPrinter *p, const Op *op)
             mlir_print_open_sharding(p, mesh, r->type.rank);
     }
     writer_str(out, "]>");
+}
+
+/* ` {sdy.sharding = #sdy.sharding_per_value<[...]>}`, the whole dict of
+ * most ops: one result, of a common sharding, and no other attribute. Its
+ * text is kept by the sharding's code, as the sharding's own. false: the
+ * result's sharding is not a common one (nothing written). */
+static bool print_sharding_dict(MlirPrinter *p, const Op *op)
+{
+    const Sharding *s = op->num_results == 1 ? op->results[0]->sharding : NULL;
+    uint64_t code = s ? sharding_code(s) : 0;
+    if (!code)
+        return false;
+    uint64_t hash = mix_code(code);
+    MlirKeptText *slot;
+    if (print_kept(p, &p->sharding_dicts, s->mesh, hash, &slot))
+        return true;
+    WriterMark mark = writer_mark(p->out);
+    writer_str(p->out, " {sdy.sharding = ");
+    print_result_shardings(p, op);
+    writer_char(p->out, '}');
+    keep_text(p, &p->sharding_dicts, slot, s->mesh, hash, mark);
+    return true;
 }
 
 /* ---- attribute values ------------------------------------------------------------ */
@@ -909,6 +942,8 @@ void mlir_print_op_attrs(MlirPrinter *p, const Op *op, const MlirAttrOpts *opts)
         mlir_attrs_add(&l, "callee", MLIR_ITEM_SYMBOL, op->callee);
     for (const MlirKeptAttr *e = opts->extra; e && e->name; e++)
         mlir_attrs_add(&l, e->name, MLIR_ITEM_KEPT, e);
+    if (l.count == 1 && l.items[0].kind == MLIR_ITEM_SHARDINGS && !opts->open && print_sharding_dict(p, op))
+        return;
     mlir_attrs_print_in(&l, opts->open ? opts->open : " {", "}");
 }
 

@@ -105,6 +105,7 @@ typedef struct MlirPrinter {
     const char *canonical[OP_COUNT];          /* by OpKind: mlir_op_canonical_name's, found once */
     MlirTextCache sharding_texts;             /* by Sharding */
     MlirTextCache sharding_codes;             /* common ones by mesh and code (print_attrs.c) */
+    MlirTextCache sharding_dicts;             /* an op's dict of one such result sharding, the same */
     MlirTextCache type_texts;                 /* by TensorType */
     SymTab einsum_plans;                      /* by spec text: its EinsumPlan (print_einsum.c) */
 } MlirPrinter;
