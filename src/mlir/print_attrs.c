@@ -582,11 +582,11 @@ static uint64_t sharding_code(const Sharding *s)
         symbols += dim->num_axes + 1;
         if (dim->priority != PRIORITY_NONE || symbols > 15)
             return 0;
-        for (int k = 0; k < dim->num_axes; k++) {
-            AxisRef r = dim->axes[k];
-            if (r.axis >= 14 || !axis_ref_is_full(s->mesh, r))
+        for (const AxisRef *r = dim->axes; r < dim->axes + dim->num_axes; r++) {
+            /* axis_ref_is_full, without copying the AxisRef into a call */
+            if (r->axis >= 14 || r->pre_size != 1 || r->size != s->mesh->axes[r->axis].size)
                 return 0;
-            code = code << 4 | (uint64_t)(r.axis + 1);
+            code = code << 4 | (uint64_t)(r->axis + 1);
         }
         code = code << 4 | (dim->is_closed ? 0u : 15u);
     }
