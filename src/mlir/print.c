@@ -391,7 +391,7 @@ static void print_value_attrs(MlirPrinter *p, const Sharding *sharding, const Lo
     MlirAttrList l;
     mlir_attrs_init(&l, p, NULL);
     if (sharding)
-        mlir_attrs_add(&l, "sdy.sharding", MLIR_ITEM_SHARDING, sharding);
+        mlir_attrs_add(&l, mlir_sdy_sharding, MLIR_ITEM_SHARDING, sharding);
     if (logical)
         mlir_attrs_add(&l, "shardc.logical", MLIR_ITEM_LOGICAL, logical);
     mlir_attrs_add_kept(&l, kept);

@@ -121,7 +121,8 @@ void mlir_text_caches_init(MlirPrinter *p)
 {
     p->sharding_texts = (MlirTextCache){.equal = shardings_equal};
     p->sharding_codes = (MlirTextCache){.equal = same_address};
-    p->sharding_dicts = (MlirTextCache){.equal = same_address};
+    p->value_dicts = (MlirTextCache){.equal = same_address};
+    p->op_dicts = (MlirTextCache){.equal = same_address};
     p->type_texts = (MlirTextCache){.equal = types_equal};
 }
 
@@ -662,28 +663,6 @@ static void print_result_shardings(MlirPrinter *p, const Op *op)
     writer_str(out, "]>");
 }
 
-/* ` {sdy.sharding = #sdy.sharding_per_value<[...]>}`, the whole dict of
- * most ops: one result, of a common sharding, and no other attribute. Its
- * text is kept by the sharding's code, as the sharding's own. false: the
- * result's sharding is not a common one (nothing written). */
-static bool print_sharding_dict(MlirPrinter *p, const Op *op)
-{
-    const Sharding *s = op->num_results == 1 ? op->results[0]->sharding : NULL;
-    uint64_t code = s ? sharding_code(s) : 0;
-    if (!code)
-        return false;
-    uint64_t hash = mix_code(code);
-    MlirKeptText *slot;
-    if (print_kept(p, &p->sharding_dicts, s->mesh, hash, &slot))
-        return true;
-    WriterMark mark = writer_mark(p->out);
-    writer_str(p->out, " {sdy.sharding = ");
-    print_result_shardings(p, op);
-    writer_char(p->out, '}');
-    keep_text(p, &p->sharding_dicts, slot, s->mesh, hash, mark);
-    return true;
-}
-
 /* ---- attribute values ------------------------------------------------------------ */
 
 static void print_string_list(Writer *out, const AttrValue *v)
@@ -862,11 +841,43 @@ static void print_item(MlirAttrList *l, const MlirAttrItem *it)
     }
 }
 
+const char mlir_sdy_sharding[] = "sdy.sharding";
+
+/* The sharding of a dict that is one sdy.sharding item of a common
+ * sharding (of a value, or of an op of one result), else NULL. */
+static const Sharding *lone_sharding(const MlirAttrList *l)
+{
+    const MlirAttrItem *it = &l->items[0];
+    if (l->count != 1 || it->name != mlir_sdy_sharding) /* (count first: items[0] may be unset) */
+        return NULL;
+    if (it->kind == MLIR_ITEM_SHARDING)
+        return it->ptr;
+    const Op *op = it->ptr;
+    return it->kind == MLIR_ITEM_SHARDINGS && op->num_results == 1 ? op->results[0]->sharding : NULL;
+}
+
 /* Sorted by name (a stable insertion sort: the lists are short, and of
- * two items of one name the first added wins). */
+ * two items of one name the first added wins). The dict of most values
+ * and ops, ` {sdy.sharding = #sdy.sharding<...>}` and ` {sdy.sharding =
+ * #sdy.sharding_per_value<[...]>}` of a common sharding, is printed once
+ * and copied after, kept by the sharding's code. */
 void mlir_attrs_print(MlirAttrList *l)
 {
+    const Sharding *s = lone_sharding(l);
+    uint64_t code = s ? sharding_code(s) : 0;
+    if (!code) {
+        mlir_attrs_print_in(l, " {", "}");
+        return;
+    }
+    MlirPrinter *p = l->p;
+    MlirTextCache *c = l->items[0].kind == MLIR_ITEM_SHARDING ? &p->value_dicts : &p->op_dicts;
+    uint64_t hash = mix_code(code);
+    MlirKeptText *slot;
+    if (print_kept(p, c, s->mesh, hash, &slot))
+        return;
+    WriterMark mark = writer_mark(p->out);
     mlir_attrs_print_in(l, " {", "}");
+    keep_text(p, c, slot, s->mesh, hash, mark);
 }
 
 void mlir_attrs_print_in(MlirAttrList *l, const char *open, const char *close)
@@ -915,7 +926,7 @@ void mlir_print_op_attrs(MlirPrinter *p, const Op *op, const MlirAttrOpts *opts)
     for (int i = 0; i < op->num_results; i++)
         sharded |= op->results[i]->sharding != NULL;
     if (sharded && !opts->no_shardings)
-        mlir_attrs_add(&l, "sdy.sharding", MLIR_ITEM_SHARDINGS, op);
+        mlir_attrs_add(&l, mlir_sdy_sharding, MLIR_ITEM_SHARDINGS, op);
     if (opts->rule)
         mlir_attrs_add(&l, "sdy.sharding_rule", MLIR_ITEM_RULE, opts->rule);
     for (int i = 0; i < op->num_attrs; i++) {
@@ -942,9 +953,10 @@ void mlir_print_op_attrs(MlirPrinter *p, const Op *op, const MlirAttrOpts *opts)
         mlir_attrs_add(&l, "callee", MLIR_ITEM_SYMBOL, op->callee);
     for (const MlirKeptAttr *e = opts->extra; e && e->name; e++)
         mlir_attrs_add(&l, e->name, MLIR_ITEM_KEPT, e);
-    if (l.count == 1 && l.items[0].kind == MLIR_ITEM_SHARDINGS && !opts->open && print_sharding_dict(p, op))
-        return;
-    mlir_attrs_print_in(&l, opts->open ? opts->open : " {", "}");
+    if (opts->open)
+        mlir_attrs_print_in(&l, opts->open, "}");
+    else
+        mlir_attrs_print(&l);
 }
 
 void mlir_print_marker(MlirPrinter *p, const char *marker)

@@ -105,7 +105,7 @@ typedef struct MlirPrinter {
     const char *canonical[OP_COUNT];          /* by OpKind: mlir_op_canonical_name's, found once */
     MlirTextCache sharding_texts;             /* by Sharding */
     MlirTextCache sharding_codes;             /* common ones by mesh and code (print_attrs.c) */
-    MlirTextCache sharding_dicts;             /* an op's dict of one such result sharding, the same */
+    MlirTextCache value_dicts, op_dicts;      /* dicts of one such sharding, the same (mlir_attrs_print) */
     MlirTextCache type_texts;                 /* by TensorType */
     SymTab einsum_plans;                      /* by spec text: its EinsumPlan (print_einsum.c) */
 } MlirPrinter;
@@ -243,6 +243,9 @@ typedef struct MlirAttrList {
     MlirAttrItem *items;
     MlirAttrItem inline_items[MLIR_ATTR_INLINE];
 } MlirAttrList;
+
+/* The name of the sdy.sharding items (mlir_attrs_print knows it by its address). */
+extern const char mlir_sdy_sharding[];
 
 void mlir_attrs_init(MlirAttrList *l, MlirPrinter *p, const Op *op);
 void mlir_attrs_add(MlirAttrList *l, const char *name, MlirItemKind kind, const void *ptr);
