@@ -57,12 +57,35 @@ void mlir_scope_init(MlirScope *s, MlirPrinter *p, MlirScope *parent, MlirScope 
     }
 }
 
+/* Eight bytes a step, the last eight overlapping the step before (a
+ * short name: two overlapping halves, or three of its bytes), then mixed
+ * so that the low bits (the slot) depend on every byte: a byte a step
+ * (FNV-1a) was a third of naming a value. */
 static uint64_t name_hash(const char *name)
 {
-    uint64_t h = 1469598103934665603ull; /* FNV-1a */
-    for (const unsigned char *c = (const unsigned char *)name; *c; c++)
-        h = (h ^ *c) * 1099511628211ull;
-    return h;
+    size_t n = strlen(name);
+    const char *end = name + n;
+    uint64_t h = 1469598103934665603ull ^ n, word;
+    if (n >= 8) {
+        for (; end - name > 8; name += 8) {
+            memcpy(&word, name, 8);
+            h = (h ^ word) * 0x9e3779b97f4a7c15ull;
+            h ^= h >> 29;
+        }
+        memcpy(&word, end - 8, 8);
+    } else if (n >= 4) {
+        uint32_t first, last;
+        memcpy(&first, name, 4);
+        memcpy(&last, end - 4, 4);
+        word = (uint64_t)last << 32 | first;
+    } else {
+        const unsigned char *u = (const unsigned char *)name;
+        word = n ? (uint64_t)u[0] << 16 | (uint64_t)u[n / 2] << 8 | u[n - 1] : 0;
+    }
+    h ^= word; /* splitmix64's finalizer */
+    h = (h ^ (h >> 30)) * 0xbf58476d1ce4e5b9ull;
+    h = (h ^ (h >> 27)) * 0x94d049bb133111ebull;
+    return h ^ (h >> 31);
 }
 
 static MlirNameSlot *name_slot(const MlirNameSet *set, const char *name, uint64_t hash)
