@@ -40,7 +40,8 @@ static MlirKeptText *kept_text_slot(const MlirTextCache *c, const void *key, uin
 {
     size_t mask = (size_t)c->cap - 1;
     size_t i = (size_t)hash & mask;
-    while (c->slots[i].key && !(c->slots[i].hash == hash && c->equal(c->slots[i].key, key)))
+    while (c->slots[i].key &&
+           !(c->slots[i].hash == hash && (c->equal ? c->equal(c->slots[i].key, key) : c->slots[i].key == key)))
         i = (i + 1) & mask;
     return &c->slots[i];
 }
@@ -115,14 +116,13 @@ static void memoize(MlirTextCache *c, const void *address, int tag, const MlirKe
 
 static bool shardings_equal(const void *a, const void *b) { return sharding_equal(a, b); }
 static bool types_equal(const void *a, const void *b) { return type_equal(a, b); }
-static bool same_address(const void *a, const void *b) { return a == b; }
 
 void mlir_text_caches_init(MlirPrinter *p)
 {
     p->sharding_texts = (MlirTextCache){.equal = shardings_equal};
-    p->sharding_codes = (MlirTextCache){.equal = same_address};
-    p->value_dicts = (MlirTextCache){.equal = same_address};
-    p->op_dicts = (MlirTextCache){.equal = same_address};
+    p->sharding_codes = (MlirTextCache){0};
+    p->value_dicts = (MlirTextCache){0};
+    p->op_dicts = (MlirTextCache){0};
     p->type_texts = (MlirTextCache){.equal = types_equal};
 }
 

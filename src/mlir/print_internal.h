@@ -86,7 +86,7 @@ enum { MLIR_TEXT_MEMO = 256 }; /* a power of two */
 typedef struct MlirTextCache {
     MlirKeptText *slots;
     int count, cap;
-    bool (*equal)(const void *a, const void *b);
+    bool (*equal)(const void *a, const void *b); /* NULL: the same address */
     MlirTextMemo memo[MLIR_TEXT_MEMO];
 } MlirTextCache;
 
