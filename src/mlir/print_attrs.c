@@ -790,15 +790,12 @@ void mlir_attrs_init(MlirAttrList *l, MlirPrinter *p, const Op *op)
     l->items = l->inline_items;
 }
 
-void mlir_attrs_add(MlirAttrList *l, const char *name, MlirItemKind kind, const void *ptr)
+void mlir_attrs_grow(MlirAttrList *l)
 {
-    if (l->count == l->cap) {
-        MlirAttrItem *grown = ARENA_ARRAY(&l->p->arena, MlirAttrItem, l->cap * 2);
-        memcpy(grown, l->items, sizeof *grown * (size_t)l->count);
-        l->items = grown;
-        l->cap *= 2;
-    }
-    l->items[l->count++] = (MlirAttrItem){name, kind, ptr};
+    MlirAttrItem *grown = ARENA_ARRAY(&l->p->arena, MlirAttrItem, l->cap * 2);
+    memcpy(grown, l->items, sizeof *grown * (size_t)l->count);
+    l->items = grown;
+    l->cap *= 2;
 }
 
 void mlir_attrs_add_kept(MlirAttrList *l, const MlirKeptAttrs *kept)

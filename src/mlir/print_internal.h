@@ -248,7 +248,15 @@ typedef struct MlirAttrList {
 extern const char mlir_sdy_sharding[];
 
 void mlir_attrs_init(MlirAttrList *l, MlirPrinter *p, const Op *op);
-void mlir_attrs_add(MlirAttrList *l, const char *name, MlirItemKind kind, const void *ptr);
+/* Doubles the room of l (mlir_attrs_add's slow path). */
+void mlir_attrs_grow(MlirAttrList *l);
+/* Inline: every op adds its sharding item. */
+static inline void mlir_attrs_add(MlirAttrList *l, const char *name, MlirItemKind kind, const void *ptr)
+{
+    if (l->count == l->cap)
+        mlir_attrs_grow(l);
+    l->items[l->count++] = (MlirAttrItem){name, kind, ptr};
+}
 void mlir_attrs_add_kept(MlirAttrList *l, const MlirKeptAttrs *kept);
 void mlir_attrs_print(MlirAttrList *l);
 /* The same between `open` and `close` (` <{`, `}>`: an op's properties). */
