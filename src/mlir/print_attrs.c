@@ -303,6 +303,20 @@ static void apfloat_default(char *out, double v, DType dt)
     }
 }
 
+/* `0x7FC00000`: printf's "0x%llX" without printf (a max reduction's
+ * identity, -inf, is printed so for every reduce). */
+static void print_hex(Writer *out, unsigned long long bits)
+{
+    char text[2 + 16];
+    int n = 0;
+    do
+        text[sizeof text - 1 - n++] = "0123456789ABCDEF"[bits & 15];
+    while ((bits >>= 4) && n < 16);
+    text[sizeof text - 1 - n++] = 'x';
+    text[sizeof text - 1 - n++] = '0';
+    writer_bytes(out, text + sizeof text - n, (size_t)n);
+}
+
 /* MLIR's printFloatValue: APFloat::toString(6, 0, false) -- six
  * significant digits, padded with a zero to six decimals (`1.000000e+00`,
  * `1.000980e-01`) -- if that reads back exactly, else APFloat's default
@@ -330,7 +344,7 @@ void mlir_print_float(Writer *out, double v, DType dt)
             return;
         }
     }
-    writer_printf(out, "0x%llX", float_bits(v, dt));
+    print_hex(out, float_bits(v, dt));
 }
 
 /* ---- dense constants ------------------------------------------------------------- */

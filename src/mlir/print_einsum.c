@@ -278,10 +278,10 @@ void mlir_emit_reduce(MlirPrinter *p, const Op *op, int indent)
 /* The type of labels `labels`, each sized as in `from` (dims). */
 static TensorType labels_type(MlirPrinter *p, DType dt, const char *labels, const char *from, const int64_t *dims)
 {
-    int n = (int)strlen(labels);
+    int n = (int)strlen(labels), n_from = (int)strlen(from);
     TensorType t = {dt, n, ARENA_ARRAY(&p->arena, int64_t, n + 1)};
     for (int j = 0; j < n; j++)
-        t.dims[j] = dims[label_at(from, (int)strlen(from), labels[j])];
+        t.dims[j] = dims[label_at(from, n_from, labels[j])];
     return t;
 }
 
