@@ -39,8 +39,15 @@ const char *mlir_printed_op_name(const MlirPrinter *p, const Op *op)
 
 /* ---- naming ------------------------------------------------------------- */
 
-void mlir_scope_init(MlirScope *s, MlirPrinter *p, const MlirScope *parent, const MlirScope *counters)
+static void name_ops_through(MlirPrinter *p, MlirScope *s, const Op *last);
+
+void mlir_scope_init(MlirScope *s, MlirPrinter *p, MlirScope *parent, MlirScope *counters)
 {
+    /* a first pass would have named the enclosing blocks whole by now */
+    if (parent)
+        name_ops_through(p, parent, NULL);
+    if (counters)
+        name_ops_through(p, counters, NULL);
     memset(s, 0, sizeof *s);
     s->parent = parent;
     if (counters) {
@@ -50,12 +57,35 @@ void mlir_scope_init(MlirScope *s, MlirPrinter *p, const MlirScope *parent, cons
     }
 }
 
+/* Eight bytes a step, the last eight overlapping the step before (a
+ * short name: two overlapping halves, or three of its bytes), then mixed
+ * so that the low bits (the slot) depend on every byte: a byte a step
+ * (FNV-1a) was a third of naming a value. */
 static uint64_t name_hash(const char *name)
 {
-    uint64_t h = 1469598103934665603ull; /* FNV-1a */
-    for (const unsigned char *c = (const unsigned char *)name; *c; c++)
-        h = (h ^ *c) * 1099511628211ull;
-    return h;
+    size_t n = strlen(name);
+    const char *end = name + n;
+    uint64_t h = 1469598103934665603ull ^ n, word;
+    if (n >= 8) {
+        for (; end - name > 8; name += 8) {
+            memcpy(&word, name, 8);
+            h = (h ^ word) * 0x9e3779b97f4a7c15ull;
+            h ^= h >> 29;
+        }
+        memcpy(&word, end - 8, 8);
+    } else if (n >= 4) {
+        uint32_t first, last;
+        memcpy(&first, name, 4);
+        memcpy(&last, end - 4, 4);
+        word = (uint64_t)last << 32 | first;
+    } else {
+        const unsigned char *u = (const unsigned char *)name;
+        word = n ? (uint64_t)u[0] << 16 | (uint64_t)u[n / 2] << 8 | u[n - 1] : 0;
+    }
+    h ^= word; /* splitmix64's finalizer */
+    h = (h ^ (h >> 30)) * 0xbf58476d1ce4e5b9ull;
+    h = (h ^ (h >> 27)) * 0x94d049bb133111ebull;
+    return h ^ (h >> 31);
 }
 
 static MlirNameSlot *name_slot(const MlirNameSet *set, const char *name, uint64_t hash)
@@ -205,10 +235,21 @@ void mlir_name_block(MlirPrinter *p, MlirScope *s, const Block *b)
     int ops = 0;
     for (const Op *op = b->first; op; op = op->next)
         ops++;
-    if (!p->renumber) /* one name an op, mostly: the table never grows */
+    if (!p->renumber) /* one name an op and argument, mostly: the table never grows */
         name_set_reserve(p, &s->used, ops + b->num_args);
-    for (const Op *op = b->first; op; op = op->next)
+    s->unnamed = b->first;
+}
+
+/* Names the ops of s's block not named yet, up to `last` (NULL: all). */
+static void name_ops_through(MlirPrinter *p, MlirScope *s, const Op *last)
+{
+    while (s->unnamed) {
+        const Op *op = s->unnamed;
+        s->unnamed = op->next;
         name_op(p, s, op);
+        if (op == last)
+            return;
+    }
 }
 
 static void name_args(MlirPrinter *p, MlirScope *s, const Block *b)
@@ -320,12 +361,14 @@ static void print_terminator(MlirPrinter *p, const Block *b, int indent, const c
     writer_char(p->out, '\n');
 }
 
-void mlir_print_block_ops(MlirPrinter *p, const MlirScope *s, const Block *b, int indent, const char *ret)
+void mlir_print_block_ops(MlirPrinter *p, MlirScope *s, const Block *b, int indent, const char *ret)
 {
     MlirScope *outer = p->scope;
-    p->scope = (MlirScope *)s;
-    for (const Op *op = b->first; op; op = op->next)
+    p->scope = s;
+    for (const Op *op = b->first; op; op = op->next) {
+        name_ops_through(p, s, op);
         mlir_form_of(p, op)->emit(p, op, indent);
+    }
     print_terminator(p, b, indent, ret);
     p->scope = outer;
 }
@@ -333,17 +376,17 @@ void mlir_print_block_ops(MlirPrinter *p, const MlirScope *s, const Block *b, in
 void mlir_region_open(MlirPrinter *p, MlirScope *s, const Block *b, bool isolated)
 {
     mlir_scope_init(s, p, isolated && !p->renumber ? NULL : p->scope, p->scope);
-    name_args(p, s, b);
     mlir_name_block(p, s, b);
+    name_args(p, s, b);
 }
 
 void mlir_region_open_iter(MlirPrinter *p, MlirScope *s, const Block *b, const Block *names)
 {
     mlir_scope_init(s, p, p->scope, p->scope);
+    mlir_name_block(p, s, b);
     for (int i = 0; i < b->num_args; i++)
         set_name(p, b->args[i],
                  mlir_scope_unique(p, s, p->renumber || i >= names->num_args ? "iterArg" : names->args[i]->name));
-    mlir_name_block(p, s, b);
 }
 
 const char *mlir_scope_arg(MlirPrinter *p, MlirScope *s, const char *shir_name)
@@ -371,7 +414,7 @@ static void print_value_attrs(MlirPrinter *p, const Sharding *sharding, const Lo
     MlirAttrList l;
     mlir_attrs_init(&l, p, NULL);
     if (sharding)
-        mlir_attrs_add(&l, "sdy.sharding", MLIR_ITEM_SHARDING, sharding);
+        mlir_attrs_add(&l, mlir_sdy_sharding, MLIR_ITEM_SHARDING, sharding);
     if (logical)
         mlir_attrs_add(&l, "shardc.logical", MLIR_ITEM_LOGICAL, logical);
     mlir_attrs_add_kept(&l, kept);
@@ -415,6 +458,7 @@ static void print_func(MlirPrinter *p, const Func *f)
     const struct MlirExtra *x = f->mlir;
     MlirScope s;
     mlir_scope_init(&s, p, NULL, NULL);
+    mlir_name_block(p, &s, f->body);
     name_args(p, &s, f->body);
     writer_str(p->out, "  func.func ");
     if (x && x->visibility)
@@ -432,7 +476,6 @@ static void print_func(MlirPrinter *p, const Func *f)
     print_func_results(p, f);
     print_kept_attributes(p, x ? &x->attrs : NULL);
     writer_str(p->out, " {\n");
-    mlir_name_block(p, &s, f->body);
     mlir_print_block_ops(p, &s, f->body, 4, "return");
     writer_str(p->out, "  }\n");
 }
@@ -495,8 +538,13 @@ static bool kept_channel(Op *op, void *user)
     return true;
 }
 
+/* Only the MLIR importer keeps channel handles (and it always sets
+ * Module.mlir): a module read from .shir has none, and skips the walk, a
+ * cache miss an op. */
 static void find_kept_channels(MlirPrinter *p, const Module *m)
 {
+    if (!m->mlir)
+        return;
     KeptChannels k = {p, NULL, 2 * (int64_t)m->num_ops + 1};
     k.set = ARENA_ARRAY(&p->arena, int64_t, k.cap); /* zeroed: no handle is 0 here */
     p->channel_repeats = ARENA_ARRAY(&p->arena, bool, m->num_ops + 1);

@@ -40,7 +40,8 @@ static MlirKeptText *kept_text_slot(const MlirTextCache *c, const void *key, uin
 {
     size_t mask = (size_t)c->cap - 1;
     size_t i = (size_t)hash & mask;
-    while (c->slots[i].key && !(c->slots[i].hash == hash && c->equal(c->slots[i].key, key)))
+    while (c->slots[i].key &&
+           !(c->slots[i].hash == hash && (c->equal ? c->equal(c->slots[i].key, key) : c->slots[i].key == key)))
         i = (i + 1) & mask;
     return &c->slots[i];
 }
@@ -63,6 +64,18 @@ static MlirKeptText *find_text(MlirPrinter *p, MlirTextCache *c, const void *key
     if ((c->count + 1) * 2 > c->cap)
         grow_text_cache(p, c);
     return kept_text_slot(c, key, hash);
+}
+
+/* Writes the text kept for key; false (*slot: where to keep it) if none is. */
+static bool print_kept(MlirPrinter *p, MlirTextCache *c, const void *key, uint64_t hash, MlirKeptText **slot)
+{
+    MlirKeptText *kept = find_text(p, c, key, hash);
+    if (!kept->key) {
+        *slot = kept;
+        return false;
+    }
+    writer_bytes(p->out, kept->text, kept->len);
+    return true;
 }
 
 /* Keeps what was written since mark as the text of key (which must
@@ -107,6 +120,9 @@ static bool types_equal(const void *a, const void *b) { return type_equal(a, b);
 void mlir_text_caches_init(MlirPrinter *p)
 {
     p->sharding_texts = (MlirTextCache){.equal = shardings_equal};
+    p->sharding_codes = (MlirTextCache){0};
+    p->value_dicts = (MlirTextCache){0};
+    p->op_dicts = (MlirTextCache){0};
     p->type_texts = (MlirTextCache){.equal = types_equal};
 }
 
@@ -287,6 +303,20 @@ static void apfloat_default(char *out, double v, DType dt)
     }
 }
 
+/* `0x7FC00000`: printf's "0x%llX" without printf (a max reduction's
+ * identity, -inf, is printed so for every reduce). */
+static void print_hex(Writer *out, unsigned long long bits)
+{
+    char text[2 + 16];
+    int n = 0;
+    do
+        text[sizeof text - 1 - n++] = "0123456789ABCDEF"[bits & 15];
+    while ((bits >>= 4) && n < 16);
+    text[sizeof text - 1 - n++] = 'x';
+    text[sizeof text - 1 - n++] = '0';
+    writer_bytes(out, text + sizeof text - n, (size_t)n);
+}
+
 /* MLIR's printFloatValue: APFloat::toString(6, 0, false) -- six
  * significant digits, padded with a zero to six decimals (`1.000000e+00`,
  * `1.000980e-01`) -- if that reads back exactly, else APFloat's default
@@ -314,7 +344,7 @@ void mlir_print_float(Writer *out, double v, DType dt)
             return;
         }
     }
-    writer_printf(out, "0x%llX", float_bits(v, dt));
+    print_hex(out, float_bits(v, dt));
 }
 
 /* ---- dense constants ------------------------------------------------------------- */
@@ -554,17 +584,55 @@ static void print_tensor_sharding(MlirPrinter *p, const Sharding *s)
     writer_char(out, '>');
 }
 
+/* A common sharding -- whole axes (fewer than 15 in the mesh), no
+ * priorities, no replicated or unreduced axes -- has an exact code: a 1,
+ * then a 4-bit symbol for each axis (its index + 1) and for each dim's end
+ * (0 closed, 15 open), at most 15 symbols. Its text is found by mesh and
+ * code: reading a value's sharding costs no sharding_hash and no
+ * sharding_equal (they were a tenth of printing, equal shardings seldom
+ * sharing an address). 0: not a common one. */
+static uint64_t sharding_code(const Sharding *s)
+{
+    if (s->num_replicated || s->num_unreduced)
+        return 0;
+    uint64_t code = 1;
+    int symbols = 0;
+    for (int d = 0; d < s->rank; d++) {
+        const DimSharding *dim = &s->dims[d];
+        symbols += dim->num_axes + 1;
+        if (dim->priority != PRIORITY_NONE || symbols > 15)
+            return 0;
+        for (const AxisRef *r = dim->axes; r < dim->axes + dim->num_axes; r++) {
+            /* axis_ref_is_full, without copying the AxisRef into a call */
+            if (r->axis >= 14 || r->pre_size != 1 || r->size != s->mesh->axes[r->axis].size)
+                return 0;
+            code = code << 4 | (uint64_t)(r->axis + 1);
+        }
+        code = code << 4 | (dim->is_closed ? 0u : 15u);
+    }
+    return code;
+}
+
+/* splitmix64's finalizer: a bijection, so the mixed code stays exact. */
+static uint64_t mix_code(uint64_t x)
+{
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+    return x ^ (x >> 31);
+}
+
 void mlir_print_tensor_sharding(MlirPrinter *p, const Sharding *s)
 {
-    uint64_t hash = sharding_hash(s);
-    MlirKeptText *kept = find_text(p, &p->sharding_texts, s, hash);
-    if (kept->key) {
-        writer_bytes(p->out, kept->text, kept->len);
+    uint64_t code = sharding_code(s);
+    MlirTextCache *c = code ? &p->sharding_codes : &p->sharding_texts;
+    const void *key = code ? (const void *)s->mesh : s;
+    uint64_t hash = code ? mix_code(code) : sharding_hash(s);
+    MlirKeptText *slot;
+    if (print_kept(p, c, key, hash, &slot))
         return;
-    }
     WriterMark mark = writer_mark(p->out);
     print_tensor_sharding(p, s);
-    keep_text(p, &p->sharding_texts, kept, s, hash, mark);
+    keep_text(p, c, slot, key, hash, mark);
 }
 
 void mlir_print_open_sharding(MlirPrinter *p, const Mesh *mesh, int rank)
@@ -741,15 +809,12 @@ void mlir_attrs_init(MlirAttrList *l, MlirPrinter *p, const Op *op)
     l->items = l->inline_items;
 }
 
-void mlir_attrs_add(MlirAttrList *l, const char *name, MlirItemKind kind, const void *ptr)
+void mlir_attrs_grow(MlirAttrList *l)
 {
-    if (l->count == l->cap) {
-        MlirAttrItem *grown = ARENA_ARRAY(&l->p->arena, MlirAttrItem, l->cap * 2);
-        memcpy(grown, l->items, sizeof *grown * (size_t)l->count);
-        l->items = grown;
-        l->cap *= 2;
-    }
-    l->items[l->count++] = (MlirAttrItem){name, kind, ptr};
+    MlirAttrItem *grown = ARENA_ARRAY(&l->p->arena, MlirAttrItem, l->cap * 2);
+    memcpy(grown, l->items, sizeof *grown * (size_t)l->count);
+    l->items = grown;
+    l->cap *= 2;
 }
 
 void mlir_attrs_add_kept(MlirAttrList *l, const MlirKeptAttrs *kept)
@@ -792,11 +857,43 @@ static void print_item(MlirAttrList *l, const MlirAttrItem *it)
     }
 }
 
+const char mlir_sdy_sharding[] = "sdy.sharding";
+
+/* The sharding of a dict that is one sdy.sharding item of a common
+ * sharding (of a value, or of an op of one result), else NULL. */
+static const Sharding *lone_sharding(const MlirAttrList *l)
+{
+    const MlirAttrItem *it = &l->items[0];
+    if (l->count != 1 || it->name != mlir_sdy_sharding) /* (count first: items[0] may be unset) */
+        return NULL;
+    if (it->kind == MLIR_ITEM_SHARDING)
+        return it->ptr;
+    const Op *op = it->ptr;
+    return it->kind == MLIR_ITEM_SHARDINGS && op->num_results == 1 ? op->results[0]->sharding : NULL;
+}
+
 /* Sorted by name (a stable insertion sort: the lists are short, and of
- * two items of one name the first added wins). */
+ * two items of one name the first added wins). The dict of most values
+ * and ops, ` {sdy.sharding = #sdy.sharding<...>}` and ` {sdy.sharding =
+ * #sdy.sharding_per_value<[...]>}` of a common sharding, is printed once
+ * and copied after, kept by the sharding's code. */
 void mlir_attrs_print(MlirAttrList *l)
 {
+    const Sharding *s = lone_sharding(l);
+    uint64_t code = s ? sharding_code(s) : 0;
+    if (!code) {
+        mlir_attrs_print_in(l, " {", "}");
+        return;
+    }
+    MlirPrinter *p = l->p;
+    MlirTextCache *c = l->items[0].kind == MLIR_ITEM_SHARDING ? &p->value_dicts : &p->op_dicts;
+    uint64_t hash = mix_code(code);
+    MlirKeptText *slot;
+    if (print_kept(p, c, s->mesh, hash, &slot))
+        return;
+    WriterMark mark = writer_mark(p->out);
     mlir_attrs_print_in(l, " {", "}");
+    keep_text(p, c, slot, s->mesh, hash, mark);
 }
 
 void mlir_attrs_print_in(MlirAttrList *l, const char *open, const char *close)
@@ -845,7 +942,7 @@ void mlir_print_op_attrs(MlirPrinter *p, const Op *op, const MlirAttrOpts *opts)
     for (int i = 0; i < op->num_results; i++)
         sharded |= op->results[i]->sharding != NULL;
     if (sharded && !opts->no_shardings)
-        mlir_attrs_add(&l, "sdy.sharding", MLIR_ITEM_SHARDINGS, op);
+        mlir_attrs_add(&l, mlir_sdy_sharding, MLIR_ITEM_SHARDINGS, op);
     if (opts->rule)
         mlir_attrs_add(&l, "sdy.sharding_rule", MLIR_ITEM_RULE, opts->rule);
     for (int i = 0; i < op->num_attrs; i++) {
@@ -872,7 +969,10 @@ void mlir_print_op_attrs(MlirPrinter *p, const Op *op, const MlirAttrOpts *opts)
         mlir_attrs_add(&l, "callee", MLIR_ITEM_SYMBOL, op->callee);
     for (const MlirKeptAttr *e = opts->extra; e && e->name; e++)
         mlir_attrs_add(&l, e->name, MLIR_ITEM_KEPT, e);
-    mlir_attrs_print_in(&l, opts->open ? opts->open : " {", "}");
+    if (opts->open)
+        mlir_attrs_print_in(&l, opts->open, "}");
+    else
+        mlir_attrs_print(&l);
 }
 
 void mlir_print_marker(MlirPrinter *p, const char *marker)

@@ -194,7 +194,7 @@ int64_t mlir_kept_channel_handle(const Op *op)
 static void print_channel(MlirPrinter *p, const Op *op)
 {
     const char *kept = kept_channel(op);
-    if (kept && !p->channel_repeats[op->id])
+    if (kept && !(p->channel_repeats && p->channel_repeats[op->id]))
         writer_printf(p->out, "channel_handle = %s", kept);
     else
         writer_printf(p->out, "channel_handle = #stablehlo.channel_handle<handle = %lld, type = 1>",

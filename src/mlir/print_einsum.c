@@ -278,10 +278,10 @@ void mlir_emit_reduce(MlirPrinter *p, const Op *op, int indent)
 /* The type of labels `labels`, each sized as in `from` (dims). */
 static TensorType labels_type(MlirPrinter *p, DType dt, const char *labels, const char *from, const int64_t *dims)
 {
-    int n = (int)strlen(labels);
+    int n = (int)strlen(labels), n_from = (int)strlen(from);
     TensorType t = {dt, n, ARENA_ARRAY(&p->arena, int64_t, n + 1)};
     for (int j = 0; j < n; j++)
-        t.dims[j] = dims[label_at(from, (int)strlen(from), labels[j])];
+        t.dims[j] = dims[label_at(from, n_from, labels[j])];
     return t;
 }
 
@@ -364,11 +364,10 @@ static void print_precision(MlirPrinter *p, const Op *op)
 
 static const char *const dot_kept[] = {"precision_config", "algorithm", NULL};
 
-static MlirVal emit_dot(MlirPrinter *p, EinsumEmit *ee, MlirVal lhs, MlirVal rhs)
+/* The type of the dot_general's result before the einsum's transpose. */
+static TensorType dot_type(MlirPrinter *p, const EinsumEmit *ee, MlirVal lhs, MlirVal rhs)
 {
-    const Op *op = ee->op;
     const EinsumPlan *e = ee->e;
-    bool last = !e->transpose, dot = prints_as_dot(op, e);
     char both[2 * MAXR + 1];
     size_t n0 = strlen(e->kept[0]), n1 = strlen(e->kept[1]);
     memcpy(both, e->kept[0], n0);
@@ -376,7 +375,16 @@ static MlirVal emit_dot(MlirPrinter *p, EinsumEmit *ee, MlirVal lhs, MlirVal rhs
     int64_t dims[2 * MAXR];
     memcpy(dims, lhs.type.dims, sizeof(int64_t) * (size_t)lhs.type.rank);
     memcpy(dims + lhs.type.rank, rhs.type.dims, sizeof(int64_t) * (size_t)rhs.type.rank);
-    MlirVal r = einsum_def(p, ee, labels_type(p, op->results[0]->type.dtype, e->canon, both, dims), last);
+    return labels_type(p, ee->op->results[0]->type.dtype, e->canon, both, dims);
+}
+
+static MlirVal emit_dot(MlirPrinter *p, EinsumEmit *ee, MlirVal lhs, MlirVal rhs)
+{
+    const Op *op = ee->op;
+    const EinsumPlan *e = ee->e;
+    bool last = !e->transpose, dot = prints_as_dot(op, e);
+    /* the last op defines the einsum's result, of its own type */
+    MlirVal r = einsum_def(p, ee, last ? op->results[0]->type : dot_type(p, ee, lhs, rhs), last);
     MlirVal in[2] = {lhs, rhs};
     writer_str(p->out, dot ? "stablehlo.dot " : "stablehlo.dot_general ");
     mlir_print_vals(p, in, 2);

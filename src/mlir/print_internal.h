@@ -6,8 +6,10 @@
  * whole before the regions nested in it, which start from the counters
  * where their parent's numbering ended (so sibling regions reuse numbers);
  * names an op asks for (stablehlo.constant's %cst and %c) get _N suffixes
- * from one counter on conflict. print.c numbers a block's ops in a first
- * pass (mlir_name_block) and prints them in a second. */
+ * from one counter on conflict. print.c names a block's ops as if in a
+ * first pass (mlir_name_block) before printing them: an op is named as it
+ * is printed, and the rest of the block before a region nested in it
+ * opens, which gives the same names without a second walk of the ops. */
 #ifndef SHARDC_MLIR_PRINT_INTERNAL_H
 #define SHARDC_MLIR_PRINT_INTERNAL_H
 #include <stdbool.h>
@@ -36,6 +38,7 @@ typedef struct MlirScope {
     const struct MlirScope *parent; /* enclosing names it must not reuse, or NULL */
     MlirNameSet used;
     int next_value, next_arg, next_conflict;
+    const struct Op *unnamed;       /* the first op of its block not named yet, or NULL */
 } MlirScope;
 
 /* A value the printer makes up to spell a shardc op in StableHLO (an
@@ -83,7 +86,7 @@ enum { MLIR_TEXT_MEMO = 256 }; /* a power of two */
 typedef struct MlirTextCache {
     MlirKeptText *slots;
     int count, cap;
-    bool (*equal)(const void *a, const void *b);
+    bool (*equal)(const void *a, const void *b); /* NULL: the same address */
     MlirTextMemo memo[MLIR_TEXT_MEMO];
 } MlirTextCache;
 
@@ -96,11 +99,13 @@ typedef struct MlirPrinter {
     const char ***aux;      /* by Op.id: the names of its made-up values (plan order) */
     const void **plans;     /* by Op.id: what a form's plan worked out for its emit (an einsum's), or NULL */
     int64_t next_channel;   /* stablehlo channel handles, counted from 1 per module */
-    bool *channel_repeats;  /* by Op.id: its kept channel handle is an earlier op's (a copy's) */
+    bool *channel_repeats;  /* by Op.id: its kept channel handle is an earlier op's (a copy's); NULL: none kept */
     MlirScope *scope;       /* of the block being printed, numbered whole */
     const struct MlirOpForm *forms[OP_COUNT]; /* by OpKind: mlir_op_form's answer, found once */
     const char *canonical[OP_COUNT];          /* by OpKind: mlir_op_canonical_name's, found once */
     MlirTextCache sharding_texts;             /* by Sharding */
+    MlirTextCache sharding_codes;             /* common ones by mesh and code (print_attrs.c) */
+    MlirTextCache value_dicts, op_dicts;      /* dicts of one such sharding, the same (mlir_attrs_print) */
     MlirTextCache type_texts;                 /* by TensorType */
     SymTab einsum_plans;                      /* by spec text: its EinsumPlan (print_einsum.c) */
 } MlirPrinter;
@@ -124,17 +129,21 @@ const char *mlir_op_canonical_name(OpKind kind);
 
 /* ---- naming (print.c) ---- */
 
-void mlir_scope_init(MlirScope *s, MlirPrinter *p, const MlirScope *parent, const MlirScope *counters);
+/* A scope inside `parent` (or NULL) counting on from `counters` (or
+ * NULL); the ops of their blocks not named yet are named first. */
+void mlir_scope_init(MlirScope *s, MlirPrinter *p, MlirScope *parent, MlirScope *counters);
 /* A name not yet taken in s or the scopes it sees (MLIR's uniqueValueName):
  * base itself when free, kept as it is (it must outlive the printer: a
  * literal, a name of the module, the printer's arena), else a copy. */
 const char *mlir_scope_unique(MlirPrinter *p, MlirScope *s, const char *base);
-/* Names every value the block's ops define (a first pass; not nested
- * regions). The block's arguments are named by the caller. */
+/* Names every value the block's ops define, as a first pass would (not
+ * nested regions): each op as mlir_print_block_ops reaches it, or the
+ * rest when a scope inside s opens. The block's arguments are named by
+ * the caller, after this call (which makes room for their names). */
 void mlir_name_block(MlirPrinter *p, MlirScope *s, const Block *b);
-/* Prints the ops of a block named by mlir_name_block, then its terminator
+/* Prints the ops of a block given to mlir_name_block, then its terminator
  * `<ret> %a, %b : types` (ret "return" or "sdy.return"). */
-void mlir_print_block_ops(MlirPrinter *p, const MlirScope *s, const Block *b, int indent, const char *ret);
+void mlir_print_block_ops(MlirPrinter *p, MlirScope *s, const Block *b, int indent, const char *ret);
 /* Opens the scope of a region nested in the block being printed (its
  * counters start where the parent block's numbering ended) and names the
  * block's arguments and ops: print its header, then mlir_print_block_ops.
@@ -235,8 +244,19 @@ typedef struct MlirAttrList {
     MlirAttrItem inline_items[MLIR_ATTR_INLINE];
 } MlirAttrList;
 
+/* The name of the sdy.sharding items (mlir_attrs_print knows it by its address). */
+extern const char mlir_sdy_sharding[];
+
 void mlir_attrs_init(MlirAttrList *l, MlirPrinter *p, const Op *op);
-void mlir_attrs_add(MlirAttrList *l, const char *name, MlirItemKind kind, const void *ptr);
+/* Doubles the room of l (mlir_attrs_add's slow path). */
+void mlir_attrs_grow(MlirAttrList *l);
+/* Inline: every op adds its sharding item. */
+static inline void mlir_attrs_add(MlirAttrList *l, const char *name, MlirItemKind kind, const void *ptr)
+{
+    if (l->count == l->cap)
+        mlir_attrs_grow(l);
+    l->items[l->count++] = (MlirAttrItem){name, kind, ptr};
+}
 void mlir_attrs_add_kept(MlirAttrList *l, const MlirKeptAttrs *kept);
 void mlir_attrs_print(MlirAttrList *l);
 /* The same between `open` and `close` (` <{`, `}>`: an op's properties). */

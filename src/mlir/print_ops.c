@@ -77,6 +77,8 @@ static int plan_elementwise(MlirPrinter *p, const Op *op, MlirAux *aux)
 static int broadcast_operands(MlirPrinter *p, const Op *op, int indent, MlirVal *in)
 {
     int n = operand_vals(p, op, in, MLIR_MAX_ELEMENTWISE_OPERANDS), k = 0;
+    if (op->id >= 0 && op->id < p->m->num_ops && !p->aux[op->id])
+        return n; /* plan_elementwise found no operand to broadcast */
     const TensorType *res = &op->results[0]->type;
     for (int i = 0; i < n; i++) {
         if (!needs_broadcast(op, i))
