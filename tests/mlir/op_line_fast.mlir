@@ -20,6 +20,9 @@ module {
       loc(#loc1)
     %m = stablehlo.maximum %n, %e {sdy.sharding = #sdy.sharding_per_value<[<@mesh, [{"data"}, {"model"}]>]>} : (tensor<8x32xf32>, tensor<8x32xf32>) -> tensor<8x32xf32>
     %z = stablehlo.abs %m {sdy.sharding = #sdy.sharding_per_value<[<@mesh, [{"data"}, {"model"}]>]>} : tensor<8x32xf32> loc(#loc1)
-    return %z : tensor<8x32xf32>
+    %g = "shardc.gelu"(%z) {sdy.sharding = #sdy.sharding_per_value<[<@mesh, [{"data"}, {"model"}]>]>} : (tensor<8x32xf32>) -> tensor<8x32xf32>
+    %y = stablehlo.abs %g {sdy.sharding = #sdy.sharding_per_value<[<@mesh, [{"data"}, {"model"}]>]>} : tensor<8x32xf32>
+    %v = stablehlo.sqrt %y {sdy.sharding = #sdy.sharding_per_value<[<@mesh, [{"data"}, {"model"}]>]>} : tensor<8x32xf32>
+    func.return %v : tensor<8x32xf32>
   }
 }
