@@ -45,15 +45,33 @@ static bool op_prefix(OpLine *o, const char *s)
     return true;
 }
 
+/* Bit 1: a byte of a value name after its `%` ({SUFFIX} in mlir_lexer.l);
+ * bit 2: a byte of an identifier after its first ({ID}). A table: testing
+ * the ranges byte by byte cost more than the rest of reading a name. */
+static const unsigned char name_chars[256] = {
+    ['-'] = 1, ['.'] = 3, ['$'] = 3, ['_'] = 3,
+    ['0'] = 3, ['1'] = 3, ['2'] = 3, ['3'] = 3, ['4'] = 3, ['5'] = 3, ['6'] = 3, ['7'] = 3, ['8'] = 3, ['9'] = 3,
+    ['a'] = 3, ['b'] = 3, ['c'] = 3, ['d'] = 3, ['e'] = 3, ['f'] = 3, ['g'] = 3, ['h'] = 3, ['i'] = 3,
+    ['j'] = 3, ['k'] = 3, ['l'] = 3, ['m'] = 3, ['n'] = 3, ['o'] = 3, ['p'] = 3, ['q'] = 3, ['r'] = 3,
+    ['s'] = 3, ['t'] = 3, ['u'] = 3, ['v'] = 3, ['w'] = 3, ['x'] = 3, ['y'] = 3, ['z'] = 3,
+    ['A'] = 3, ['B'] = 3, ['C'] = 3, ['D'] = 3, ['E'] = 3, ['F'] = 3, ['G'] = 3, ['H'] = 3, ['I'] = 3,
+    ['J'] = 3, ['K'] = 3, ['L'] = 3, ['M'] = 3, ['N'] = 3, ['O'] = 3, ['P'] = 3, ['Q'] = 3, ['R'] = 3,
+    ['S'] = 3, ['T'] = 3, ['U'] = 3, ['V'] = 3, ['W'] = 3, ['X'] = 3, ['Y'] = 3, ['Z'] = 3,
+};
+
 static bool is_suffix_char(char c)
 {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-           c == '_' || c == '$' || c == '.' || c == '-';
+    return name_chars[(unsigned char)c] & 1;
+}
+
+static bool is_id_char(char c)
+{
+    return name_chars[(unsigned char)c] & 2;
 }
 
 static bool is_id_start(char c)
 {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+    return is_id_char(c) && !(c >= '0' && c <= '9') && c != '$' && c != '.';
 }
 
 /* The end of an identifier ([A-Za-z_][A-Za-z0-9_$.]*) at p, p if none. */
@@ -61,7 +79,7 @@ static const char *id_end(const char *p, const char *end)
 {
     if (p == end || !is_id_start(*p))
         return p;
-    while (p < end && is_suffix_char(*p) && *p != '-')
+    while (p < end && is_id_char(*p))
         p++;
     return p;
 }
