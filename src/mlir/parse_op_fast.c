@@ -2,7 +2,7 @@
  * it stands after a previous op's `: (types) -> types` or after another
  * op line read whole (both end an op: see mlir_fast_op_line):
  *
- *   line     := '%' NAME ' = ' OPNAME ' ' item (', ' item)* ' {' DICT ' : ' SIG
+ *   line     := '%' NAME ' = ' OPNAME ' ' item (', ' item)* (' {' DICT)? ' : ' SIG
  *   item     := '%' NAME | KEY ' = ' ARRAY (' x ' ARRAY)?
  *   DICT     := `sdy.sharding = <sharding>}` (mlir_fast_sdy_dict)
  *   ARRAY    := `[0, 1]` (mlir_fast_int_array)
@@ -183,12 +183,14 @@ static bool op_items(OpLine *o)
     return true;
 }
 
-/* ` {sdy.sharding = <sharding>}`, as '{' DICT_BODY. */
+/* ` {sdy.sharding = <sharding>}`, as '{' DICT_BODY, if a `{` comes. */
 static bool op_sharding_dict(OpLine *o)
 {
     static const char key[] = "sdy.sharding =";
     const char *open = o->p + 1;
-    if (o->ctx->in_rule || !op_prefix(o, " {") || !op_prefix(o, key))
+    if (!op_prefix(o, " {"))
+        return true;
+    if (o->ctx->in_rule || !op_prefix(o, key))
         return false;
     MlirSyntaxItem *dict = op_item(o, MI_DICT, op_loc(o, open));
     if (!dict)

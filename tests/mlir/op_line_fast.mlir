@@ -23,6 +23,9 @@ module {
     %g = "shardc.gelu"(%z) {sdy.sharding = #sdy.sharding_per_value<[<@mesh, [{"data"}, {"model"}]>]>} : (tensor<8x32xf32>) -> tensor<8x32xf32>
     %y = stablehlo.abs %g {sdy.sharding = #sdy.sharding_per_value<[<@mesh, [{"data"}, {"model"}]>]>} : tensor<8x32xf32>
     %v = stablehlo.sqrt %y {sdy.sharding = #sdy.sharding_per_value<[<@mesh, [{"data"}, {"model"}]>]>} : tensor<8x32xf32>
-    func.return %v : tensor<8x32xf32>
+    %dd = stablehlo.dot_general %v, %v, batching_dims = [0] x [0], contracting_dims = [1] x [1] : (tensor<8x32xf32>, tensor<8x32xf32>) -> tensor<8xf32>
+    %s = stablehlo.add %dd, %dd : tensor<8xf32>
+    %q = stablehlo.broadcast_in_dim %s, dims = [0] : (tensor<8xf32>) -> tensor<8x32xf32>
+    func.return %q : tensor<8x32xf32>
   }
 }
