@@ -201,9 +201,9 @@ static bool small_decimal(const char *text, int64_t *value)
     const char *p = text + (text[0] == '-');
     int64_t v = 0;
     int digits = 0;
-    for (; digits < 19 && *p >= '0' && *p <= '9'; p++, digits++)
+    for (; digits < 18 && *p >= '0' && *p <= '9'; p++, digits++)
         v = v * 10 + (*p - '0');
-    if (digits == 0 || digits > 18 || *p)
+    if (digits == 0 || *p)    /* none, a 19th digit, or not a decimal */
         return false;
     *value = text[0] == '-' ? -v : v;
     return true;
