@@ -65,6 +65,7 @@ static int mlir_yylex(MLIR_YYSTYPE *lval, MLIR_YYLTYPE *lloc, MlirParseCtx *ctx)
     int token = mlir_scan_lex(lval, lloc, ctx->scanner);
     if (token != LEX_ERROR)
         ctx->lex_error_pending = false;
+    ctx->last_token = token;
     return token;
 }
 static void mlir_yyerror(MLIR_YYLTYPE *lloc, MlirParseCtx *ctx, const char *msg);
@@ -121,6 +122,7 @@ static MlirList list_of(MlirParseCtx *ctx, void *item)
     MlirMeshAxis *mesh_axis;
     MlirRule *rule;
     MlirFunc *func;
+    MlirFastOp *fast_op;
 }
 
 %token KW_MODULE "'module'" KW_FUNC "'func.func'" KW_SDY_MESH "'sdy.mesh'"
@@ -145,6 +147,10 @@ static MlirList list_of(MlirParseCtx *ctx, void *item)
 %token <s> ALIAS "alias" LOC_TEXT "location" BLOCK_LABEL "block label" FLOAT "float" INT "integer"
 %token <s> VALUE_ID "value name" SYMBOL "symbol" ATTR_KEY "attribute name" UNIT_KEY "unit attribute"
 %token <s> BARE_ID "identifier" STRING "string"
+/* A whole op line read by the scanner (parse_op_fast.c): named as the
+ * value name it starts with. Declared last, so that syntax errors list
+ * the tokens expected in the same order as without it. */
+%token <fast_op> OP_READ "op line read"
 
 %type <s> keyword opt_symbol opt_visibility opt_loc opt_priority option_key
 %type <list> top_items func_args opt_func_args func_results result_list dict dict_entries
@@ -339,6 +345,13 @@ ops1
 op_stmt
     : result_defs '=' op_body opt_loc   { $$ = mlir_finish_op(ctx, $3, &$1, $4, L(@1)); if (!$$) YYABORT; }
     | op_body opt_loc                   { $$ = mlir_finish_op(ctx, $1, NULL, $2, L(@1)); if (!$$) YYABORT; }
+    | OP_READ
+        {
+            MlirList results = list_of(ctx, &$1->result);
+            $$ = mlir_custom_op(ctx, $1->syntax);
+            if (!$$ || !($$ = mlir_finish_op(ctx, $$, &results, NULL, L(@1))))
+                YYABORT;
+        }
     ;
 
 result_defs
@@ -680,6 +693,8 @@ static yysymbol_kind_t token_as_written(yysymbol_kind_t kind)
         return YYTRANSLATE('[');
     if (kind == YYSYMBOL_SIG_READ || kind == YYSYMBOL_TYPE_READ)
         return YYTRANSLATE(':');
+    if (kind == YYSYMBOL_OP_READ)
+        return YYSYMBOL_VALUE_ID;
     return kind;
 }
 

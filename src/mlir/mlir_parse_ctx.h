@@ -20,6 +20,7 @@ typedef struct MlirParseCtx {
     MlirModule *module;
     int syntax_errors;
     bool lex_error_pending;     /* the scanner reported this token already */
+    int last_token;             /* the token the parser was given last */
     int nesting;                /* open brackets and regions */
     int line, column, offset;   /* the scanner's position, after what it read */
     MlirRule *rule;             /* the op sharding rule being read */
@@ -171,6 +172,19 @@ typedef struct MlirCustomSyntax {
     MlirList trailing_regions;  /* reducer's, cond/do: MlirRegion* */
     MlirList extra_uses;        /* reduce's inits, while's iteration argument names */
 } MlirCustomSyntax;
+
+/* An op line read whole by the scanner (parse_op_fast.c): its result and
+ * custom form, as the grammar's result_def and custom_head read them. */
+typedef struct MlirFastOp {
+    MlirResultDef result;
+    MlirCustomSyntax *syntax;
+} MlirFastOp;
+
+/* At a `%` (at loc, offset first_offset in the text) that starts an op
+ * where the op before ended, the whole op line in the form
+ * parse_op_fast.c describes, with *used its bytes from the `%`; NULL
+ * (nothing reported, nothing read) for any other text. */
+MlirFastOp *mlir_fast_op_line(MlirParseCtx *ctx, Loc loc, int first_offset, int *used);
 
 /* The generic op a custom form stands for; NULL after an error. */
 MlirOp *mlir_custom_op(MlirParseCtx *ctx, MlirCustomSyntax *syntax);

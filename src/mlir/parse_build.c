@@ -193,8 +193,27 @@ MlirAttr *mlir_build_raw(MlirParseCtx *ctx, MlirAttrKind kind, const char *text,
     return a;
 }
 
+/* A decimal of at most 18 digits, which fits: read without strtoll, which
+ * cost more than the rest of building an int (every dim of every op's
+ * `dims = [..]`). False for any other text. */
+static bool small_decimal(const char *text, int64_t *value)
+{
+    const char *p = text + (text[0] == '-');
+    int64_t v = 0;
+    int digits = 0;
+    for (; digits < 18 && *p >= '0' && *p <= '9'; p++, digits++)
+        v = v * 10 + (*p - '0');
+    if (digits == 0 || *p)    /* none, a 19th digit, or not a decimal */
+        return false;
+    *value = text[0] == '-' ? -v : v;
+    return true;
+}
+
 int64_t mlir_int_value(MlirParseCtx *ctx, const char *text, Loc loc)
 {
+    int64_t small;
+    if (small_decimal(text, &small))
+        return small;
     errno = 0;
     bool hex = text[0] == '0' && text[1] == 'x';
     char *end;
