@@ -32,12 +32,6 @@ section=$work/section
     echo "<!-- bench/conv.sh end -->"
 } > "$section"
 cat "$section"
-results=bench/results.md
-if grep -q '^<!-- bench/conv.sh begin -->$' "$results"; then
-    awk -v sect="$section" '
-        /^<!-- bench\/conv.sh begin -->$/ { skip = 1; while ((getline l < sect) > 0) print l; next }
-        /^<!-- bench\/conv.sh end -->$/ { skip = 0; next }
-        !skip { print }' "$results" > "$work/results" && cp "$work/results" "$results"
-else
-    { echo ""; cat "$section"; } >> "$results"
-fi
+# shellcheck source=bench/section.sh
+. "$(dirname "$0")/section.sh"
+bench_put_section bench/results.md "$section" bench/conv.sh

@@ -52,11 +52,6 @@ section=$work/section
     echo "<!-- bench/engine.sh end -->"
 } > "$section"
 cat "$section"
-results=bench/results.md
-touch "$results"
-awk -v sect="$section" '
-    /^<!-- bench\/engine.sh begin -->$/ { skip = 1; while ((getline l < sect) > 0) print l; done = 1; next }
-    /^<!-- bench\/engine.sh end -->$/ { skip = 0; next }
-    !skip { print }
-    END { if (!done) { print ""; while ((getline l < sect) > 0) print l } }' "$results" > "$results.tmp"
-mv "$results.tmp" "$results"
+# shellcheck source=bench/section.sh
+. "$(dirname "$0")/section.sh"
+bench_put_section bench/results.md "$section" bench/engine.sh

@@ -120,11 +120,6 @@ section="$work/mlir_section.md"
 cat "$section"
 
 # Into bench/results.md: replace the previous section, else append.
-results=bench/results.md
-touch "$results"
-awk -v sect="$section" '
-    /^<!-- bench\/mlir.sh begin -->$/ { skip = 1; while ((getline l < sect) > 0) print l; done = 1; next }
-    /^<!-- bench\/mlir.sh end -->$/ { skip = 0; next }
-    !skip { print }
-    END { if (!done) { print ""; while ((getline l < sect) > 0) print l } }' "$results" > "$results.tmp"
-mv "$results.tmp" "$results"
+# shellcheck source=bench/section.sh
+. "$(dirname "$0")/section.sh"
+bench_put_section bench/results.md "$section" bench/mlir.sh

@@ -61,11 +61,6 @@ section=$work/section
     echo "<!-- bench/mpi_allreduce.sh end -->"
 } > "$section"
 cat "$section"
-results=bench/results-mpi.md
-touch "$results"
-awk -v sect="$section" '
-    /^<!-- bench\/mpi_allreduce.sh begin -->$/ { skip = 1; while ((getline l < sect) > 0) print l; done = 1; next }
-    /^<!-- bench\/mpi_allreduce.sh end -->$/ { skip = 0; next }
-    !skip { print }
-    END { if (!done) { print ""; while ((getline l < sect) > 0) print l } }' "$results" > "$results.tmp"
-mv "$results.tmp" "$results"
+# shellcheck source=bench/section.sh
+. "$(dirname "$0")/section.sh"
+bench_put_section bench/results-mpi.md "$section" bench/mpi_allreduce.sh

@@ -96,11 +96,6 @@ section="$work/scaling_section.md"
 } > "$section"
 cat "$section"
 
-results=bench/results.md
-touch "$results"
-awk -v sect="$section" '
-    /^<!-- bench\/scaling.sh begin -->$/ { skip = 1; while ((getline l < sect) > 0) print l; done = 1; next }
-    /^<!-- bench\/scaling.sh end -->$/ { skip = 0; next }
-    !skip { print }
-    END { if (!done) { print ""; while ((getline l < sect) > 0) print l } }' "$results" > "$results.tmp"
-mv "$results.tmp" "$results"
+# shellcheck source=bench/section.sh
+. "$(dirname "$0")/section.sh"
+bench_put_section bench/results.md "$section" bench/scaling.sh
