@@ -33,6 +33,21 @@ static bool element_type(const char *elem, DType *out)
     return elem && dtype_parse_mlir(elem, strlen(elem), out) && *out != DT_TOKEN;
 }
 
+/* The interned dims of t, the AST's `?` (-1) as TYPE_DYNAMIC_DIM. */
+static int64_t *interned_dims(ImportCtx *ic, const MlirType *t)
+{
+    int64_t dims[SHARDC_MAX_RANK];
+    bool dynamic = false;
+    for (int d = 0; d < t->rank; d++) {
+        dims[d] = t->dims[d] < 0 ? TYPE_DYNAMIC_DIM : t->dims[d];
+        dynamic |= t->dims[d] < 0;
+    }
+    return (int64_t *)interner_get(&ic->shapes, dynamic ? dims : t->dims, sizeof(int64_t) * (size_t)t->rank);
+}
+
+/* Dynamic dims and unranked tensors are read (docs/mlir.md "What is
+ * read"); mlir_read_module_with refuses them after the import unless
+ * `shardc opt` allows them. */
 bool mlir_imp_type(ImportCtx *ic, const MlirType *t, TensorType *out)
 {
     Loc loc = mlir_imp_loc(ic, t->loc);
@@ -45,11 +60,8 @@ bool mlir_imp_type(ImportCtx *ic, const MlirType *t, TensorType *out)
         return false;
     }
     DType dt;
-    if (t->elem && t->elem[0] == '*') {
-        diag_error(ic->diag, loc, "unranked tensors are not supported by shardc ('%s')", t->text);
-        return false;
-    }
-    if (!element_type(t->elem, &dt)) {
+    bool unranked = t->elem && t->elem[0] == '*' && t->elem[1] == 'x' && t->rank == 0;
+    if (!element_type(unranked ? t->elem + 2 : t->elem, &dt)) {
         diag_error(ic->diag, loc, "element type '%s' is not supported by shardc", t->elem ? t->elem : t->text);
         return false;
     }
@@ -61,16 +73,16 @@ bool mlir_imp_type(ImportCtx *ic, const MlirType *t, TensorType *out)
         diag_error(ic->diag, loc, "rank %d exceeds the maximum rank %d", t->rank, SHARDC_MAX_RANK);
         return false;
     }
-    for (int d = 0; d < t->rank; d++) {
-        if (t->dims[d] < 0) {
-            diag_error(ic->diag, loc, "dynamic dimensions are not supported by shardc ('%s')", t->text);
-            return false;
-        }
+    if (unranked) {
+        *out = (TensorType){dt, SHARDC_UNRANKED, NULL};
+        return ic->read_dynamic = true;
     }
     /* values of one shape share its dims (never changed in place) */
-    *out = (TensorType){dt, t->rank, (int64_t *)interner_get(&ic->shapes, t->dims, sizeof(int64_t) * (size_t)t->rank)};
+    *out = (TensorType){dt, t->rank, interned_dims(ic, t)};
     int64_t count;
-    if (!type_num_elements(out, &count)) {
+    if (!type_is_static(out))
+        ic->read_dynamic = true;
+    else if (!type_num_elements(out, &count)) {
         diag_error(ic->diag, loc, "the type's element count overflows 64 bits");
         return false;
     }

@@ -134,9 +134,12 @@ static void print_type_text(Writer *out, const TensorType *t)
         writer_str(out, dtype_mlir_name(DT_TOKEN));
         return;
     }
-    writer_str(out, "tensor<");
+    writer_str(out, t->rank == SHARDC_UNRANKED ? "tensor<*x" : "tensor<");
     for (int i = 0; i < t->rank; i++) {
-        writer_int(out, (long long)t->dims[i]);
+        if (t->dims[i] == TYPE_DYNAMIC_DIM)
+            writer_char(out, '?');
+        else
+            writer_int(out, (long long)t->dims[i]);
         writer_char(out, 'x');
     }
     writer_str(out, dtype_mlir_name(t->dtype));
