@@ -46,6 +46,13 @@ static bool refuse_value(const ShapeGate *g, const char *subject, const TensorTy
     return false;
 }
 
+static bool refuse_named(const ShapeGate *g, const Value *v)
+{
+    char subject[256];
+    snprintf(subject, sizeof subject, "%%%s", v->name);
+    return refuse_value(g, subject, &v->type, v->loc);
+}
+
 /* An op's operand or result in `shardc opt`, where only function
  * boundaries may be dynamic; under propagation a result is refused in
  * Shardy's words (its allValidShapes). */
@@ -63,22 +70,28 @@ static bool refuse_op_value(const ShapeGate *g, const Op *op, const Value *v, bo
     return false;
 }
 
+/* Block arguments; op results are check_op's. */
 static bool check_value(Value *v, void *user)
 {
     const ShapeGate *g = user;
-    if (type_is_static(&v->type) || (g->scope == MLIR_SHAPES_BOUNDARY && is_function_arg(v)))
+    if (v->def || type_is_static(&v->type) || (g->scope == MLIR_SHAPES_BOUNDARY && is_function_arg(v)))
         return true;
-    if (g->scope == MLIR_SHAPES_BOUNDARY && v->def)
-        return refuse_op_value(g, v->def, v, true);
-    char subject[256];
-    snprintf(subject, sizeof subject, "%%%s", v->name);
-    return refuse_value(g, subject, &v->type, v->loc);
+    return refuse_named(g, v);
 }
 
-/* Function arguments are checked where ops use them. */
-static bool check_operands(Op *op, void *user)
+/* Under propagation the results first, as Shardy checks them; then the
+ * operands (function arguments are refused where an op uses them). */
+static bool check_op(Op *op, void *user)
 {
     const ShapeGate *g = user;
+    for (int i = 0; i < op->num_results; i++) {
+        Value *v = op->results[i];
+        if (type_is_static(&v->type))
+            continue;
+        if (g->scope == MLIR_SHAPES_BOUNDARY)
+            return refuse_op_value(g, op, v, true);
+        return refuse_named(g, v);
+    }
     for (int i = 0; g->scope == MLIR_SHAPES_BOUNDARY && i < op->num_operands; i++)
         if (!type_is_static(&op->operands[i]->type))
             return refuse_op_value(g, op, op->operands[i], false);
@@ -100,7 +113,7 @@ static bool check_results(const ShapeGate *g, const Func *f)
 bool mlir_check_shapes(const Module *m, MlirShapeScope scope, const char *what, bool propagating, DiagEngine *diag)
 {
     ShapeGate g = {scope, what, propagating, diag};
-    IrWalker walker = {.value = check_value, .pre = check_operands, .user = &g};
+    IrWalker walker = {.value = check_value, .pre = check_op, .user = &g};
     for (int i = 0; i < m->num_funcs; i++)
         if (!ir_walk(m->funcs[i]->body, &walker) || !check_results(&g, m->funcs[i]))
             return false;
