@@ -43,3 +43,8 @@ func.func @custom(%arg0: tensor<*xf32>) {
   stablehlo.custom_call @foo(%arg0) {has_side_effect = true} : (tensor<*xf32>) -> ()
   return
 }
+// -----
+// shardc's own verifier spells them as .shir would, were they .shir's.
+func.func @return_mismatch(%arg0: tensor<?x4xf32>, %arg1: tensor<4xf32>) -> (tensor<8x4xf32>, tensor<*xf32>) {
+  return %arg0, %arg1 : tensor<?x4xf32>, tensor<4xf32>
+}
