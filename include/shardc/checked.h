@@ -44,10 +44,12 @@ static inline bool size_product(const int64_t *dims, int n, int64_t *out)
     int64_t count = 1;
     bool overflow = false, zero = false;
     for (int i = 0; i < n; i++) {
-        if (dims[i] < 0)
+        if (dims[i] > 0)
+            overflow |= !size_mul(count, dims[i], &count);
+        else if (dims[i] < 0)
             return false;
-        zero |= dims[i] == 0;
-        overflow |= !zero && !size_mul(count, dims[i], &count);
+        else
+            zero = true;
     }
     if (zero) {
         *out = 0;

@@ -68,20 +68,14 @@ bool type_bitcast_shape(DType from, int rank, const int64_t *dims, DType to, int
     return true;
 }
 
-/* `?` and `f32[*]` only ever reach diagnostics: .shir holds static shapes. */
 void type_print_to(Writer *out, const TensorType *t)
 {
     writer_str(out, dtype_name(t->dtype));
     writer_char(out, '[');
-    if (t->rank == SHARDC_UNRANKED)
-        writer_char(out, '*');
     for (int i = 0; i < t->rank; i++) {
         if (i)
             writer_char(out, ',');
-        if (t->dims[i] == TYPE_DYNAMIC_DIM)
-            writer_char(out, '?');
-        else
-            writer_int(out, (long long)t->dims[i]);
+        writer_int(out, (long long)t->dims[i]);
     }
     writer_char(out, ']');
 }

@@ -37,12 +37,17 @@ static bool element_type(const char *elem, DType *out)
 static int64_t *interned_dims(ImportCtx *ic, const MlirType *t)
 {
     int64_t dims[SHARDC_MAX_RANK];
-    bool dynamic = false;
+    const int64_t *shape = t->dims;
     for (int d = 0; d < t->rank; d++) {
-        dims[d] = t->dims[d] < 0 ? TYPE_DYNAMIC_DIM : t->dims[d];
-        dynamic |= t->dims[d] < 0;
+        if (t->dims[d] >= 0)
+            continue;
+        memcpy(dims, t->dims, sizeof(int64_t) * (size_t)t->rank); /* the rare dynamic shape */
+        for (int k = d; k < t->rank; k++)
+            dims[k] = t->dims[k] < 0 ? TYPE_DYNAMIC_DIM : t->dims[k];
+        shape = dims;
+        break;
     }
-    return (int64_t *)interner_get(&ic->shapes, dynamic ? dims : t->dims, sizeof(int64_t) * (size_t)t->rank);
+    return (int64_t *)interner_get(&ic->shapes, shape, sizeof(int64_t) * (size_t)t->rank);
 }
 
 /* Dynamic dims and unranked tensors are read (docs/mlir.md "What is
@@ -80,13 +85,12 @@ bool mlir_imp_type(ImportCtx *ic, const MlirType *t, TensorType *out)
     /* values of one shape share its dims (never changed in place) */
     *out = (TensorType){dt, t->rank, interned_dims(ic, t)};
     int64_t count;
-    if (!type_is_static(out))
-        ic->read_dynamic = true;
-    else if (!type_num_elements(out, &count)) {
-        diag_error(ic->diag, loc, "the type's element count overflows 64 bits");
-        return false;
-    }
-    return true;
+    if (type_num_elements(out, &count))
+        return true;
+    if (!type_is_static(out)) /* which type_num_elements refuses */
+        return ic->read_dynamic = true;
+    diag_error(ic->diag, loc, "the type's element count overflows 64 bits");
+    return false;
 }
 
 /* ---- names and scopes ---- */
@@ -484,6 +488,7 @@ static void finish_module(ImportCtx *ic, const MlirModule *ast)
     x->module_name = mlir_imp_str(ic, ast->name);
     x->attrs = keep_all(ic, &ast->attrs);
     x->loc_aliases = keep_all(ic, &ast->loc_aliases);
+    x->dynamic_types = ic->read_dynamic;
     m->mlir = x;
 }
 
