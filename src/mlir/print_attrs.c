@@ -605,7 +605,7 @@ static uint64_t sharding_code(const Sharding *s)
         symbols += dim->num_axes + 1;
         if (dim->priority != PRIORITY_NONE || symbols > 15)
             return 0;
-        for (const AxisRef *r = dim->axes; r < dim->axes + dim->num_axes; r++) {
+        for (const AxisRef *r = dim->axes; r && r < dim->axes + dim->num_axes; r++) { /* axes NULL: none */
             /* axis_ref_is_full, without copying the AxisRef into a call */
             if (r->axis >= 14 || r->pre_size != 1 || r->size != s->mesh->axes[r->axis].size)
                 return 0;
