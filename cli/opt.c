@@ -330,6 +330,23 @@ static bool local_only(const OptArgs *args)
     return args->num_run == 1 && args->run[0]->action == OPT_GLOBAL_TO_LOCAL;
 }
 
+/* Dynamic and unranked values (read past the verifier's checks) pass
+ * through opt only as function arguments and results that no op uses,
+ * and not into the passes that compute local shapes and collectives
+ * (docs/mlir.md "What is read"). */
+static bool opt_shapes(const OptArgs *args, const OptPlan *plan, const Module *m, DiagEngine *diag)
+{
+    if (!mlir_check_shapes(m, MLIR_SHAPES_BOUNDARY, "shardc opt", plan->options.emit >= EMIT_PROPAGATED, diag))
+        return false;
+    for (int i = 0; i < args->num_run; i++) {
+        OptAction a = args->run[i]->action;
+        if ((a == OPT_EXPLICIT || a == OPT_COLLECTIVES || a == OPT_GLOBAL_TO_LOCAL) &&
+            !mlir_check_shapes(m, MLIR_SHAPES_STATIC, args->run[i]->name, false, diag))
+            return false;
+    }
+    return true;
+}
+
 /* One module: read, run, print into out. False on errors (reported). */
 static bool opt_module(const OptArgs *args, const char *name, const char *text, size_t len, DiagEngine *diag,
                        FILE *out)
@@ -340,7 +357,7 @@ static bool opt_module(const OptArgs *args, const char *name, const char *text, 
     Module *m = mlir_read_module_with(name, text, len, &args->read, diag);
     PassContext ctx = {diag, &plan.options, NULL, NULL, NULL};
     CliWritten before = {0};
-    bool ok = m && opt_import(&plan, m, diag) && seed_groups(m, &plan.options, diag) &&
+    bool ok = m && opt_shapes(args, &plan, m, diag) && opt_import(&plan, m, diag) && seed_groups(m, &plan.options, diag) &&
               cli_remember_shardings(m, &before) && (local_only(args) || pipeline_run(m, &ctx));
     ok = ok && opt_export(&plan, m, &before, diag);
     if (ok && plan.rules)
@@ -396,7 +413,7 @@ static bool opt_text(const OptArgs *args, const char *name, const char *text, si
 int cmd_opt(int argc, char **argv)
 {
     bool warned_unknown_call = false;
-    OptArgs args = {.warned_unknown_call = &warned_unknown_call};
+    OptArgs args = {.warned_unknown_call = &warned_unknown_call, .read.allow_dynamic = true};
     char **norm = normalize_dashes(argc, argv);
     int status = cli_parse(&cmd_opt_command, argc, norm, &args, &args.common);
     free(norm);

@@ -172,7 +172,7 @@ static void reopen_results(Module *m, Func *fn, const Sharding **before)
     for (int r = 0; fn->result_shardings && r < fn->num_results && r < fn->body->num_returns; r++) {
         Sharding *s = fn->result_shardings[r];
         const Value *v = fn->body->returns[r];
-        if (!s && v->sharding && (!entry || entry == fn)) { /* propagated onto it: no replicated or unreduced axes */
+        if (!s && v->sharding && (!entry || entry == fn) && type_is_static(&v->type)) { /* propagated onto it: no replicated or unreduced axes */
             s = sharding_clone(&m->arena, v->sharding);
             s->num_replicated = s->num_unreduced = 0;
             for (int d = 0; d < s->rank; d++) /* a manual computation's stay on its edge */

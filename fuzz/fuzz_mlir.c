@@ -7,7 +7,9 @@
  * (what `shardc X.mlir --emit=sdy` writes, shardc reads back). A failure
  * aborts, so libFuzzer keeps the input. Then, as fuzz_parse does, the
  * propagated and partitioned programs are printed as MLIR (--emit=sdy,
- * --emit=sdy-partitioned). */
+ * --emit=sdy-partitioned). A text refused there is read again as
+ * `shardc opt` reads it, dynamic and unranked types allowed on function
+ * boundaries, and propagated and printed as opt does. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -102,6 +104,22 @@ static void compile_later(const char *text, size_t len, DiagEngine *diag, FILE *
     }
 }
 
+/* `shardc opt -sdy-basic-propagate`'s reading and propagation, where
+ * dynamic and unranked values may be on function boundaries. */
+static void opt_propagate(const char *text, size_t len, DiagEngine *diag, FILE *out)
+{
+    MlirReadOptions read = {.allow_dynamic = true};
+    Module *m = mlir_read_module_with("fuzz.mlir", text, len, &read, diag);
+    if (!m)
+        return;
+    CompileOptions options = {.emit = EMIT_PROPAGATED, .propagation = PROPAGATION_BASIC, .quiet_conflicts = true,
+                              .external_custom_targets = true, .keep_calls = true};
+    PassContext ctx = {diag, &options, NULL, NULL, NULL};
+    if (mlir_check_shapes(m, MLIR_SHAPES_BOUNDARY, "shardc opt", true, diag) && pipeline_run(m, &ctx))
+        mlir_print_module(out, m);
+    module_free(m);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     /* the CLI hands the reader a NUL-terminated copy; so do we, and ASan
@@ -122,6 +140,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         check_round_trip(m);
         module_free(m);
         compile_later(text, size, &diag, out.stream);
+    } else {
+        opt_propagate(text, size, &diag, out.stream);
     }
     diag_free(&diag);
     sink_close(&out);

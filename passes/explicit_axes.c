@@ -153,8 +153,9 @@ static void explicit_func(Module *m, Func *f, Arena *arena, DiagEngine *diag)
         return;
     ExplicitCtx cx = {diag, mesh, arena, ARENA_ARRAY(arena, XSpec *, m->num_values + 1)};
     Block *b = f->body;
-    for (int i = 0; i < b->num_args; i++)
-        cx.specs[b->args[i]->id] = xspec_of_sharding(arena, mesh, b->args[i]->sharding, b->args[i]->type.rank);
+    for (int i = 0; i < b->num_args; i++) /* `shardc opt`'s dynamic arguments, used by no op, get no spec */
+        if (type_is_static(&b->args[i]->type))
+            cx.specs[b->args[i]->id] = xspec_of_sharding(arena, mesh, b->args[i]->sharding, b->args[i]->type.rank);
     ir_walk(b, &(IrWalker){.pre = explicit_walk_op, .user = &cx, .scope = IR_WALK_GLOBAL});
     SpecWriter writer = {m, &cx};
     ir_walk(b, &(IrWalker){.value = write_spec, .user = &writer, .scope = IR_WALK_GLOBAL});

@@ -35,18 +35,25 @@ static inline bool size_add(int64_t a, int64_t b, int64_t *out)
     return true;
 }
 
-/* The product of n dims (the element count); 0 as soon as any dim is 0,
- * however large the others. False on overflow of a nonzero product. */
+/* The product of n dims (the element count); 0 when any dim is 0,
+ * however large the others. False on overflow of a nonzero product, or
+ * for a dim below 0 (MLIR's dynamic `?`, TYPE_DYNAMIC_DIM), which has no
+ * size to count. */
 static inline bool size_product(const int64_t *dims, int n, int64_t *out)
 {
     int64_t count = 1;
-    bool overflow = false;
+    bool overflow = false, zero = false;
     for (int i = 0; i < n; i++) {
-        if (dims[i] == 0) {
-            *out = 0;
-            return true;
-        }
-        overflow |= !size_mul(count, dims[i], &count);
+        if (dims[i] > 0)
+            overflow |= !size_mul(count, dims[i], &count);
+        else if (dims[i] < 0)
+            return false;
+        else
+            zero = true;
+    }
+    if (zero) {
+        *out = 0;
+        return true;
     }
     if (overflow)
         return false;

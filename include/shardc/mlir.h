@@ -17,11 +17,26 @@ typedef struct MlirReadOptions {
     /* mlir-opt's -allow-unregistered-dialect: an op of a dialect shardc
      * does not know is read as an opaque op (docs/mlir.md), not refused */
     bool allow_unregistered;
+    /* dynamic dims and unranked tensors kept on function arguments and
+     * results that no op uses, and read wherever Shardy's verifier
+     * reports them (`shardc opt`); else refused (MLIR_SHAPES_STATIC) */
+    bool allow_dynamic;
 } MlirReadOptions;
 
 /* mlir_read_module with options (NULL: the defaults, all false). */
 Module *mlir_read_module_with(const char *file, const char *text, size_t len, const MlirReadOptions *options,
                               DiagEngine *diag);
+
+/* Where dynamic dims and unranked tensors may be (static_shapes.c). */
+typedef enum {
+    MLIR_SHAPES_STATIC,     /* nowhere: compile, run, and opt's passes that compute with dims */
+    MLIR_SHAPES_BOUNDARY,   /* on function arguments and results that no op uses (`shardc opt`) */
+} MlirShapeScope;
+/* True if every value of m (and every function result) has a type scope
+ * allows; else false, with one located error naming the first value that
+ * does not ("WHAT takes static shapes only"); `propagating` words an op's
+ * dynamic result as Shardy's propagation does. */
+bool mlir_check_shapes(const Module *m, MlirShapeScope scope, const char *what, bool propagating, DiagEngine *diag);
 
 /* Whether f was read as `func.func private` (not an entry point). */
 bool mlir_func_is_private(const Func *f);

@@ -232,13 +232,16 @@ TensorType *build_type_dims(ParseCtx *ctx, const Word *dtype, Loc loc, const int
     if (rank > SHARDC_MAX_RANK)
         diag_error(ctx->diag, loc, "rank %d exceeds the maximum rank %d", rank, SHARDC_MAX_RANK);
     t->rank = rank > SHARDC_MAX_RANK ? SHARDC_MAX_RANK : rank;
-    for (int i = 0; i < t->rank; i++)
+    bool negative = false;
+    for (int i = 0; i < t->rank; i++) {
         if (dims[i] < 0)
             diag_error(ctx->diag, loc, "dimension %d of the type has negative size %lld", i, (long long)dims[i]);
+        negative |= dims[i] < 0;
+    }
     /* values of one shape share its dims (never changed in place) */
     t->dims = (int64_t *)interner_get(&ctx->shapes, dims, sizeof(int64_t) * (size_t)t->rank);
     int64_t count;
-    if (!type_num_elements(t, &count))
+    if (!negative && !type_num_elements(t, &count)) /* which refuses negative dims */
         diag_error(ctx->diag, loc, "the type's element count overflows 64 bits");
     return t;
 }

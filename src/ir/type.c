@@ -6,9 +6,19 @@
 #include "shardc/checked.h"
 #include "shardc/dtype.h"
 
+bool type_is_static(const TensorType *t)
+{
+    if (t->rank < 0)
+        return false;
+    for (int i = 0; i < t->rank; i++)
+        if (t->dims[i] < 0)
+            return false;
+    return true;
+}
+
 bool type_num_elements(const TensorType *t, int64_t *out)
 {
-    return size_product(t->dims, t->rank, out);
+    return t->rank >= 0 && size_product(t->dims, t->rank, out); /* size_product refuses dynamic dims */
 }
 
 bool type_same_shape(const TensorType *a, const TensorType *b)
@@ -68,6 +78,23 @@ void type_print_to(Writer *out, const TensorType *t)
         writer_int(out, (long long)t->dims[i]);
     }
     writer_char(out, ']');
+}
+
+void type_mlir_text(char *buf, size_t n, const TensorType *t)
+{
+    if (t->dtype == DT_TOKEN) {
+        snprintf(buf, n, "%s", dtype_mlir_name(DT_TOKEN));
+        return;
+    }
+    size_t len = (size_t)snprintf(buf, n, t->rank == SHARDC_UNRANKED ? "tensor<*x" : "tensor<");
+    for (int d = 0; d < t->rank && len < n; d++) {
+        if (t->dims[d] == TYPE_DYNAMIC_DIM)
+            len += (size_t)snprintf(buf + len, n - len, "?x");
+        else
+            len += (size_t)snprintf(buf + len, n - len, "%lldx", (long long)t->dims[d]);
+    }
+    if (len < n)
+        snprintf(buf + len, n - len, "%s>", dtype_mlir_name(t->dtype));
 }
 
 void type_print(FILE *stream, const TensorType *t)

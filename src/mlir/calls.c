@@ -342,7 +342,7 @@ bool mlir_export_named_computations(Module *m)
 
 static void add_edge(Module *m, Value *v)
 {
-    if (v->type.dtype == DT_TOKEN) /* Shardy skips values that are no tensors */
+    if (v->type.dtype == DT_TOKEN || !type_is_static(&v->type)) /* Shardy skips all but static-shaped tensors */
         return;
     Op *edge = ir_insert_identity(m, v, OP_FUNC_DATA_FLOW_EDGE, "edge");
     edge->results[0]->sharding = v->sharding;
@@ -456,14 +456,15 @@ static bool reshard_call_results(Op *op, void *user)
     return true;
 }
 
+/* Results take their returned values' shardings even where no edge was
+ * added (functions of no arguments, or of dynamic ones only). */
 void mlir_sink_func_data_flow_edges(Module *m)
 {
-    if (!m->ops_created[OP_FUNC_DATA_FLOW_EDGE])
-        return;
     Arena scratch;
     arena_init(&scratch);
     EdgeList edges = {.arena = &scratch};
-    ir_walk_module(m, &(IrWalker){.pre = collect_edge, .user = &edges, .scope = IR_WALK_ALL});
+    if (m->ops_created[OP_FUNC_DATA_FLOW_EDGE])
+        ir_walk_module(m, &(IrWalker){.pre = collect_edge, .user = &edges, .scope = IR_WALK_ALL});
     for (int i = 0; i < edges.count; i++)
         sink_edge(m, edges.ops[i]);
     arena_free(&scratch);

@@ -33,6 +33,26 @@ static bool element_type(const char *elem, DType *out)
     return elem && dtype_parse_mlir(elem, strlen(elem), out) && *out != DT_TOKEN;
 }
 
+/* The interned dims of t, the AST's `?` (-1) as TYPE_DYNAMIC_DIM. */
+static int64_t *interned_dims(ImportCtx *ic, const MlirType *t)
+{
+    int64_t dims[SHARDC_MAX_RANK];
+    const int64_t *shape = t->dims;
+    for (int d = 0; d < t->rank; d++) {
+        if (t->dims[d] >= 0)
+            continue;
+        memcpy(dims, t->dims, sizeof(int64_t) * (size_t)t->rank); /* the rare dynamic shape */
+        for (int k = d; k < t->rank; k++)
+            dims[k] = t->dims[k] < 0 ? TYPE_DYNAMIC_DIM : t->dims[k];
+        shape = dims;
+        break;
+    }
+    return (int64_t *)interner_get(&ic->shapes, shape, sizeof(int64_t) * (size_t)t->rank);
+}
+
+/* Dynamic dims and unranked tensors are read (docs/mlir.md "What is
+ * read"); mlir_read_module_with refuses them after the import unless
+ * `shardc opt` allows them. */
 bool mlir_imp_type(ImportCtx *ic, const MlirType *t, TensorType *out)
 {
     Loc loc = mlir_imp_loc(ic, t->loc);
@@ -45,11 +65,8 @@ bool mlir_imp_type(ImportCtx *ic, const MlirType *t, TensorType *out)
         return false;
     }
     DType dt;
-    if (t->elem && t->elem[0] == '*') {
-        diag_error(ic->diag, loc, "unranked tensors are not supported by shardc ('%s')", t->text);
-        return false;
-    }
-    if (!element_type(t->elem, &dt)) {
+    bool unranked = t->elem && t->elem[0] == '*' && t->elem[1] == 'x' && t->rank == 0;
+    if (!element_type(unranked ? t->elem + 2 : t->elem, &dt)) {
         diag_error(ic->diag, loc, "element type '%s' is not supported by shardc", t->elem ? t->elem : t->text);
         return false;
     }
@@ -61,20 +78,19 @@ bool mlir_imp_type(ImportCtx *ic, const MlirType *t, TensorType *out)
         diag_error(ic->diag, loc, "rank %d exceeds the maximum rank %d", t->rank, SHARDC_MAX_RANK);
         return false;
     }
-    for (int d = 0; d < t->rank; d++) {
-        if (t->dims[d] < 0) {
-            diag_error(ic->diag, loc, "dynamic dimensions are not supported by shardc ('%s')", t->text);
-            return false;
-        }
+    if (unranked) {
+        *out = (TensorType){dt, SHARDC_UNRANKED, NULL};
+        return ic->read_dynamic = true;
     }
     /* values of one shape share its dims (never changed in place) */
-    *out = (TensorType){dt, t->rank, (int64_t *)interner_get(&ic->shapes, t->dims, sizeof(int64_t) * (size_t)t->rank)};
+    *out = (TensorType){dt, t->rank, interned_dims(ic, t)};
     int64_t count;
-    if (!type_num_elements(out, &count)) {
-        diag_error(ic->diag, loc, "the type's element count overflows 64 bits");
-        return false;
-    }
-    return true;
+    if (type_num_elements(out, &count))
+        return true;
+    if (!type_is_static(out)) /* which type_num_elements refuses */
+        return ic->read_dynamic = true;
+    diag_error(ic->diag, loc, "the type's element count overflows 64 bits");
+    return false;
 }
 
 /* ---- names and scopes ---- */
@@ -472,6 +488,7 @@ static void finish_module(ImportCtx *ic, const MlirModule *ast)
     x->module_name = mlir_imp_str(ic, ast->name);
     x->attrs = keep_all(ic, &ast->attrs);
     x->loc_aliases = keep_all(ic, &ast->loc_aliases);
+    x->dynamic_types = ic->read_dynamic;
     m->mlir = x;
 }
 

@@ -254,6 +254,10 @@ static AttrValue *parse_hex(DenseParser *dp, const TensorType *t)
 
 static AttrValue *parse_dense(DenseParser *dp, const TensorType *t)
 {
+    if (!type_is_static(t)) { /* MLIR's DenseElementsAttr parser's words */
+        dense_error(dp, "elements literal type must have static shape");
+        return NULL;
+    }
     skip_space(dp);
     if (dp->p == dp->end) { /* dense<>: no elements */
         int64_t n = 1, next = 0;

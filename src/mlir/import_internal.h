@@ -102,6 +102,7 @@ typedef struct ImportCtx {
     Arena scratch;          /* what importing one op of a function body needs
                                (its nested ops' with it): reset after it */
     int op_depth;           /* of the op being imported: 1 for a body's */
+    bool read_dynamic;      /* a dynamic or unranked type was read (import_op.c checks ops then) */
     DiagEngine *diag;
     SymTab ops;             /* MLIR op name -> its handler (import_op.c) */
     Interner shapes;        /* types' dims, one copy per shape, as .shir's reader */

@@ -721,6 +721,47 @@ static const char *op_handler(ImportCtx *ic, OpImport *oi, ImpHandler *handler)
     return NULL;
 }
 
+/* An elementwise op, a manual computation or a constant: what Shardy's
+ * verifier has messages about on dynamic and unranked values (the plain
+ * handler, the manual computation's local shapes, the dense literal's
+ * static shape), and whose handlers compute nothing from dims. */
+static bool reads_dynamic(const OpImport *oi, ImpHandler handler)
+{
+    if (handler == mlir_imp_manual_computation || handler == mlir_imp_constant)
+        return true;
+    OpClass cls = op_info(oi->kind)->op_class;
+    return handler == plain && (cls == OPC_UNARY || cls == OPC_UNARY_FLOAT || cls == OPC_BINARY ||
+                                cls == OPC_COMPARE || cls == OPC_SELECT || cls == OPC_CONVERT);
+}
+
+static bool refuse_dynamic(const OpImport *oi, const char *what, const char *name, const TensorType *t)
+{
+    char text[128];
+    type_mlir_text(text, sizeof text, t);
+    diag_error(oi->ic->diag, mlir_imp_loc(oi->ic, oi->src->loc), "'%s' op %s %%%s has the %s type %s: shardc reads "
+               "dynamic and unranked values only as function arguments and results that no op uses (docs/mlir.md)",
+               oi->src->name, what, name, t->rank == SHARDC_UNRANKED ? "unranked" : "dynamic", text);
+    return false;
+}
+
+/* Other ops on dynamic or unranked values are refused before their
+ * handlers compute with the dims (static_shapes.c refuses the rest). */
+static bool dynamic_read(const OpImport *oi, ImpHandler handler)
+{
+    if (!oi->ic->read_dynamic || reads_dynamic(oi, handler))
+        return true;
+    for (int i = 0; i < oi->num_operands; i++)
+        if (!type_is_static(&oi->operands[i]->type))
+            return refuse_dynamic(oi, "operand", oi->operands[i]->name, &oi->operands[i]->type);
+    for (int d = 0, k = 0; d < oi->src->results.count; d++) {
+        const MlirResultDef *def = oi->src->results.items[d];
+        for (int i = 0; i < def->count && k < oi->num_results; i++, k++)
+            if (!type_is_static(&oi->result_types[k]))
+                return refuse_dynamic(oi, "result", def->name, &oi->result_types[k]);
+    }
+    return true;
+}
+
 static void import_op(ImportCtx *ic, const MlirOp *src)
 {
     OpImport oi = {.ic = ic, .src = src};
@@ -729,7 +770,8 @@ static void import_op(ImportCtx *ic, const MlirOp *src)
     bool made = false;
     if (!op_handler(ic, &oi, &handler))
         diag_error(ic->diag, mlir_imp_loc(ic, src->loc), "op '%s' is not supported by shardc", src->name);
-    else if (resolve_operands(&oi) && result_types(&oi) && mlir_imp_verify_rule(&oi) && handler(&oi))
+    else if (resolve_operands(&oi) && result_types(&oi) && mlir_imp_verify_rule(&oi) && dynamic_read(&oi, handler) &&
+             handler(&oi))
         made = oi.fold != IMP_PLAIN || finish_op(&oi);
     define_results(&oi, made);
 }

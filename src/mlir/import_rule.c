@@ -34,6 +34,11 @@ static int64_t factor_size(const RuleCheck *rc, int64_t f)
     return *(const int64_t *)rc->rule->factor_sizes.items[f];
 }
 
+static const TensorType *value_type(const OpImport *oi, bool result, int i)
+{
+    return result ? &oi->result_types[i] : &oi->operands[i]->type;
+}
+
 static int value_rank(const OpImport *oi, bool result, int i)
 {
     if (result)
@@ -84,6 +89,11 @@ static bool check_side(RuleCheck *rc, const MlirList *mappings, bool result)
         char who[48];
         value_prefix(who, sizeof who, kind, count, i);
         memset(rc->in_value, 0, (size_t)rc->num_factors + 1);
+        if (!type_is_static(value_type(oi, result, i)) || value_type(oi, result, i)->dtype == DT_TOKEN) {
+            char text[64];
+            type_mlir_text(text, sizeof text, value_type(oi, result, i));
+            return rule_error(rc, "%sexpected a ranked tensor with a static shape. type: %s", who, text);
+        }
         if (dims->count != value_rank(oi, result, i))
             return rule_error(rc, "%smapping rank must match: %d != %d", who, dims->count, value_rank(oi, result, i));
         for (int d = 0; d < dims->count; d++)

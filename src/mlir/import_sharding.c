@@ -6,6 +6,7 @@
  * mesh's devices 0..N-1, so `<[], device_ids=[0]>` is the only maximal
  * mesh it has; `<[]>`, the empty mesh, is a mesh of one device). Meshes
  * written inline in a sharding are lifted to declared ones. */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -431,7 +432,8 @@ static struct ImpShardingMemo *memo_entry(ImportCtx *ic, const ImpSite *site, co
 {
     if (!src->memo_id || ic->manual)
         return NULL;
-    *key = (struct ImpShardingMemo){NULL, type ? type->rank : -1, type && type->dtype == DT_TOKEN,
+    /* untyped: a rank no type has, SHARDC_UNRANKED's -1 included */
+    *key = (struct ImpShardingMemo){NULL, type ? type->rank : INT_MIN, type && type->dtype == DT_TOKEN,
                                     site && site->no_value};
     return &ic->sharding_memo[src->memo_id - 1];
 }

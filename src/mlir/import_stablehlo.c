@@ -428,11 +428,12 @@ static bool complex_constant(OpImport *oi, const MlirAttr *value)
     return mlir_imp_make_op(oi, OP_COMPLEX);
 }
 
-/* Whether a complex literal has a nonzero imaginary part. */
+/* Whether a complex literal has a nonzero imaginary part (a literal of
+ * a dynamic type is refused once, by mlir_imp_dense). */
 static bool has_imaginary_part(OpImport *oi, const MlirAttr *value)
 {
     bool any_imag = false;
-    return dtype_is_complex(oi->result_types[0].dtype) &&
+    return dtype_is_complex(oi->result_types[0].dtype) && type_is_static(&oi->result_types[0]) &&
            mlir_imp_dense_part(oi->ic, value, &oi->result_types[0], 0, &any_imag) && any_imag;
 }
 

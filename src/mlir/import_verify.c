@@ -4,8 +4,8 @@
  * order, reported in Shardy's words at the op that holds the sharding,
  * prefixed as MLIR prefixes an op's error ("'func.func' op arg 0 - ").
  * That is what lets sdy_opt's -verify-diagnostics annotations match.
- * Dynamic, unranked and tuple types never get here: shardc's types hold
- * none (mlir_imp_type reports them). */
+ * Dynamic dims and unranked tensors are checked as Shardy checks them;
+ * tuple types never get here (mlir_imp_type reports them). */
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -261,6 +261,11 @@ static bool check_shape(Checker *c, const TensorType *type)
     if (type && type->dtype == DT_TOKEN && !no_axes(s))
         return fail(c, "non-shaped tensors can only have a sharding with rank 0 and no replicated or unreduced "
                     "axes. type: !stablehlo.token");
+    if (type && type->rank == SHARDC_UNRANKED) {
+        char text[64];
+        type_mlir_text(text, sizeof text, type);
+        return fail(c, "only ranked tensors can have a sharding. type: %s", text);
+    }
     if (type && type->dtype != DT_TOKEN && s->dims.count && s->dims.count != type->rank)
         return fail(c, "sharding doesn't match tensor rank: %d != %d", s->dims.count, type->rank);
     return true;
@@ -291,16 +296,6 @@ static bool is_manual(const char *name, const char *const *manual, int num_manua
         if (strcmp(manual[k], name) == 0)
             return true;
     return false;
-}
-
-/* tensor<8x16xf32>, as MLIR prints a type in a message. */
-static void mlir_type_text(char *buf, size_t n, const TensorType *t)
-{
-    size_t len = (size_t)snprintf(buf, n, "tensor<");
-    for (int d = 0; d < t->rank && len < n; d++)
-        len += (size_t)snprintf(buf + len, n - len, "%lldx", (long long)t->dims[d]);
-    if (len < n)
-        snprintf(buf + len, n - len, "%s>", dtype_mlir_name(t->dtype));
 }
 
 /* The size of dim's manual axes (sub-axes by their size), with the axis
@@ -353,6 +348,8 @@ static bool local_type(ImportCtx *ic, const ImpSite *op, const MlirSharding *s, 
     at.value = NULL;
     *out = type_make(&ic->scratch, global->dtype, global->rank, global->dims);
     for (int d = 0; d < s->dims.count && d < global->rank; d++) {
+        if (global->dims[d] == TYPE_DYNAMIC_DIM)
+            continue; /* stays dynamic, as Shardy's local type keeps it */
         int64_t m = manual_size(s->dims.items[d], mesh, manual, num_manual);
         if (global->dims[d] % m != 0) {
             mlir_imp_site_error(ic, &at, s->loc, "%s dimension size %lld is not divisible by the manual axes size %lld",
@@ -381,15 +378,15 @@ bool mlir_imp_verify_manual_values(ImportCtx *ic, const ImpSite *op, const MlirL
         TensorType want;
         if (!check_manual_first(ic, op, s, i, manual, num_manual))
             return false;
-        if (global[i]->type.dtype == DT_TOKEN)
-            continue;
+        if (global[i]->type.dtype == DT_TOKEN || global[i]->type.rank == SHARDC_UNRANKED)
+            continue; /* unranked: its in/out sharding was refused first */
         if (!local_type(ic, op, s, mesh, manual, num_manual, &global[i]->type, &want))
             return false;
         if (type_equal(&want, &local[i]->type))
             continue;
         char a[256], b[256];
-        mlir_type_text(a, sizeof a, &want);
-        mlir_type_text(b, sizeof b, &local[i]->type);
+        type_mlir_text(a, sizeof a, &want);
+        type_mlir_text(b, sizeof b, &local[i]->type);
         mlir_imp_site_error(ic, &at, op->loc, "%s shape, corresponding sharding, and region %s shape at index %d must "
                             "match. Expected local shape '%s', actual local shape '%s'", v, v, i, a, b);
         return false;

@@ -51,6 +51,9 @@ struct MlirExtra {
     /* Modules: `module @name` (or NULL) and the `loc` aliases kept as text. */
     const char *module_name;
     MlirKeptAttrs loc_aliases;
+    /* Modules: whether a dynamic dim or unranked tensor was read; without
+     * one, static_shapes.c has nothing to look for. */
+    bool dynamic_types;
 };
 
 #endif

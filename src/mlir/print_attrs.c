@@ -134,9 +134,12 @@ static void print_type_text(Writer *out, const TensorType *t)
         writer_str(out, dtype_mlir_name(DT_TOKEN));
         return;
     }
-    writer_str(out, "tensor<");
+    writer_str(out, t->rank == SHARDC_UNRANKED ? "tensor<*x" : "tensor<");
     for (int i = 0; i < t->rank; i++) {
-        writer_int(out, (long long)t->dims[i]);
+        if (t->dims[i] == TYPE_DYNAMIC_DIM)
+            writer_char(out, '?');
+        else
+            writer_int(out, (long long)t->dims[i]);
         writer_char(out, 'x');
     }
     writer_str(out, dtype_mlir_name(t->dtype));
@@ -602,7 +605,7 @@ static uint64_t sharding_code(const Sharding *s)
         symbols += dim->num_axes + 1;
         if (dim->priority != PRIORITY_NONE || symbols > 15)
             return 0;
-        for (const AxisRef *r = dim->axes; r < dim->axes + dim->num_axes; r++) {
+        for (const AxisRef *r = dim->axes; r && r < dim->axes + dim->num_axes; r++) { /* axes NULL: none */
             /* axis_ref_is_full, without copying the AxisRef into a call */
             if (r->axis >= 14 || r->pre_size != 1 || r->size != s->mesh->axes[r->axis].size)
                 return 0;

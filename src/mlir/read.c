@@ -185,7 +185,13 @@ Module *mlir_read_module_with(const char *file, const char *text, size_t len, co
     if (has_nul(file, text, len, diag))
         return NULL;
     Module *m = mlir_read_streamed(file, text, len);
-    return m ? m : mlir_read_whole(file, text, len, options, diag);
+    m = m ? m : mlir_read_whole(file, text, len, options, diag);
+    if (m && !(options && options->allow_dynamic) &&
+        !mlir_check_shapes(m, MLIR_SHAPES_STATIC, "shardc's compiler", false, diag)) {
+        module_free(m);
+        return NULL;
+    }
+    return m;
 }
 
 Module *mlir_read_whole(const char *file, const char *text, size_t len, const MlirReadOptions *options,

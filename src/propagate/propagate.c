@@ -581,7 +581,7 @@ static void seed_func_results(PropagationState *st, Func *f, UserShardings *u)
     for (int i = 0; i < f->num_results; i++) {
         Value *v = f->body->returns[i];
         const Sharding *r = f->result_shardings[i];
-        if (!r || v->sharding || says_only_mesh(r))
+        if (!r || v->sharding || says_only_mesh(r) || !type_is_static(&v->type))
             continue;
         if (!all_dims_visible(r, st->round_limits[0])) {
             v->sharding = first_round_part(st, r, v);
@@ -744,7 +744,8 @@ void propagate_func_results(PropagationState *st, Func *f)
 {
     for (int i = 0; i < f->num_results; i++) {
         Value *v = f->body->returns[i];
-        if (!f->result_shardings[i] || !v->sharding)
+        /* dynamic shapes (`shardc opt`'s function boundaries) are skipped, as in Shardy's propagateFuncResults */
+        if (!f->result_shardings[i] || !v->sharding || !type_is_static(&v->type))
             continue;
         const OpShardingRule *rule = prop_identity_rule(&st->work, &v->type, 2);
         Value *values[2] = {v, NULL};
@@ -818,7 +819,8 @@ static void extend_open_dims(Arena *arena, Sharding *c, const Sharding *vs, cons
 void prop_close_func_results(PropagationState *st, Func *f)
 {
     for (int i = 0; i < f->num_results; i++) {
-        const Sharding *r = f->result_shardings[i], *vs = f->body->returns[i]->sharding;
+        const Value *v = f->body->returns[i];
+        const Sharding *r = f->result_shardings[i], *vs = type_is_static(&v->type) ? v->sharding : NULL;
         if (!r)
             continue;
         bool extends = extends_annotation(vs, r);
@@ -849,7 +851,8 @@ static bool in_manual_body(const Value *v)
 }
 
 /* The final decision: every dim closed, priorities spent, and values that
- * nothing reached replicated (tokens, which hold nothing, left bare; a
+ * nothing reached replicated (tokens, which hold nothing, and `shardc
+ * opt`'s dynamic function arguments, which Shardy skips, left bare; a
  * shard_map body's values nothing reached stay per-device, as before). */
 static void close_value(PropagationState *st, Value *v, int unused)
 {
@@ -859,7 +862,7 @@ static void close_value(PropagationState *st, Value *v, int unused)
         if (c->open != v->sharding)
             *c = (struct ClosedSharding){v->sharding, module_close_sharding(st->module, v->sharding, NULL, 0)};
         v->sharding = c->closed;
-    } else if (st->func_mesh && v->type.dtype != DT_TOKEN && !in_manual_body(v)) {
+    } else if (st->func_mesh && v->type.dtype != DT_TOKEN && type_is_static(&v->type) && !in_manual_body(v)) {
         v->sharding = module_close_sharding(st->module, NULL, st->func_mesh, v->type.rank);
     }
 }

@@ -55,6 +55,8 @@ bool limits_type_bytes(const TensorType *type, int64_t *out)
 /* A value beyond the cap: one error at the value, with both sizes. */
 static bool check_value(const Value *v, int64_t max_bytes, DiagEngine *diag)
 {
+    if (!type_is_static(&v->type))
+        return true; /* no size: `shardc opt`'s dynamic function arguments (docs/mlir.md) */
     int64_t bytes;
     bool fits = limits_type_bytes(&v->type, &bytes);
     if (fits && bytes <= max_bytes)

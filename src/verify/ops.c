@@ -10,9 +10,13 @@
 
 void verify_format_type(char *buf, size_t len, const TensorType *t)
 {
-    int n = snprintf(buf, len, "%s[", dtype_name(t->dtype));
-    for (int d = 0; d < t->rank && n < (int)len; d++)
-        n += snprintf(buf + n, len - (size_t)n, "%s%lld", d ? "," : "", (long long)t->dims[d]);
+    int n = snprintf(buf, len, "%s[%s", dtype_name(t->dtype), t->rank == SHARDC_UNRANKED ? "*" : "");
+    for (int d = 0; d < t->rank && n < (int)len; d++) {
+        if (t->dims[d] == TYPE_DYNAMIC_DIM) /* `shardc opt`'s function boundaries only */
+            n += snprintf(buf + n, len - (size_t)n, "%s?", d ? "," : "");
+        else
+            n += snprintf(buf + n, len - (size_t)n, "%s%lld", d ? "," : "", (long long)t->dims[d]);
+    }
     if (n < (int)len)
         snprintf(buf + n, len - (size_t)n, "]");
 }

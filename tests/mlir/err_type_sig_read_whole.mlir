@@ -3,14 +3,14 @@
 // types point at each type's own column, as when it is read token by token
 // (%b's spacing, %h's line break).
 func.func @main(%x: tensor<8xf32>, %y: tensor<4x8xf32>) -> tensor<8xf32> {
-  %a = stablehlo.add %x, %x : (tensor<8xf32>, tensor<8xf32>) -> tensor<?xf32>
-  %b = stablehlo.add %x, %x : ( tensor<8xf32> , tensor<8xf32> ) -> tensor<?xf32>
+  %a = stablehlo.add %x, %x : (tensor<8xf32>, tensor<8xf32>) -> tensor<8xq9>
+  %b = stablehlo.add %x, %x : ( tensor<8xf32> , tensor<8xf32> ) -> tensor<8xq9>
   %c = stablehlo.negate %y : (tensor<4x8xf32>) -> tensor<4x8xf99>
   %d = stablehlo.negate %y : (tensor<4x8xf32>) -> tensor<4x8xf32, #enc>
-  %e = stablehlo.negate %y : (tensor<4x8xf32>) -> (tensor<4x?xf32>)
-  %g = stablehlo.negate %y : tensor<4x?xf32>
+  %e = stablehlo.negate %y : (tensor<4x8xf32>) -> (tensor<4x8xq9>)
+  %g = stablehlo.negate %y : tensor<4x8xq9>
   %h = stablehlo.negate %y :
-      tensor<4x?xf32>
+      tensor<4x8xq9>
   %f = "stablehlo.negate"(%y) : (tensor<4x8xf32>) -> tensor<4x8xui32>
   return %x : tensor<8xf32>
 }

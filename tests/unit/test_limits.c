@@ -68,6 +68,34 @@ static void test_type_bytes(void **state)
     assert_int_equal(bytes, 4);
 }
 
+/* Dynamic dims and unranked tensors (`shardc opt`'s) have no size: no
+ * count comes out of them, not even one a zero dim or a rank of -1 would
+ * make, and no text of theirs is a number. */
+static void test_no_size_of_dynamic(void **state)
+{
+    int64_t dims[] = {8, TYPE_DYNAMIC_DIM, 0};
+    TensorType dynamic = {DT_F32, 3, dims}, unranked = {DT_F32, SHARDC_UNRANKED, NULL};
+    int64_t count = 7, bytes = 7;
+    assert_false(type_is_static(&dynamic));
+    assert_false(type_is_static(&unranked));
+    assert_false(type_num_elements(&dynamic, &count));
+    assert_false(type_num_elements(&unranked, &count));
+    assert_false(limits_type_bytes(&dynamic, &bytes));
+    assert_false(limits_type_bytes(&unranked, &bytes));
+    assert_int_equal(count, 7);
+    assert_int_equal(bytes, 7);
+    dims[1] = 3;
+    assert_true(type_is_static(&dynamic));
+    assert_true(type_num_elements(&dynamic, &count));
+    assert_int_equal(count, 0);
+    char text[64];
+    dims[1] = TYPE_DYNAMIC_DIM;
+    type_mlir_text(text, sizeof text, &dynamic);
+    assert_string_equal(text, "tensor<8x?x0xf32>");
+    type_mlir_text(text, sizeof text, &unranked);
+    assert_string_equal(text, "tensor<*xf32>");
+}
+
 static void test_default_cap(void **state)
 {
     CompileOptions options = {0};
@@ -83,6 +111,7 @@ int main(void)
         cmocka_unit_test(test_parse_refuses),
         cmocka_unit_test(test_format),
         cmocka_unit_test(test_type_bytes),
+        cmocka_unit_test(test_no_size_of_dynamic),
         cmocka_unit_test(test_default_cap),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

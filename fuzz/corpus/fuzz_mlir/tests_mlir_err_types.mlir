@@ -1,4 +1,4 @@
-func.func @main(%arg0: tensor<?x4xf32>, %arg1: tensor<4xcomplex<f32>>, %arg2: !stablehlo.token, %arg3: f32, %arg4: tensor<*xf32>) -> tensor<4xf32> {
+func.func @main(%arg1: tensor<4xcomplex<i32>>, %arg2: !stablehlo.token, %arg3: f32) -> tensor<4xf32> {
   %0 = stablehlo.constant dense<1.0> : tensor<4xf32>
   return %0 : tensor<4xf32>
 }

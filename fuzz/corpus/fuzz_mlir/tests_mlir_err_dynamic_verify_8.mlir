@@ -1,0 +1,7 @@
+sdy.mesh @mesh = <["x"=4, "y"=2]>
+func.func @manual_local_shape(%arg0: tensor<?x16xf32>) -> tensor<?x16xf32> {
+  %0 = sdy.manual_computation(%arg0) in_shardings=[<@mesh, [{}, {"x"}]>] out_shardings=[<@mesh, [{}, {"x"}]>] manual_axes={"x"} (%arg1: tensor<?x16xf32>) {
+    sdy.return %arg1 : tensor<?x16xf32>
+  } : (tensor<?x16xf32>) -> tensor<?x16xf32>
+  return %0 : tensor<?x16xf32>
+}
