@@ -202,14 +202,16 @@ const char *mlir_imp_reducer(ImportCtx *ic, const MlirOp *owner, int index)
     return body;
 }
 
-/* Whether v is the dtype's highest finite value times sign, as printed
- * (to the dtype's precision: f32's -3.40282347E+38 is not -FLT_MAX in f64). */
+/* Whether v, rounded to the dtype, is its highest finite value or the
+ * infinity beyond it, times sign: f32's -3.40282347E+38 is not -FLT_MAX
+ * in f64, and -3.8E+38 becomes f32's -inf (the constant prints as
+ * 0xFF800000, so reading it back must give the same reduction). */
 static bool is_extreme(double v, double sign, DType dt)
 {
     double high = dt == DT_F64 ? DBL_MAX : dt == DT_BF16 ? 3.3895313892515355e38
                 : dt == DT_F16 ? 65504.0 : FLT_MAX;
     double eps = dt == DT_F64 ? 1e-15 : dt == DT_BF16 ? 1e-2 : dt == DT_F16 ? 1e-3 : 1e-7;
-    return fabs(v - sign * high) <= high * eps;
+    return sign * v >= high * (1 - eps);
 }
 
 /* The identity of the reduction (JAX's inits): 0 for add; -inf or the
@@ -223,7 +225,7 @@ bool mlir_imp_is_identity(const AttrValue *v, OpKind kind, DType dt)
     if (kind == OP_REDUCE_SUM)
         return v->kind == ATTR_FLOAT ? v->u.f == 0.0 : v->u.i == 0;
     if (dtype_is_float(dt))
-        return v->kind == ATTR_FLOAT && (v->u.f == sign * INFINITY || is_extreme(v->u.f, sign, dt));
+        return v->kind == ATTR_FLOAT && is_extreme(v->u.f, sign, dt);
     int64_t low = 0, high = 0;
     dtype_int_range(dt, &low, &high);
     return v->kind == ATTR_INT && v->u.i == (kind == OP_REDUCE_MAX ? low : high);
