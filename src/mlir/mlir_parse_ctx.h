@@ -174,10 +174,12 @@ typedef struct MlirCustomSyntax {
 } MlirCustomSyntax;
 
 /* An op line read whole by the scanner (parse_op_fast.c): its result and
- * custom form, as the grammar's result_def and custom_head read them. */
+ * custom form, as the grammar's result_def and custom_head read them, or
+ * the op its generic form is (generic_op's), syntax then NULL. */
 typedef struct MlirFastOp {
     MlirResultDef result;
     MlirCustomSyntax *syntax;
+    MlirOp *generic;
 } MlirFastOp;
 
 /* At a `%` (at loc, offset first_offset in the text) that starts an op
