@@ -271,11 +271,16 @@ static bool op_dict_entries(OpLine *o, MlirList *entries)
 /* The words the scanner reads as tokens of their own, not identifiers. */
 static bool is_scanner_keyword(const char *word, size_t n)
 {
-    static const char *const words[] = {"module", "func.func", "sdy.mesh", "attributes", "reducer", "cond", "do"};
-    for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
-        if (strlen(words[i]) == n && memcmp(words[i], word, n) == 0)
-            return true;
-    return false;
+    switch (n) {
+    case 2: return memcmp(word, "do", 2) == 0;
+    case 4: return memcmp(word, "cond", 4) == 0;
+    case 6: return memcmp(word, "module", 6) == 0;
+    case 7: return memcmp(word, "reducer", 7) == 0;
+    case 8: return memcmp(word, "sdy.mesh", 8) == 0;
+    case 9: return memcmp(word, "func.func", 9) == 0;
+    case 10: return memcmp(word, "attributes", 10) == 0;
+    default: return false;
+    }
 }
 
 /* An identifier as an item: `key = [ints]` (ATTR_KEY), else a keyword
