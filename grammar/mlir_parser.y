@@ -348,7 +348,7 @@ op_stmt
     | OP_READ
         {
             MlirList results = list_of(ctx, &$1->result);
-            $$ = mlir_custom_op(ctx, $1->syntax);
+            $$ = $1->generic ? $1->generic : mlir_custom_op(ctx, $1->syntax);
             if (!$$ || !($$ = mlir_finish_op(ctx, $$, &results, NULL, L(@1))))
                 YYABORT;
         }

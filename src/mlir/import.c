@@ -141,11 +141,15 @@ static bool ir_name_taken(const ImportCtx *ic, const char *name)
     return e && e->taken;
 }
 
-const char *mlir_imp_value_name(ImportCtx *ic, const char *name, int count, int index)
+const char *mlir_imp_value_name(ImportCtx *ic, const char *name, int count, int index, ImpName **entry)
 {
+    if (entry)
+        *entry = NULL;
     if (count == 1 && !strchr(name, '-')) { /* the common case: a name not taken, kept as is */
         const char *kept = arena_strdup(ic->arena, name);
         ImpName *e = new_name_entry(ic, kept);
+        if (entry)
+            *entry = e;
         if (!e->taken)
             return e->taken = true, kept;
     }
@@ -166,14 +170,14 @@ const char *mlir_imp_value_name(ImportCtx *ic, const char *name, int count, int 
     return unique;
 }
 
-ImpValue *mlir_imp_define(ImportCtx *ic, const char *name, int count, Loc loc)
+ImpValue *mlir_imp_define(ImportCtx *ic, const char *name, ImpName *entry, int count, Loc loc)
 {
     size_t size = sizeof(ImpValue) + sizeof(Value *) * (size_t)(count > 0 ? count : 1);
     ImpValue *v = arena_alloc(&ic->tables, size);
     v->count = count;
     v->line = loc.line;
     v->col = loc.col;
-    v->name = name_entry(ic, name);
+    v->name = entry ? entry : name_entry(ic, name);
     v->scope = ic->scope;
     v->hidden = v->name->value;
     v->scope_next = ic->scope->defined;
@@ -260,8 +264,9 @@ static Value *block_arg(ImportCtx *ic, const MlirBlockArg *a, Block *b, int inde
 {
     TensorType t = {0};
     *ok &= mlir_imp_type(ic, a->type, &t);
-    Value *v = value_new(ic->m, mlir_imp_value_name(ic, a->name, 1, 0), t, mlir_imp_loc(ic, a->loc));
-    ImpValue *name = mlir_imp_define(ic, a->name, 1, a->loc);
+    ImpName *entry;
+    Value *v = value_new(ic->m, mlir_imp_value_name(ic, a->name, 1, 0, &entry), t, mlir_imp_loc(ic, a->loc));
+    ImpValue *name = mlir_imp_define(ic, a->name, entry, 1, a->loc);
     v->block = b;
     v->index = index;
     name->values[0] = v;

@@ -155,6 +155,7 @@ typedef struct OpImport {
     bool no_compare_type;   /* MlirExtra.no_compare_type */
     bool rule_not_custom;   /* MlirExtra.rule_not_custom */
     ImpFold fold;           /* not IMP_PLAIN: no op, the results fold away */
+    ImpName *result_entry;  /* a single result's name, if result_names found it */
 } OpImport;
 
 enum { IMP_UNREAD, IMP_READ, IMP_KEPT };
@@ -185,11 +186,14 @@ bool mlir_imp_body(ImportCtx *ic, const MlirRegion *region, Block *b, const char
 bool mlir_imp_block_args(ImportCtx *ic, const MlirList *args, Block *b);
 void mlir_imp_push_scope(ImportCtx *ic, bool isolated);
 void mlir_imp_pop_scope(ImportCtx *ic);
-/* Defines MLIR name `name` (a def of `count` results). */
-ImpValue *mlir_imp_define(ImportCtx *ic, const char *name, int count, Loc loc);
+/* Defines MLIR name `name` (a def of `count` results); entry, if not
+ * NULL, is its entry in the names, as mlir_imp_value_name found it. */
+ImpValue *mlir_imp_define(ImportCtx *ic, const char *name, ImpName *entry, int count, Loc loc);
 Loc mlir_imp_value_loc(const ImportCtx *ic, const ImpValue *v);
-/* An IR value name for result `index` of def `name` (count results). */
-const char *mlir_imp_value_name(ImportCtx *ic, const char *name, int count, int index);
+/* An IR value name for result `index` of def `name` (count results);
+ * *entry (if entry is not NULL) the entry of `name` in the names when it
+ * is kept as the IR name, else NULL: defining it then needs no look-up. */
+const char *mlir_imp_value_name(ImportCtx *ic, const char *name, int count, int index, ImpName **entry);
 /* What a use by op `user` names, or NULL (reported); *index is its result. */
 ImpValue *mlir_imp_use(ImportCtx *ic, const MlirUse *use, int *index, const MlirOp *user);
 MlirKeptAttr mlir_imp_keep(ImportCtx *ic, const MlirNamedAttr *a);

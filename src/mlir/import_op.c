@@ -451,7 +451,8 @@ static const char **result_names(OpImport *oi)
     for (int d = 0; d < oi->src->results.count; d++) {
         const MlirResultDef *def = oi->src->results.items[d];
         for (int i = 0; i < def->count && k < oi->num_results; i++)
-            names[k++] = mlir_imp_value_name(oi->ic, def->name, def->count, i);
+            names[k++] = mlir_imp_value_name(oi->ic, def->name, def->count, i,
+                                             oi->src->results.count == 1 ? &oi->result_entry : NULL);
     }
     return names;
 }
@@ -604,7 +605,8 @@ static void define_results(OpImport *oi, bool made)
     ImportCtx *ic = oi->ic;
     for (int d = 0, k = 0; d < oi->src->results.count; d++) {
         const MlirResultDef *def = oi->src->results.items[d];
-        ImpValue *v = mlir_imp_define(ic, def->name, def->count, def->loc);
+        ImpValue *v = mlir_imp_define(ic, def->name, oi->src->results.count == 1 ? oi->result_entry : NULL,
+                                      def->count, def->loc);
         if (oi->kind == OP_CONSTANT)
             keep_scalar_literal(ic, oi->src, v);
         v->fold = made ? oi->fold : IMP_PLAIN;

@@ -7,7 +7,7 @@
  *
  * Everything is allocated from the parser's arena; nothing here outlives
  * the import. Read op by op (read.c), the ops of a function body come from
- * arenas reused two ops later, and the tensor types, which the parser
+ * arenas reused two batches of ops later, and the tensor types, which the parser
  * shares between ops, from the module's. Internal to src/mlir/. */
 #ifndef SHARDC_MLIR_AST_H
 #define SHARDC_MLIR_AST_H

@@ -11,7 +11,7 @@ typedef struct MlirStream MlirStream;
 
 typedef struct MlirParseCtx {
     Arena *arena;               /* where the AST goes: while a function body is
-                                   streamed (read.c), one op's arena */
+                                   streamed (read.c), one batch of ops' arena */
     Arena *keep;                /* what outlives an op: the tables below */
     struct MlirStream *stream;  /* NULL: the whole module's AST is built */
     DiagEngine *diag;
@@ -174,10 +174,12 @@ typedef struct MlirCustomSyntax {
 } MlirCustomSyntax;
 
 /* An op line read whole by the scanner (parse_op_fast.c): its result and
- * custom form, as the grammar's result_def and custom_head read them. */
+ * custom form, as the grammar's result_def and custom_head read them, or
+ * the op its generic form is (generic_op's), syntax then NULL. */
 typedef struct MlirFastOp {
     MlirResultDef result;
     MlirCustomSyntax *syntax;
+    MlirOp *generic;
 } MlirFastOp;
 
 /* At a `%` (at loc, offset first_offset in the text) that starts an op
@@ -190,12 +192,12 @@ MlirFastOp *mlir_fast_op_line(MlirParseCtx *ctx, Loc loc, int first_offset, int 
 MlirOp *mlir_custom_op(MlirParseCtx *ctx, MlirCustomSyntax *syntax);
 
 /* ---- streaming (read.c) ----
- * With ctx->stream set, each op of a function body is imported into the IR
- * as soon as it is parsed, and its AST's memory reused for the op after
- * the next. Each returns false when the module cannot be read that way
- * (an error, or what needs the whole module first): the parse stops and
- * the module is read again whole. Without ctx->stream they do nothing but
- * build the AST. */
+ * With ctx->stream set, the ops of a function body are imported into the
+ * IR a batch at a time as they are parsed, and their AST's memory reused
+ * for the batch after the next. Each returns false when the module cannot
+ * be read that way (an error, or what needs the whole module first): the
+ * parse stops and the module is read again whole. Without ctx->stream they
+ * do nothing but build the AST. */
 bool mlir_stream_mesh(MlirParseCtx *ctx, MlirMeshDecl *decl);
 /* After `func.func`: what the header holds is read into an arena freed
  * once the function is begun. */
@@ -203,7 +205,8 @@ void mlir_stream_func_header(MlirParseCtx *ctx);
 /* Imports the function's header; func (in ctx->keep) keeps nothing of
  * its AST but its location afterwards. */
 bool mlir_stream_func_begin(MlirParseCtx *ctx, MlirFunc *func);
-/* Appends op to the body's ops, or imports it. */
+/* Appends op to the body's ops, or to the batch to import (imported when
+ * the batch is full, or at the body's end). */
 bool mlir_stream_op(MlirParseCtx *ctx, MlirList *ops, MlirOp *op);
 bool mlir_stream_func_end(MlirParseCtx *ctx);
 

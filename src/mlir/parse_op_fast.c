@@ -2,22 +2,36 @@
  * it stands after a previous op's `: (types) -> types` or after another
  * op line read whole (both end an op: see mlir_fast_op_line):
  *
- *   line     := '%' NAME ' = ' OPNAME ' ' item (', ' item)* (' {' DICT)? ' : ' SIG
- *   item     := '%' NAME | KEY ' = ' ARRAY (' x ' ARRAY)?
- *   DICT     := `sdy.sharding = <sharding>}` (mlir_fast_sdy_dict)
+ *   line     := '%' NAME ' = ' (custom | generic) then the end of the line
+ *   custom   := OPNAME ((' ' | ', ') item)* ' : ' SIG  (the first item may
+ *               follow OPNAME directly when it is a group)
+ *   item     := '%' NAME | KEY ' = ' ARRAY (' x ' ARRAY)? | WORD
+ *             | '(' (('%' NAME | WORD | ':') with ' ' or ', ' between) ')'
+ *             | '{' DICT | 'dense<' text without '<', '"' or a break '>'
+ *   generic  := '"' OPNAME '"(' ('%' NAME (', ' '%' NAME)*)? ')' (' {' DICT)?
+ *               ' : ' SIG, SIG a function type
+ *   DICT     := (KEY ' = ' VALUE | UNIT_KEY) (', ' ...)* '}'
+ *   VALUE    := ARRAY | `array<i64: 1, 2>` | `#sdy.sharding<...>` or
+ *               `#sdy.sharding_per_value<...>` (mlir_fast_sdy_attr)
  *   ARRAY    := `[0, 1]` (mlir_fast_int_array)
  *   SIG      := `(types) -> types` (mlir_fast_type_sig) or one tensor type
- *               (mlir_fast_colon_type), then the end of the line
+ *               (mlir_fast_colon_type)
  *
- * with OPNAME a dotted identifier. It is what a propagated program's
- * elementwise ops, broadcasts, transposes and dot_generals look like
- * (`%r = stablehlo.add %a, %b {sdy.sharding = ...} : tensor<8xf32>`).
+ * with OPNAME a dotted identifier and WORD an identifier the scanner reads
+ * as one (a keyword: `applies`, `across`, `init`). It is what a propagated
+ * program's ops look like: elementwise ops, broadcasts, transposes and
+ * dot_generals (`%r = stablehlo.add %a, %b {sdy.sharding = ...} :
+ * tensor<8xf32>`), reduces `stablehlo.reduce(%x init: %c) applies
+ * stablehlo.add across dimensions = [1] {...}`, constants
+ * `stablehlo.constant {shardc.implicit_constant} dense<0.0> : tensor<f32>`
+ * and shardc's own ops in the generic form (`"shardc.reduce_mean"(%x)
+ * {dims = array<i64: 2>, sdy.sharding = ...} : (...) -> ...`).
  * The syntax built is the grammar's for the same text, item by item and
  * at the same columns; the grammar action of the OP_READ token makes the
- * op from it as custom_op and op_stmt do. Anything else (a loc(...), a
- * generic op, `%r:2`, another attribute, other spacing, a malformed piece)
- * is left to the grammar from the line's start: this reader reports
- * nothing. */
+ * op from it as custom_op (or generic_op) and op_stmt do. Anything else
+ * (a loc(...), `%r:2`, properties or regions, another attribute value,
+ * other spacing, a malformed piece) is left to the grammar from the
+ * line's start: this reader reports nothing. */
 #include <string.h>
 #include "mlir/mlir_parse_ctx.h"
 
@@ -144,12 +158,8 @@ static MlirAttr *op_int_array(OpLine *o)
 }
 
 /* `key = [ints]`, then ` x [ints]` if it follows (dot_general's dims). */
-static bool op_named_array(OpLine *o)
+static bool op_named_array(OpLine *o, const char *key, const char *key_end)
 {
-    const char *key = o->p, *key_end = id_end(o->p, o->end);
-    o->p = key_end;
-    if (key_end == key || !op_prefix(o, " = "))
-        return false;
     MlirSyntaxItem *named = op_item(o, MI_NAMED, op_loc(o, key));
     if (!named || !(named->attr = op_int_array(o)))
         return false;
@@ -165,44 +175,218 @@ static bool op_named_array(OpLine *o)
     return (second->attr = op_int_array(o)) != NULL;
 }
 
-/* The operands and named arrays before the ` {`. */
-static bool op_items(OpLine *o)
+/* `<prefix>...>` with nothing inside that scan_balanced would read
+ * otherwise (a nested `<`, a string, a line break): its text, as the
+ * DENSE or DENSE_ARRAY token holds it; NULL if none. */
+static const char *op_bracketed(OpLine *o, const char *prefix)
 {
-    do {
-        Loc at = op_loc(o, o->p);
-        if (o->p < o->end && *o->p == '%') {
-            const char *name = op_value_name(o);
-            MlirSyntaxItem *use = name ? op_item(o, MI_USE, at) : NULL;
-            if (!use)
-                return false;
-            use->use = mlir_build_use(o->ctx, name, at);
-        } else if (!op_named_array(o)) {
-            return false;
-        }
-    } while (op_prefix(o, ", "));
-    return true;
+    const char *start = o->p;
+    if (!op_prefix(o, prefix))
+        return NULL;
+    while (o->p < o->end && *o->p != '>' && *o->p != '<' && *o->p != '"' && *o->p >= 0x20 && *o->p < 0x7f)
+        o->p++;
+    if (o->p == o->end || *o->p != '>')
+        return NULL;
+    o->p++;
+    return mlir_lex_intern(o->ctx, start, (int)(o->p - start));
 }
 
-/* ` {sdy.sharding = <sharding>}`, as '{' DICT_BODY, if a `{` comes. */
-static bool op_sharding_dict(OpLine *o)
+/* `array<i64: 1, 2>` of small decimals (mlir_build_dense_array reports
+ * nothing for them), as DENSE_ARRAY builds it. */
+static MlirAttr *op_dense_array(OpLine *o)
 {
-    static const char key[] = "sdy.sharding =";
-    const char *open = o->p + 1;
-    if (!op_prefix(o, " {"))
-        return true;
-    if (o->ctx->in_rule || !op_prefix(o, key))
-        return false;
-    MlirSyntaxItem *dict = op_item(o, MI_DICT, op_loc(o, open));
-    if (!dict)
-        return false;
+    const char *start = o->p;
+    if (!op_prefix(o, "array<i64"))
+        return NULL;
+    if (op_prefix(o, ": ")) {
+        do {
+            o->p += o->p < o->end && *o->p == '-';
+            const char *digits = o->p;
+            while (o->p < o->end && *o->p >= '0' && *o->p <= '9' && o->p - digits < 18)
+                o->p++;
+            if (o->p == digits)
+                return NULL;
+        } while (op_prefix(o, ", "));
+    }
+    if (!op_prefix(o, ">"))
+        return NULL;
+    const char *text = mlir_lex_intern(o->ctx, start, (int)(o->p - start));
+    return mlir_build_dense_array(o->ctx, text, op_loc(o, start));
+}
+
+/* `#sdy.sharding<...>` or `#sdy.sharding_per_value<...>` read whole as
+ * SDY_WHOLE reads it, its text kept as a dict entry's value is. */
+static MlirAttr *op_sdy_attr(OpLine *o)
+{
+    static const char per_value[] = "#sdy.sharding_per_value<", single[] = "#sdy.sharding<";
+    const char *open = o->p;
+    bool is_per_value = op_prefix(o, per_value);
+    if (!is_per_value && !op_prefix(o, single))
+        return NULL;
     FastRun run;
     int used = 0;
-    op_run_at(o, o->p, &run);
-    MlirList *entries = mlir_fast_sdy_dict(o->ctx, key, sizeof key - 1, op_loc(o, open + 1), &used);
-    op_run_done(o, o->p, entries ? used : 0, &run);
-    if (entries)
-        dict->list = *entries;
-    return entries != NULL;
+    const char *after = o->p;
+    op_run_at(o, after, &run);
+    MlirAttr *a = mlir_fast_sdy_attr(o->ctx, is_per_value, op_loc(o, open), (int)(after - open), &used);
+    op_run_done(o, after, a ? used : 0, &run);
+    int first = (int)(open - o->ctx->text);
+    return a ? mlir_keep_text(o->ctx, a, first, (int)(o->p - o->ctx->text)) : NULL;
+}
+
+/* A dict entry's value after its ` = `: an integer array, a dense array
+ * of integers or a sharding. */
+static MlirAttr *op_entry_value(OpLine *o)
+{
+    if (o->p == o->end)
+        return NULL;
+    if (*o->p == '[')
+        return op_int_array(o);
+    if (*o->p == '#')
+        return op_sdy_attr(o);
+    return op_dense_array(o);
+}
+
+/* After a `{`, `key = value` and unit entries up to the `}`, `, ` between,
+ * as dict_entries builds them (DICT_BODY's for a lone sharding). */
+static bool op_dict_entries(OpLine *o, MlirList *entries)
+{
+    do {
+        const char *key = o->p, *key_end = id_end(o->p, o->end);
+        MlirAttr *value = NULL;
+        o->p = key_end;
+        if (key_end == key)
+            return false;
+        const char *name = mlir_lex_intern(o->ctx, key, (int)(key_end - key));
+        if (op_prefix(o, " = "))
+            value = op_entry_value(o);
+        else if (o->p < o->end && (*o->p == ',' || *o->p == '}') && mlir_lex_is_unit_key(name))
+            value = mlir_attr_new(o->ctx, MA_UNIT, op_loc(o, key));
+        if (!value)
+            return false;
+        arena_list_push(o->ctx->arena, entries, mlir_named(o->ctx, name, value, op_loc(o, key)));
+    } while (op_prefix(o, ", "));
+    return op_prefix(o, "}");
+}
+
+/* The words the scanner reads as tokens of their own, not identifiers. */
+static bool is_scanner_keyword(const char *word, size_t n)
+{
+    switch (n) {
+    case 2: return memcmp(word, "do", 2) == 0;
+    case 4: return memcmp(word, "cond", 4) == 0;
+    case 6: return memcmp(word, "module", 6) == 0;
+    case 7: return memcmp(word, "reducer", 7) == 0;
+    case 8: return memcmp(word, "sdy.mesh", 8) == 0;
+    case 9: return memcmp(word, "func.func", 9) == 0;
+    case 10: return memcmp(word, "attributes", 10) == 0;
+    default: return false;
+    }
+}
+
+/* An identifier as an item: `key = [ints]` (ATTR_KEY), else a keyword
+ * (BARE_ID or UNIT_KEY), not one the scanner would read as a longer
+ * token (`dense<`, `loc(`) or a word of its own. */
+static bool op_word(OpLine *o)
+{
+    const char *word = o->p, *end = id_end(o->p, o->end);
+    if (end == word || (end < o->end && (*end == '<' || *end == '(')) || is_scanner_keyword(word, (size_t)(end - word)))
+        return false;
+    o->p = end;
+    if (op_prefix(o, " = "))
+        return op_named_array(o, word, end);
+    const char *q = end;
+    while (q < o->end && (*q == ' ' || *q == '\t' || *q == '\r' || *q == '\n'))
+        q++;
+    if (q < o->end && *q == '=')
+        return false;
+    MlirSyntaxItem *kw = op_item(o, MI_KEYWORD, op_loc(o, word));
+    return kw && (kw->name = mlir_lex_intern(o->ctx, word, (int)(end - word)));
+}
+
+/* `%name` as a MI_USE item at the end of list (or of the op's items). */
+static MlirSyntaxItem *op_use(OpLine *o)
+{
+    Loc at = op_loc(o, o->p);
+    const char *name = op_value_name(o);
+    MlirSyntaxItem *use = name ? op_item(o, MI_USE, at) : NULL;
+    if (use)
+        use->use = mlir_build_use(o->ctx, name, at);
+    return use;
+}
+
+/* `(` values, keywords and `:` `)`, as paren_items reads reduce's
+ * `(%x init: %c)`: a `:` only before a value, where the scanner finds no
+ * type to read whole. The items go to the group, not the op. */
+static bool op_parens(OpLine *o)
+{
+    MlirSyntaxItem *parens = op_item(o, MI_PARENS, op_loc(o, o->p));
+    int outer = o->n_items;
+    o->p++;
+    while (parens && !op_prefix(o, ")")) {
+        if (o->n_items > outer && !op_prefix(o, ", "))
+            op_prefix(o, " ");
+        bool ok;
+        if (o->p < o->end && *o->p == '%')
+            ok = op_use(o) != NULL;
+        else if (o->end - o->p > 2 && memcmp(o->p, ": %", 3) == 0)
+            ok = op_item(o, MI_COLON, op_loc(o, o->p++)) != NULL;
+        else
+            ok = op_word(o);
+        if (!ok)
+            return false;
+    }
+    for (int i = outer; parens && i < o->n_items; i++)
+        arena_list_push(o->ctx->arena, &parens->list, o->items[i]);
+    o->n_items = outer;
+    return parens != NULL;
+}
+
+/* `dense<...>` as an attribute item, as DENSE builds it. */
+static bool op_dense_item(OpLine *o)
+{
+    const char *start = o->p;
+    const char *text = op_bracketed(o, "dense<");
+    MlirSyntaxItem *it = text ? op_item(o, MI_ATTR, op_loc(o, start)) : NULL;
+    if (it)
+        it->attr = mlir_build_raw(o->ctx, MA_DENSE, text, op_loc(o, start));
+    return it != NULL;
+}
+
+/* One item of a custom form. */
+static bool op_one_item(OpLine *o)
+{
+    if (o->p == o->end)
+        return false;
+    switch (*o->p) {
+    case '%':
+        return op_use(o) != NULL;
+    case '(':
+        return op_parens(o);
+    case '{': {
+        MlirSyntaxItem *dict = op_item(o, MI_DICT, op_loc(o, o->p));
+        o->p++;
+        return dict && op_dict_entries(o, &dict->list);
+    }
+    case 'd':
+        if (o->end - o->p > 6 && memcmp(o->p, "dense<", 6) == 0)
+            return op_dense_item(o);
+        return op_word(o);
+    default:
+        return op_word(o);
+    }
+}
+
+/* The items up to the ` : `, each after `, ` or a space (the first may
+ * follow the op name directly: `stablehlo.reduce(`). */
+static bool op_items(OpLine *o)
+{
+    while (!(o->end - o->p >= 2 && o->p[0] == ' ' && o->p[1] == ':')) {
+        if (!op_prefix(o, ", ") && !op_prefix(o, " ") && !(o->n_items == 0 && o->p < o->end && *o->p == '('))
+            return false;
+        if (!op_one_item(o))
+            return false;
+    }
+    return true;
 }
 
 /* ` : ` and the signature, as op_sig reads SIG_READ or TYPE_READ, then
@@ -256,37 +440,81 @@ static bool op_next_line_ok(const OpLine *o)
            !(e - q == 9 && memcmp(q, "func.func", 9) == 0) && !(e - q == 8 && memcmp(q, "sdy.mesh", 8) == 0);
 }
 
-/* `%name = OPNAME `, the op name a BARE_ID (dotted, not a keyword). */
-static bool op_head(OpLine *o, MlirResultDef *result, MlirCustomSyntax *syntax)
+/* `OPNAME` then a space or the `(` of a first group: a BARE_ID, dotted,
+ * not a word of the scanner's own. */
+static bool op_custom_name(OpLine *o, MlirCustomSyntax *syntax)
 {
-    result->name = op_value_name(o);
-    result->count = 1;
-    result->loc = o->loc;
-    if (!result->name || !op_prefix(o, " = "))
-        return false;
     const char *name = o->p, *name_end = id_end(o->p, o->end);
     size_t n = (size_t)(name_end - name);
-    if (!memchr(name, '.', n) || (n == 9 && memcmp(name, "func.func", 9) == 0) ||
-        (n == 8 && memcmp(name, "sdy.mesh", 8) == 0))
+    if (!memchr(name, '.', n) || is_scanner_keyword(name, n) || name_end == o->end ||
+        (*name_end != ' ' && *name_end != '('))
         return false;
     syntax->name = mlir_lex_intern(o->ctx, name, (int)n);
     syntax->name_loc = op_loc(o, name);
     o->p = name_end;
-    return op_prefix(o, " ");
+    return true;
 }
 
+/* A custom form: its name, items and signature, as custom_op reads them. */
+static MlirCustomSyntax *op_custom(OpLine *o)
+{
+    MlirCustomSyntax *syntax = ARENA_NEW(o->ctx->arena, MlirCustomSyntax);
+    if (!op_custom_name(o, syntax) || !op_items(o) || !op_signature(o, &syntax->sig))
+        return NULL;
+    for (int i = 0; i < o->n_items; i++)
+        arena_list_push(o->ctx->arena, &syntax->items, o->items[i]);
+    return syntax;
+}
+
+/* The generic form `"dialect.op"(%a, %b) {dict} : (types) -> types`, no
+ * properties or regions, the name without escapes: the op generic_op
+ * builds. */
+static MlirOp *op_generic(OpLine *o)
+{
+    const char *quote = o->p, *name = ++o->p;
+    while (o->p < o->end && *o->p != '"' && *o->p != '\\' && *o->p >= 0x20 && *o->p < 0x7f)
+        o->p++;
+    if (!op_prefix(o, "\"("))
+        return NULL;
+    const char *op_name = mlir_lex_intern(o->ctx, name, (int)(o->p - 2 - name));
+    MlirList uses = {0}, attrs = {0}, none = {0};
+    if (!op_prefix(o, ")")) {
+        do {
+            MlirSyntaxItem *use = op_use(o);
+            if (!use)
+                return NULL;
+            arena_list_push(o->ctx->arena, &uses, use->use);
+        } while (op_prefix(o, ", "));
+        if (!op_prefix(o, ")"))
+            return NULL;
+    }
+    MlirTypeSig sig;
+    if ((op_prefix(o, " {") && !op_dict_entries(o, &attrs)) || !op_signature(o, &sig) || !sig.is_function)
+        return NULL;
+    return mlir_build_generic(o->ctx, op_name, op_loc(o, quote), &uses, &none, &none, &attrs, &sig);
+}
+
+/* `%name = `: the result, as result_def reads it. */
+static bool op_result(OpLine *o, MlirResultDef *result)
+{
+    result->name = op_value_name(o);
+    result->count = 1;
+    result->loc = o->loc;
+    return result->name && op_prefix(o, " = ");
+}
+
+/* Outside an op sharding rule, where `[` and `{key =` read otherwise, and
+ * away from the nesting limit, which the grammar reports. */
 MlirFastOp *mlir_fast_op_line(MlirParseCtx *ctx, Loc loc, int first_offset, int *used)
 {
     OpLine o = {ctx, ctx->text + first_offset, ctx->text + first_offset, ctx->text + ctx->len, loc, {0}, 0};
     MlirFastOp *op = ARENA_NEW(ctx->arena, MlirFastOp);
-    op->syntax = ARENA_NEW(ctx->arena, MlirCustomSyntax);
-    if (!op_head(&o, &op->result, op->syntax) || !op_items(&o) || !op_sharding_dict(&o) ||
-        !op_signature(&o, &op->syntax->sig) || !op_next_line_ok(&o))
+    if (ctx->in_rule || ctx->nesting + 4 > MLIR_MAX_NESTING || !op_result(&o, &op->result) || o.p == o.end)
         return NULL;
-    MlirList items = {0};
-    for (int i = 0; i < o.n_items; i++)
-        arena_list_push(ctx->arena, &items, o.items[i]);
-    op->syntax->items = items;
+    if (*o.p == '"' ? !(op->generic = op_generic(&o)) : !(op->syntax = op_custom(&o)))
+        return NULL;
+    if (!op_next_line_ok(&o))
+        return NULL;
     *used = (int)(o.p - o.start);
     return op;
 }

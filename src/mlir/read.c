@@ -1,8 +1,9 @@
 /* mlir_read_module: MLIR text to IR, parsed (parse.c) and imported
- * (import.c) op by op. Each op of a function body goes into the IR as soon
- * as the parser has read it, and the memory of its AST is reused two ops
- * later: the AST of the whole module alive during the import doubled the
- * memory, and the page faults, of reading a module (bench/mlir.sh).
+ * (import.c) op by op. The ops of a function body go into the IR a batch
+ * of STREAM_BATCH at a time, as soon as the parser has read them, and the
+ * memory of their AST is reused two batches later: the AST of the whole
+ * module alive during the import doubled the memory, and the page faults,
+ * of reading a module (bench/mlir.sh).
  *
  * What cannot be read so is read again the plain way, the whole AST then
  * the import, which reports errors as it always did: any error (the
@@ -16,14 +17,21 @@
 #include "mlir/mlir_parse_ctx.h"
 #include "shardc/mlir.h"
 
+/* Ops are imported a batch at a time: reading an op and importing it
+ * each ran more code than the instruction cache holds, and, one after the
+ * other, each evicted the other's (callgrind --cache-sim=yes). */
+enum { STREAM_BATCH = 32 };
+
 /* A module being read op by op. */
 struct MlirStream {
     ImportCtx ic;
     Arena *module_arena;    /* the AST outside function bodies */
-    /* The body's AST: the op being read (current), and the one before */
+    /* The body's AST: the batch being read (current), and the one before */
     Arena body[2];
     int current;
     bool funcs_begun;
+    const MlirOp *pending[STREAM_BATCH];   /* read, in current, not imported yet */
+    int num_pending;
 };
 
 static bool stream_ok(const MlirStream *s)
@@ -89,9 +97,19 @@ bool mlir_stream_func_begin(MlirParseCtx *ctx, MlirFunc *func)
     return stream_ok(s);
 }
 
+/* Imports the ops read and not imported yet, up to the first failure. */
+static bool import_pending(MlirStream *s)
+{
+    bool ok = true;
+    for (int i = 0; ok && i < s->num_pending; i++)
+        ok = mlir_imp_stream_op(&s->ic, s->pending[i]) && stream_ok(s);
+    s->num_pending = 0;
+    return ok;
+}
+
 /* The parser reads one token ahead: the next op's first token went to
- * the current arena with the rest of this op, and this op's first token
- * to the other one, with the op before, which is now free. */
+ * the current arena with the rest of this batch, and this batch's first
+ * token to the other one, with the batch before, which is now free. */
 bool mlir_stream_op(MlirParseCtx *ctx, MlirList *ops, MlirOp *op)
 {
     MlirStream *s = ctx->stream;
@@ -99,7 +117,10 @@ bool mlir_stream_op(MlirParseCtx *ctx, MlirList *ops, MlirOp *op)
         arena_list_push(ctx->arena, ops, op);
         return true;
     }
-    bool ok = mlir_imp_stream_op(&s->ic, op) && stream_ok(s);
+    s->pending[s->num_pending++] = op;
+    if (s->num_pending < STREAM_BATCH)
+        return true;
+    bool ok = import_pending(s);
     s->current = 1 - s->current;
     mlir_reuse_arena(&s->body[s->current]);
     use_arena(ctx, &s->body[s->current]);
@@ -112,8 +133,9 @@ bool mlir_stream_func_end(MlirParseCtx *ctx)
     MlirStream *s = ctx->stream;
     if (!s)
         return true;
+    bool ok = import_pending(s);
     use_arena(ctx, s->module_arena);
-    return mlir_imp_stream_func_end(&s->ic) && stream_ok(s);
+    return ok && mlir_imp_stream_func_end(&s->ic) && stream_ok(s);
 }
 
 static void ignore_diag(void *user, DiagLevel level, Loc loc, const char *message)
