@@ -119,6 +119,9 @@ bool prop_outcome_agreed(const VisitOutcome *o);
 Sharding *prop_outcome_sharding(const VisitOutcome *o, int t);
 
 void prop_worklist_push(PropagationState *st, Op *op);
+/* Append op to the sweep if it is propagated (ops in the order of a walk;
+ * the sweep is filled by prop_state_begin_func, after the use lists). */
+void prop_sweep_add(PropagationState *st, Op *op);
 /* Start phase `phase`'s sweep over the propagated ops. */
 void prop_worklist_begin_sweep(PropagationState *st, int phase);
 Op *prop_worklist_pop(PropagationState *st);

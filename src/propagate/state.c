@@ -234,20 +234,12 @@ Op *prop_worklist_pop(PropagationState *st)
     return op;
 }
 
-static bool add_to_sweep(Op *op, void *user)
+void prop_sweep_add(PropagationState *st, Op *op)
 {
-    PropagationState *st = user;
     if (propagated_op(op)) {
         st->sweep_pos[op->id] = st->sweep_count;
         st->sweep[st->sweep_count++] = op;
     }
-    return true;
-}
-
-/* The sweep's ops: b's, in the order of a walk (appended to those before). */
-static void sweep_add_block(PropagationState *st, Block *b)
-{
-    ir_walk(b, &(IrWalker){.pre = add_to_sweep, .user = st, .scope = IR_WALK_PROPAGATED});
 }
 
 static const DimFactors *dim_factors(const ShardingProjection *p, int t, int d)
@@ -360,9 +352,7 @@ void prop_state_prepare_func(PropagationState *st, Func *f)
     if (!size_tables(st))
         clear_func_entries(st, f);
     ir_walk(f->body, &(IrWalker){.pre = add_operand_uses, .leave = add_return_uses, .user = st});
-    st->sweep_count = st->sweep_next = 0;
-    sweep_add_block(st, f->body);
-    st->sweep_next = st->sweep_count; /* no sweep yet */
+    st->sweep_count = st->sweep_next = 0; /* filled with the user's shardings (propagate.c) */
 }
 
 /* A call of f: the call feeds each of f's arguments. */
@@ -412,8 +402,5 @@ void prop_state_prepare_module(PropagationState *st)
     }
     for (int i = 0; i < m->num_funcs; i++)
         ir_walk(m->funcs[i]->body, &(IrWalker){.pre = add_func_edge_uses, .user = st});
-    st->sweep_count = st->sweep_next = 0;
-    for (int i = 0; i < m->num_funcs; i++)
-        sweep_add_block(st, m->funcs[i]->body);
-    st->sweep_next = st->sweep_count; /* no sweep yet */
+    st->sweep_count = st->sweep_next = 0; /* filled with the user's shardings (propagate.c) */
 }
