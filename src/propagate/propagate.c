@@ -175,13 +175,22 @@ static unsigned phase_opens_mask(PropagationState *st, const Op *op)
     return mask;
 }
 
-bool prop_phase_opens(PropagationState *st, const Op *op, int phase)
+/* ... every phase for ops with a visit of their own. */
+static unsigned char phase_opens_memo(PropagationState *st, const Op *op)
 {
-    if (phase == 0 || has_own_visit(op))
-        return true;
-    if (!st->phase_opens[op->id])
-        st->phase_opens[op->id] = (unsigned char)phase_opens_mask(st, op);
-    return st->phase_opens[op->id] >> phase & 1;
+    unsigned char *memo = &st->phase_opens[op->id];
+    if (!*memo)
+        *memo = (unsigned char)(has_own_visit(op) ? PHASE_OPENS_KNOWN | (PHASE_OPENS_KNOWN - 1)
+                                                  : phase_opens_mask(st, op));
+    return *memo;
+}
+
+/* The op at sweep_pos is read only the first time: passing it by, the
+ * sweep reads no op. */
+bool prop_phase_opens(PropagationState *st, int sweep_pos, int phase)
+{
+    unsigned char memo = st->phase_opens[st->sweep_ids[sweep_pos]];
+    return phase == 0 || (memo ? memo : phase_opens_memo(st, st->sweep[sweep_pos])) >> phase & 1;
 }
 
 /* The mesh all of the op's shardings agree on (by value; shardings on the

@@ -66,6 +66,7 @@ static bool size_tables(PropagationState *st)
     st->visits = ARENA_ARRAY(&st->tables, struct VisitMemo *, st->table_ops);
     st->queued = ARENA_ARRAY(&st->tables, bool, st->table_ops);
     st->sweep = ARENA_ARRAY_UNINIT(&st->tables, Op *, st->table_ops);
+    st->sweep_ids = ARENA_ARRAY_UNINIT(&st->tables, int, st->table_ops);
     st->sweep_pos = ARENA_ARRAY(&st->tables, int, st->table_ops);
     st->phase_opens = ARENA_ARRAY(&st->tables, unsigned char, st->table_ops);
     st->pass_through = ARENA_ARRAY(&st->tables, unsigned char, st->table_ops);
@@ -219,10 +220,10 @@ void prop_worklist_begin_sweep(PropagationState *st, int phase)
 Op *prop_worklist_pop(PropagationState *st)
 {
     while (st->sweep_next < st->sweep_count) {
-        Op *op = st->sweep[st->sweep_next++];
-        if (st->queued[op->id] || prop_phase_opens(st, op, st->sweep_phase)) {
-            st->queued[op->id] = false;
-            return op;
+        int pos = st->sweep_next++, id = st->sweep_ids[pos];
+        if (st->queued[id] || prop_phase_opens(st, pos, st->sweep_phase)) {
+            st->queued[id] = false;
+            return st->sweep[pos];
         }
     }
     if (st->queue_count == 0)
@@ -238,6 +239,7 @@ void prop_sweep_add(PropagationState *st, Op *op)
 {
     if (propagated_op(op)) {
         st->sweep_pos[op->id] = st->sweep_count;
+        st->sweep_ids[st->sweep_count] = op->id;
         st->sweep[st->sweep_count++] = op;
     }
 }
