@@ -208,23 +208,26 @@ typedef struct OpAside {
 } OpAside;
 
 /* An op is made twice over once partitioned (bench/README.md): 136 bytes,
- * the first 64 what a walk of the IR reads (ir_walk: kind, results,
- * regions, the links) and the operands, the rest after. */
+ * starting a cache line (op_new). The first line holds all a walk of the
+ * IR reads (ir_walk: kind, results, the links, region counts) and what the
+ * passes' side tables are indexed by (id) and the operands: a pass over a
+ * module too large for the cache then misses once per op, not two or
+ * three times (issue 20, scaling). The rest is read by few passes. */
 struct Op {
     OpKind kind;
+    int id;             /* dense per-module numbering, for pass side tables */
     int num_results;
+    int num_operands;
+    int num_regions;
+    int num_attrs;
     Value **results;
+    Value **operands;
     Op *next;
     Block *parent;
+    Block *region;      /* body of shard_map, or NULL */
     /* Control-flow regions (while: cond then body; case: its branches),
      * which, unlike shard_map bodies, see the values of enclosing blocks. */
-    int num_regions;
-    int num_operands;
     Block **regions;
-    Block *region;      /* body of shard_map, or NULL */
-    Value **operands;
-    int id;             /* dense per-module numbering, for pass side tables */
-    int num_attrs;
     NamedAttr *attrs;
     Op *prev;
     Loc loc;

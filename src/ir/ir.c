@@ -161,9 +161,14 @@ void module_account_value(Module *m, const Value *v)
         m->largest_value_bytes = bytes;
 }
 
+/* An op starts a cache line: its first line holds what walks and side
+ * tables read (ir.h). */
+enum { OP_LINE = 64 };
+_Static_assert(offsetof(Op, region) + sizeof(Block *) <= OP_LINE, "an op's walked fields fill its first line");
+
 Op *op_new(Module *m, OpKind kind, Loc loc)
 {
-    Op *op = ARENA_NEW(&m->arena, Op);
+    Op *op = arena_alloc_aligned(&m->arena, sizeof(Op), OP_LINE);
     op->kind = kind;
     op->loc = loc;
     op->id = m->num_ops++;

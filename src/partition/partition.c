@@ -19,10 +19,12 @@ static bool names_other(Op *op, void *func)
 
 /* Functions that custom ops of the global program use as implementation
  * or partition function keep their global form. (Custom ops in shard_map
- * bodies are not looked at.) */
+ * bodies are not looked at.) A module that never held a custom op is not
+ * walked: on a large one the walk is a cache miss per op for nothing. */
 static bool used_by_custom_op(const Module *m, const Func *f)
 {
-    return !ir_walk_module(m, &(IrWalker){.pre = names_other, .user = (void *)f, .scope = IR_WALK_GLOBAL});
+    return m->ops_created[OP_CUSTOM] > 0 &&
+           !ir_walk_module(m, &(IrWalker){.pre = names_other, .user = (void *)f, .scope = IR_WALK_GLOBAL});
 }
 
 /* Every sharding of the function is on one mesh. (Dims need not divide:

@@ -175,13 +175,22 @@ static unsigned phase_opens_mask(PropagationState *st, const Op *op)
     return mask;
 }
 
-bool prop_phase_opens(PropagationState *st, const Op *op, int phase)
+/* ... every phase for ops with a visit of their own. */
+static unsigned char phase_opens_memo(PropagationState *st, const Op *op)
 {
-    if (phase == 0 || has_own_visit(op))
-        return true;
-    if (!st->phase_opens[op->id])
-        st->phase_opens[op->id] = (unsigned char)phase_opens_mask(st, op);
-    return st->phase_opens[op->id] >> phase & 1;
+    unsigned char *memo = &st->phase_opens[op->id];
+    if (!*memo)
+        *memo = (unsigned char)(has_own_visit(op) ? PHASE_OPENS_KNOWN | (PHASE_OPENS_KNOWN - 1)
+                                                  : phase_opens_mask(st, op));
+    return *memo;
+}
+
+/* The op at sweep_pos is read only the first time: passing it by, the
+ * sweep reads no op. */
+bool prop_phase_opens(PropagationState *st, int sweep_pos, int phase)
+{
+    unsigned char memo = st->phase_opens[st->sweep_ids[sweep_pos]];
+    return phase == 0 || (memo ? memo : phase_opens_memo(st, st->sweep[sweep_pos])) >> phase & 1;
 }
 
 /* The mesh all of the op's shardings agree on (by value; shardings on the
@@ -526,10 +535,15 @@ static void seed_shard_map_results(PropagationState *st, Op *op)
             op->results[i]->sharding = sharding_clone(&st->module->arena, specs->u.array.items[i]->u.sharding);
 }
 
-static bool seed_op(Op *op, void *st)
+/* A shard_map result is laid out by its out_specs whatever the function
+ * result says; the function result constrains it like a constraint. Its
+ * results are seeded before remember_user sees them. */
+static bool scan_op(Op *op, void *user)
 {
+    UserShardings *u = user;
     if (op->kind == OP_SHARD_MAP)
-        seed_shard_map_results(st, op);
+        seed_shard_map_results(u->st, op);
+    prop_sweep_add(u->st, op);
     return true;
 }
 
@@ -592,18 +606,16 @@ static void seed_func_results(PropagationState *st, Func *f, UserShardings *u)
     }
 }
 
-/* f's user shardings (st->user) and the priorities they name. */
+/* f's user shardings (st->user) and the priorities they name; f's ops
+ * join the sweep. One walk: each is a cache miss per op on a large
+ * module. (Propagation does not enter shard_map bodies.) */
 static void collect_user_shardings(PropagationState *st, Func *f, UserShardings *u)
 {
     st->func = f;
-    /* A shard_map result is laid out by its out_specs whatever the function
-     * result says; the function result constrains it like a constraint.
-     * (Propagation does not enter shard_map bodies, here and below.) */
-    if (st->module->ops_created[OP_SHARD_MAP])
-        ir_walk(f->body, &(IrWalker){.pre = seed_op, .user = st, .scope = IR_WALK_PROPAGATED});
     for (int i = 0; i < f->num_results; i++)
         note_priorities(f->result_shardings[i], u->prios, &u->count, 64);
-    ir_walk(f->body, &(IrWalker){.value = remember_user, .user = u, .scope = IR_WALK_PROPAGATED});
+    ir_walk(f->body, &(IrWalker){.pre = scan_op, .value = remember_user, .user = u, .scope = IR_WALK_PROPAGATED});
+    st->sweep_next = st->sweep_count; /* no sweep yet */
 }
 
 /* One round per user priority, in order, then the last that sees all. */

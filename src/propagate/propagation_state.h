@@ -41,6 +41,8 @@ typedef struct PropagationState {
      * holding every op at the phase's start, minus the visits that would
      * repeat their last one (prop_phase_opens). */
     Op **sweep;
+    int *sweep_ids;         /* the Op.id of each: a sweep passing an op by
+                             * reads no op (a cache miss each, on a large module) */
     int sweep_count, sweep_next, sweep_phase;
     int *sweep_pos;         /* by Op.id: index in `sweep` */
     unsigned char *phase_opens;     /* by Op.id: prop_phase_opens' memo, 0 = not known */
@@ -119,16 +121,19 @@ bool prop_outcome_agreed(const VisitOutcome *o);
 Sharding *prop_outcome_sharding(const VisitOutcome *o, int t);
 
 void prop_worklist_push(PropagationState *st, Op *op);
+/* Append op to the sweep if it is propagated (ops in the order of a walk;
+ * the sweep is filled by prop_state_begin_func, after the use lists). */
+void prop_sweep_add(PropagationState *st, Op *op);
 /* Start phase `phase`'s sweep over the propagated ops. */
 void prop_worklist_begin_sweep(PropagationState *st, int phase);
 Op *prop_worklist_pop(PropagationState *st);
-/* Whether phase `phase` must visit op even if no sharding around it
+/* Whether phase `phase` must visit the op at sweep_pos even if no sharding around it
  * changed since its last visit: the first phase of a round (the round
  * changed the shardings it shows), ops without a rule of their own
  * (data-flow edges, shard_maps), and ops to which the phase opens a
  * direction the phase before kept closed (propagate.c). Any other visit
  * would repeat the op's last one, which changed nothing. */
-bool prop_phase_opens(PropagationState *st, const Op *op, int phase);
+bool prop_phase_opens(PropagationState *st, int sweep_pos, int phase);
 
 /* Install a grown sharding on v, record where it came from and queue the
  * ops that see v. `values`/`shardings` are the op's tensors; a NULL value is

@@ -66,6 +66,7 @@ static bool size_tables(PropagationState *st)
     st->visits = ARENA_ARRAY(&st->tables, struct VisitMemo *, st->table_ops);
     st->queued = ARENA_ARRAY(&st->tables, bool, st->table_ops);
     st->sweep = ARENA_ARRAY_UNINIT(&st->tables, Op *, st->table_ops);
+    st->sweep_ids = ARENA_ARRAY_UNINIT(&st->tables, int, st->table_ops);
     st->sweep_pos = ARENA_ARRAY(&st->tables, int, st->table_ops);
     st->phase_opens = ARENA_ARRAY(&st->tables, unsigned char, st->table_ops);
     st->pass_through = ARENA_ARRAY(&st->tables, unsigned char, st->table_ops);
@@ -219,10 +220,10 @@ void prop_worklist_begin_sweep(PropagationState *st, int phase)
 Op *prop_worklist_pop(PropagationState *st)
 {
     while (st->sweep_next < st->sweep_count) {
-        Op *op = st->sweep[st->sweep_next++];
-        if (st->queued[op->id] || prop_phase_opens(st, op, st->sweep_phase)) {
-            st->queued[op->id] = false;
-            return op;
+        int pos = st->sweep_next++, id = st->sweep_ids[pos];
+        if (st->queued[id] || prop_phase_opens(st, pos, st->sweep_phase)) {
+            st->queued[id] = false;
+            return st->sweep[pos];
         }
     }
     if (st->queue_count == 0)
@@ -234,20 +235,13 @@ Op *prop_worklist_pop(PropagationState *st)
     return op;
 }
 
-static bool add_to_sweep(Op *op, void *user)
+void prop_sweep_add(PropagationState *st, Op *op)
 {
-    PropagationState *st = user;
     if (propagated_op(op)) {
         st->sweep_pos[op->id] = st->sweep_count;
+        st->sweep_ids[st->sweep_count] = op->id;
         st->sweep[st->sweep_count++] = op;
     }
-    return true;
-}
-
-/* The sweep's ops: b's, in the order of a walk (appended to those before). */
-static void sweep_add_block(PropagationState *st, Block *b)
-{
-    ir_walk(b, &(IrWalker){.pre = add_to_sweep, .user = st, .scope = IR_WALK_PROPAGATED});
 }
 
 static const DimFactors *dim_factors(const ShardingProjection *p, int t, int d)
@@ -360,9 +354,7 @@ void prop_state_prepare_func(PropagationState *st, Func *f)
     if (!size_tables(st))
         clear_func_entries(st, f);
     ir_walk(f->body, &(IrWalker){.pre = add_operand_uses, .leave = add_return_uses, .user = st});
-    st->sweep_count = st->sweep_next = 0;
-    sweep_add_block(st, f->body);
-    st->sweep_next = st->sweep_count; /* no sweep yet */
+    st->sweep_count = st->sweep_next = 0; /* filled with the user's shardings (propagate.c) */
 }
 
 /* A call of f: the call feeds each of f's arguments. */
@@ -412,8 +404,5 @@ void prop_state_prepare_module(PropagationState *st)
     }
     for (int i = 0; i < m->num_funcs; i++)
         ir_walk(m->funcs[i]->body, &(IrWalker){.pre = add_func_edge_uses, .user = st});
-    st->sweep_count = st->sweep_next = 0;
-    for (int i = 0; i < m->num_funcs; i++)
-        sweep_add_block(st, m->funcs[i]->body);
-    st->sweep_next = st->sweep_count; /* no sweep yet */
+    st->sweep_count = st->sweep_next = 0; /* filled with the user's shardings (propagate.c) */
 }

@@ -113,6 +113,21 @@ void *arena_alloc(Arena *arena, size_t size)
     return p;
 }
 
+void *arena_alloc_aligned(Arena *arena, size_t size, size_t align)
+{
+    size_t pad = (size_t)(-(uintptr_t)arena->next) & (align - 1);
+    if (arena->next && size <= arena->avail && pad <= arena->avail - size) {
+        if (pad) /* a multiple of ARENA_ALIGN: arena->next is aligned to it */
+            arena_alloc_uninit(arena, pad);
+        return arena_alloc(arena, size);
+    }
+    /* a new chunk, aligned to ARENA_ALIGN only: room for the padding */
+    if (size > SIZE_MAX / 2)
+        arena_out_of_memory();
+    unsigned char *p = arena_alloc(arena, size + align - ARENA_ALIGN);
+    return p + ((size_t)(-(uintptr_t)p) & (align - 1));
+}
+
 char *arena_strndup(Arena *arena, const char *s, size_t n)
 {
     char *p = arena_alloc_uninit(arena, n + 1);

@@ -32,6 +32,27 @@ static void test_alignment(void **state)
     arena_free(&a);
 }
 
+/* arena_alloc_aligned: aligned, zeroed and apart from its neighbours,
+ * after allocations of every size that leave the arena at every offset
+ * and across chunk ends (the padding then comes from the new chunk). */
+static void test_aligned(void **state)
+{
+    Arena a;
+    arena_init(&a);
+    unsigned char *before = NULL;
+    for (size_t i = 0; i < 4000; i++) {
+        before = arena_alloc(&a, i % 13 * 8 + 1);
+        memset(before, 0xff, i % 13 * 8 + 1);
+        size_t align = i % 2 ? 64 : 32;
+        unsigned char *p = arena_alloc_aligned(&a, 136, align);
+        assert_int_equal((uintptr_t)p % align, 0);
+        assert_true(all_zero(p, 136));
+        assert_true(p >= before + i % 13 * 8 + 1 || p + 136 <= before);
+        memset(p, 0xff, 136);
+    }
+    arena_free(&a);
+}
+
 /* Memory is zeroed even when it reuses a reset chunk that held data. */
 static void test_zeroed(void **state)
 {
@@ -154,6 +175,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_alignment),
+        cmocka_unit_test(test_aligned),
         cmocka_unit_test(test_zeroed),
         cmocka_unit_test(test_distinct_allocations),
         cmocka_unit_test(test_big_allocations),
