@@ -57,96 +57,28 @@ void mlir_scope_init(MlirScope *s, MlirPrinter *p, MlirScope *parent, MlirScope 
     }
 }
 
-/* Eight bytes a step, the last eight overlapping the step before (a
- * short name: two overlapping halves, or three of its bytes), then mixed
- * so that the low bits (the slot) depend on every byte: a byte a step
- * (FNV-1a) was a third of naming a value. */
-static uint64_t name_hash(const char *name)
-{
-    size_t n = strlen(name);
-    const char *end = name + n;
-    uint64_t h = 1469598103934665603ull ^ n, word;
-    if (n >= 8) {
-        for (; end - name > 8; name += 8) {
-            memcpy(&word, name, 8);
-            h = (h ^ word) * 0x9e3779b97f4a7c15ull;
-            h ^= h >> 29;
-        }
-        memcpy(&word, end - 8, 8);
-    } else if (n >= 4) {
-        uint32_t first, last;
-        memcpy(&first, name, 4);
-        memcpy(&last, end - 4, 4);
-        word = (uint64_t)last << 32 | first;
-    } else {
-        const unsigned char *u = (const unsigned char *)name;
-        word = n ? (uint64_t)u[0] << 16 | (uint64_t)u[n / 2] << 8 | u[n - 1] : 0;
-    }
-    h ^= word; /* splitmix64's finalizer */
-    h = (h ^ (h >> 30)) * 0xbf58476d1ce4e5b9ull;
-    h = (h ^ (h >> 27)) * 0x94d049bb133111ebull;
-    return h ^ (h >> 31);
-}
-
-static MlirNameSlot *name_slot(const MlirNameSet *set, const char *name, uint64_t hash)
-{
-    size_t mask = (size_t)set->cap - 1;
-    size_t i = (size_t)hash & mask;
-    while (set->slots[i].name && !(set->slots[i].hash == hash && strcmp(set->slots[i].name, name) == 0))
-        i = (i + 1) & mask;
-    return &set->slots[i];
-}
-
-/* Room for `more` names beyond those in the set, at most half full. */
-static void name_set_reserve(MlirPrinter *p, MlirNameSet *set, int more)
-{
-    if (more > INT32_MAX / 4 - set->count)
-        arena_out_of_memory();
-    int want = (set->count + more) * 2, cap = set->cap ? set->cap : 16;
-    while (cap < want)
-        cap *= 2;
-    if (cap == set->cap)
-        return;
-    MlirNameSet grown = {ARENA_ARRAY(&p->arena, MlirNameSlot, cap), set->count, cap};
-    for (int i = 0; i < set->cap; i++)
-        if (set->slots[i].name)
-            *name_slot(&grown, set->slots[i].name, set->slots[i].hash) = set->slots[i];
-    *set = grown;
-}
-
 static bool scope_taken(const MlirScope *s, const char *name, uint64_t hash)
 {
     for (; s; s = s->parent)
-        if (s->used.cap && name_slot(&s->used, name, hash)->name)
+        if (mlir_name_set_has(&s->used, name, hash))
             return true;
     return false;
 }
 
-/* Adds name (which must outlive the printer) to s; false if s had it. */
-static bool scope_add(MlirPrinter *p, MlirScope *s, const char *name, uint64_t hash)
-{
-    if ((s->used.count + 1) * 2 > s->used.cap)
-        name_set_reserve(p, &s->used, 1);
-    MlirNameSlot *slot = name_slot(&s->used, name, hash);
-    if (slot->name)
-        return false;
-    *slot = (MlirNameSlot){name, hash};
-    s->used.count++;
-    return true;
-}
-
 const char *mlir_scope_unique(MlirPrinter *p, MlirScope *s, const char *base)
 {
-    /* a free name costs one probe of s: the add says whether s had it */
-    uint64_t hash = name_hash(base);
-    if (!scope_taken(s->parent, base, hash) && scope_add(p, s, base, hash))
+    uint64_t hash = mlir_name_hash(base);
+    if (!scope_taken(s, base, hash)) {
+        mlir_name_set_add(p, &s->used, base, hash);
         return base;
+    }
     char buf[256];
-    do
+    do {
         snprintf(buf, sizeof buf, "%.200s_%d", base, s->next_conflict++);
-    while (scope_taken(s, buf, name_hash(buf)));
+        hash = mlir_name_hash(buf);
+    } while (scope_taken(s, buf, hash));
     const char *name = arena_strdup(&p->arena, buf);
-    scope_add(p, s, name, name_hash(name));
+    mlir_name_set_add(p, &s->used, name, hash);
     return name;
 }
 
@@ -232,11 +164,7 @@ static void name_op(MlirPrinter *p, MlirScope *s, const Op *op)
 
 void mlir_name_block(MlirPrinter *p, MlirScope *s, const Block *b)
 {
-    int ops = 0;
-    for (const Op *op = b->first; op; op = op->next)
-        ops++;
-    if (!p->renumber) /* one name an op and argument, mostly: the table never grows */
-        name_set_reserve(p, &s->used, ops + b->num_args);
+    (void)p;
     s->unnamed = b->first;
 }
 

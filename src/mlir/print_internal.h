@@ -21,16 +21,29 @@
 #include "shardc/symtab.h"
 #include "shardc/writer.h"
 
-/* A set of names: open addressing by hash, at most half full (a symtab at
- * three quarters probed long runs: a fifth of printing a transformer). */
-typedef struct MlirNameSlot {
-    const char *name;       /* NULL: free */
+/* A set of names (print_names.c): the names in the order added, with
+ * their hashes, chained by bucket; a bucket is the head of its chain and
+ * a Bloom filter of the names in it (3 bits each of 64), which rules out
+ * all but about 1 % of the names that are not there without reading the
+ * chain. The buckets (4 bytes a name) stay in the core's cache where a
+ * hash table of the names (16 to 32 bytes a name) missed it on every
+ * probe: half of printing a 1e5-op function. */
+typedef struct MlirNameEntry {
+    const char *name;
     uint64_t hash;
-} MlirNameSlot;
+    int next;               /* the entry added before it to its bucket, or -1 */
+} MlirNameEntry;
+
+typedef struct MlirNameBucket {
+    uint64_t filter;        /* the filter bits of its names */
+    int head;               /* its last entry, or -1 */
+} MlirNameBucket;
 
 typedef struct MlirNameSet {
-    MlirNameSlot *slots;
-    int count, cap;         /* cap a power of two, or 0 */
+    MlirNameEntry *entries; /* the names, in the order added */
+    int count, room;        /* room: entries allocated */
+    MlirNameBucket *buckets;
+    int num_buckets;        /* a power of two, or 0 */
 } MlirNameSet;
 
 /* The names visible in one region, and MLIR's three counters. */
@@ -127,7 +140,13 @@ void mlir_emit_generic(MlirPrinter *p, const Op *op, int indent);
  * when it has none (the generic "shardc.<op>" form). */
 const char *mlir_op_canonical_name(OpKind kind);
 
-/* ---- naming (print.c) ---- */
+/* ---- naming (print.c, print_names.c) ---- */
+
+uint64_t mlir_name_hash(const char *name);
+/* Whether set has name, whose mlir_name_hash is hash. */
+bool mlir_name_set_has(const MlirNameSet *set, const char *name, uint64_t hash);
+/* Adds a name the set does not have; it must outlive the printer. */
+void mlir_name_set_add(MlirPrinter *p, MlirNameSet *set, const char *name, uint64_t hash);
 
 /* A scope inside `parent` (or NULL) counting on from `counters` (or
  * NULL); the ops of their blocks not named yet are named first. */
