@@ -67,11 +67,10 @@ static bool scope_taken(const MlirScope *s, const char *name, uint64_t hash)
 
 const char *mlir_scope_unique(MlirPrinter *p, MlirScope *s, const char *base)
 {
+    /* a free name costs one look-up of s: the add says whether s had it */
     uint64_t hash = mlir_name_hash(base);
-    if (!scope_taken(s, base, hash)) {
-        mlir_name_set_add(p, &s->used, base, hash);
+    if (!scope_taken(s->parent, base, hash) && mlir_name_set_add(p, &s->used, base, hash))
         return base;
-    }
     char buf[256];
     do {
         snprintf(buf, sizeof buf, "%.200s_%d", base, s->next_conflict++);

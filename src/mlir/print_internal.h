@@ -145,8 +145,8 @@ const char *mlir_op_canonical_name(OpKind kind);
 uint64_t mlir_name_hash(const char *name);
 /* Whether set has name, whose mlir_name_hash is hash. */
 bool mlir_name_set_has(const MlirNameSet *set, const char *name, uint64_t hash);
-/* Adds a name the set does not have; it must outlive the printer. */
-void mlir_name_set_add(MlirPrinter *p, MlirNameSet *set, const char *name, uint64_t hash);
+/* Adds name (which must outlive the printer) to set; false if set had it. */
+bool mlir_name_set_add(MlirPrinter *p, MlirNameSet *set, const char *name, uint64_t hash);
 
 /* A scope inside `parent` (or NULL) counting on from `counters` (or
  * NULL); the ops of their blocks not named yet are named first. */

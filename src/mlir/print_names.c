@@ -50,6 +50,7 @@ static MlirNameBucket *bucket_of(const MlirNameSet *set, uint64_t hash)
     return &set->buckets[hash & (uint64_t)(set->num_buckets - 1)];
 }
 
+/* Chains entry k (the last of its bucket, as entries come in order). */
 static void bucket_add(MlirNameSet *set, int k)
 {
     MlirNameEntry *e = &set->entries[k];
@@ -59,14 +60,21 @@ static void bucket_add(MlirNameSet *set, int k)
     b->head = k;
 }
 
-/* Room for one more entry; the buckets doubled (and refilled from the
- * entries) when they would hold more than their share. */
+/* How much a set grows when full: a scope's size is not known before its
+ * ops are named (counting them was a walk of the block, a cache miss an
+ * op), and growing fourfold copies and rechains a third of the names
+ * again, where doubling did them all again. Entries not yet used are
+ * never touched. */
+enum { NAME_SET_GROWTH = 4 };
+
+/* Room for one more entry; more buckets (refilled from the entries) when
+ * they would hold more than their share. */
 static void name_set_reserve(MlirPrinter *p, MlirNameSet *set)
 {
     if (set->count >= INT32_MAX / 4)
         arena_out_of_memory();
     if (set->count == set->room) {
-        int room = set->room ? set->room * 2 : 8;
+        int room = set->room ? set->room * NAME_SET_GROWTH : 8;
         MlirNameEntry *entries = ARENA_ARRAY_UNINIT(&p->arena, MlirNameEntry, room);
         if (set->count)
             memcpy(entries, set->entries, sizeof *entries * (size_t)set->count);
@@ -75,12 +83,21 @@ static void name_set_reserve(MlirPrinter *p, MlirNameSet *set)
     }
     if (set->count < set->num_buckets * NAMES_PER_BUCKET)
         return;
-    set->num_buckets = set->num_buckets ? set->num_buckets * 2 : 4;
+    set->num_buckets = set->num_buckets ? set->num_buckets * NAME_SET_GROWTH : 4;
     set->buckets = ARENA_ARRAY_UNINIT(&p->arena, MlirNameBucket, set->num_buckets);
     for (int i = 0; i < set->num_buckets; i++)
         set->buckets[i] = (MlirNameBucket){0, -1};
     for (int k = 0; k < set->count; k++)
         bucket_add(set, k);
+}
+
+/* The entry of name in the bucket, or -1. */
+static int chain_find(const MlirNameSet *set, const MlirNameBucket *b, const char *name, uint64_t hash)
+{
+    for (int k = b->head; k >= 0; k = set->entries[k].next)
+        if (set->entries[k].hash == hash && strcmp(set->entries[k].name, name) == 0)
+            return k;
+    return -1;
 }
 
 bool mlir_name_set_has(const MlirNameSet *set, const char *name, uint64_t hash)
@@ -89,17 +106,18 @@ bool mlir_name_set_has(const MlirNameSet *set, const char *name, uint64_t hash)
         return false;
     const MlirNameBucket *b = bucket_of(set, hash);
     uint64_t bits = filter_bits(hash);
-    if ((b->filter & bits) != bits)
-        return false;
-    for (int k = b->head; k >= 0; k = set->entries[k].next)
-        if (set->entries[k].hash == hash && strcmp(set->entries[k].name, name) == 0)
-            return true;
-    return false;
+    return (b->filter & bits) == bits && chain_find(set, b, name, hash) >= 0;
 }
 
-void mlir_name_set_add(MlirPrinter *p, MlirNameSet *set, const char *name, uint64_t hash)
+bool mlir_name_set_add(MlirPrinter *p, MlirNameSet *set, const char *name, uint64_t hash)
 {
     name_set_reserve(p, set);
-    set->entries[set->count] = (MlirNameEntry){name, hash, -1};
-    bucket_add(set, set->count++);
+    MlirNameBucket *b = bucket_of(set, hash);
+    uint64_t bits = filter_bits(hash);
+    if ((b->filter & bits) == bits && chain_find(set, b, name, hash) >= 0)
+        return false;
+    b->filter |= bits;
+    set->entries[set->count] = (MlirNameEntry){name, hash, b->head};
+    b->head = set->count++;
+    return true;
 }
