@@ -179,6 +179,27 @@ static void name_ops_through(MlirPrinter *p, MlirScope *s, const Op *last)
     }
 }
 
+/* Ops named a run at a time ahead of printing them: the run's ops are
+ * still in the core's cache when printed, and the cache misses of naming
+ * them (the ops, their values, the name sets' buckets) overlap, where
+ * naming each op just before printing it waited for each in turn. */
+enum { NAMING_RUN = 32 };
+
+/* Names op, not named yet, and the ops after it up to a run (ops are
+ * named in order: the first not named is op itself). A first pass would
+ * have named them all before printing any: printing never looks at the
+ * names of ops after the one it prints. */
+static void name_run_from(MlirPrinter *p, MlirScope *s, const Op *op)
+{
+    if (s->unnamed != op)
+        return;
+    for (int i = 0; i < NAMING_RUN && s->unnamed; i++) {
+        const Op *next = s->unnamed;
+        s->unnamed = next->next;
+        name_op(p, s, next);
+    }
+}
+
 static void name_args(MlirPrinter *p, MlirScope *s, const Block *b)
 {
     for (int i = 0; i < b->num_args; i++)
@@ -293,7 +314,7 @@ void mlir_print_block_ops(MlirPrinter *p, MlirScope *s, const Block *b, int inde
     MlirScope *outer = p->scope;
     p->scope = s;
     for (const Op *op = b->first; op; op = op->next) {
-        name_ops_through(p, s, op);
+        name_run_from(p, s, op);
         mlir_form_of(p, op)->emit(p, op, indent);
     }
     print_terminator(p, b, indent, ret);
