@@ -161,11 +161,7 @@ static void name_op(MlirPrinter *p, MlirScope *s, const Op *op)
         set_name(p, op->results[i], result_name(p, s, op->results[i], names ? names[i] : asm_name));
 }
 
-void mlir_name_block(MlirPrinter *p, MlirScope *s, const Block *b)
-{
-    (void)p;
-    s->unnamed = b->first;
-}
+void mlir_name_block(MlirScope *s, const Block *b) { s->unnamed = b->first; }
 
 /* Names the ops of s's block not named yet, up to `last` (NULL: all). */
 static void name_ops_through(MlirPrinter *p, MlirScope *s, const Op *last)
@@ -324,14 +320,14 @@ void mlir_print_block_ops(MlirPrinter *p, MlirScope *s, const Block *b, int inde
 void mlir_region_open(MlirPrinter *p, MlirScope *s, const Block *b, bool isolated)
 {
     mlir_scope_init(s, p, isolated && !p->renumber ? NULL : p->scope, p->scope);
-    mlir_name_block(p, s, b);
+    mlir_name_block(s, b);
     name_args(p, s, b);
 }
 
 void mlir_region_open_iter(MlirPrinter *p, MlirScope *s, const Block *b, const Block *names)
 {
     mlir_scope_init(s, p, p->scope, p->scope);
-    mlir_name_block(p, s, b);
+    mlir_name_block(s, b);
     for (int i = 0; i < b->num_args; i++)
         set_name(p, b->args[i],
                  mlir_scope_unique(p, s, p->renumber || i >= names->num_args ? "iterArg" : names->args[i]->name));
@@ -406,7 +402,7 @@ static void print_func(MlirPrinter *p, const Func *f)
     const struct MlirExtra *x = f->mlir;
     MlirScope s;
     mlir_scope_init(&s, p, NULL, NULL);
-    mlir_name_block(p, &s, f->body);
+    mlir_name_block(&s, f->body);
     name_args(p, &s, f->body);
     writer_str(p->out, "  func.func ");
     if (x && x->visibility)

@@ -7,9 +7,10 @@
  * where their parent's numbering ended (so sibling regions reuse numbers);
  * names an op asks for (stablehlo.constant's %cst and %c) get _N suffixes
  * from one counter on conflict. print.c names a block's ops as if in a
- * first pass (mlir_name_block) before printing them: an op is named as it
- * is printed, and the rest of the block before a region nested in it
- * opens, which gives the same names without a second walk of the ops. */
+ * first pass (mlir_name_block) before printing them: a run of ops at a
+ * time just ahead of printing them, and the rest of the block before a
+ * region nested in it opens, which gives the same names without a
+ * second walk of the ops. */
 #ifndef SHARDC_MLIR_PRINT_INTERNAL_H
 #define SHARDC_MLIR_PRINT_INTERNAL_H
 #include <stdbool.h>
@@ -24,10 +25,11 @@
 /* A set of names (print_names.c): the names in the order added, with
  * their hashes, chained by bucket; a bucket is the head of its chain and
  * a Bloom filter of the names in it (3 bits each of 64), which rules out
- * all but about 1 % of the names that are not there without reading the
- * chain. The buckets (4 bytes a name) stay in the core's cache where a
- * hash table of the names (16 to 32 bytes a name) missed it on every
- * probe: half of printing a 1e5-op function. */
+ * all but about 1 in 200 of the names that are not there without reading
+ * the chain. A look-up reads one bucket (4 to 16 bytes a name), where an
+ * open-addressing table of 16-byte slots, at most half full and reserved
+ * by counting the block's ops first, made naming half of printing a
+ * 1e5-op function. */
 typedef struct MlirNameEntry {
     const char *name;
     uint64_t hash;
@@ -156,10 +158,10 @@ void mlir_scope_init(MlirScope *s, MlirPrinter *p, MlirScope *parent, MlirScope 
  * literal, a name of the module, the printer's arena), else a copy. */
 const char *mlir_scope_unique(MlirPrinter *p, MlirScope *s, const char *base);
 /* Names every value the block's ops define, as a first pass would (not
- * nested regions): each op as mlir_print_block_ops reaches it, or the
- * rest when a scope inside s opens. The block's arguments are named by
- * the caller, after this call (which makes room for their names). */
-void mlir_name_block(MlirPrinter *p, MlirScope *s, const Block *b);
+ * nested regions): a run of ops as mlir_print_block_ops reaches them, or
+ * the rest when a scope inside s opens. The block's arguments are named
+ * by the caller. */
+void mlir_name_block(MlirScope *s, const Block *b);
 /* Prints the ops of a block given to mlir_name_block, then its terminator
  * `<ret> %a, %b : types` (ret "return" or "sdy.return"). */
 void mlir_print_block_ops(MlirPrinter *p, MlirScope *s, const Block *b, int indent, const char *ret);

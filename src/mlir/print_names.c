@@ -35,8 +35,9 @@ uint64_t mlir_name_hash(const char *name)
     return h ^ (h >> 31);
 }
 
-/* Four names a bucket on average, 12 of its 64 filter bits set: a name
- * not there passes the filter about once in 200 look-ups. */
+/* At most four names a bucket (one to four, as the buckets grow
+ * fourfold), at most 12 of its 64 filter bits set: a name not there
+ * passes the filter at most about once in 200 look-ups. */
 enum { NAMES_PER_BUCKET = 4 };
 
 /* The bucket from the low bits of the hash, the filter bits from the high ones. */
