@@ -402,6 +402,10 @@ static void print_func(MlirPrinter *p, const Func *f)
     const struct MlirExtra *x = f->mlir;
     MlirScope s;
     mlir_scope_init(&s, p, NULL, NULL);
+    /* the one function of a module names at most the module's values (and
+     * the few the printer makes up); room for them saves growing the set */
+    if (!p->renumber && p->m->num_funcs == 1)
+        mlir_name_set_expect(p, &s.used, (int64_t)p->m->num_values + p->m->num_values / 8);
     mlir_name_block(&s, f->body);
     name_args(p, &s, f->body);
     writer_str(p->out, "  func.func ");

@@ -147,6 +147,9 @@ const char *mlir_op_canonical_name(OpKind kind);
 uint64_t mlir_name_hash(const char *name);
 /* Whether set has name, whose mlir_name_hash is hash. */
 bool mlir_name_set_has(const MlirNameSet *set, const char *name, uint64_t hash);
+/* Room in an empty set for `names` names (an upper bound known without
+ * a walk), so that it need not grow. */
+void mlir_name_set_expect(MlirPrinter *p, MlirNameSet *set, int64_t names);
 /* Adds name (which must outlive the printer) to set; false if set had it. */
 bool mlir_name_set_add(MlirPrinter *p, MlirNameSet *set, const char *name, uint64_t hash);
 

@@ -68,28 +68,47 @@ static void bucket_add(MlirNameSet *set, int k)
  * never touched. */
 enum { NAME_SET_GROWTH = 4 };
 
-/* Room for one more entry; more buckets (refilled from the entries) when
- * they would hold more than their share. */
+static void grow_entries(MlirPrinter *p, MlirNameSet *set, int room)
+{
+    MlirNameEntry *entries = ARENA_ARRAY_UNINIT(&p->arena, MlirNameEntry, room);
+    if (set->count)
+        memcpy(entries, set->entries, sizeof *entries * (size_t)set->count);
+    set->entries = entries;
+    set->room = room;
+}
+
+/* num_buckets of them, refilled from the entries. */
+static void rebucket(MlirPrinter *p, MlirNameSet *set, int num_buckets)
+{
+    set->num_buckets = num_buckets;
+    set->buckets = ARENA_ARRAY_UNINIT(&p->arena, MlirNameBucket, num_buckets);
+    for (int i = 0; i < num_buckets; i++)
+        set->buckets[i] = (MlirNameBucket){0, -1};
+    for (int k = 0; k < set->count; k++)
+        bucket_add(set, k);
+}
+
+/* Room for one more entry; more buckets when they would hold more than
+ * their share. */
 static void name_set_reserve(MlirPrinter *p, MlirNameSet *set)
 {
     if (set->count >= INT32_MAX / 4)
         arena_out_of_memory();
-    if (set->count == set->room) {
-        int room = set->room ? set->room * NAME_SET_GROWTH : 8;
-        MlirNameEntry *entries = ARENA_ARRAY_UNINIT(&p->arena, MlirNameEntry, room);
-        if (set->count)
-            memcpy(entries, set->entries, sizeof *entries * (size_t)set->count);
-        set->entries = entries;
-        set->room = room;
-    }
-    if (set->count < set->num_buckets * NAMES_PER_BUCKET)
+    if (set->count == set->room)
+        grow_entries(p, set, set->room ? set->room * NAME_SET_GROWTH : 8);
+    if (set->count >= set->num_buckets * NAMES_PER_BUCKET)
+        rebucket(p, set, set->num_buckets ? set->num_buckets * NAME_SET_GROWTH : 4);
+}
+
+void mlir_name_set_expect(MlirPrinter *p, MlirNameSet *set, int64_t names)
+{
+    if (set->count || set->room || names <= 0 || names >= INT32_MAX / 4)
         return;
-    set->num_buckets = set->num_buckets ? set->num_buckets * NAME_SET_GROWTH : 4;
-    set->buckets = ARENA_ARRAY_UNINIT(&p->arena, MlirNameBucket, set->num_buckets);
-    for (int i = 0; i < set->num_buckets; i++)
-        set->buckets[i] = (MlirNameBucket){0, -1};
-    for (int k = 0; k < set->count; k++)
-        bucket_add(set, k);
+    int num_buckets = 4;
+    while (num_buckets * NAMES_PER_BUCKET < names)
+        num_buckets *= 2;
+    grow_entries(p, set, (int)names);
+    rebucket(p, set, num_buckets);
 }
 
 /* The entry of name in the bucket, or -1. */

@@ -286,6 +286,15 @@ static void test_name_set(void **state)
     }
     assert_int_equal(absent_found, 0);
     assert_int_equal(set.count, N);
+    /* a set given room for fewer names than come grows past it */
+    MlirNameSet expected = {0};
+    mlir_name_set_expect(&p, &expected, 100);
+    for (int i = 0; i < N; i++) {
+        snprintf(buf, sizeof buf, "v%d", i);
+        assert_true(mlir_name_set_add(&p, &expected, set.entries[i].name, set.entries[i].hash));
+        assert_true(mlir_name_set_has(&expected, buf, mlir_name_hash(buf)));
+    }
+    assert_false(mlir_name_set_add(&p, &expected, "v0", mlir_name_hash("v0")));
     assert_true(mlir_name_set_add(&p, &set, "same.a", 42));
     assert_true(mlir_name_set_add(&p, &set, "same.b", 42));
     assert_false(mlir_name_set_add(&p, &set, "same.a", 42));
