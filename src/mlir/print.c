@@ -57,96 +57,27 @@ void mlir_scope_init(MlirScope *s, MlirPrinter *p, MlirScope *parent, MlirScope 
     }
 }
 
-/* Eight bytes a step, the last eight overlapping the step before (a
- * short name: two overlapping halves, or three of its bytes), then mixed
- * so that the low bits (the slot) depend on every byte: a byte a step
- * (FNV-1a) was a third of naming a value. */
-static uint64_t name_hash(const char *name)
-{
-    size_t n = strlen(name);
-    const char *end = name + n;
-    uint64_t h = 1469598103934665603ull ^ n, word;
-    if (n >= 8) {
-        for (; end - name > 8; name += 8) {
-            memcpy(&word, name, 8);
-            h = (h ^ word) * 0x9e3779b97f4a7c15ull;
-            h ^= h >> 29;
-        }
-        memcpy(&word, end - 8, 8);
-    } else if (n >= 4) {
-        uint32_t first, last;
-        memcpy(&first, name, 4);
-        memcpy(&last, end - 4, 4);
-        word = (uint64_t)last << 32 | first;
-    } else {
-        const unsigned char *u = (const unsigned char *)name;
-        word = n ? (uint64_t)u[0] << 16 | (uint64_t)u[n / 2] << 8 | u[n - 1] : 0;
-    }
-    h ^= word; /* splitmix64's finalizer */
-    h = (h ^ (h >> 30)) * 0xbf58476d1ce4e5b9ull;
-    h = (h ^ (h >> 27)) * 0x94d049bb133111ebull;
-    return h ^ (h >> 31);
-}
-
-static MlirNameSlot *name_slot(const MlirNameSet *set, const char *name, uint64_t hash)
-{
-    size_t mask = (size_t)set->cap - 1;
-    size_t i = (size_t)hash & mask;
-    while (set->slots[i].name && !(set->slots[i].hash == hash && strcmp(set->slots[i].name, name) == 0))
-        i = (i + 1) & mask;
-    return &set->slots[i];
-}
-
-/* Room for `more` names beyond those in the set, at most half full. */
-static void name_set_reserve(MlirPrinter *p, MlirNameSet *set, int more)
-{
-    if (more > INT32_MAX / 4 - set->count)
-        arena_out_of_memory();
-    int want = (set->count + more) * 2, cap = set->cap ? set->cap : 16;
-    while (cap < want)
-        cap *= 2;
-    if (cap == set->cap)
-        return;
-    MlirNameSet grown = {ARENA_ARRAY(&p->arena, MlirNameSlot, cap), set->count, cap};
-    for (int i = 0; i < set->cap; i++)
-        if (set->slots[i].name)
-            *name_slot(&grown, set->slots[i].name, set->slots[i].hash) = set->slots[i];
-    *set = grown;
-}
-
 static bool scope_taken(const MlirScope *s, const char *name, uint64_t hash)
 {
     for (; s; s = s->parent)
-        if (s->used.cap && name_slot(&s->used, name, hash)->name)
+        if (mlir_name_set_has(&s->used, name, hash))
             return true;
     return false;
 }
 
-/* Adds name (which must outlive the printer) to s; false if s had it. */
-static bool scope_add(MlirPrinter *p, MlirScope *s, const char *name, uint64_t hash)
-{
-    if ((s->used.count + 1) * 2 > s->used.cap)
-        name_set_reserve(p, &s->used, 1);
-    MlirNameSlot *slot = name_slot(&s->used, name, hash);
-    if (slot->name)
-        return false;
-    *slot = (MlirNameSlot){name, hash};
-    s->used.count++;
-    return true;
-}
-
 const char *mlir_scope_unique(MlirPrinter *p, MlirScope *s, const char *base)
 {
-    /* a free name costs one probe of s: the add says whether s had it */
-    uint64_t hash = name_hash(base);
-    if (!scope_taken(s->parent, base, hash) && scope_add(p, s, base, hash))
+    /* a free name costs one look-up of s: the add says whether s had it */
+    uint64_t hash = mlir_name_hash(base);
+    if (!scope_taken(s->parent, base, hash) && mlir_name_set_add(p, &s->used, base, hash))
         return base;
     char buf[256];
-    do
+    do {
         snprintf(buf, sizeof buf, "%.200s_%d", base, s->next_conflict++);
-    while (scope_taken(s, buf, name_hash(buf)));
+        hash = mlir_name_hash(buf);
+    } while (scope_taken(s, buf, hash));
     const char *name = arena_strdup(&p->arena, buf);
-    scope_add(p, s, name, name_hash(name));
+    mlir_name_set_add(p, &s->used, name, hash);
     return name;
 }
 
@@ -230,15 +161,7 @@ static void name_op(MlirPrinter *p, MlirScope *s, const Op *op)
         set_name(p, op->results[i], result_name(p, s, op->results[i], names ? names[i] : asm_name));
 }
 
-void mlir_name_block(MlirPrinter *p, MlirScope *s, const Block *b)
-{
-    int ops = 0;
-    for (const Op *op = b->first; op; op = op->next)
-        ops++;
-    if (!p->renumber) /* one name an op and argument, mostly: the table never grows */
-        name_set_reserve(p, &s->used, ops + b->num_args);
-    s->unnamed = b->first;
-}
+void mlir_name_block(MlirScope *s, const Block *b) { s->unnamed = b->first; }
 
 /* Names the ops of s's block not named yet, up to `last` (NULL: all). */
 static void name_ops_through(MlirPrinter *p, MlirScope *s, const Op *last)
@@ -249,6 +172,27 @@ static void name_ops_through(MlirPrinter *p, MlirScope *s, const Op *last)
         name_op(p, s, op);
         if (op == last)
             return;
+    }
+}
+
+/* Ops named a run at a time ahead of printing them: the run's ops are
+ * still in the core's cache when printed, and the cache misses of naming
+ * them (the ops, their values, the name sets' buckets) overlap, where
+ * naming each op just before printing it waited for each in turn. */
+enum { NAMING_RUN = 32 };
+
+/* Names op, not named yet, and the ops after it up to a run (ops are
+ * named in order: the first not named is op itself). A first pass would
+ * have named them all before printing any: printing never looks at the
+ * names of ops after the one it prints. */
+static void name_run_from(MlirPrinter *p, MlirScope *s, const Op *op)
+{
+    if (s->unnamed != op)
+        return;
+    for (int i = 0; i < NAMING_RUN && s->unnamed; i++) {
+        const Op *next = s->unnamed;
+        s->unnamed = next->next;
+        name_op(p, s, next);
     }
 }
 
@@ -366,7 +310,7 @@ void mlir_print_block_ops(MlirPrinter *p, MlirScope *s, const Block *b, int inde
     MlirScope *outer = p->scope;
     p->scope = s;
     for (const Op *op = b->first; op; op = op->next) {
-        name_ops_through(p, s, op);
+        name_run_from(p, s, op);
         mlir_form_of(p, op)->emit(p, op, indent);
     }
     print_terminator(p, b, indent, ret);
@@ -376,14 +320,14 @@ void mlir_print_block_ops(MlirPrinter *p, MlirScope *s, const Block *b, int inde
 void mlir_region_open(MlirPrinter *p, MlirScope *s, const Block *b, bool isolated)
 {
     mlir_scope_init(s, p, isolated && !p->renumber ? NULL : p->scope, p->scope);
-    mlir_name_block(p, s, b);
+    mlir_name_block(s, b);
     name_args(p, s, b);
 }
 
 void mlir_region_open_iter(MlirPrinter *p, MlirScope *s, const Block *b, const Block *names)
 {
     mlir_scope_init(s, p, p->scope, p->scope);
-    mlir_name_block(p, s, b);
+    mlir_name_block(s, b);
     for (int i = 0; i < b->num_args; i++)
         set_name(p, b->args[i],
                  mlir_scope_unique(p, s, p->renumber || i >= names->num_args ? "iterArg" : names->args[i]->name));
@@ -458,7 +402,11 @@ static void print_func(MlirPrinter *p, const Func *f)
     const struct MlirExtra *x = f->mlir;
     MlirScope s;
     mlir_scope_init(&s, p, NULL, NULL);
-    mlir_name_block(p, &s, f->body);
+    /* the one function of a module names at most the module's values (and
+     * the few the printer makes up); room for them saves growing the set */
+    if (!p->renumber && p->m->num_funcs == 1)
+        mlir_name_set_expect(p, &s.used, (int64_t)p->m->num_values + p->m->num_values / 8);
+    mlir_name_block(&s, f->body);
     name_args(p, &s, f->body);
     writer_str(p->out, "  func.func ");
     if (x && x->visibility)

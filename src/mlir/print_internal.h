@@ -7,9 +7,10 @@
  * where their parent's numbering ended (so sibling regions reuse numbers);
  * names an op asks for (stablehlo.constant's %cst and %c) get _N suffixes
  * from one counter on conflict. print.c names a block's ops as if in a
- * first pass (mlir_name_block) before printing them: an op is named as it
- * is printed, and the rest of the block before a region nested in it
- * opens, which gives the same names without a second walk of the ops. */
+ * first pass (mlir_name_block) before printing them: a run of ops at a
+ * time just ahead of printing them, and the rest of the block before a
+ * region nested in it opens, which gives the same names without a
+ * second walk of the ops. */
 #ifndef SHARDC_MLIR_PRINT_INTERNAL_H
 #define SHARDC_MLIR_PRINT_INTERNAL_H
 #include <stdbool.h>
@@ -21,16 +22,30 @@
 #include "shardc/symtab.h"
 #include "shardc/writer.h"
 
-/* A set of names: open addressing by hash, at most half full (a symtab at
- * three quarters probed long runs: a fifth of printing a transformer). */
-typedef struct MlirNameSlot {
-    const char *name;       /* NULL: free */
+/* A set of names (print_names.c): the names in the order added, with
+ * their hashes, chained by bucket; a bucket is the head of its chain and
+ * a Bloom filter of the names in it (3 bits each of 64), which rules out
+ * all but about 1 in 200 of the names that are not there without reading
+ * the chain. A look-up reads one bucket (4 to 16 bytes a name), where an
+ * open-addressing table of 16-byte slots, at most half full and reserved
+ * by counting the block's ops first, made naming half of printing a
+ * 1e5-op function. */
+typedef struct MlirNameEntry {
+    const char *name;
     uint64_t hash;
-} MlirNameSlot;
+    int next;               /* the entry added before it to its bucket, or -1 */
+} MlirNameEntry;
+
+typedef struct MlirNameBucket {
+    uint64_t filter;        /* the filter bits of its names */
+    int head;               /* its last entry, or -1 */
+} MlirNameBucket;
 
 typedef struct MlirNameSet {
-    MlirNameSlot *slots;
-    int count, cap;         /* cap a power of two, or 0 */
+    MlirNameEntry *entries; /* the names, in the order added */
+    int count, room;        /* room: entries allocated */
+    MlirNameBucket *buckets;
+    int num_buckets;        /* a power of two, or 0 */
 } MlirNameSet;
 
 /* The names visible in one region, and MLIR's three counters. */
@@ -127,7 +142,16 @@ void mlir_emit_generic(MlirPrinter *p, const Op *op, int indent);
  * when it has none (the generic "shardc.<op>" form). */
 const char *mlir_op_canonical_name(OpKind kind);
 
-/* ---- naming (print.c) ---- */
+/* ---- naming (print.c, print_names.c) ---- */
+
+uint64_t mlir_name_hash(const char *name);
+/* Whether set has name, whose mlir_name_hash is hash. */
+bool mlir_name_set_has(const MlirNameSet *set, const char *name, uint64_t hash);
+/* Room in an empty set for `names` names (an upper bound known without
+ * a walk), so that it need not grow. */
+void mlir_name_set_expect(MlirPrinter *p, MlirNameSet *set, int64_t names);
+/* Adds name (which must outlive the printer) to set; false if set had it. */
+bool mlir_name_set_add(MlirPrinter *p, MlirNameSet *set, const char *name, uint64_t hash);
 
 /* A scope inside `parent` (or NULL) counting on from `counters` (or
  * NULL); the ops of their blocks not named yet are named first. */
@@ -137,10 +161,10 @@ void mlir_scope_init(MlirScope *s, MlirPrinter *p, MlirScope *parent, MlirScope 
  * literal, a name of the module, the printer's arena), else a copy. */
 const char *mlir_scope_unique(MlirPrinter *p, MlirScope *s, const char *base);
 /* Names every value the block's ops define, as a first pass would (not
- * nested regions): each op as mlir_print_block_ops reaches it, or the
- * rest when a scope inside s opens. The block's arguments are named by
- * the caller, after this call (which makes room for their names). */
-void mlir_name_block(MlirPrinter *p, MlirScope *s, const Block *b);
+ * nested regions): a run of ops as mlir_print_block_ops reaches them, or
+ * the rest when a scope inside s opens. The block's arguments are named
+ * by the caller. */
+void mlir_name_block(MlirScope *s, const Block *b);
 /* Prints the ops of a block given to mlir_name_block, then its terminator
  * `<ret> %a, %b : types` (ret "return" or "sdy.return"). */
 void mlir_print_block_ops(MlirPrinter *p, MlirScope *s, const Block *b, int indent, const char *ret);

@@ -314,7 +314,9 @@ static int plan_pad(MlirPrinter *p, const Op *op, MlirAux *aux)
 static void emit_pad(MlirPrinter *p, const Op *op, int indent)
 {
     DType dt = op->results[0]->type.dtype;
-    const Value *written = written_padding(p, op);
+    /* as plan_pad decided (the written value's op may be named since) */
+    bool made_up = op->id >= 0 && op->id < p->m->num_ops && p->aux[op->id];
+    const Value *written = made_up ? NULL : written_padding(p, op);
     bool operand = op->num_operands == 2 || written;
     MlirVal in[2] = {mlir_val(p, op->operands[0]),
                      op->num_operands == 2 ? mlir_val(p, op->operands[1])

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "mlir/mlir_extra.h"
+#include "mlir/print_internal.h"
 #include "shardc/io.h"
 #include "shardc/mlir.h"
 #include "shardc/parse.h"
@@ -257,6 +258,51 @@ static void test_kept(void **state)
                 "}\n");
 }
 
+/* ---- the sets of names (print_names.c) ---- */
+
+/* Names added across the sets' growths stay found; names never added are
+ * not (through the filter and, when it cannot rule them out, the chain);
+ * names of one hash are told apart by their text. */
+static void test_name_set(void **state)
+{
+    (void)state;
+    MlirPrinter p = {0};
+    arena_init(&p.arena);
+    MlirNameSet set = {0};
+    enum { N = 5000 };
+    char buf[32];
+    for (int i = 0; i < N; i++) {
+        snprintf(buf, sizeof buf, "v%d", i);
+        const char *name = arena_strdup(&p.arena, buf);
+        assert_true(mlir_name_set_add(&p, &set, name, mlir_name_hash(name)));
+    }
+    int absent_found = 0;
+    for (int i = 0; i < N; i++) {
+        snprintf(buf, sizeof buf, "v%d", i);
+        assert_true(mlir_name_set_has(&set, buf, mlir_name_hash(buf)));
+        assert_false(mlir_name_set_add(&p, &set, buf, mlir_name_hash(buf)));
+        snprintf(buf, sizeof buf, "v%d", N + i);
+        absent_found += mlir_name_set_has(&set, buf, mlir_name_hash(buf));
+    }
+    assert_int_equal(absent_found, 0);
+    assert_int_equal(set.count, N);
+    /* a set given room for fewer names than come grows past it */
+    MlirNameSet expected = {0};
+    mlir_name_set_expect(&p, &expected, 100);
+    for (int i = 0; i < N; i++) {
+        snprintf(buf, sizeof buf, "v%d", i);
+        assert_true(mlir_name_set_add(&p, &expected, set.entries[i].name, set.entries[i].hash));
+        assert_true(mlir_name_set_has(&expected, buf, mlir_name_hash(buf)));
+    }
+    assert_false(mlir_name_set_add(&p, &expected, "v0", mlir_name_hash("v0")));
+    assert_true(mlir_name_set_add(&p, &set, "same.a", 42));
+    assert_true(mlir_name_set_add(&p, &set, "same.b", 42));
+    assert_false(mlir_name_set_add(&p, &set, "same.a", 42));
+    assert_true(mlir_name_set_has(&set, "same.b", 42));
+    assert_false(mlir_name_set_has(&set, "same.c", 42));
+    arena_free(&p.arena);
+}
+
 /* ---- coverage: every op kind has a golden test ---- */
 
 static bool mark_kinds(Op *op, void *user)
@@ -306,6 +352,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_nested_regions, setup, teardown),
         cmocka_unit_test_setup_teardown(test_call, setup, teardown),
         cmocka_unit_test_setup_teardown(test_kept, setup, teardown),
+        cmocka_unit_test(test_name_set),
         cmocka_unit_test(test_every_op_kind_printed),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
