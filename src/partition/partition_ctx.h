@@ -58,10 +58,16 @@ typedef struct HoistPoint {
     struct HoistPoint *outer;
 } HoistPoint;
 
-/* The names used in the body being built (names.c). */
+/* The names used in the body being built (names.c): those in `slots`,
+ * and, until `holds_all`, the dotless names of top-level global values
+ * taken unprobed (`unprobed`, marked by global id in `taken`). */
 typedef struct NameSet {
     struct NameSlot *slots; /* open addressing (heap) */
     size_t cap, count;      /* cap a power of two */
+    bool holds_all;         /* every name taken is in `slots` */
+    const char **unprobed;  /* (heap) */
+    size_t num_unprobed;
+    uint8_t *taken;         /* a bit per global Value.id (heap) */
 } NameSet;
 
 typedef struct PartitionCtx {
