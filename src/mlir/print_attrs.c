@@ -119,11 +119,8 @@ static bool types_equal(const void *a, const void *b) { return type_equal(a, b);
 
 void mlir_text_caches_init(MlirPrinter *p)
 {
-    p->sharding_texts = (MlirTextCache){.equal = shardings_equal};
-    p->sharding_codes = (MlirTextCache){0};
-    p->value_dicts = (MlirTextCache){0};
-    p->op_dicts = (MlirTextCache){0};
-    p->type_texts = (MlirTextCache){.equal = types_equal};
+    p->sharding_texts.equal = shardings_equal;
+    p->type_texts.equal = types_equal;
 }
 
 /* ---- types ---------------------------------------------------------------- */

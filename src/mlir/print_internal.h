@@ -212,7 +212,9 @@ void mlir_print_aux_def(MlirPrinter *p, const Op *op, int i, int indent);
 /* ---- attributes and types (print_attrs.c) ---- */
 
 void mlir_print_string(Writer *out, const char *s);
-/* The caches of printed text, made empty (print.c calls it per module). */
+/* The caches of printed text of a printer made all zero (empty), told
+ * how to compare their keys (print.c calls it per module; zeroing them
+ * again was a pass over their memos). */
 void mlir_text_caches_init(MlirPrinter *p);
 /* `tensor<2x3xf32>`, each distinct type printed once and copied after. */
 void mlir_print_type(MlirPrinter *p, const TensorType *t);
