@@ -193,11 +193,20 @@ void mlir_print_fn_type(MlirPrinter *p, const MlirVal *in, int n_in, const MlirV
         writer_char(p->out, ')');
 }
 
+/* Types of one shape share their dims (the readers share them per shape):
+ * comparing those first spares most of the calls. */
+static bool same_type(const TensorType *a, const TensorType *b)
+{
+    if (a->dims == b->dims && a->rank == b->rank)
+        return a->dtype == b->dtype;
+    return type_equal(a, b);
+}
+
 void mlir_print_same_type(MlirPrinter *p, const MlirVal *in, int n_in, const MlirVal *res)
 {
     bool same = true;
     for (int i = 0; i < n_in; i++)
-        same &= type_equal(&in[i].type, &res->type);
+        same &= same_type(&in[i].type, &res->type);
     writer_str(p->out, " : ");
     if (same)
         mlir_print_type(p, &res->type);
