@@ -508,7 +508,6 @@ void mlir_print_module(FILE *stream, const Module *m)
     find_kept_channels(&p, m);
     find_forms(&p);
     mlir_text_caches_init(&p);
-    symtab_init(&p.einsum_plans, &p.arena);
     p.names = ARENA_ARRAY(&p.arena, const char *, m->num_values + 1);
     p.aux = ARENA_ARRAY(&p.arena, const char **, m->num_ops + 1);
     p.plans = ARENA_ARRAY(&p.arena, const void *, m->num_ops + 1);

@@ -119,11 +119,8 @@ static bool types_equal(const void *a, const void *b) { return type_equal(a, b);
 
 void mlir_text_caches_init(MlirPrinter *p)
 {
-    p->sharding_texts = (MlirTextCache){.equal = shardings_equal};
-    p->sharding_codes = (MlirTextCache){0};
-    p->value_dicts = (MlirTextCache){0};
-    p->op_dicts = (MlirTextCache){0};
-    p->type_texts = (MlirTextCache){.equal = types_equal};
+    p->sharding_texts.equal = shardings_equal;
+    p->type_texts.equal = types_equal;
 }
 
 /* ---- types ---------------------------------------------------------------- */
@@ -196,11 +193,20 @@ void mlir_print_fn_type(MlirPrinter *p, const MlirVal *in, int n_in, const MlirV
         writer_char(p->out, ')');
 }
 
+/* Types of one shape share their dims (the readers share them per shape):
+ * comparing those first spares most of the calls. */
+static bool same_type(const TensorType *a, const TensorType *b)
+{
+    if (a->dims == b->dims && a->rank == b->rank)
+        return a->dtype == b->dtype;
+    return type_equal(a, b);
+}
+
 void mlir_print_same_type(MlirPrinter *p, const MlirVal *in, int n_in, const MlirVal *res)
 {
     bool same = true;
     for (int i = 0; i < n_in; i++)
-        same &= type_equal(&in[i].type, &res->type);
+        same &= same_type(&in[i].type, &res->type);
     writer_str(p->out, " : ");
     if (same)
         mlir_print_type(p, &res->type);

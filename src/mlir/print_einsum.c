@@ -131,18 +131,41 @@ static bool prints_as_dot(const Op *op, const EinsumPlan *e)
 
 static const char *const_name(DType dt) { return dtype_is_float(dt) ? "cst" : "c"; }
 
+/* Keeps e as the plan of the spec text the set has just added. */
+static void keep_plan(MlirPrinter *p, const EinsumPlan *e)
+{
+    int k = p->einsum_specs.count - 1;
+    if (k >= p->einsum_plans_room) {
+        int room = p->einsum_plans_room ? p->einsum_plans_room * 2 : 8;
+        const void **plans = ARENA_ARRAY_UNINIT(&p->arena, const void *, room);
+        if (k)
+            memcpy(plans, p->einsum_plans, sizeof *plans * (size_t)k);
+        p->einsum_plans = plans;
+        p->einsum_plans_room = room;
+    }
+    p->einsum_plans[k] = e;
+}
+
 /* The plan of op's spec: worked out once per distinct spec text (parsing
  * specs was a tenth of printing a transformer, whose layers repeat a few
- * of them), or NULL when it has none. */
+ * of them), or NULL when it has none. Each op has its own copy of the
+ * text: it is hashed a word at a time, once (symtab's byte-a-step hash
+ * was a fifth of planning an einsum). */
 static const EinsumPlan *shared_plan(MlirPrinter *p, const Op *op)
 {
-    const EinsumPlan *kept = op->str ? symtab_get(&p->einsum_plans, op->str) : NULL;
-    if (kept)
+    if (!op->str)
+        return NULL;
+    uint64_t hash = mlir_name_hash(op->str);
+    int k = mlir_name_set_find(&p->einsum_specs, op->str, hash);
+    if (k >= 0) {
+        const EinsumPlan *kept = p->einsum_plans[k];
         return kept->num_inputs == op->num_operands ? kept : NULL;
+    }
     EinsumPlan *e = ARENA_ARRAY_UNINIT(&p->arena, EinsumPlan, 1);
     if (!plan_einsum(op, e))
         return NULL;
-    symtab_put(&p->einsum_plans, op->str, e); /* op->str outlives the printer */
+    mlir_name_set_add(p, &p->einsum_specs, op->str, hash); /* op->str outlives the printer */
+    keep_plan(p, e);
     return e;
 }
 

@@ -122,7 +122,9 @@ typedef struct MlirPrinter {
     MlirTextCache sharding_codes;             /* common ones by mesh and code (print_attrs.c) */
     MlirTextCache value_dicts, op_dicts;      /* dicts of one such sharding, the same (mlir_attrs_print) */
     MlirTextCache type_texts;                 /* by TensorType */
-    SymTab einsum_plans;                      /* by spec text: its EinsumPlan (print_einsum.c) */
+    MlirNameSet einsum_specs;                 /* spec texts planned (print_einsum.c) */
+    const void **einsum_plans;                /* by entry of einsum_specs: its EinsumPlan */
+    int einsum_plans_room;
 } MlirPrinter;
 
 /* How one op kind prints (print_ops.c): the made-up values it needs (their
@@ -147,6 +149,8 @@ const char *mlir_op_canonical_name(OpKind kind);
 uint64_t mlir_name_hash(const char *name);
 /* Whether set has name, whose mlir_name_hash is hash. */
 bool mlir_name_set_has(const MlirNameSet *set, const char *name, uint64_t hash);
+/* The entry of name (its place in the order added), or -1. */
+int mlir_name_set_find(const MlirNameSet *set, const char *name, uint64_t hash);
 /* Room in an empty set for `names` names (an upper bound known without
  * a walk), so that it need not grow. */
 void mlir_name_set_expect(MlirPrinter *p, MlirNameSet *set, int64_t names);
@@ -208,7 +212,9 @@ void mlir_print_aux_def(MlirPrinter *p, const Op *op, int i, int indent);
 /* ---- attributes and types (print_attrs.c) ---- */
 
 void mlir_print_string(Writer *out, const char *s);
-/* The caches of printed text, made empty (print.c calls it per module). */
+/* The caches of printed text of a printer made all zero (empty), told
+ * how to compare their keys (print.c calls it per module; zeroing them
+ * again was a pass over their memos). */
 void mlir_text_caches_init(MlirPrinter *p);
 /* `tensor<2x3xf32>`, each distinct type printed once and copied after. */
 void mlir_print_type(MlirPrinter *p, const TensorType *t);

@@ -120,13 +120,18 @@ static int chain_find(const MlirNameSet *set, const MlirNameBucket *b, const cha
     return -1;
 }
 
-bool mlir_name_set_has(const MlirNameSet *set, const char *name, uint64_t hash)
+int mlir_name_set_find(const MlirNameSet *set, const char *name, uint64_t hash)
 {
     if (!set->count)
-        return false;
+        return -1;
     const MlirNameBucket *b = bucket_of(set, hash);
     uint64_t bits = filter_bits(hash);
-    return (b->filter & bits) == bits && chain_find(set, b, name, hash) >= 0;
+    return (b->filter & bits) == bits ? chain_find(set, b, name, hash) : -1;
+}
+
+bool mlir_name_set_has(const MlirNameSet *set, const char *name, uint64_t hash)
+{
+    return mlir_name_set_find(set, name, hash) >= 0;
 }
 
 bool mlir_name_set_add(MlirPrinter *p, MlirNameSet *set, const char *name, uint64_t hash)

@@ -389,19 +389,38 @@ static void emit_iota(MlirPrinter *p, const Op *op, int indent)
 
 /* ---- calls, custom calls, the generic form ------------------------------------------- */
 
-static MlirVal *result_vals(MlirPrinter *p, const Op *op)
+/* An op's operand and result vals, in the caller's frame when they fit
+ * (most ops), else in the arena (a zeroed arena array or two an op, never
+ * read again, cost more than the vals). */
+enum { LOCAL_VALS = 8 };
+
+typedef struct OpVals {
+    MlirVal *in, *res;
+    int n_in;
+    MlirVal local_in[LOCAL_VALS], local_res[LOCAL_VALS];
+} OpVals;
+
+static MlirVal *vals_room(MlirPrinter *p, MlirVal *local, int n)
 {
-    MlirVal *res = ARENA_ARRAY(&p->arena, MlirVal, op->num_results + 1);
+    return n <= LOCAL_VALS ? local : ARENA_ARRAY_UNINIT(&p->arena, MlirVal, n);
+}
+
+static void op_vals(MlirPrinter *p, const Op *op, OpVals *v)
+{
+    v->in = vals_room(p, v->local_in, op->num_operands);
+    v->res = vals_room(p, v->local_res, op->num_results);
+    v->n_in = operand_vals(p, op, v->in, op->num_operands);
     for (int i = 0; i < op->num_results; i++)
-        res[i] = mlir_val(p, op->results[i]);
-    return res;
+        v->res[i] = mlir_val(p, op->results[i]);
 }
 
 /* `name(%a, %b) {attrs} : (types) -> types` after `head`. */
 static void emit_call_like(MlirPrinter *p, const Op *op, int indent, const char *head, const MlirAttrOpts *opts)
 {
-    MlirVal *in = ARENA_ARRAY(&p->arena, MlirVal, op->num_operands + 1), *res = result_vals(p, op);
-    int n = operand_vals(p, op, in, op->num_operands);
+    OpVals v;
+    op_vals(p, op, &v);
+    MlirVal *in = v.in, *res = v.res;
+    int n = v.n_in;
     mlir_print_defs(p, op, indent);
     writer_str(p->out, head);
     writer_char(p->out, '(');
@@ -468,8 +487,10 @@ static void emit_custom(MlirPrinter *p, const Op *op, int indent)
  * f32; the discardable ones (sdy.sharding) after. */
 static void emit_stablehlo_generic(MlirPrinter *p, const Op *op, int indent)
 {
-    MlirVal *in = ARENA_ARRAY(&p->arena, MlirVal, op->num_operands + 1), *res = result_vals(p, op);
-    int n = operand_vals(p, op, in, op->num_operands);
+    OpVals v;
+    op_vals(p, op, &v);
+    MlirVal *in = v.in, *res = v.res;
+    int n = v.n_in;
     mlir_print_defs(p, op, indent);
     writer_printf(p->out, "\"%s\"(", mlir_printed_op_name(p, op));
     mlir_print_vals(p, in, n);
@@ -729,8 +750,10 @@ void mlir_print_block_args(MlirPrinter *p, const Block *body)
  * which the importer reads as false: true prints as shardc.check_vma. */
 static void emit_shard_map(MlirPrinter *p, const Op *op, int indent)
 {
-    MlirVal *in = ARENA_ARRAY(&p->arena, MlirVal, op->num_operands + 1), *res = result_vals(p, op);
-    int n = operand_vals(p, op, in, op->num_operands);
+    OpVals v;
+    op_vals(p, op, &v);
+    MlirVal *in = v.in, *res = v.res;
+    int n = v.n_in;
     const Block *body = op->region;
     MlirScope s;
     mlir_region_open(p, &s, body, true);
