@@ -42,8 +42,9 @@ static uint32_t tag_of(uint64_t hash, int cap)
     return (uint32_t)(hash >> 32) & ~entry_mask(cap);
 }
 
-/* The index slot of key's entry, or the empty slot where it would go. */
-static uint32_t *find_slot(const SymTab *t, const char *key, size_t len, uint64_t hash)
+/* The index slot of key's entry, or the empty slot where it would go
+ * (inline: the call was a tenth of a lookup's instructions). */
+static inline uint32_t *find_slot(const SymTab *t, const char *key, size_t len, uint64_t hash)
 {
     uint32_t mask = entry_mask(t->cap), tag = tag_of(hash, t->cap);
     for (uint32_t i = (uint32_t)hash & mask;; i = (i + 1) & mask) {
