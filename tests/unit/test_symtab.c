@@ -89,9 +89,15 @@ static void put_and_find_keys(Arena *arena, SymTab *t)
         assert_int_equal(t->cap & (t->cap - 1), 0);
     }
     assert_int_equal(t->count, NUM_KEYS);
-    for (int i = 0; i < NUM_KEYS; i++)
+    for (int i = 0; i < NUM_KEYS; i++) {
         assert_ptr_equal(symtab_get(t, keys[i]), &values[i]);
-    assert_null(symtab_get(t, "key1000"));
+        assert_ptr_equal(t->entries[i].key, keys[i]); /* entries stay in the order put */
+    }
+    for (int i = NUM_KEYS; i < 2 * NUM_KEYS; i++) { /* misses probe past many full slots */
+        char buf[32];
+        snprintf(buf, sizeof buf, "key%d", i);
+        assert_null(symtab_get(t, buf));
+    }
 }
 
 /* The table grows and keeps every entry. */
@@ -120,6 +126,48 @@ static void test_many_similar_keys(void **state)
         snprintf(buf, sizeof buf, "%%value.%ld.suffix", (long)i);
         assert_ptr_equal(symtab_get(&t, buf), (void *)(i + 1));
     }
+}
+
+/* After growth an overwrite still finds its entry, and adds none. */
+static void test_overwrite_after_growth(void **state)
+{
+    Arena *arena = *state;
+    SymTab t;
+    symtab_init(&t, arena);
+    put_and_find_keys(arena, &t);
+    int other = -1;
+    assert_int_equal(*(int *)symtab_put(&t, "key0", &other), 0);
+    assert_int_equal(*(int *)symtab_put(&t, "key999", &other), 999);
+    assert_int_equal(t.count, NUM_KEYS);
+    assert_ptr_equal(symtab_get(&t, "key0"), &other);
+    assert_ptr_equal(symtab_get(&t, "key999"), &other);
+    assert_string_equal(t.entries[999].key, "key999");
+}
+
+/* Long names that differ only in their last byte, or only in length, are
+ * different keys, by symtab_get and by symtab_get_len alike. */
+static void test_long_names(void **state)
+{
+    Arena *arena = *state;
+    enum { LEN = 5000 };
+    char *a = ARENA_ARRAY(arena, char, LEN + 2), *b = ARENA_ARRAY(arena, char, LEN + 2);
+    memset(a, 'n', LEN);
+    memset(b, 'n', LEN);
+    b[LEN - 1] = 'm';
+    SymTab t;
+    int va = 1, vb = 2;
+    symtab_init(&t, NULL);
+    symtab_put(&t, a, &va);
+    symtab_put(&t, b, &vb);
+    assert_ptr_equal(symtab_get(&t, a), &va);
+    assert_ptr_equal(symtab_get(&t, b), &vb);
+    assert_ptr_equal(symtab_get_len(&t, b, LEN), &vb);
+    assert_null(symtab_get_len(&t, a, LEN - 1));  /* a prefix of a key is not the key */
+    char *longer = ARENA_ARRAY(arena, char, LEN + 2); /* a's text with one byte more */
+    memset(longer, 'n', LEN + 1);
+    assert_null(symtab_get(&t, longer));
+    assert_ptr_equal(symtab_get_len(&t, longer, LEN), &va);
+    symtab_free(&t);
 }
 
 /* An empty string is a key like any other. */
@@ -179,7 +227,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         T(test_empty), T(test_put_get), T(test_keys_by_contents), T(test_overwrite),
-        T(test_growth), T(test_many_similar_keys), T(test_empty_key), T(test_heap_table), T(test_interner),
+        T(test_growth), T(test_overwrite_after_growth), T(test_many_similar_keys), T(test_long_names),
+        T(test_empty_key), T(test_heap_table), T(test_interner),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
