@@ -1,13 +1,13 @@
 /* A string-keyed hash table of pointers. Two arrays: the entries, in the
  * order they were put (key, its hash, value), and a small open-addressing
  * index of 4-byte entry numbers over them. A lookup's random access is one
- * 4-byte slot of the index, where a table of 24-byte slots had one into six
- * times the memory (issue 20); the entries of names put lately stay
- * cache-hot, and only the entries in use are ever touched. Arena-backed (grows into fresh
- * arena arrays; the old ones are simply abandoned), or, made with no arena,
- * on the heap: growth frees the old arrays, and symtab_free the last (the
- * partitioner's table of every name it made abandoned as much as it kept,
- * at the compile's peak: bench/README.md). */
+ * 4-byte slot of the index, where a table of 24-byte slots had one into
+ * six times the memory (issue 20); the entries of names put lately stay
+ * cache-hot, and only the entries in use are ever touched. Arena-backed
+ * (grows into fresh arena arrays; the old ones are simply abandoned), or,
+ * made with no arena, on the heap: growth frees the old arrays, and
+ * symtab_free the last (the partitioner's table of every name it made
+ * abandoned as much as it kept, at the compile's peak: bench/README.md). */
 #ifndef SHARDC_SYMTAB_H
 #define SHARDC_SYMTAB_H
 #include <stdint.h>
